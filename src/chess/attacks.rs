@@ -1,0 +1,146 @@
+//! Attack sets of every piece. The tables are computed by `const fn` at compile time (nothing
+//! typed in by hand); sliding pieces use ray tables with a first-blocker scan, which needs no
+//! magic numbers and is fast enough for the endgame work this crate does.
+
+use super::bitboard::Bitboard;
+use super::color::{Color, Role};
+use super::square::Square;
+
+const fn step_table(deltas: &[(i32, i32)]) -> [u64; 64] {
+    let mut table = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
+        let mut i = 0;
+        while i < deltas.len() {
+            let (nf, nr) = (f + deltas[i].0, r + deltas[i].1);
+            if nf >= 0 && nf < 8 && nr >= 0 && nr < 8 {
+                table[sq] |= 1 << (nr * 8 + nf);
+            }
+            i += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+const KNIGHT: [u64; 64] =
+    step_table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]);
+const KING: [u64; 64] =
+    step_table(&[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]);
+const PAWN: [[u64; 64]; 2] = [step_table(&[(-1, 1), (1, 1)]), step_table(&[(-1, -1), (1, -1)])];
+
+/// Ray directions as (file step, rank step); the first four increase the square index.
+const DIRS: [(i32, i32); 8] = [(0, 1), (1, 1), (1, 0), (-1, 1), (0, -1), (-1, -1), (-1, 0), (1, -1)];
+
+const fn ray_table() -> [[u64; 64]; 8] {
+    let mut table = [[0u64; 64]; 8];
+    let mut d = 0;
+    while d < 8 {
+        let mut sq = 0;
+        while sq < 64 {
+            let (mut f, mut r) = ((sq % 8) as i32, (sq / 8) as i32);
+            loop {
+                f += DIRS[d].0;
+                r += DIRS[d].1;
+                if f < 0 || f >= 8 || r < 0 || r >= 8 {
+                    break;
+                }
+                table[d][sq] |= 1 << (r * 8 + f);
+            }
+            sq += 1;
+        }
+        d += 1;
+    }
+    table
+}
+
+const RAYS: [[u64; 64]; 8] = ray_table();
+
+#[inline]
+fn ray(dir: usize, sq: Square, occupied: u64) -> u64 {
+    let ray = RAYS[dir][sq.index()];
+    let blockers = ray & occupied;
+    if blockers == 0 {
+        return ray;
+    }
+    // Directions 0..4 run towards higher indices (first blocker = lowest bit), the rest lower.
+    let first = if dir < 4 { blockers.trailing_zeros() } else { 63 - blockers.leading_zeros() };
+    ray ^ RAYS[dir][first as usize]
+}
+
+/// Squares a knight on `sq` attacks.
+#[inline]
+pub fn knight_attacks(sq: Square) -> Bitboard {
+    Bitboard(KNIGHT[sq.index()])
+}
+
+/// Squares a king on `sq` attacks.
+#[inline]
+pub fn king_attacks(sq: Square) -> Bitboard {
+    Bitboard(KING[sq.index()])
+}
+
+/// Squares a pawn of `color` on `sq` attacks.
+#[inline]
+pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
+    Bitboard(PAWN[color.index()][sq.index()])
+}
+
+/// Squares a rook on `sq` attacks, given the occupied squares.
+#[inline]
+pub fn rook_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
+    let o = occupied.0;
+    Bitboard(ray(0, sq, o) | ray(2, sq, o) | ray(4, sq, o) | ray(6, sq, o))
+}
+
+/// Squares a bishop on `sq` attacks, given the occupied squares.
+#[inline]
+pub fn bishop_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
+    let o = occupied.0;
+    Bitboard(ray(1, sq, o) | ray(3, sq, o) | ray(5, sq, o) | ray(7, sq, o))
+}
+
+/// Squares a piece of `role` and `color` on `sq` attacks, given the occupied squares.
+#[inline]
+pub fn attacks(role: Role, color: Color, sq: Square, occupied: Bitboard) -> Bitboard {
+    match role {
+        Role::Pawn => pawn_attacks(color, sq),
+        Role::Knight => knight_attacks(sq),
+        Role::Bishop => bishop_attacks(sq, occupied),
+        Role::Rook => rook_attacks(sq, occupied),
+        Role::Queen => rook_attacks(sq, occupied) | bishop_attacks(sq, occupied),
+        Role::King => king_attacks(sq),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_on_an_empty_board() {
+        let e4: Square = "e4".parse().unwrap();
+        let a1: Square = "a1".parse().unwrap();
+        assert_eq!(knight_attacks(e4).count(), 8);
+        assert_eq!(knight_attacks(a1).count(), 2);
+        assert_eq!(king_attacks(a1).count(), 3);
+        assert_eq!(rook_attacks(e4, Bitboard::EMPTY).count(), 14);
+        assert_eq!(bishop_attacks(e4, Bitboard::EMPTY).count(), 13);
+        assert_eq!(pawn_attacks(Color::White, a1).count(), 1);
+    }
+
+    #[test]
+    fn sliders_stop_at_blockers() {
+        let d4: Square = "d4".parse().unwrap();
+        let mut occ = Bitboard::EMPTY;
+        for s in ["d6", "b4", "f2"] {
+            occ.add(s.parse().unwrap());
+        }
+        // up: d5 d6; down: d3 d2 d1; left: c4 b4; right: e4..h4
+        assert_eq!(rook_attacks(d4, occ).count(), 2 + 3 + 2 + 4);
+        // f2 blocks the down-right diagonal after e3, f2.
+        assert!(bishop_attacks(d4, occ).contains("f2".parse().unwrap()));
+        assert!(!bishop_attacks(d4, occ).contains("g1".parse().unwrap()));
+    }
+}

@@ -1,0 +1,190 @@
+//! FEN and EPD: parsing (six fields, or the four-field EPD form without clocks) and writing.
+
+use super::color::{Color, Piece, Role};
+use super::position::{Castling, Position};
+use super::square::Square;
+use std::fmt;
+use std::str::FromStr;
+
+/// The standard starting position.
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// Why a FEN was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FenError(pub String);
+
+impl fmt::Display for FenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid FEN: {}", self.0)
+    }
+}
+
+impl std::error::Error for FenError {}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, FenError> {
+    Err(FenError(msg.into()))
+}
+
+impl FromStr for Position {
+    type Err = FenError;
+
+    /// Parses a FEN (6 fields) or EPD position (first 4 fields; further EPD operations such
+    /// as `dm 3;` are ignored).
+    ///
+    /// ```
+    /// use retrobook::chess::Position;
+    /// let p: Position = "8/8/8/8/8/2k5/8/K1Q5 w - - 0 1".parse().unwrap();
+    /// assert_eq!(p.to_string(), "8/8/8/8/8/2k5/8/K1Q5 w - - 0 1");
+    /// assert!("8/8/8 w - -".parse::<Position>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Position, FenError> {
+        let fields: Vec<&str> = s.split_whitespace().collect();
+        if fields.len() < 4 {
+            return err(format!("expected at least 4 fields, found {}", fields.len()));
+        }
+        let turn = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return err(format!("side to move must be w or b, not {other:?}")),
+        };
+        let mut pos = Position::empty(turn);
+        let ranks: Vec<&str> = fields[0].split('/').collect();
+        if ranks.len() != 8 {
+            return err(format!("placement must have 8 ranks, found {}", ranks.len()));
+        }
+        for (i, row) in ranks.iter().enumerate() {
+            let rank = 7 - i as u32;
+            let mut file = 0u32;
+            for c in row.chars() {
+                if let Some(d) = c.to_digit(10) {
+                    if !(1..=8).contains(&d) {
+                        return err(format!("bad empty-square count {c:?} in rank {}", rank + 1));
+                    }
+                    file += d;
+                } else {
+                    let role = Role::from_char(c)
+                        .ok_or_else(|| FenError(format!("unknown piece letter {c:?}")))?;
+                    if file >= 8 {
+                        return err(format!("rank {} has more than 8 squares", rank + 1));
+                    }
+                    let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+                    pos.put(Square::from_coords(file, rank), Piece { color, role });
+                    file += 1;
+                }
+                if file > 8 {
+                    return err(format!("rank {} has more than 8 squares", rank + 1));
+                }
+            }
+            if file != 8 {
+                return err(format!("rank {} has {file} squares, not 8", rank + 1));
+            }
+        }
+        let mut castling = 0u8;
+        if fields[2] != "-" {
+            for c in fields[2].chars() {
+                castling |= match c {
+                    'K' => Castling::WHITE_KING,
+                    'Q' => Castling::WHITE_QUEEN,
+                    'k' => Castling::BLACK_KING,
+                    'q' => Castling::BLACK_QUEEN,
+                    other => return err(format!("unsupported castling flag {other:?}")),
+                };
+            }
+        }
+        // Drop rights whose king or rook is not at home, as most tools do.
+        let home = |c: Color, file: u32, role: Role| {
+            let rank = if c == Color::White { 0 } else { 7 };
+            pos.pieces(c, role).contains(Square::from_coords(file, rank))
+        };
+        for (flag, c, rook_file) in [
+            (Castling::WHITE_KING, Color::White, 7),
+            (Castling::WHITE_QUEEN, Color::White, 0),
+            (Castling::BLACK_KING, Color::Black, 7),
+            (Castling::BLACK_QUEEN, Color::Black, 0),
+        ] {
+            if !(home(c, 4, Role::King) && home(c, rook_file, Role::Rook)) {
+                castling &= !flag;
+            }
+        }
+        pos.set_castling(Castling(castling));
+        if fields[3] != "-" {
+            let sq: Square = fields[3]
+                .parse()
+                .map_err(|_| FenError(format!("bad en-passant square {:?}", fields[3])))?;
+            let expected_rank = if turn == Color::White { 5 } else { 2 };
+            if sq.rank() != expected_rank {
+                return err(format!("en-passant square {sq} is on the wrong rank"));
+            }
+            pos.set_ep_square(Some(sq));
+        }
+        // Clocks are optional (EPD); fields after them that are not numbers are EPD operations.
+        let halfmoves = fields.get(4).and_then(|f| f.parse::<u32>().ok());
+        let fullmoves = fields.get(5).and_then(|f| f.parse::<u32>().ok());
+        if let (Some(h), Some(fm)) = (halfmoves, fullmoves) {
+            pos.set_clocks(h, fm);
+        }
+        pos.validate().map_err(|e| FenError(e.to_string()))?;
+        Ok(pos)
+    }
+}
+
+impl Position {
+    /// The placement field of the FEN.
+    pub fn board_fen(&self) -> String {
+        let mut s = String::with_capacity(64);
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                match self.piece_at(Square::from_coords(file, rank)) {
+                    Some(p) => {
+                        if empty > 0 {
+                            s.push(char::from_digit(empty, 10).unwrap());
+                            empty = 0;
+                        }
+                        s.push(p.fen_char());
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                s.push(char::from_digit(empty, 10).unwrap());
+            }
+            if rank > 0 {
+                s.push('/');
+            }
+        }
+        s
+    }
+}
+
+impl fmt::Display for Position {
+    /// The full six-field FEN.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = self.castling();
+        let mut castling = String::new();
+        for (flag, ch) in [
+            (Castling::WHITE_KING, 'K'),
+            (Castling::WHITE_QUEEN, 'Q'),
+            (Castling::BLACK_KING, 'k'),
+            (Castling::BLACK_QUEEN, 'q'),
+        ] {
+            if c.has(flag) {
+                castling.push(ch);
+            }
+        }
+        if castling.is_empty() {
+            castling.push('-');
+        }
+        let ep = self.ep_square().map_or("-".to_string(), |s| s.to_string());
+        write!(
+            f,
+            "{} {} {} {} {} {}",
+            self.board_fen(),
+            self.turn().fen_char(),
+            castling,
+            ep,
+            self.halfmoves(),
+            self.fullmoves()
+        )
+    }
+}

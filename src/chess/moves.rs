@@ -1,0 +1,318 @@
+//! Moves and legal move generation (pseudo-legal generation filtered by a king-safety check on
+//! the position after the move).
+
+use super::attacks;
+use super::bitboard::Bitboard;
+use super::color::{Color, Piece, Role};
+use super::position::{Castling, Position};
+use super::square::Square;
+
+/// What kind of move, beyond from, to and promotion.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub enum MoveKind {
+    /// Any move not listed below.
+    Normal,
+    /// A pawn's two-square advance (gives the opponent an en-passant right).
+    DoublePush,
+    /// An en-passant capture.
+    EnPassant,
+    /// Castling on the king side (king e-file to g-file).
+    CastleKing,
+    /// Castling on the queen side (king e-file to c-file).
+    CastleQueen,
+}
+
+/// A move of the side to move.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub struct Move {
+    /// The role of the moving piece before the move.
+    pub role: Role,
+    /// Origin square (the king's square for castling).
+    pub from: Square,
+    /// Destination square (the king's destination for castling).
+    pub to: Square,
+    /// Role of the captured piece, if any (a pawn for en passant).
+    pub capture: Option<Role>,
+    /// Role promoted to, if any.
+    pub promotion: Option<Role>,
+    /// Special kinds.
+    pub kind: MoveKind,
+}
+
+impl Move {
+    /// Captures and promotions change the material: they leave the current table.
+    #[inline]
+    pub fn is_conversion(&self) -> bool {
+        self.capture.is_some() || self.promotion.is_some()
+    }
+
+    /// The square of the pawn taken by an en-passant capture, or the destination otherwise.
+    #[inline]
+    pub fn capture_square(&self) -> Square {
+        if self.kind == MoveKind::EnPassant {
+            Square::from_coords(self.to.file(), self.from.rank())
+        } else {
+            self.to
+        }
+    }
+}
+
+/// A fixed-capacity list of moves on the stack (no allocation on hot paths).
+pub struct MoveList {
+    moves: [Move; 256],
+    len: usize,
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MoveList {
+    const FILLER: Move = Move {
+        role: Role::Pawn,
+        from: Square::from_index(0),
+        to: Square::from_index(0),
+        capture: None,
+        promotion: None,
+        kind: MoveKind::Normal,
+    };
+
+    /// An empty list.
+    pub fn new() -> MoveList {
+        MoveList { moves: [Self::FILLER; 256], len: 0 }
+    }
+
+    /// Empties the list.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    #[inline]
+    fn push(&mut self, m: Move) {
+        // 218 is the most legal moves any chess position has; pseudo-legal lists from sane
+        // positions stay far below 256, and a malformed one is cut rather than overrun.
+        if self.len < self.moves.len() {
+            self.moves[self.len] = m;
+            self.len += 1;
+        }
+    }
+
+    /// Number of moves.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there is no move.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The moves as a slice.
+    #[inline]
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves[..self.len]
+    }
+
+    /// Keeps the moves for which `keep` returns true.
+    fn retain(&mut self, mut keep: impl FnMut(&Move) -> bool) {
+        let mut j = 0;
+        for i in 0..self.len {
+            if keep(&self.moves[i]) {
+                self.moves[j] = self.moves[i];
+                j += 1;
+            }
+        }
+        self.len = j;
+    }
+}
+
+impl Position {
+    /// Appends every legal move of the side to move to `list` (which is cleared first).
+    pub fn legal_moves(&self, list: &mut MoveList) {
+        list.clear();
+        self.pseudo_legal_moves(list);
+        let us = self.turn();
+        list.retain(|m| match m.kind {
+            MoveKind::CastleKing | MoveKind::CastleQueen => true, // checked when generated
+            _ => {
+                let after = self.play_unchecked(m);
+                match after.king(us) {
+                    Some(k) => !after.is_attacked(k, !us),
+                    None => true,
+                }
+            }
+        });
+    }
+
+    /// True when the side to move has at least one legal move.
+    pub fn has_legal_move(&self) -> bool {
+        let mut list = MoveList::new();
+        self.legal_moves(&mut list);
+        !list.is_empty()
+    }
+
+    fn pseudo_legal_moves(&self, list: &mut MoveList) {
+        let us = self.turn();
+        let them = !us;
+        let own = self.by_color(us);
+        let enemy = self.by_color(them);
+        let occ = self.occupied();
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King] {
+            for from in self.pieces(us, role) {
+                for to in attacks::attacks(role, us, from, occ) & !own {
+                    let capture = if enemy.contains(to) { self.role_at(to) } else { None };
+                    list.push(Move { role, from, to, capture, promotion: None, kind: MoveKind::Normal });
+                }
+            }
+        }
+        self.pawn_moves(list);
+        self.castling_moves(list);
+    }
+
+    fn pawn_moves(&self, list: &mut MoveList) {
+        let us = self.turn();
+        let enemy = self.by_color(!us);
+        let occ = self.occupied();
+        let (forward, start_rank, last_rank): (i32, u32, u32) =
+            if us == Color::White { (8, 1, 7) } else { (-8, 6, 0) };
+        for from in self.pieces(us, Role::Pawn) {
+            let mut push = |to: Square, capture: Option<Role>, kind: MoveKind| {
+                if to.rank() == last_rank {
+                    for p in Role::PROMOTIONS {
+                        list.push(Move { role: Role::Pawn, from, to, capture, promotion: Some(p), kind });
+                    }
+                } else {
+                    list.push(Move { role: Role::Pawn, from, to, capture, promotion: None, kind });
+                }
+            };
+            for to in attacks::pawn_attacks(us, from) {
+                if enemy.contains(to) {
+                    push(to, self.role_at(to), MoveKind::Normal);
+                } else if Some(to) == self.ep_square() {
+                    push(to, Some(Role::Pawn), MoveKind::EnPassant);
+                }
+            }
+            if let Some(one) = from.offset(forward) {
+                if !occ.contains(one) {
+                    push(one, None, MoveKind::Normal);
+                    if from.rank() == start_rank {
+                        if let Some(two) = one.offset(forward) {
+                            if !occ.contains(two) {
+                                push(two, None, MoveKind::DoublePush);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn castling_moves(&self, list: &mut MoveList) {
+        let rights = self.castling();
+        if rights.is_empty() {
+            return;
+        }
+        let us = self.turn();
+        let (flags, rank) = match us {
+            Color::White => ((Castling::WHITE_KING, Castling::WHITE_QUEEN), 0),
+            Color::Black => ((Castling::BLACK_KING, Castling::BLACK_QUEEN), 7),
+        };
+        let king = Square::from_coords(4, rank);
+        if self.pieces(us, Role::King) != Bitboard::from_square(king) || self.is_attacked(king, !us) {
+            return;
+        }
+        let occ = self.occupied();
+        let rook_ok = |file: u32| self.pieces(us, Role::Rook).contains(Square::from_coords(file, rank));
+        let empty = |files: &[u32]| files.iter().all(|&f| !occ.contains(Square::from_coords(f, rank)));
+        let safe = |files: &[u32]| files.iter().all(|&f| !self.is_attacked(Square::from_coords(f, rank), !us));
+        if rights.has(flags.0) && rook_ok(7) && empty(&[5, 6]) && safe(&[5, 6]) {
+            list.push(Move {
+                role: Role::King,
+                from: king,
+                to: Square::from_coords(6, rank),
+                capture: None,
+                promotion: None,
+                kind: MoveKind::CastleKing,
+            });
+        }
+        if rights.has(flags.1) && rook_ok(0) && empty(&[1, 2, 3]) && safe(&[2, 3]) {
+            list.push(Move {
+                role: Role::King,
+                from: king,
+                to: Square::from_coords(2, rank),
+                capture: None,
+                promotion: None,
+                kind: MoveKind::CastleQueen,
+            });
+        }
+    }
+
+    /// The position after `m`, which must be a legal move of this position.
+    pub fn play(&self, m: &Move) -> Position {
+        self.play_unchecked(m)
+    }
+
+    fn play_unchecked(&self, m: &Move) -> Position {
+        let us = self.turn();
+        let mut p = *self;
+        p.remove(m.from);
+        if m.capture.is_some() {
+            p.remove(m.capture_square());
+        }
+        let role = m.promotion.unwrap_or(m.role);
+        p.put(m.to, Piece { color: us, role });
+        let rank = m.from.rank();
+        match m.kind {
+            MoveKind::CastleKing => {
+                p.remove(Square::from_coords(7, rank));
+                p.put(Square::from_coords(5, rank), Piece { color: us, role: Role::Rook });
+            }
+            MoveKind::CastleQueen => {
+                p.remove(Square::from_coords(0, rank));
+                p.put(Square::from_coords(3, rank), Piece { color: us, role: Role::Rook });
+            }
+            _ => {}
+        }
+        // Castling rights vanish when a king or rook leaves (or a rook is taken on) its square.
+        let mut c = p.castling().0;
+        if c != 0 {
+            for sq in [m.from, m.to] {
+                c &= match (sq.file(), sq.rank()) {
+                    (4, 0) => !(Castling::WHITE_KING | Castling::WHITE_QUEEN),
+                    (7, 0) => !Castling::WHITE_KING,
+                    (0, 0) => !Castling::WHITE_QUEEN,
+                    (4, 7) => !(Castling::BLACK_KING | Castling::BLACK_QUEEN),
+                    (7, 7) => !Castling::BLACK_KING,
+                    (0, 7) => !Castling::BLACK_QUEEN,
+                    _ => 0xff,
+                };
+            }
+            p.set_castling(Castling(c));
+        }
+        let ep = if m.kind == MoveKind::DoublePush {
+            Square::new((m.from.index() + m.to.index()) as u32 / 2)
+        } else {
+            None
+        };
+        let halfmoves = if m.role == Role::Pawn || m.capture.is_some() { 0 } else { self.halfmoves() + 1 };
+        let fullmoves = self.fullmoves() + (us == Color::Black) as u32;
+        p.set_turn(!us);
+        p.set_ep_square(ep);
+        p.set_clocks(halfmoves, fullmoves);
+        p
+    }
+
+    /// True when the side to move can legally capture en passant (so the en-passant square
+    /// matters to the value of the position).
+    pub fn has_legal_ep_capture(&self) -> bool {
+        let Some(ep) = self.ep_square() else { return false };
+        let mut list = MoveList::new();
+        self.legal_moves(&mut list);
+        list.as_slice().iter().any(|m| m.kind == MoveKind::EnPassant && m.to == ep)
+    }
+}

@@ -1,0 +1,293 @@
+//! A chess position: piece placement as bitboards, side to move, castling rights, en-passant
+//! square and clocks. Positions are small `Copy` values; moves are played by copy-make.
+
+use super::attacks;
+use super::bitboard::Bitboard;
+use super::color::{Color, Piece, Role};
+use super::square::Square;
+
+/// Castling rights as four flags (standard chess only).
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Default)]
+pub struct Castling(pub u8);
+
+impl Castling {
+    /// White may castle king side.
+    pub const WHITE_KING: u8 = 1;
+    /// White may castle queen side.
+    pub const WHITE_QUEEN: u8 = 2;
+    /// Black may castle king side.
+    pub const BLACK_KING: u8 = 4;
+    /// Black may castle queen side.
+    pub const BLACK_QUEEN: u8 = 8;
+
+    /// True when no side may castle.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// True when `flag` is set.
+    pub const fn has(self, flag: u8) -> bool {
+        self.0 & flag != 0
+    }
+}
+
+/// A position. Invariant kept by every constructor: the bitboards are consistent (each
+/// occupied square has one colour and one role).
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub struct Position {
+    by_color: [Bitboard; 2],
+    by_role: [Bitboard; 6],
+    turn: Color,
+    castling: Castling,
+    ep_square: Option<Square>,
+    halfmoves: u32,
+    fullmoves: u32,
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::empty(Color::White)
+    }
+}
+
+impl Position {
+    /// An empty board with `turn` to move.
+    pub const fn empty(turn: Color) -> Position {
+        Position {
+            by_color: [Bitboard::EMPTY; 2],
+            by_role: [Bitboard::EMPTY; 6],
+            turn,
+            castling: Castling(0),
+            ep_square: None,
+            halfmoves: 0,
+            fullmoves: 1,
+        }
+    }
+
+    /// The standard starting position.
+    pub fn start() -> Position {
+        super::fen::START_FEN.parse().expect("the start FEN parses")
+    }
+
+    /// Side to move.
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// Sets the side to move (clears the en-passant square, which belonged to the old turn).
+    pub fn set_turn(&mut self, turn: Color) {
+        self.turn = turn;
+        self.ep_square = None;
+    }
+
+    /// Castling rights.
+    pub fn castling(&self) -> Castling {
+        self.castling
+    }
+
+    /// Sets castling rights (FEN parsing checks them against the placement).
+    pub fn set_castling(&mut self, castling: Castling) {
+        self.castling = castling;
+    }
+
+    /// En-passant target square, if the last move was a double pawn push.
+    pub fn ep_square(&self) -> Option<Square> {
+        self.ep_square
+    }
+
+    /// Sets the en-passant target square.
+    pub fn set_ep_square(&mut self, sq: Option<Square>) {
+        self.ep_square = sq;
+    }
+
+    /// Half-move clock (plies since the last capture or pawn move).
+    pub fn halfmoves(&self) -> u32 {
+        self.halfmoves
+    }
+
+    /// Full-move number.
+    pub fn fullmoves(&self) -> u32 {
+        self.fullmoves
+    }
+
+    /// Sets both clocks.
+    pub fn set_clocks(&mut self, halfmoves: u32, fullmoves: u32) {
+        self.halfmoves = halfmoves;
+        self.fullmoves = fullmoves.max(1);
+    }
+
+    /// Squares occupied by `color`.
+    #[inline]
+    pub fn by_color(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    /// Squares occupied by pieces of `role`, either colour.
+    #[inline]
+    pub fn by_role(&self, role: Role) -> Bitboard {
+        self.by_role[role.index()]
+    }
+
+    /// Squares occupied by `color`'s pieces of `role`.
+    #[inline]
+    pub fn pieces(&self, color: Color, role: Role) -> Bitboard {
+        self.by_color[color.index()] & self.by_role[role.index()]
+    }
+
+    /// All occupied squares.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    /// The piece on `sq`.
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        let color = if self.by_color[0].contains(sq) {
+            Color::White
+        } else if self.by_color[1].contains(sq) {
+            Color::Black
+        } else {
+            return None;
+        };
+        let role = Role::ALL.into_iter().find(|r| self.by_role[r.index()].contains(sq))?;
+        Some(Piece { color, role })
+    }
+
+    /// The role of the piece on `sq` (for squares known to be occupied by `color`).
+    #[inline]
+    pub fn role_at(&self, sq: Square) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| self.by_role[r.index()].contains(sq))
+    }
+
+    /// Puts `piece` on the empty square `sq`.
+    #[inline]
+    pub fn put(&mut self, sq: Square, piece: Piece) {
+        debug_assert!(!self.occupied().contains(sq));
+        self.by_color[piece.color.index()].add(sq);
+        self.by_role[piece.role.index()].add(sq);
+    }
+
+    /// Removes whatever stands on `sq`.
+    #[inline]
+    pub fn remove(&mut self, sq: Square) {
+        let mask = !Bitboard::from_square(sq);
+        self.by_color[0] &= mask;
+        self.by_color[1] &= mask;
+        for b in &mut self.by_role {
+            *b &= mask;
+        }
+    }
+
+    /// The king of `color` (the lowest one if a malformed position had several).
+    #[inline]
+    pub fn king(&self, color: Color) -> Option<Square> {
+        self.pieces(color, Role::King).first()
+    }
+
+    /// Pieces of `by` attacking `sq`, with `occupied` as the blockers.
+    #[inline]
+    pub fn attackers(&self, sq: Square, by: Color, occupied: Bitboard) -> Bitboard {
+        let them = self.by_color[by.index()];
+        let diag = self.by_role[Role::Bishop.index()] | self.by_role[Role::Queen.index()];
+        let line = self.by_role[Role::Rook.index()] | self.by_role[Role::Queen.index()];
+        them & ((attacks::knight_attacks(sq) & self.by_role[Role::Knight.index()])
+            | (attacks::king_attacks(sq) & self.by_role[Role::King.index()])
+            | (attacks::pawn_attacks(!by, sq) & self.by_role[Role::Pawn.index()])
+            | (attacks::bishop_attacks(sq, occupied) & diag)
+            | (attacks::rook_attacks(sq, occupied) & line))
+    }
+
+    /// True when `by` attacks `sq`.
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
+        !self.attackers(sq, by, self.occupied()).is_empty()
+    }
+
+    /// True when the side to move is in check.
+    #[inline]
+    pub fn is_check(&self) -> bool {
+        match self.king(self.turn) {
+            Some(k) => self.is_attacked(k, !self.turn),
+            None => false,
+        }
+    }
+
+    /// True when the side not to move is in check (such a position cannot arise in a game).
+    #[inline]
+    pub fn opponent_in_check(&self) -> bool {
+        match self.king(!self.turn) {
+            Some(k) => self.is_attacked(k, self.turn),
+            None => false,
+        }
+    }
+
+    /// The same position with colours swapped and the board mirrored top to bottom: the
+    /// value for the side to move is unchanged.
+    pub fn color_flipped(&self) -> Position {
+        let mut p = *self;
+        p.by_color = [self.by_color[1].flip_vertical(), self.by_color[0].flip_vertical()];
+        for (dst, src) in p.by_role.iter_mut().zip(self.by_role) {
+            *dst = src.flip_vertical();
+        }
+        p.turn = !self.turn;
+        p.ep_square = self.ep_square.map(Square::flip_vertical);
+        let c = self.castling.0;
+        p.castling = Castling(((c & 3) << 2) | ((c >> 2) & 3));
+        p
+    }
+
+    /// Applies a board symmetry to every piece: `diagonal` first, then `horizontal`, then
+    /// `vertical` mirroring. Castling and en-passant rights are dropped.
+    pub fn transformed(&self, diagonal: bool, horizontal: bool, vertical: bool) -> Position {
+        let t = |b: Bitboard| {
+            let mut b = b;
+            if diagonal {
+                b = b.flip_diagonal();
+            }
+            if horizontal {
+                b = b.flip_horizontal();
+            }
+            if vertical {
+                b = b.flip_vertical();
+            }
+            b
+        };
+        let mut p = *self;
+        p.by_color = [t(self.by_color[0]), t(self.by_color[1])];
+        for (dst, src) in p.by_role.iter_mut().zip(self.by_role) {
+            *dst = t(src);
+        }
+        p.castling = Castling(0);
+        p.ep_square = None;
+        p
+    }
+
+    /// Number of pieces of each role for `color`, indexed by `Role::index`.
+    pub fn counts(&self, color: Color) -> [u8; 6] {
+        let mut c = [0u8; 6];
+        for r in Role::ALL {
+            c[r.index()] = self.pieces(color, r).count() as u8;
+        }
+        c
+    }
+
+    /// Basic sanity of a placement: one king each, no pawn on the first or last rank, the side
+    /// not to move not in check. Returns the first problem found.
+    pub fn validate(&self) -> Result<(), &'static str> {
+        for c in Color::ALL {
+            match self.pieces(c, Role::King).count() {
+                1 => {}
+                0 => return Err("a side has no king"),
+                _ => return Err("a side has more than one king"),
+            }
+        }
+        if !(self.by_role(Role::Pawn) & Bitboard::BACK_RANKS).is_empty() {
+            return Err("a pawn stands on the first or last rank");
+        }
+        if self.opponent_in_check() {
+            return Err("the side not to move is in check");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,160 @@
+//! Un-move generation for retrograde analysis: the moves that could have led to a position.
+//!
+//! The side that just moved is the side *not* to move. An un-move takes one of its pieces back
+//! (possibly restoring a captured piece of the side to move, turning a promoted piece back into
+//! a pawn, or undoing an en-passant capture) and hands the move back to it. Only predecessors
+//! that are legal positions are produced (the side that is then not to move is not in check).
+
+use super::attacks;
+use super::color::{Color, Piece, Role};
+use super::position::Position;
+use super::square::Square;
+
+/// What kind of un-move.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub enum UnMoveKind {
+    /// Any un-move not listed below.
+    Normal,
+    /// Takes back a pawn's two-square advance; the position it leads to had an en-passant right.
+    DoublePush,
+    /// Takes back an en-passant capture; the predecessor has an en-passant right.
+    EnPassant,
+}
+
+/// An un-move: the piece on `from` goes back to `to`.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub struct UnMove {
+    /// Role of the piece as it stands now (the promoted role for an un-promotion).
+    pub role: Role,
+    /// Where the piece stands now.
+    pub from: Square,
+    /// Where it stood before its move.
+    pub to: Square,
+    /// A piece of the side to move that the move had captured, put back.
+    pub uncapture: Option<Role>,
+    /// The move was a promotion: the piece goes back as a pawn.
+    pub unpromotion: bool,
+    /// Special kinds.
+    pub kind: UnMoveKind,
+}
+
+impl Position {
+    /// Calls `f` with every un-move and the legal predecessor it gives. `uncaptures` lists the
+    /// roles of the side to move that may be restored by un-captures (empty: quiet un-moves
+    /// only); `unpromotions` allows un-promotions. The position's en-passant square is ignored.
+    pub fn for_each_unmove(&self, uncaptures: &[Role], unpromotions: bool, mut f: impl FnMut(UnMove, Position)) {
+        let mover = !self.turn();
+        let occ = self.occupied();
+        let mut emit = |u: UnMove| {
+            let q = self.unplay(&u);
+            if !q.opponent_in_check() {
+                f(u, q);
+            }
+        };
+        let restorable = |sq: Square| {
+            uncaptures
+                .iter()
+                .copied()
+                .filter(move |&r| r != Role::King && (r != Role::Pawn || (1..=6).contains(&sq.rank())))
+        };
+        let (back, last_rank, ep_rank): (i32, u32, u32) =
+            if mover == Color::White { (-8, 7, 5) } else { (8, 0, 2) };
+
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King] {
+            for from in self.pieces(mover, role) {
+                let targets = attacks::attacks(role, mover, from, occ) & !occ;
+                for to in targets {
+                    let base = UnMove { role, from, to, uncapture: None, unpromotion: false, kind: UnMoveKind::Normal };
+                    emit(base);
+                    for r in restorable(from) {
+                        emit(UnMove { uncapture: Some(r), ..base });
+                    }
+                }
+                if unpromotions && role != Role::King && from.rank() == last_rank {
+                    let Some(straight) = from.offset(back) else { continue };
+                    if !occ.contains(straight) {
+                        emit(UnMove { role, from, to: straight, uncapture: None, unpromotion: true, kind: UnMoveKind::Normal });
+                    }
+                    for to in attacks::pawn_attacks(!mover, from) & !occ {
+                        for r in restorable(from) {
+                            emit(UnMove { role, from, to, uncapture: Some(r), unpromotion: true, kind: UnMoveKind::Normal });
+                        }
+                    }
+                }
+            }
+        }
+
+        for from in self.pieces(mover, Role::Pawn) {
+            let Some(one) = from.offset(back) else { continue };
+            // A pawn that stands on its second rank has not moved yet.
+            let home_rank = if mover == Color::White { 1 } else { 6 };
+            if from.rank() == home_rank {
+                continue;
+            }
+            if !occ.contains(one) {
+                let base = UnMove { role: Role::Pawn, from, to: one, uncapture: None, unpromotion: false, kind: UnMoveKind::Normal };
+                emit(base);
+                let double_from = if mover == Color::White { 3 } else { 4 };
+                if from.rank() == double_from {
+                    if let Some(two) = one.offset(back) {
+                        if !occ.contains(two) {
+                            emit(UnMove { to: two, kind: UnMoveKind::DoublePush, ..base });
+                        }
+                    }
+                }
+            }
+            for to in attacks::pawn_attacks(!mover, from) & !occ {
+                if to.rank() == 0 || to.rank() == 7 {
+                    continue;
+                }
+                for r in restorable(from) {
+                    emit(UnMove {
+                        role: Role::Pawn,
+                        from,
+                        to,
+                        uncapture: Some(r),
+                        unpromotion: false,
+                        kind: UnMoveKind::Normal,
+                    });
+                }
+                if from.rank() == ep_rank && uncaptures.contains(&Role::Pawn) {
+                    // The captured pawn stood beside `to`, having just passed `from`.
+                    let victim = Square::from_coords(from.file(), to.rank());
+                    let origin = Square::from_coords(from.file(), if mover == Color::White { 6 } else { 1 });
+                    if !occ.contains(victim) && !occ.contains(origin) {
+                        emit(UnMove {
+                            role: Role::Pawn,
+                            from,
+                            to,
+                            uncapture: Some(Role::Pawn),
+                            unpromotion: false,
+                            kind: UnMoveKind::EnPassant,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The predecessor given by un-move `u` (which must come from `for_each_unmove`).
+    pub fn unplay(&self, u: &UnMove) -> Position {
+        let mover = !self.turn();
+        let mut q = *self;
+        q.remove(u.from);
+        let role = if u.unpromotion { Role::Pawn } else { u.role };
+        q.put(u.to, Piece { color: mover, role });
+        let mut ep = None;
+        if let Some(r) = u.uncapture {
+            let victim = Piece { color: self.turn(), role: r };
+            if u.kind == UnMoveKind::EnPassant {
+                q.put(Square::from_coords(u.from.file(), u.to.rank()), victim);
+                ep = Some(u.from);
+            } else {
+                q.put(u.from, victim);
+            }
+        }
+        q.set_turn(mover);
+        q.set_ep_square(ep);
+        q
+    }
+}
