@@ -5,3 +5,14 @@
 //! solver ([`retro`]) -> table files ([`table`]) -> probing ([`probe`]).
 
 pub mod chess;
+pub mod index;
+pub mod material;
+pub mod retro;
+pub mod value;
+
+pub use value::{Dtm, Wdl};
+pub mod generate;
+pub mod probe;
+pub mod table;
+
+pub use probe::{ProbeError, Tablebase};

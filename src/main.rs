@@ -1,1 +1,376 @@
-fn main(){}
+//! The `retrobook` command line: parses arguments, calls the library, prints results.
+//! Exit status: 0 success, 1 runtime failure, 2 usage error.
+
+use clap::{Parser, Subcommand};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use retrobook::chess::{Color, Position};
+use retrobook::generate::{generate, plan, Report};
+use retrobook::material::Material;
+use retrobook::probe::verify_table;
+use retrobook::retro::{Observer, Silent};
+use retrobook::table::{table_path, TableFile};
+use retrobook::{Dtm, Tablebase};
+use serde_json::json;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "retrobook", version, about = "Distance-to-mate endgame tables: generate, inspect, probe, verify")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build tables (sub-tables first). Without signatures: every table of up to 4 pieces.
+    Gen {
+        /// Signatures such as KQvKR.
+        signatures: Vec<String>,
+        /// Build every table of up to N pieces.
+        #[arg(long, value_name = "N")]
+        all: Option<u32>,
+        #[arg(long, value_name = "DIR", default_value = "tables")]
+        tables: PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// One JSON object per table on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a table's statistics (from its header).
+    Info {
+        /// A signature (KRvKN) or a table file.
+        table: String,
+        #[arg(long, value_name = "DIR", default_value = "tables")]
+        tables: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Probe positions: value and every legal move's value, best first.
+    Probe {
+        /// Positions as FEN or EPD.
+        #[arg(required = true)]
+        fens: Vec<String>,
+        #[arg(long, value_name = "DIR", default_value = "tables")]
+        tables: PathBuf,
+        /// One JSON object per position (JSON Lines).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-check tables one ply deep against their successors. Without signatures: all tables.
+    Verify {
+        signatures: Vec<String>,
+        #[arg(long, value_name = "DIR", default_value = "tables")]
+        tables: PathBuf,
+    },
+}
+
+/// A failure to report: a message and an exit status.
+struct Failure(String, u8);
+
+fn runtime(msg: impl Into<String>) -> Failure {
+    Failure(msg.into(), 1)
+}
+
+fn usage(msg: impl Into<String>) -> Failure {
+    Failure(msg.into(), 2)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Gen { signatures, all, tables, threads, json } => cmd_gen(&signatures, all, &tables, threads, json),
+        Command::Info { table, tables, json } => cmd_info(&table, &tables, json),
+        Command::Probe { fens, tables, json } => cmd_probe(&fens, &tables, json),
+        Command::Verify { signatures, tables } => cmd_verify(&signatures, &tables),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(msg, code)) => {
+            eprintln!("retrobook: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn parse_signature(s: &str) -> Result<Material, Failure> {
+    let m: Material = s.parse().map_err(|e: retrobook::material::MaterialError| usage(e.to_string()))?;
+    if m.is_bare_kings() {
+        return Err(usage(format!("{s}: two bare kings need no table (always a draw)")));
+    }
+    Ok(m)
+}
+
+/// Progress bars on stderr, only for an interactive terminal.
+struct Bars {
+    multi: MultiProgress,
+    total: ProgressBar,
+    table: ProgressBar,
+}
+
+impl Bars {
+    fn new(show: bool, tables: u64) -> Bars {
+        let multi = MultiProgress::with_draw_target(if show {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        });
+        let total = multi.add(ProgressBar::new(tables));
+        total.set_style(
+            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} tables  {elapsed} elapsed, ETA {eta}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        total.set_prefix("all");
+        let table = multi.add(ProgressBar::new(1));
+        table.set_style(
+            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {msg} {per_sec}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        Bars { multi, total, table }
+    }
+}
+
+impl Observer for Bars {
+    fn pass(&self, name: &str, total: u64) {
+        self.table.set_length(total);
+        self.table.set_position(0);
+        self.table.set_message(name.to_string());
+    }
+
+    fn advance(&self, n: u64) {
+        self.table.inc(n);
+    }
+}
+
+fn report_line(r: &Report) -> String {
+    format!(
+        "{:<8} {:>12} indices {:>8.2} s {:>7.2} M/s  peak {:>6} MiB  {:>10} bytes  longest mate {} plies",
+        r.material.to_string(),
+        r.indices,
+        r.seconds,
+        r.indices as f64 / r.seconds.max(1e-9) / 1e6,
+        r.peak_memory >> 20,
+        r.bytes,
+        r.stats.max_plies
+    )
+}
+
+fn report_json(r: &Report) -> serde_json::Value {
+    json!({
+        "signature": r.material.to_string(),
+        "indices": r.indices,
+        "seconds": r.seconds,
+        "positions_per_second": r.indices as f64 / r.seconds.max(1e-9),
+        "peak_memory_bytes": r.peak_memory,
+        "bytes": r.bytes,
+        "file": r.path.display().to_string(),
+        "max_dtm_plies": r.stats.max_plies,
+    })
+}
+
+fn cmd_gen(signatures: &[String], all: Option<u32>, dir: &Path, threads: Option<usize>, json: bool) -> Result<(), Failure> {
+    if let Some(t) = threads {
+        if t == 0 {
+            return Err(usage("--threads must be at least 1"));
+        }
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| runtime(e.to_string()))?;
+    }
+    let mut targets = Vec::new();
+    for s in signatures {
+        targets.push(parse_signature(s)?);
+    }
+    if let Some(n) = all {
+        if !(3..=retrobook::material::MAX_PIECES).contains(&n) {
+            return Err(usage(format!("--all takes 3 to {} pieces, not {n}", retrobook::material::MAX_PIECES)));
+        }
+        targets.extend(Material::all_up_to(n));
+    } else if signatures.is_empty() {
+        targets.extend(Material::all_up_to(4));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| runtime(format!("cannot create tables folder {}: {e}", dir.display())))?;
+    let mut tb = Tablebase::new();
+    for problem in tb.add_dir_lenient(dir).map_err(runtime)? {
+        eprintln!("retrobook: {problem}; it will be rebuilt");
+    }
+    let todo = plan(&targets, &tb);
+    let show = !json && std::io::stderr().is_terminal();
+    let bars = Bars::new(show, todo.len() as u64);
+    let mut stdout = std::io::stdout().lock();
+    let (mut total_secs, mut total_indices) = (0.0, 0u64);
+    for m in &todo {
+        bars.table.set_prefix(m.to_string());
+        let report = generate(*m, &tb, dir, &bars).map_err(runtime)?;
+        tb.add_file(&report.path).map_err(runtime)?;
+        total_secs += report.seconds;
+        total_indices += report.indices;
+        let line = if json { report_json(&report).to_string() } else { report_line(&report) };
+        bars.multi.suspend(|| writeln!(stdout, "{line}")).map_err(|e| runtime(e.to_string()))?;
+        bars.total.inc(1);
+    }
+    bars.table.finish_and_clear();
+    bars.total.finish_and_clear();
+    if !json {
+        writeln!(
+            stdout,
+            "built {} tables ({} already present) in {:.2} s, {} indices, into {}",
+            todo.len(),
+            targets.len().saturating_sub(todo.len()),
+            total_secs,
+            total_indices,
+            dir.display()
+        )
+        .map_err(|e| runtime(e.to_string()))?;
+    }
+    Ok(())
+}
+
+fn open_info_table(arg: &str, dir: &Path) -> Result<TableFile, Failure> {
+    let as_path = Path::new(arg);
+    if as_path.is_file() {
+        return TableFile::open(as_path).map_err(runtime);
+    }
+    let m = parse_signature(arg)?.canonical();
+    let path = table_path(dir, &m);
+    if !path.exists() {
+        if !dir.is_dir() {
+            return Err(runtime(format!("tables folder {} does not exist", dir.display())));
+        }
+        return Err(runtime(format!("no table for {m} in {}", dir.display())));
+    }
+    TableFile::open(&path).map_err(runtime)
+}
+
+fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
+    let t = open_info_table(arg, dir)?;
+    let h = t.header();
+    let st = &h.stats;
+    let fen = t
+        .index()
+        .decode(st.max_index, Color::from_index(st.max_side as usize))
+        .filter(|_| st.max_plies > 0)
+        .map_or("-".to_string(), |p| p.to_string());
+    let side = |s: usize| {
+        let x = &st.sides[s];
+        json!({"positions": x.positions, "win": x.win, "draw": x.draw, "loss": x.loss})
+    };
+    if json {
+        let v = json!({
+            "signature": h.material.to_string(),
+            "pieces": h.material.pieces(),
+            "bytes": t.bytes(),
+            "white": side(0),
+            "black": side(1),
+            "max_dtm": {"plies": st.max_plies, "moves": st.max_plies.div_ceil(2), "fen": fen},
+        });
+        println!("{v}");
+    } else {
+        println!("{} ({} pieces, {} bytes, {})", h.material, h.material.pieces(), t.bytes(), t.path().display());
+        for (s, name) in [(0, "white to move"), (1, "black to move")] {
+            let x = &st.sides[s];
+            println!(
+                "  {name}: {} positions, {} win, {} draw, {} loss",
+                x.positions, x.win, x.draw, x.loss
+            );
+        }
+        println!("  longest mate: {} plies ({} moves), e.g. {fen}", st.max_plies, st.max_plies.div_ceil(2));
+    }
+    Ok(())
+}
+
+fn dtm_json(v: Dtm) -> serde_json::Value {
+    json!({"wdl": v.wdl().as_str(), "dtm_plies": v.plies()})
+}
+
+fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
+    if !dir.is_dir() {
+        return Err(runtime(format!("tables folder {} does not exist", dir.display())));
+    }
+    let tb = Tablebase::open(dir).map_err(runtime)?;
+    let mut failures = 0;
+    let mut stdout = std::io::stdout().lock();
+    for fen in fens {
+        let answer = fen
+            .parse::<Position>()
+            .map_err(|e| e.to_string())
+            .and_then(|pos| {
+                let v = tb.probe_dtm(&pos).map_err(|e| e.to_string())?;
+                let moves = tb.best_moves(&pos).map_err(|e| e.to_string())?;
+                Ok((v, moves))
+            });
+        let (v, moves) = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("retrobook: {fen:?}: {e}");
+                failures += 1;
+                continue;
+            }
+        };
+        let line = if json {
+            let mut o = dtm_json(v);
+            o["fen"] = json!(fen);
+            o["moves"] = moves
+                .iter()
+                .map(|(m, mv)| {
+                    let mut x = dtm_json(*mv);
+                    x["uci"] = json!(m.to_string());
+                    x
+                })
+                .collect();
+            o.to_string()
+        } else {
+            let mut s = format!("{fen}\n  {v}");
+            if let Some(n) = v.moves() {
+                s += &format!(" (mate in {n})");
+            }
+            for (m, mv) in &moves {
+                s += &format!("\n    {m:<6} {}", mv.back());
+            }
+            s
+        };
+        writeln!(stdout, "{line}").map_err(|e| runtime(e.to_string()))?;
+    }
+    if failures > 0 {
+        return Err(runtime(format!("{failures} of {} positions could not be probed", fens.len())));
+    }
+    Ok(())
+}
+
+fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
+    if !dir.is_dir() {
+        return Err(runtime(format!("tables folder {} does not exist", dir.display())));
+    }
+    let mut targets = Vec::new();
+    for s in signatures {
+        targets.push(parse_signature(s)?.canonical());
+    }
+    let tb = Tablebase::open(dir).map_err(runtime)?;
+    if targets.is_empty() {
+        targets = tb.materials().copied().collect();
+        targets.sort_by_key(|m| (m.pieces(), m.pawns(), m.to_string()));
+    }
+    if targets.is_empty() {
+        return Err(runtime(format!("no tables in {}", dir.display())));
+    }
+    let show = std::io::stderr().is_terminal();
+    let bars = Bars::new(show, targets.len() as u64);
+    let silent = Silent;
+    let observer: &dyn Observer = if show { &bars } else { &silent };
+    for m in &targets {
+        bars.table.set_prefix(m.to_string());
+        if tb.table(m).is_none() {
+            return Err(runtime(format!("no table for {m} in {}", dir.display())));
+        }
+        verify_table(&tb, m, observer).map_err(|e| runtime(format!("verify failed: {e}")))?;
+        bars.multi.suspend(|| println!("{m:<8} ok"));
+        bars.total.inc(1);
+    }
+    bars.total.finish_and_clear();
+    bars.table.finish_and_clear();
+    println!("verified {} tables", targets.len());
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! Building tables: plans the order (sub-tables first), runs the solver, counts statistics
+//! and writes the file. The CLI's `gen` is a thin layer over this.
+
+use crate::index::TableIndex;
+use crate::material::Material;
+use crate::probe::Tablebase;
+use crate::retro::{compute_stats, solve, ChessGame, Observer, TableStats};
+use crate::table::write_table;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What one generated table cost and gave.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The table built.
+    pub material: Material,
+    /// Indices over both sides to move (the solver's work size).
+    pub indices: u64,
+    /// Statistics as written to the header.
+    pub stats: TableStats,
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// File size in bytes.
+    pub bytes: u64,
+    /// Where the file was written.
+    pub path: PathBuf,
+    /// Peak resident memory of the process so far, in bytes (0 where unknown).
+    pub peak_memory: u64,
+}
+
+/// The tables to build, in order, so that `targets` exist afterwards: every missing
+/// sub-table first, then the missing targets. Tables already open in `have` are skipped.
+pub fn plan(targets: &[Material], have: &Tablebase) -> Vec<Material> {
+    let mut out: Vec<Material> = Vec::new();
+    for t in targets {
+        let t = t.canonical();
+        if t.is_bare_kings() {
+            continue;
+        }
+        for m in t.dependencies().into_iter().chain(std::iter::once(t)) {
+            if have.table(&m).is_none() && !out.contains(&m) {
+                out.push(m);
+            }
+        }
+    }
+    out.sort_by_key(|m| (m.pieces(), m.pawns(), m.to_string()));
+    out
+}
+
+/// Builds the table of `material` (canonical) into `dir`, reading its sub-tables from `tb`.
+pub fn generate(material: Material, tb: &Tablebase, dir: &Path, observer: &dyn Observer) -> Result<Report, String> {
+    let material = material.canonical();
+    for sub in material.subtables() {
+        if tb.table(&sub).is_none() {
+            return Err(format!("cannot build {material}: sub-table {sub} is missing"));
+        }
+    }
+    let start = Instant::now();
+    let index = TableIndex::new(material);
+    let indices = 2 * index.size();
+    let game = ChessGame::new(index, tb);
+    let solution = solve(&game, observer);
+    if let Some(e) = game.take_error() {
+        return Err(format!("cannot build {material}: {e}"));
+    }
+    let values = [&solution.values[0][..], &solution.values[1][..]];
+    let stats = compute_stats(game.index(), values);
+    let (path, bytes) = write_table(dir, &material, values, stats)?;
+    Ok(Report {
+        material,
+        indices,
+        stats,
+        seconds: start.elapsed().as_secs_f64(),
+        bytes,
+        path,
+        peak_memory: peak_memory(),
+    })
+}
+
+/// Peak resident set size of this process (Linux), or 0.
+pub fn peak_memory() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<u64>().ok()))
+        })
+        .map_or(0, |kb| kb * 1024)
+}

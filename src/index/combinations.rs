@@ -1,0 +1,76 @@
+//! Ranking of sets of identical pieces: k squares out of n are numbered 0..C(n, k) in
+//! colexicographic order, so identical pieces are counted once.
+
+/// Binomial coefficients C(n, k) for n <= 64, k <= 6.
+const fn binomials() -> [[u64; 7]; 65] {
+    let mut t = [[0u64; 7]; 65];
+    let mut n = 0;
+    while n <= 64 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= 6 {
+            t[n][k] = if n == 0 { 0 } else { t[n - 1][k - 1] + t[n - 1][k] };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+}
+
+const BINOMIAL: [[u64; 7]; 65] = binomials();
+
+/// C(n, k) for n <= 64, k <= 6.
+#[inline]
+pub fn binomial(n: u32, k: u32) -> u64 {
+    BINOMIAL[n as usize][k as usize]
+}
+
+/// Rank of the set of bits of `set` (at most 6 bits, all below `n`).
+#[inline]
+pub fn rank(set: u64) -> u64 {
+    let mut r = 0;
+    let mut s = set;
+    let mut i = 1;
+    while s != 0 {
+        let sq = s.trailing_zeros();
+        r += BINOMIAL[sq as usize][i];
+        s &= s - 1;
+        i += 1;
+    }
+    r
+}
+
+/// The set of `k` elements below `n` with rank `r`.
+#[inline]
+pub fn unrank(mut r: u64, k: u32, n: u32) -> u64 {
+    let mut set = 0u64;
+    let mut top = n;
+    for i in (1..=k as usize).rev() {
+        // Largest element e < top with C(e, i) <= r.
+        let mut e = top - 1;
+        while BINOMIAL[e as usize][i] > r {
+            e -= 1;
+        }
+        r -= BINOMIAL[e as usize][i];
+        set |= 1 << e;
+        top = e;
+    }
+    set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        for (k, n) in [(1u32, 64u32), (2, 64), (3, 48), (2, 48)] {
+            for r in 0..binomial(n, k) {
+                let s = unrank(r, k, n);
+                assert_eq!(s.count_ones(), k);
+                assert!(n == 64 || s < (1u64 << n));
+                assert_eq!(rank(s), r);
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Board symmetries and the placements of the two kings that the index keeps.
+//!
+//! Without pawns all 8 symmetries of the square apply: the white king is brought into the
+//! triangle a1-d1-d4 and, when it stands on the a1-h8 diagonal, the black king onto or below
+//! that diagonal (462 king pairs). With pawns only the left-right mirror applies: the white
+//! king is brought onto files a-d (1806 king pairs). Adjacent kings are left out.
+
+use crate::chess::{Bitboard, Square};
+use std::sync::OnceLock;
+
+/// One of the 8 board symmetries: mirror across a1-h8 first, then left-right, then top-bottom.
+#[derive(Copy, Clone, Eq, PartialEq, Debug, Default)]
+pub struct Symmetry {
+    /// Mirror across the a1-h8 diagonal.
+    pub diagonal: bool,
+    /// Mirror a-file <-> h-file.
+    pub horizontal: bool,
+    /// Mirror first rank <-> eighth rank.
+    pub vertical: bool,
+}
+
+impl Symmetry {
+    /// All 8 symmetries, the identity first.
+    pub fn all() -> impl Iterator<Item = Symmetry> {
+        (0..8u8).map(|b| Symmetry { diagonal: b & 4 != 0, horizontal: b & 1 != 0, vertical: b & 2 != 0 })
+    }
+
+    /// The image of a square.
+    #[inline]
+    pub fn square(self, sq: Square) -> Square {
+        let mut s = sq;
+        if self.diagonal {
+            s = s.flip_diagonal();
+        }
+        if self.horizontal {
+            s = s.flip_horizontal();
+        }
+        if self.vertical {
+            s = s.flip_vertical();
+        }
+        s
+    }
+
+    /// The image of a set of squares.
+    #[inline]
+    pub fn bitboard(self, b: Bitboard) -> Bitboard {
+        let mut b = b;
+        if self.diagonal {
+            b = b.flip_diagonal();
+        }
+        if self.horizontal {
+            b = b.flip_horizontal();
+        }
+        if self.vertical {
+            b = b.flip_vertical();
+        }
+        b
+    }
+}
+
+const NONE: u16 = u16::MAX;
+
+/// The king pairs of one scheme, numbered densely, with the symmetry that brings any pair
+/// into the scheme.
+pub struct KingPairs {
+    pairs: Vec<(Square, Square)>,
+    number: Vec<u16>,  // [wk * 64 + bk] -> pair number or NONE
+    to_canon: Vec<u8>, // [wk * 64 + bk] -> symmetry code (bits: 1 horizontal, 2 vertical, 4 diagonal)
+}
+
+fn code(s: Symmetry) -> u8 {
+    s.horizontal as u8 | (s.vertical as u8) << 1 | (s.diagonal as u8) << 2
+}
+
+fn from_code(c: u8) -> Symmetry {
+    Symmetry { horizontal: c & 1 != 0, vertical: c & 2 != 0, diagonal: c & 4 != 0 }
+}
+
+impl KingPairs {
+    fn build(keep: impl Fn(Square, Square) -> bool, symmetries: &[Symmetry]) -> KingPairs {
+        let mut pairs = Vec::new();
+        let mut number = vec![NONE; 64 * 64];
+        for wk in Square::all() {
+            for bk in Square::all() {
+                if wk.distance(bk) > 1 && keep(wk, bk) {
+                    number[wk.index() * 64 + bk.index()] = pairs.len() as u16;
+                    pairs.push((wk, bk));
+                }
+            }
+        }
+        let mut to_canon = vec![0u8; 64 * 64];
+        for wk in Square::all() {
+            for bk in Square::all() {
+                if let Some(&s) = symmetries.iter().find(|s| keep(s.square(wk), s.square(bk))) {
+                    to_canon[wk.index() * 64 + bk.index()] = code(s);
+                }
+            }
+        }
+        KingPairs { pairs, number, to_canon }
+    }
+
+    /// Scheme without pawns (462 pairs).
+    pub fn pawnless() -> &'static KingPairs {
+        static CELL: OnceLock<KingPairs> = OnceLock::new();
+        CELL.get_or_init(|| {
+            let syms: Vec<Symmetry> = Symmetry::all().collect();
+            KingPairs::build(
+                |wk, bk| {
+                    wk.file() < 4
+                        && wk.rank() <= wk.file()
+                        && (wk.rank() != wk.file() || bk.rank() <= bk.file())
+                },
+                &syms,
+            )
+        })
+    }
+
+    /// Scheme with pawns (white king on files a-d).
+    pub fn with_pawns() -> &'static KingPairs {
+        static CELL: OnceLock<KingPairs> = OnceLock::new();
+        CELL.get_or_init(|| {
+            let syms = [Symmetry::default(), Symmetry { horizontal: true, ..Symmetry::default() }];
+            KingPairs::build(|wk, _| wk.file() < 4, &syms)
+        })
+    }
+
+    /// Number of pairs.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Always false: a scheme has pairs.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// The pair with number `n`.
+    #[inline]
+    pub fn pair(&self, n: usize) -> (Square, Square) {
+        self.pairs[n]
+    }
+
+    /// The number of a pair already in canonical form (None for adjacent kings).
+    #[inline]
+    pub fn number(&self, wk: Square, bk: Square) -> Option<usize> {
+        match self.number[wk.index() * 64 + bk.index()] {
+            NONE => None,
+            n => Some(n as usize),
+        }
+    }
+
+    /// The symmetry that brings the pair into canonical form.
+    #[inline]
+    pub fn canonicalizer(&self, wk: Square, bk: Square) -> Symmetry {
+        from_code(self.to_canon[wk.index() * 64 + bk.index()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pair_counts() {
+        assert_eq!(KingPairs::pawnless().len(), 462);
+        assert_eq!(KingPairs::with_pawns().len(), 1806);
+    }
+
+    #[test]
+    fn every_pair_has_a_canonical_image() {
+        for kp in [KingPairs::pawnless(), KingPairs::with_pawns()] {
+            for wk in Square::all() {
+                for bk in Square::all() {
+                    if wk.distance(bk) > 1 {
+                        let s = kp.canonicalizer(wk, bk);
+                        assert!(kp.number(s.square(wk), s.square(bk)).is_some());
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Material signatures such as `KRvKN`: parsing, canonical (Syzygy) orientation, colour flip
+//! and the sub-table graph (which tables a table's captures and promotions lead into).
+
+use crate::chess::{Color, Position, Role};
+use std::fmt;
+use std::str::FromStr;
+
+/// Most pieces (kings included) a table may have: DTM plies of 5-piece chess fit one byte.
+pub const MAX_PIECES: u32 = 5;
+
+/// The non-king roles in naming order (strongest first).
+const NAMING_ORDER: [Role; 5] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
+
+/// Piece counts of both sides; each side always has exactly one king.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Ord, PartialOrd)]
+pub struct Material {
+    counts: [[u8; 6]; 2],
+}
+
+/// Why a signature was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaterialError(pub String);
+
+impl fmt::Display for MaterialError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for MaterialError {}
+
+impl Material {
+    /// The material of a position (its kings are counted as one each).
+    pub fn from_position(pos: &Position) -> Material {
+        let mut counts = [pos.counts(Color::White), pos.counts(Color::Black)];
+        counts[0][Role::King.index()] = 1;
+        counts[1][Role::King.index()] = 1;
+        Material { counts }
+    }
+
+    /// Number of pieces of `color` and `role`.
+    #[inline]
+    pub fn count(&self, color: Color, role: Role) -> u8 {
+        self.counts[color.index()][role.index()]
+    }
+
+    /// All pieces, kings included.
+    pub fn pieces(&self) -> u32 {
+        self.counts.iter().flatten().map(|&c| c as u32).sum()
+    }
+
+    /// Pieces of one side, its king included.
+    pub fn side_pieces(&self, color: Color) -> u32 {
+        self.counts[color.index()].iter().map(|&c| c as u32).sum()
+    }
+
+    /// Pawns of both sides.
+    pub fn pawns(&self) -> u32 {
+        (self.count(Color::White, Role::Pawn) + self.count(Color::Black, Role::Pawn)) as u32
+    }
+
+    /// True when either side has a pawn.
+    pub fn has_pawns(&self) -> bool {
+        self.pawns() > 0
+    }
+
+    /// Only the two kings: always a draw, no table needed.
+    pub fn is_bare_kings(&self) -> bool {
+        self.pieces() == 2
+    }
+
+    /// The same material with the colours exchanged.
+    pub fn flipped(&self) -> Material {
+        Material { counts: [self.counts[1], self.counts[0]] }
+    }
+
+    /// (pieces, counts strongest role first): comparing these keys compares the sides piece
+    /// by piece, strongest first, as Syzygy's naming does.
+    fn strength_key(&self, color: Color) -> (u32, [u8; 5]) {
+        let c = &self.counts[color.index()];
+        let counts = NAMING_ORDER.map(|r| c[r.index()]);
+        (self.side_pieces(color), counts)
+    }
+
+    /// True when white is the side Syzygy names first (more pieces, or on equal counts the
+    /// stronger pieces, comparing Q > R > B > N > P piece by piece).
+    #[inline]
+    pub fn is_canonical(&self) -> bool {
+        self.strength_key(Color::White) >= self.strength_key(Color::Black)
+    }
+
+    /// The canonical orientation of this material.
+    pub fn canonical(&self) -> Material {
+        if self.is_canonical() {
+            *self
+        } else {
+            self.flipped()
+        }
+    }
+
+    /// Materials (canonical, bare kings excluded) that one capture and/or promotion leads to.
+    pub fn subtables(&self) -> Vec<Material> {
+        let mut out = Vec::new();
+        let mut add = |m: Material| {
+            let c = m.canonical();
+            if !c.is_bare_kings() && !out.contains(&c) {
+                out.push(c);
+            }
+        };
+        for mover in Color::ALL {
+            let victim = !mover;
+            let captures: Vec<Option<Role>> = std::iter::once(None)
+                .chain(NAMING_ORDER.iter().filter(|&&r| self.count(victim, r) > 0).map(|&r| Some(r)))
+                .collect();
+            for &cap in &captures {
+                let mut base = *self;
+                if let Some(r) = cap {
+                    base.counts[victim.index()][r.index()] -= 1;
+                    add(base);
+                }
+                if self.count(mover, Role::Pawn) > 0 && cap != Some(Role::Pawn) {
+                    for p in Role::PROMOTIONS {
+                        let mut m = base;
+                        m.counts[mover.index()][Role::Pawn.index()] -= 1;
+                        m.counts[mover.index()][p.index()] += 1;
+                        add(m);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every table needed before this one, in an order that builds each after its own
+    /// sub-tables (this one not included).
+    pub fn dependencies(&self) -> Vec<Material> {
+        let mut all = Vec::new();
+        let mut stack = self.canonical().subtables();
+        while let Some(m) = stack.pop() {
+            if !all.contains(&m) {
+                stack.extend(m.subtables());
+                all.push(m);
+            }
+        }
+        sort_for_generation(&mut all);
+        all
+    }
+
+    /// Every canonical table of 3 to `max_pieces` pieces, in generation order.
+    pub fn all_up_to(max_pieces: u32) -> Vec<Material> {
+        let mut out = Vec::new();
+        let mut counts = [[0u8; 6]; 2];
+        counts[0][Role::King.index()] = 1;
+        counts[1][Role::King.index()] = 1;
+        fn rec(out: &mut Vec<Material>, counts: &mut [[u8; 6]; 2], slot: usize, left: u32) {
+            if slot == 10 {
+                let m = Material { counts: *counts };
+                if m.pieces() >= 3 && m.is_canonical() && !out.contains(&m) {
+                    out.push(m);
+                }
+                return;
+            }
+            let (c, r) = (slot / 5, slot % 5);
+            for n in 0..=left {
+                counts[c][r] = n as u8;
+                rec(out, counts, slot + 1, left - n);
+            }
+            counts[c][r] = 0;
+        }
+        rec(&mut out, &mut counts, 0, max_pieces.saturating_sub(2));
+        sort_for_generation(&mut out);
+        out
+    }
+}
+
+/// Captures lower the piece count and promotions the pawn count, so this order builds every
+/// table after all of its sub-tables.
+fn sort_for_generation(list: &mut [Material]) {
+    list.sort_by_key(|m| (m.pieces(), m.pawns(), m.to_string()));
+}
+
+impl fmt::Display for Material {
+    /// ```
+    /// use retrobook::material::Material;
+    /// let m: Material = "KNvKR".parse().unwrap();
+    /// assert_eq!(m.to_string(), "KNvKR");
+    /// assert_eq!(m.canonical().to_string(), "KRvKN");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, c) in Color::ALL.into_iter().enumerate() {
+            if i == 1 {
+                f.write_str("v")?;
+            }
+            f.write_str("K")?;
+            for r in NAMING_ORDER {
+                for _ in 0..self.count(c, r) {
+                    write!(f, "{}", r.upper_char())?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Material {
+    type Err = MaterialError;
+
+    fn from_str(s: &str) -> Result<Material, MaterialError> {
+        let bad = |why: &str| MaterialError(format!("bad signature {s:?}: {why} (expected e.g. KRvKN)"));
+        let sides: Vec<&str> = s.split(['v', 'V']).collect();
+        if sides.len() != 2 {
+            return Err(bad("need exactly one 'v' between the sides"));
+        }
+        let mut counts = [[0u8; 6]; 2];
+        for (c, side) in sides.iter().enumerate() {
+            let mut chars = side.chars();
+            if chars.next().map(|ch| ch.to_ascii_uppercase()) != Some('K') {
+                return Err(bad("each side starts with its king K"));
+            }
+            counts[c][Role::King.index()] = 1;
+            for ch in chars {
+                match Role::from_char(ch) {
+                    Some(Role::King) => return Err(bad("a side has two kings")),
+                    Some(r) => counts[c][r.index()] += 1,
+                    None => return Err(bad(&format!("unknown piece letter {ch:?}"))),
+                }
+            }
+        }
+        let m = Material { counts };
+        if m.pieces() > MAX_PIECES {
+            return Err(MaterialError(format!(
+                "signature {s:?} has {} pieces; at most {MAX_PIECES} are supported",
+                m.pieces()
+            )));
+        }
+        Ok(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_names() {
+        for (given, canon) in [
+            ("KNvKR", "KRvKN"),
+            ("KRvKRP", "KRPvKR"),
+            ("KQvKRP", "KRPvKQ"),
+            ("KNvKB", "KBvKN"),
+            ("KvKQ", "KQvK"),
+            ("KPvKN", "KNvKP"),
+        ] {
+            let m: Material = given.parse().unwrap();
+            assert_eq!(m.canonical().to_string(), canon);
+        }
+    }
+
+    #[test]
+    fn counts_of_tables() {
+        assert_eq!(Material::all_up_to(3).len(), 5);
+        assert_eq!(Material::all_up_to(4).len(), 35);
+        assert_eq!(Material::all_up_to(5).len(), 145);
+    }
+
+    #[test]
+    fn subtables_of_krpvkr() {
+        let m: Material = "KRPvKR".parse().unwrap();
+        let mut names: Vec<String> = m.subtables().iter().map(|m| m.to_string()).collect();
+        names.sort();
+        // captures: KPvKR? (R taken) -> KRvKP canonical, KRvKR (P taken), KRPvK (black R taken);
+        // promotions: KQRvKR, KRRvKR, KRBvKR, KRNvKR; promotion with capture: KQRvK...
+        for n in ["KRvKP", "KRvKR", "KRPvK", "KQRvKR", "KRNvKR", "KQRvK", "KRRvK"] {
+            assert!(names.contains(&n.to_string()), "{n} missing from {names:?}");
+        }
+    }
+
+    #[test]
+    fn rejects_bad_signatures() {
+        for s in ["", "KQ", "KQvKvK", "QvK", "KXvK", "KKvK", "KQQQQvK"] {
+            assert!(s.parse::<Material>().is_err(), "{s}");
+        }
+    }
+}

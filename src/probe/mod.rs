@@ -1,0 +1,10 @@
+//! Probing: `Tablebase` opens table folders and answers distance-to-mate queries; `verify`
+//! re-checks a finished table against its successors.
+
+mod error;
+mod tablebase;
+mod verify;
+
+pub use error::ProbeError;
+pub use tablebase::Tablebase;
+pub use verify::verify_table;

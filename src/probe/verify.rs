@@ -1,0 +1,60 @@
+//! `verify`: an independent one-ply check of a finished table. Every legal position's stored
+//! value must equal the best value over its moves, each move's value read back from the
+//! tables (the table itself and its sub-tables), with mate and stalemate for positions
+//! without moves; the header statistics must equal a recount.
+
+use super::tablebase::Tablebase;
+use crate::chess::{Color, MoveList};
+use crate::material::Material;
+use crate::retro::{compute_stats, Observer};
+use crate::value::Dtm;
+use rayon::prelude::*;
+
+/// Checks the table of `material` in `tb`; the error names the first wrong position.
+pub fn verify_table(tb: &Tablebase, material: &Material, observer: &dyn Observer) -> Result<(), String> {
+    let table = tb.table(material).ok_or_else(|| format!("no table for {material}"))?;
+    let index = table.index();
+    let n = index.size();
+    observer.pass(&format!("verify {material}"), 2 * n);
+    for side in 0..2 {
+        let turn = Color::from_index(side);
+        let first_bad = (0..n as usize)
+            .into_par_iter()
+            .with_min_len(1 << 12)
+            .filter_map(|idx| {
+                let idx = idx as u64;
+                if idx % (1 << 12) == 0 {
+                    observer.advance((1u64 << 12).min(n - idx));
+                }
+                let pos = index.decode(idx, turn)?;
+                if pos.opponent_in_check() {
+                    return None;
+                }
+                let stored = Dtm::decode(table.value(side, idx));
+                let mut list = MoveList::new();
+                pos.legal_moves(&mut list);
+                let expected = if list.is_empty() {
+                    Ok(if pos.is_check() { Dtm::Loss(0) } else { Dtm::Draw })
+                } else {
+                    list.as_slice()
+                        .iter()
+                        .map(|m| tb.dtm_unchecked(&pos.play(m)).map(Dtm::back))
+                        .try_fold(Dtm::Loss(0), |best, v| v.map(|v| best.max(v)))
+                };
+                match expected {
+                    Ok(e) if e == stored => None,
+                    Ok(e) => Some((idx, format!("{pos}: stored {stored}, but its moves give {e}"))),
+                    Err(e) => Some((idx, format!("{pos}: {e}"))),
+                }
+            })
+            .min_by_key(|(idx, _)| *idx);
+        if let Some((_, msg)) = first_bad {
+            return Err(format!("{}: {msg}", table.path().display()));
+        }
+    }
+    let recount = compute_stats(index, [table.values(0), table.values(1)]);
+    if recount != table.header().stats {
+        return Err(format!("{}: header statistics differ from a recount", table.path().display()));
+    }
+    Ok(())
+}

@@ -1,0 +1,300 @@
+//! The game-generic retrograde solver: distance to mate for every position of a game graph
+//! whose positions are numbered densely for each of two sides to move.
+//!
+//! Level by level (level = plies to mate), positions found at the previous level are taken
+//! back by un-moves: the predecessors of a loss in n-1 plies win in n; a predecessor of a win
+//! in n-1 loses in n if every one of its moves now leads to a win for the opponent (checked
+//! by generating its moves, which needs no per-position counter). Moves that leave the graph
+//! (captures and promotions into sub-tables) have fixed values that are summarized once per
+//! position before the levels start. Whatever is never resolved is a draw.
+//!
+//! Memory: two bytes per position and side to move (the value and the fixed-move summary),
+//! written as relaxed atomics: every write at a level stores the same value, so concurrent
+//! writers need no lock.
+
+use crate::value::Dtm;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::Mutex;
+
+/// A move seen from the position it is played in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Successor {
+    /// Leads to index `.0` of the other side to move, in this graph.
+    Table(u64),
+    /// Leaves the graph into a position of known value (from the view of the side to move
+    /// there).
+    Fixed(Dtm),
+    /// Leads to a position the graph does not index, whose mover may either play on as in
+    /// index `.0` or take an extra option of known value `.1` (chess: a double pawn push that
+    /// gives an en-passant capture).
+    Either(u64, Dtm),
+}
+
+/// A game graph the solver can analyse. Sides are 0 and 1; a move always passes the turn.
+pub trait RetroGame: Sync {
+    /// Number of indices per side to move.
+    fn size(&self) -> u64;
+
+    /// Calls `f` for every move of position `idx` with `side` to move, until `f` returns
+    /// false. Returns None if `idx` is not a legal position, otherwise the value the position
+    /// has if it has no move at all (chess: mated or stalemated).
+    fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor) -> bool) -> Option<Dtm>;
+
+    /// Calls `f` for every legal position of the other side to move with a move into `idx`
+    /// that the successors of that position report as `Table(idx)` (alternative None) or
+    /// `Either(idx, alt)` (alternative Some(alt)).
+    fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>));
+}
+
+/// Told about the solver's progress (for progress bars); positions are counted over both
+/// sides to move.
+pub trait Observer: Sync {
+    /// A pass over `total` positions begins.
+    fn pass(&self, name: &str, total: u64);
+    /// `n` more positions of the current pass are done.
+    fn advance(&self, n: u64);
+}
+
+/// Ignores progress.
+pub struct Silent;
+
+impl Observer for Silent {
+    fn pass(&self, _: &str, _: u64) {}
+    fn advance(&self, _: u64) {}
+}
+
+// Summary of a position's fixed moves, one byte.
+const C_NONE: u8 = 0; // no fixed move
+const C_DRAW: u8 = 1; // the best fixed move draws
+const C_TERMINAL: u8 = 254; // no move at all
+const C_ILLEGAL: u8 = 255; // not a legal position
+
+fn summary_code(best: Dtm) -> u8 {
+    match best {
+        Dtm::Draw => C_DRAW,
+        d => (d.plies().unwrap_or(0).min(250) + 2) as u8,
+    }
+}
+
+fn summary_plies(code: u8) -> Option<u32> {
+    match code {
+        C_NONE | C_DRAW | C_TERMINAL | C_ILLEGAL => None,
+        c => Some(c as u32 - 2),
+    }
+}
+
+const CHUNK: usize = 1 << 12;
+
+fn atomic_bytes(n: usize) -> Vec<AtomicU8> {
+    // AtomicU8 has the size and alignment of u8, and zeroed memory is a valid AtomicU8(0);
+    // building the vector this way lets the allocator hand out zeroed pages directly.
+    let mut v = std::mem::ManuallyDrop::new(vec![0u8; n]);
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: same layout, ownership moves from the u8 vector to the atomic one.
+    unsafe { Vec::from_raw_parts(ptr as *mut AtomicU8, len, cap) }
+}
+
+fn into_bytes(v: Vec<AtomicU8>) -> Vec<u8> {
+    let mut v = std::mem::ManuallyDrop::new(v);
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: same layout; no other reference remains.
+    unsafe { Vec::from_raw_parts(ptr as *mut u8, len, cap) }
+}
+
+struct State<'g, G: RetroGame> {
+    game: &'g G,
+    values: [Vec<AtomicU8>; 2],
+    summary: [Vec<AtomicU8>; 2],
+    pending: Mutex<Vec<Vec<(u8, u64)>>>,
+    last_static_level: AtomicU32,
+    found: AtomicU64,
+}
+
+/// The solver's output: one encoded value (see `Dtm::encode`) per index and side to move;
+/// illegal and broken indices hold 0.
+pub struct Solution {
+    /// Values with side 0 and side 1 to move.
+    pub values: [Vec<u8>; 2],
+    /// Deepest level (plies) at which a position was resolved.
+    pub max_plies: u32,
+}
+
+/// Solves `game`: distance to mate for every position, both sides to move.
+pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
+    let n = game.size() as usize;
+    let st = State {
+        game,
+        values: [atomic_bytes(n), atomic_bytes(n)],
+        summary: [atomic_bytes(n), atomic_bytes(n)],
+        pending: Mutex::new(vec![Vec::new(); Dtm::MAX_PLIES as usize + 2]),
+        last_static_level: AtomicU32::new(0),
+        found: AtomicU64::new(0),
+    };
+    observer.pass("setting up", 2 * n as u64);
+    for side in 0..2 {
+        (0..n).into_par_iter().step_by(CHUNK).for_each(|start| {
+            for idx in start..(start + CHUNK).min(n) {
+                st.init(side, idx as u64);
+            }
+            observer.advance((CHUNK.min(n - start)) as u64);
+        });
+    }
+    let mut max_plies = 0;
+    let mut idle = 0;
+    for level in 1..=Dtm::MAX_PLIES {
+        st.found.store(0, Relaxed);
+        observer.pass(&format!("ply {level}"), 2 * n as u64);
+        for side in 0..2 {
+            (0..n).into_par_iter().step_by(CHUNK).for_each(|start| {
+                for idx in start..(start + CHUNK).min(n) {
+                    st.visit(side, idx as u64, level);
+                }
+                observer.advance((CHUNK.min(n - start)) as u64);
+            });
+        }
+        let pending = std::mem::take(&mut st.pending.lock().unwrap_or_else(|e| e.into_inner())[level as usize]);
+        pending.into_par_iter().for_each(|(side, idx)| st.resolve(side as usize, idx, level));
+        if st.found.load(Relaxed) > 0 {
+            max_plies = level;
+            idle = 0;
+        } else {
+            idle += 1;
+            // Two empty levels in a row end the search once no fixed value can still matter.
+            if idle >= 2 && level > st.last_static_level.load(Relaxed) {
+                break;
+            }
+        }
+    }
+    let [v0, v1] = st.values;
+    Solution { values: [into_bytes(v0), into_bytes(v1)], max_plies }
+}
+
+impl<G: RetroGame> State<'_, G> {
+    fn note_static(&self, level: u32) {
+        self.last_static_level.fetch_max(level, Relaxed);
+    }
+
+    fn defer(&self, level: u32, side: usize, idx: u64) {
+        if level <= Dtm::MAX_PLIES {
+            self.note_static(level);
+            self.pending.lock().unwrap_or_else(|e| e.into_inner())[level as usize].push((side as u8, idx));
+        }
+    }
+
+    fn init(&self, side: usize, idx: u64) {
+        let mut best: Option<Dtm> = None;
+        let mut any = false;
+        let terminal = self.game.successors(side, idx, &mut |s| {
+            any = true;
+            match s {
+                Successor::Table(_) => {}
+                Successor::Fixed(d) => {
+                    let mine = d.back();
+                    if best.is_none_or(|b| mine > b) {
+                        best = Some(mine);
+                    }
+                }
+                Successor::Either(_, alt) => {
+                    // The opponent's option wins for him: this move is resolved by then.
+                    if let Dtm::Win(w) = alt {
+                        self.defer(w + 1, side, idx);
+                    }
+                }
+            }
+            true
+        });
+        let summary = match terminal {
+            None => C_ILLEGAL,
+            Some(t) if !any => {
+                self.values[side][idx as usize].store(t.encode(), Relaxed);
+                C_TERMINAL
+            }
+            Some(_) => match best {
+                None => C_NONE,
+                Some(b) => {
+                    if let Some(p) = b.plies() {
+                        self.note_static(p);
+                    }
+                    summary_code(b)
+                }
+            },
+        };
+        self.summary[side][idx as usize].store(summary, Relaxed);
+    }
+
+    /// One position during the pass for `level`: take back its moves if it was resolved at
+    /// the previous level, and resolve it if its fixed moves decide it at this level.
+    #[inline]
+    fn visit(&self, side: usize, idx: u64, level: u32) {
+        let code = self.values[side][idx as usize].load(Relaxed);
+        if code as u32 == level {
+            let other = 1 - side;
+            let winning = level % 2 == 1;
+            self.game.predecessors(side, idx, &mut |p, alt| {
+                if !winning {
+                    self.resolve(other, p, level);
+                    return;
+                }
+                match alt {
+                    None => self.resolve(other, p, level),
+                    // The opponent may pick the other option: the move wins only if that
+                    // option loses too, and only once its loss is as deep as this one.
+                    Some(Dtm::Loss(e)) if e < level => self.resolve(other, p, level),
+                    Some(Dtm::Loss(e)) => self.defer(e + 1, other, p),
+                    Some(_) => {}
+                }
+            });
+        }
+        if code == 0 && summary_plies(self.summary[side][idx as usize].load(Relaxed)) == Some(level) {
+            self.resolve(side, idx, level);
+        }
+    }
+
+    /// Resolves `idx` at `level` if it is unresolved and (for a loss) all its moves now lose.
+    fn resolve(&self, side: usize, idx: u64, level: u32) {
+        let cell = &self.values[side][idx as usize];
+        if cell.load(Relaxed) != 0 {
+            return;
+        }
+        let summary = self.summary[side][idx as usize].load(Relaxed);
+        if summary == C_ILLEGAL || summary == C_TERMINAL {
+            return;
+        }
+        if level % 2 == 0 && !self.all_moves_lose(side, idx, level, summary) {
+            return;
+        }
+        if cell.compare_exchange(0, (level + 1) as u8, Relaxed, Relaxed).is_ok() {
+            self.found.fetch_add(1, Relaxed);
+        }
+    }
+
+    fn all_moves_lose(&self, side: usize, idx: u64, level: u32, summary: u8) -> bool {
+        match summary {
+            C_NONE => {}
+            C_DRAW => return false,
+            c => match summary_plies(c) {
+                Some(p) if p % 2 == 0 && p <= level => {}
+                _ => return false,
+            },
+        }
+        let other = &self.values[1 - side];
+        let opponent_wins = |j: u64| {
+            let c = other[j as usize].load(Relaxed);
+            c != 0 && (c - 1) % 2 == 1
+        };
+        let all = AtomicBool::new(true);
+        self.game.successors(side, idx, &mut |s| {
+            let ok = match s {
+                Successor::Table(j) => opponent_wins(j),
+                Successor::Fixed(_) => true,
+                Successor::Either(j, alt) => opponent_wins(j) || matches!(alt, Dtm::Win(w) if w < level),
+            };
+            if !ok {
+                all.store(false, Relaxed);
+            }
+            ok
+        });
+        all.load(Relaxed)
+    }
+}

@@ -1,0 +1,103 @@
+//! Table statistics in the counting convention of DESIGN.md §2 (the one Syzygy publishes):
+//! legal positions per side to move, each symmetry class once; win/draw/loss from the side to
+//! move's view; and the longest mate over both sides to move.
+
+use crate::chess::Color;
+use crate::index::TableIndex;
+use crate::value::Dtm;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// Counts for one side to move.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SideStats {
+    /// Legal positions (one per symmetry class).
+    pub positions: u64,
+    /// Won for the side to move.
+    pub win: u64,
+    /// Drawn.
+    pub draw: u64,
+    /// Lost for the side to move.
+    pub loss: u64,
+}
+
+impl SideStats {
+    fn add(&mut self, o: &SideStats) {
+        self.positions += o.positions;
+        self.win += o.win;
+        self.draw += o.draw;
+        self.loss += o.loss;
+    }
+}
+
+/// Statistics of a whole table.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableStats {
+    /// White to move (index 0) and black to move (index 1).
+    pub sides: [SideStats; 2],
+    /// Longest mate in plies over both sides to move (0 if the table has no mate).
+    pub max_plies: u32,
+    /// Side to move (0 white, 1 black) of a position reaching `max_plies`.
+    pub max_side: u8,
+    /// Index of that position.
+    pub max_index: u64,
+}
+
+#[derive(Copy, Clone, Default)]
+struct Partial {
+    stats: SideStats,
+    longest: Option<(u32, u64)>, // (plies, index): most plies, lowest index on ties
+}
+
+fn better(a: Option<(u32, u64)>, b: Option<(u32, u64)>) -> Option<(u32, u64)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if (y.0, std::cmp::Reverse(y.1)) > (x.0, std::cmp::Reverse(x.1)) { y } else { x }),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// Counts the statistics of `values` (encoded `Dtm`, one array per side to move).
+pub fn compute(index: &TableIndex, values: [&[u8]; 2]) -> TableStats {
+    let mut out = TableStats::default();
+    let mut best: Option<(u32, u8, u64)> = None;
+    for side in 0..2 {
+        let turn = Color::from_index(side);
+        let part = (0..index.size())
+            .into_par_iter()
+            .fold(Partial::default, |mut acc, idx| {
+                let Some(pos) = index.decode(idx, turn) else { return acc };
+                if pos.opponent_in_check() || !index.is_representative(idx, &pos) {
+                    return acc;
+                }
+                acc.stats.positions += 1;
+                let v = Dtm::decode(values[side][idx as usize]);
+                match v {
+                    Dtm::Win(_) => acc.stats.win += 1,
+                    Dtm::Draw => acc.stats.draw += 1,
+                    Dtm::Loss(_) => acc.stats.loss += 1,
+                }
+                if let Some(p) = v.plies() {
+                    acc.longest = better(acc.longest, Some((p, idx)));
+                }
+                acc
+            })
+            .reduce(Partial::default, |mut a, b| {
+                a.stats.add(&b.stats);
+                a.longest = better(a.longest, b.longest);
+                a
+            });
+        out.sides[side] = part.stats;
+        if let Some((p, i)) = part.longest {
+            if best.is_none_or(|(bp, _, _)| p > bp) {
+                best = Some((p, side as u8, i));
+            }
+        }
+    }
+    if let Some((p, s, i)) = best {
+        out.max_plies = p;
+        out.max_side = s;
+        out.max_index = i;
+    }
+    out
+}

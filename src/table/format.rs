@@ -1,0 +1,154 @@
+//! The table file layout (version 1, uncompressed), all integers little-endian:
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic b"RBTABLE\x1a"
+//!      8     4  format version (1)
+//!     12     4  header length (256)
+//!     16     8  game, zero-padded ASCII ("chess")
+//!     24    16  signature, zero-padded ASCII (e.g. "KRvKN", canonical orientation)
+//!     40     4  index scheme (1: king pairs x ranked piece groups, see `index`)
+//!     44     4  value encoding (1: one byte per position, 0 = draw, plies + 1 otherwise)
+//!     48     8  indices per side to move (N)
+//!     56    32  white to move: positions, win, draw, loss (u64 each)
+//!     88    32  black to move: positions, win, draw, loss
+//!    120     4  longest mate in plies
+//!    124     4  side to move of a longest mate (0 white, 1 black)
+//!    128     8  index of that position
+//!    136     4  CRC-32 of the white-to-move values
+//!    140     4  CRC-32 of the black-to-move values
+//!    144   108  reserved, zero
+//!    252     4  CRC-32 of bytes 0..252
+//!    256     N  values, white to move, by index
+//!  256+N     N  values, black to move, by index
+//! ```
+//! Illegal and broken indices hold 0 (draw): they are never probed.
+
+use crate::material::Material;
+use crate::retro::{SideStats, TableStats};
+
+/// Identifies a retrobook table file.
+pub const MAGIC: [u8; 8] = *b"RBTABLE\x1a";
+/// The format version this code writes and reads.
+pub const VERSION: u32 = 1;
+/// Header length in bytes.
+pub const HEADER_LEN: usize = 256;
+/// Index scheme number of `index::TableIndex`.
+pub const INDEX_SCHEME: u32 = 1;
+/// Value encoding number of `Dtm::encode`.
+pub const VALUE_ENCODING: u32 = 1;
+/// File name extension of table files.
+pub const EXTENSION: &str = "rbt";
+
+/// Everything the header says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The game ("chess").
+    pub game: String,
+    /// Canonical material.
+    pub material: Material,
+    /// Indices per side to move.
+    pub size: u64,
+    /// Statistics (DESIGN.md §2 convention).
+    pub stats: TableStats,
+    /// CRC-32 of each side's values.
+    pub crc: [u32; 2],
+}
+
+fn put_u32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn put_u64(b: &mut [u8], at: usize, v: u64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+fn get_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn get_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+fn put_str(b: &mut [u8], at: usize, len: usize, s: &str) {
+    let bytes = s.as_bytes();
+    b[at..at + bytes.len().min(len)].copy_from_slice(&bytes[..bytes.len().min(len)]);
+}
+
+fn get_str(b: &[u8], at: usize, len: usize) -> String {
+    let field = &b[at..at + len];
+    let end = field.iter().position(|&c| c == 0).unwrap_or(len);
+    String::from_utf8_lossy(&field[..end]).into_owned()
+}
+
+impl Header {
+    /// The 256 header bytes, checksum included.
+    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0..8].copy_from_slice(&MAGIC);
+        put_u32(&mut b, 8, VERSION);
+        put_u32(&mut b, 12, HEADER_LEN as u32);
+        put_str(&mut b, 16, 8, &self.game);
+        put_str(&mut b, 24, 16, &self.material.to_string());
+        put_u32(&mut b, 40, INDEX_SCHEME);
+        put_u32(&mut b, 44, VALUE_ENCODING);
+        put_u64(&mut b, 48, self.size);
+        for (s, at) in [(0, 56), (1, 88)] {
+            let st = &self.stats.sides[s];
+            for (i, v) in [st.positions, st.win, st.draw, st.loss].into_iter().enumerate() {
+                put_u64(&mut b, at + 8 * i, v);
+            }
+        }
+        put_u32(&mut b, 120, self.stats.max_plies);
+        put_u32(&mut b, 124, self.stats.max_side as u32);
+        put_u64(&mut b, 128, self.stats.max_index);
+        put_u32(&mut b, 136, self.crc[0]);
+        put_u32(&mut b, 140, self.crc[1]);
+        let crc = crc32fast::hash(&b[..252]);
+        put_u32(&mut b, 252, crc);
+        b
+    }
+
+    /// Parses and checks a header; the error says what is wrong.
+    pub fn from_bytes(b: &[u8]) -> Result<Header, String> {
+        if b.len() < HEADER_LEN {
+            return Err(format!("file is {} bytes, shorter than a table header", b.len()));
+        }
+        if b[0..8] != MAGIC {
+            return Err("not a retrobook table (bad magic number)".into());
+        }
+        let version = get_u32(b, 8);
+        if version != VERSION {
+            return Err(format!("table format version {version}, this program reads version {VERSION}"));
+        }
+        if get_u32(b, 252) != crc32fast::hash(&b[..252]) {
+            return Err("header checksum mismatch (file corrupted)".into());
+        }
+        if get_u32(b, 12) as usize != HEADER_LEN {
+            return Err("unexpected header length".into());
+        }
+        let game = get_str(b, 16, 8);
+        if game != "chess" {
+            return Err(format!("table of game {game:?}, expected chess"));
+        }
+        let sig = get_str(b, 24, 16);
+        let material: Material = sig.parse().map_err(|e| format!("bad signature in header: {e}"))?;
+        if get_u32(b, 40) != INDEX_SCHEME || get_u32(b, 44) != VALUE_ENCODING {
+            return Err("unknown index scheme or value encoding".into());
+        }
+        let mut stats = TableStats::default();
+        for (s, at) in [(0, 56), (1, 88)] {
+            stats.sides[s] = SideStats {
+                positions: get_u64(b, at),
+                win: get_u64(b, at + 8),
+                draw: get_u64(b, at + 16),
+                loss: get_u64(b, at + 24),
+            };
+        }
+        stats.max_plies = get_u32(b, 120);
+        stats.max_side = get_u32(b, 124) as u8;
+        stats.max_index = get_u64(b, 128);
+        Ok(Header { game, material, size: get_u64(b, 48), stats, crc: [get_u32(b, 136), get_u32(b, 140)] })
+    }
+}
