@@ -144,23 +144,36 @@ impl TableIndex {
         Some(pos)
     }
 
-    /// True when `idx` (decoding to `pos`) is the one index that represents its symmetry
-    /// class, so that statistics count each class once. Only pawnless positions with both
-    /// kings on the a1-h8 diagonal have a second index (their mirror image across it).
-    pub fn is_representative(&self, idx: u64, pos: &Position) -> bool {
+    /// How many positions `idx` (decoding to `pos`) counts for in the statistics, in the
+    /// convention Syzygy publishes: each symmetry class once, identical pieces told apart
+    /// (k identical pieces give k! labelled positions, fewer when a symmetry of the position
+    /// swaps them). 0 for the second index of a class (pawnless, both kings on the a1-h8
+    /// diagonal: the index also holds the mirror image across it).
+    pub fn class_weight(&self, idx: u64, pos: &Position) -> u64 {
+        let labelled: u64 = self.groups.iter().map(|g| (1..=g.count as u64).product::<u64>()).product();
         if self.material.has_pawns() {
-            return true;
+            return labelled;
         }
         let (Some(wk), Some(bk)) = (pos.king(Color::White), pos.king(Color::Black)) else {
-            return false;
+            return 0;
         };
         if wk.file() != wk.rank() || bk.file() != bk.rank() {
-            return true;
+            return labelled;
         }
         let mirrored = pos.transformed(true, false, false);
         match self.encode(&mirrored) {
-            Some(other) => idx <= other,
-            None => true,
+            Some(other) if other < idx => 0,
+            Some(other) if other == idx => {
+                // The position is its own mirror image: the mirror swaps the identical pieces
+                // that stand off the diagonal, so their labellings pair up.
+                const DIAGONAL: u64 = 0x8040_2010_0804_0201;
+                if (pos.occupied().0 & !DIAGONAL) != 0 {
+                    labelled / 2
+                } else {
+                    labelled
+                }
+            }
+            _ => labelled,
         }
     }
 }

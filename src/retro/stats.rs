@@ -1,5 +1,5 @@
 //! Table statistics in the counting convention of DESIGN.md §2 (the one Syzygy publishes):
-//! legal positions per side to move, each symmetry class once; win/draw/loss from the side to
+//! legal positions per side to move, each symmetry class once, identical pieces told apart; win/draw/loss from the side to
 //! move's view; and the longest mate over both sides to move.
 
 use crate::chess::Color;
@@ -67,15 +67,19 @@ pub fn compute(index: &TableIndex, values: [&[u8]; 2]) -> TableStats {
             .into_par_iter()
             .fold(Partial::default, |mut acc, idx| {
                 let Some(pos) = index.decode(idx, turn) else { return acc };
-                if pos.opponent_in_check() || !index.is_representative(idx, &pos) {
+                if pos.opponent_in_check() {
                     return acc;
                 }
-                acc.stats.positions += 1;
+                let w = index.class_weight(idx, &pos);
+                if w == 0 {
+                    return acc;
+                }
+                acc.stats.positions += w;
                 let v = Dtm::decode(values[side][idx as usize]);
                 match v {
-                    Dtm::Win(_) => acc.stats.win += 1,
-                    Dtm::Draw => acc.stats.draw += 1,
-                    Dtm::Loss(_) => acc.stats.loss += 1,
+                    Dtm::Win(_) => acc.stats.win += w,
+                    Dtm::Draw => acc.stats.draw += w,
+                    Dtm::Loss(_) => acc.stats.loss += w,
                 }
                 if let Some(p) = v.plies() {
                     acc.longest = better(acc.longest, Some((p, idx)));
