@@ -80,7 +80,17 @@ fn usage(msg: impl Into<String>) -> Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            // One line, as for every other error: clap's first line without its "error: ".
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("retrobook: {} (see retrobook --help)", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
     let result = match cli.command {
         Command::Gen { signatures, all, tables, threads, json } => cmd_gen(&signatures, all, &tables, threads, json),
         Command::Info { table, tables, json } => cmd_info(&table, &tables, json),

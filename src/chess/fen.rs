@@ -33,8 +33,8 @@ impl FromStr for Position {
     ///
     /// ```
     /// use retrobook::chess::Position;
-    /// let p: Position = "8/8/8/8/8/2k5/8/K1Q5 w - - 0 1".parse().unwrap();
-    /// assert_eq!(p.to_string(), "8/8/8/8/8/2k5/8/K1Q5 w - - 0 1");
+    /// let p: Position = "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1".parse().unwrap();
+    /// assert_eq!(p.to_string(), "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1");
     /// assert!("8/8/8 w - -".parse::<Position>().is_err());
     /// ```
     fn from_str(s: &str) -> Result<Position, FenError> {

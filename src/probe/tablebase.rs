@@ -25,7 +25,7 @@ impl Tablebase {
     ///
     /// ```no_run
     /// let tb = retrobook::Tablebase::open("tables").unwrap();
-    /// let pos = "8/8/8/8/8/2k5/8/K1Q5 w - - 0 1".parse().unwrap();
+    /// let pos = "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1".parse().unwrap();
     /// println!("{:?}", tb.probe_dtm(&pos));
     /// ```
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, String> {

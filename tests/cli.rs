@@ -1,0 +1,151 @@
+//! The command line's contract: exit statuses, one clear error line for bad input (never a
+//! panic), the JSON shapes of DESIGN.md §3, and `gen` building sub-tables first.
+
+mod common;
+
+use common::run;
+use serde_json::Value;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// KQvK and KRvK only (built once, through their own `gen` calls).
+fn small_tables() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run(&["gen", "KQvK", "KRvK", "--tables", dir.path().to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        dir
+    })
+    .path()
+}
+
+/// Runs and expects failure with `code` and a single error line containing `needle`.
+fn fails(args: &[&str], code: i32, needle: &str) {
+    let out = run(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    assert!(err.contains(needle), "{args:?}: {err:?} should mention {needle:?}");
+    assert!(err.trim().lines().count() <= 2, "{args:?}: one clear line, got {err}");
+}
+
+#[test]
+fn malformed_signatures_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    fails(&["gen", "KXvK", "--tables", d], 2, "KXvK");
+    fails(&["gen", "KQK", "--tables", d], 2, "KQK");
+    fails(&["gen", "QvK", "--tables", d], 2, "QvK");
+    fails(&["info", "KQvKvK", "--tables", d], 2, "KQvKvK");
+    fails(&["gen", "KvK", "--tables", d], 2, "KvK");
+    fails(&["gen", "--all", "9", "--tables", d], 2, "--all");
+    fails(&["gen", "--frobnicate"], 2, "frobnicate");
+}
+
+#[test]
+fn too_many_pieces_is_a_usage_error() {
+    fails(&["gen", "KQRBvKN"], 2, "at most 5");
+}
+
+#[test]
+fn bad_fen_is_named() {
+    let d = small_tables().to_str().unwrap();
+    fails(&["probe", "--tables", d, "not a fen"], 1, "not a fen");
+    fails(&["probe", "--tables", d, "8/8/8/8/8/8/8/8 w - - 0 1"], 1, "king");
+    fails(&["probe", "--tables", d, "8/8/8/8/8/8/8/K1kQ4 w - - 0 1"], 1, "not to move is in check");
+    fails(&["probe", "--tables", d, "8/8/8/8/8/3k4/8/K1Q5 x - - 0 1"], 1, "side to move");
+}
+
+#[test]
+fn fen_without_table_is_named() {
+    let d = small_tables().to_str().unwrap();
+    fails(&["probe", "--tables", d, "8/8/8/8/8/5k2/8/KNB5 w - - 0 1"], 1, "no table for KBNvK");
+    fails(&["info", "KBNvK", "--tables", d], 1, "no table for KBNvK");
+}
+
+#[test]
+fn missing_tables_folder_is_named() {
+    fails(&["probe", "--tables", "/nonexistent/tables", "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1"], 1, "/nonexistent/tables");
+    fails(&["info", "KQvK", "--tables", "/nonexistent/tables"], 1, "/nonexistent/tables");
+    fails(&["verify", "--tables", "/nonexistent/tables"], 1, "/nonexistent/tables");
+}
+
+#[test]
+fn unwritable_output_folder_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let target = file.join("tables");
+    fails(&["gen", "KQvK", "--tables", target.to_str().unwrap()], 1, "a-file");
+}
+
+#[test]
+fn gen_builds_sub_tables_first_and_skips_finished_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = run(&["gen", "KQvKN", "--tables", d, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let built: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["signature"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(built, ["KNvK", "KQvK", "KQvKN"]);
+    for sig in &built {
+        assert!(dir.path().join(format!("{sig}.rbt")).is_file());
+    }
+    let again = run(&["gen", "KQvKN", "--tables", d, "--json"]);
+    assert!(again.status.success());
+    assert_eq!(String::from_utf8_lossy(&again.stdout).trim(), "", "nothing left to build");
+}
+
+#[test]
+fn info_json_has_the_contract_shape() {
+    let d = small_tables().to_str().unwrap();
+    let out = run(&["info", "KQvK", "--tables", d, "--json"]);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["signature"], "KQvK");
+    assert_eq!(v["pieces"], 3);
+    assert!(v["bytes"].as_u64().unwrap() > 0);
+    for side in ["white", "black"] {
+        for k in ["positions", "win", "draw", "loss"] {
+            assert!(v[side][k].is_u64(), "{side}.{k}");
+        }
+    }
+    assert_eq!(v["max_dtm"]["plies"], 20);
+    assert_eq!(v["max_dtm"]["moves"], 10);
+    assert!(v["max_dtm"]["fen"].is_string());
+    // A table file can be named directly.
+    let path = small_tables().join("KQvK.rbt");
+    let by_file = run(&["info", path.to_str().unwrap(), "--json"]);
+    assert_eq!(by_file.stdout, out.stdout);
+}
+
+#[test]
+fn probe_json_lines_have_the_contract_shape() {
+    let d = small_tables().to_str().unwrap();
+    let fens = ["8/8/8/8/8/3k4/8/K1Q5 w - - 0 1", "8/8/8/8/8/3k4/8/K1Q5 b - -"];
+    let out = run(&["probe", "--json", "--tables", d, fens[0], fens[1]]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["fen"], fens[0]);
+    assert_eq!(lines[0]["wdl"], "win");
+    let plies = lines[0]["dtm_plies"].as_u64().unwrap();
+    assert_eq!(plies % 2, 1);
+    let best = &lines[0]["moves"][0];
+    assert!(best["uci"].is_string());
+    // The best move leads to a loss one ply shorter, for the side to move after it.
+    assert_eq!(best["wdl"], "loss");
+    assert_eq!(best["dtm_plies"].as_u64(), Some(plies - 1));
+    // Black to move is not in check here: KxQ is impossible, so black loses.
+    assert_eq!(lines[1]["wdl"], "loss");
+}
+
+#[test]
+fn castling_rights_are_refused_clearly() {
+    let d = small_tables().to_str().unwrap();
+    fails(&["probe", "--tables", d, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"], 1, "castling");
+}

@@ -1,0 +1,238 @@
+//! Every 3- and 4-piece table, built once by the `gen` command, checked against data nobody
+//! here wrote: Syzygy's published statistics, the Gaviota longest mates and DTM samples,
+//! python-chess's Gaviota-checked positions, and the Syzygy WDL tables themselves.
+
+mod common;
+
+use common::{data, expected_dtm, reseal_table, run, run_ok};
+use rayon::prelude::*;
+use retrobook::chess::{Color, Position};
+use retrobook::material::Material;
+use retrobook::{Dtm, Tablebase};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The folder holding every table of up to 4 pieces, built by `retrobook gen` (the README's
+/// first command, with its default of 4 pieces).
+fn tables() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run_ok(&["gen", "--tables", dir.path().to_str().unwrap(), "--json"]);
+        assert_eq!(out.lines().count(), 35, "gen built 35 tables:\n{out}");
+        dir
+    })
+    .path()
+}
+
+fn tables_arg() -> &'static str {
+    tables().to_str().unwrap()
+}
+
+#[test]
+fn statistics_equal_syzygy_and_longest_mates_equal_gaviota() {
+    let stats: Value = serde_json::from_str(&std::fs::read_to_string(data("syzygy-stats-345.json")).unwrap()).unwrap();
+    let maxima = std::fs::read_to_string(data("dtm-max-34.tsv")).unwrap();
+    let mut checked = 0;
+    for line in maxima.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (sig, plies, moves) = (f[0], f[1].parse::<u64>().unwrap(), f[2].parse::<u64>().unwrap());
+        let info: Value = serde_json::from_str(&run_ok(&["info", sig, "--tables", tables_arg(), "--json"])).unwrap();
+        let reference = stats.as_array().unwrap().iter().find(|t| t["table"] == sig).expect("table in stats");
+        for side in ["white", "black"] {
+            for k in ["positions", "win", "draw", "loss"] {
+                assert_eq!(info[side][k], reference[side][k], "{sig} {side} {k}");
+            }
+        }
+        assert_eq!(info["signature"], sig);
+        assert_eq!(info["max_dtm"]["plies"].as_u64(), Some(plies), "{sig} longest mate");
+        assert_eq!(info["max_dtm"]["moves"].as_u64(), Some(moves), "{sig} longest mate in moves");
+        if plies > 0 {
+            // The reported position really is that deep.
+            let tb = Tablebase::open(tables()).unwrap();
+            let pos: Position = info["max_dtm"]["fen"].as_str().unwrap().parse().unwrap();
+            assert_eq!(tb.probe_dtm(&pos).unwrap().plies(), Some(plies as u32), "{sig}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 35);
+}
+
+fn gaviota_samples() -> Vec<(String, Dtm)> {
+    let text = std::fs::read_to_string(data("dtm-samples-34.epd")).unwrap();
+    let samples: Vec<(String, Dtm)> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (fen, v) = expected_dtm(l).expect("sample line parses");
+            (fen, v.expect("samples carry wdl"))
+        })
+        .collect();
+    assert_eq!(samples.len(), 17_500);
+    samples
+}
+
+#[test]
+fn gaviota_samples_match_through_the_library() {
+    let tb = Tablebase::open(tables()).unwrap();
+    for (fen, expected) in gaviota_samples() {
+        let pos: Position = fen.parse().unwrap();
+        assert_eq!(tb.probe_dtm(&pos).unwrap(), expected, "{fen}");
+    }
+}
+
+#[test]
+fn gaviota_samples_match_through_the_cli() {
+    let samples = gaviota_samples();
+    for chunk in samples.chunks(2500) {
+        let mut args = vec!["probe", "--json", "--tables", tables_arg()];
+        args.extend(chunk.iter().map(|(f, _)| f.as_str()));
+        let out = run_ok(&args);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), chunk.len());
+        for (line, (fen, expected)) in lines.iter().zip(chunk) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(v["fen"].as_str(), Some(fen.as_str()));
+            assert_eq!(v["wdl"].as_str(), Some(expected.wdl().as_str()), "{fen}");
+            assert_eq!(v["dtm_plies"].as_u64(), expected.plies().map(u64::from), "{fen}");
+        }
+    }
+}
+
+#[test]
+fn published_positions_with_en_passant_match() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let text = std::fs::read_to_string(data("endgame-dm-4.epd")).unwrap();
+    let mut n = 0;
+    for line in text.lines().filter(|l| l.contains(" dm ")) {
+        let (fen, expected) = expected_dtm(line).unwrap();
+        let pos: Position = fen.parse().unwrap();
+        let got = tb.probe_dtm(&pos).unwrap();
+        match expected {
+            Some(e) => assert_eq!(got, e, "{fen}"),
+            // dm 0 without wdl: a draw, or mated on the board.
+            None => assert!(got == Dtm::Draw || (got == Dtm::Loss(0) && !pos.has_legal_move()), "{fen}: {got}"),
+        }
+        n += 1;
+    }
+    assert!(n >= 40, "only {n} positions read");
+}
+
+#[test]
+fn wdl_equals_syzygy_on_every_position() {
+    use shakmaty::{fen::Fen, CastlingMode, Chess};
+    use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
+    let mut syzygy = Syzygy::<Chess>::new();
+    syzygy.add_directory(data("syzygy")).unwrap();
+    let tb = Tablebase::open(tables()).unwrap();
+    for sig in ["KQvKR", "KRvKN", "KPvKP", "KRvKP"] {
+        let m: Material = sig.parse().unwrap();
+        let table = tb.table(&m).unwrap();
+        let index = table.index();
+        for side in 0..2 {
+            let checked: u64 = (0..index.size())
+                .into_par_iter()
+                .map(|idx| {
+                    let Some(pos) = index.decode(idx, Color::from_index(side)) else { return 0 };
+                    if pos.opponent_in_check() {
+                        return 0;
+                    }
+                    let ours = Dtm::decode(table.value(side, idx)).wdl();
+                    let fen: Fen = pos.to_string().parse().unwrap();
+                    let spos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
+                    let theirs = match syzygy.probe_wdl_after_zeroing(&spos).unwrap() {
+                        SWdl::Win | SWdl::CursedWin => retrobook::Wdl::Win,
+                        SWdl::Draw => retrobook::Wdl::Draw,
+                        SWdl::Loss | SWdl::BlessedLoss => retrobook::Wdl::Loss,
+                    };
+                    assert_eq!(ours, theirs, "{sig}: {pos}");
+                    1
+                })
+                .sum();
+            assert!(checked > 1_000_000, "{sig}: only {checked} positions compared");
+        }
+    }
+}
+
+#[test]
+fn verify_passes_on_every_table() {
+    let out = run_ok(&["verify", "--tables", tables_arg()]);
+    assert!(out.contains("verified 35 tables"), "{out}");
+}
+
+fn copy_tables(to: &Path, names: &[&str]) {
+    for n in names {
+        std::fs::copy(tables().join(format!("{n}.rbt")), to.join(format!("{n}.rbt"))).unwrap();
+    }
+}
+
+#[test]
+fn verify_names_the_position_of_an_altered_value() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tables(dir.path(), &["KRvKN", "KRvK", "KNvK"]);
+    let path = dir.path().join("KRvKN.rbt");
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let m: Material = "KRvKN".parse().unwrap();
+    let table = tb.table(&m).unwrap();
+    // The first white-to-move position that is won: make it a draw.
+    let (idx, pos) = (0..table.index().size())
+        .find_map(|i| {
+            let p = table.index().decode(i, Color::White)?;
+            (!p.opponent_in_check() && matches!(Dtm::decode(table.value(0, i)), Dtm::Win(_))).then_some((i, p))
+        })
+        .unwrap();
+    drop(tb);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[256 + idx as usize] = 0;
+    std::fs::write(&path, bytes).unwrap();
+    // Unsealed: the checksum catches it when the file is opened.
+    let out = run(&["verify", "KRvKN", "--tables", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("KRvKN.rbt") && err.contains("checksum"), "{err}");
+    // Resealed: only the one-ply check can catch it, and it names the position.
+    reseal_table(&path);
+    let out = run(&["verify", "KRvKN", "--tables", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&pos.board_fen()), "{err} should name {pos}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+}
+
+#[test]
+fn colour_flipped_material_is_probed_through_the_canonical_table() {
+    let tb = Tablebase::open(tables()).unwrap();
+    for (fen, expected) in gaviota_samples().into_iter().step_by(7) {
+        let flipped = fen.parse::<Position>().unwrap().color_flipped();
+        assert_eq!(tb.probe_dtm(&flipped).unwrap(), expected, "{flipped} (flipped {fen})");
+    }
+    // KNvKR by name gives the KRvKN table.
+    let info: Value = serde_json::from_str(&run_ok(&["info", "KNvKR", "--tables", tables_arg(), "--json"])).unwrap();
+    assert_eq!(info["signature"], "KRvKN");
+}
+
+#[test]
+fn probe_lists_en_passant_captures_and_ranks_moves() {
+    let out = run_ok(&["probe", "--json", "--tables", tables_arg(), "8/8/8/8/pP6/8/8/K1k5 b - b3 0 1"]);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let moves = v["moves"].as_array().unwrap();
+    assert!(moves.iter().any(|m| m["uci"] == "a4b3"), "{out}");
+    // Best first: the side to move's value is the best of the moves' values seen from it.
+    let mover_view = |m: &Value| {
+        let plies = m["dtm_plies"].as_u64().map(|p| p as u32);
+        match (m["wdl"].as_str().unwrap(), plies) {
+            ("loss", Some(p)) => Dtm::Loss(p).back(),
+            ("win", Some(p)) => Dtm::Win(p).back(),
+            _ => Dtm::Draw,
+        }
+    };
+    let values: Vec<Dtm> = moves.iter().map(mover_view).collect();
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "{out}");
+    let own = match (v["wdl"].as_str().unwrap(), v["dtm_plies"].as_u64()) {
+        ("win", Some(p)) => Dtm::Win(p as u32),
+        ("loss", Some(p)) => Dtm::Loss(p as u32),
+        _ => Dtm::Draw,
+    };
+    assert_eq!(own, values[0]);
+}
