@@ -76,15 +76,39 @@ impl TableIndex {
         Some(self.kings.canonicalizer(wk, bk))
     }
 
-    /// The index of `pos`, which must have this material (in this orientation). Returns None
-    /// for positions the index leaves out (adjacent kings, missing kings).
+    /// The index of `pos`, which must have this material (in this orientation). Every
+    /// symmetry class has exactly one index: without pawns, when both kings stand on the
+    /// a1-h8 diagonal, the position and its mirror image across it are both in canonical king
+    /// form, and the smaller of their two indices is taken. Returns None for positions the
+    /// index leaves out (adjacent kings, missing kings).
     #[inline]
     pub fn encode(&self, pos: &Position) -> Option<u64> {
         let sym = self.canonicalizer(pos)?;
+        let idx = self.encode_with(pos, sym)?;
+        if self.kings_on_diagonal(pos, sym) {
+            let mirror = Symmetry { diagonal: true, ..Symmetry::default() };
+            let twin = self.encode_with(&pos.transformed(sym.diagonal, sym.horizontal, sym.vertical), mirror)?;
+            return Some(idx.min(twin));
+        }
+        Some(idx)
+    }
+
+    /// True when, without pawns, `sym` puts both kings of `pos` on the a1-h8 diagonal.
+    #[inline]
+    fn kings_on_diagonal(&self, pos: &Position, sym: Symmetry) -> bool {
+        if self.material.has_pawns() {
+            return false;
+        }
+        let (Some(wk), Some(bk)) = (pos.king(Color::White), pos.king(Color::Black)) else { return false };
+        let (wk, bk) = (sym.square(wk), sym.square(bk));
+        wk.file() == wk.rank() && bk.file() == bk.rank()
+    }
+
+    #[inline]
+    fn encode_with(&self, pos: &Position, sym: Symmetry) -> Option<u64> {
         let wk = sym.square(pos.king(Color::White)?);
         let bk = sym.square(pos.king(Color::Black)?);
-        let pair = self.kings.number(wk, bk)? as u64;
-        let mut idx = pair;
+        let mut idx = self.kings.number(wk, bk)? as u64;
         for g in &self.groups {
             let b = sym.bitboard(pos.pieces(g.color, g.role));
             idx = idx * g.size + combinations::rank(b.0 >> g.shift);
@@ -92,27 +116,14 @@ impl TableIndex {
         Some(idx)
     }
 
-    /// Calls `f` with every index of `pos`'s symmetry class: one, or two for pawnless
-    /// positions whose kings both stand on the a1-h8 diagonal (the class then also holds the
-    /// mirror image across it). Retrograde analysis must reach both.
+    /// True when `idx` (decoding to `pos`) is the index `encode` gives its class; the other
+    /// indices (mirror images of canonical ones) are never used and count as broken.
     #[inline]
-    pub fn for_each_encoding(&self, pos: &Position, mut f: impl FnMut(u64)) {
-        let Some(idx) = self.encode(pos) else { return };
-        f(idx);
-        if self.material.has_pawns() {
-            return;
+    pub fn is_canonical(&self, idx: u64, pos: &Position) -> bool {
+        if !self.kings_on_diagonal(pos, Symmetry::default()) {
+            return true;
         }
-        let (Some(wk), Some(bk)) = (pos.king(Color::White), pos.king(Color::Black)) else { return };
-        let sym = self.kings.canonicalizer(wk, bk);
-        let (cw, cb) = (sym.square(wk), sym.square(bk));
-        if cw.file() == cw.rank() && cb.file() == cb.rank() {
-            let canon = pos.transformed(sym.diagonal, sym.horizontal, sym.vertical);
-            if let Some(other) = self.encode(&canon.transformed(true, false, false)) {
-                if other != idx {
-                    f(other);
-                }
-            }
-        }
+        self.encode(pos) == Some(idx)
     }
 
     /// The position with index `idx` and `turn` to move, or None if the index is broken
@@ -146,34 +157,23 @@ impl TableIndex {
 
     /// How many positions `idx` (decoding to `pos`) counts for in the statistics, in the
     /// convention Syzygy publishes: each symmetry class once, identical pieces told apart
-    /// (k identical pieces give k! labelled positions, fewer when a symmetry of the position
-    /// swaps them). 0 for the second index of a class (pawnless, both kings on the a1-h8
-    /// diagonal: the index also holds the mirror image across it).
+    /// (k identical pieces give k! labelled positions, half as many when the position is its
+    /// own mirror image and the mirror swaps identical pieces). 0 for non-canonical indices.
     pub fn class_weight(&self, idx: u64, pos: &Position) -> u64 {
         let labelled: u64 = self.groups.iter().map(|g| (1..=g.count as u64).product::<u64>()).product();
-        if self.material.has_pawns() {
+        if !self.kings_on_diagonal(pos, Symmetry::default()) {
             return labelled;
         }
-        let (Some(wk), Some(bk)) = (pos.king(Color::White), pos.king(Color::Black)) else {
+        if self.encode(pos) != Some(idx) {
             return 0;
-        };
-        if wk.file() != wk.rank() || bk.file() != bk.rank() {
-            return labelled;
         }
-        let mirrored = pos.transformed(true, false, false);
-        match self.encode(&mirrored) {
-            Some(other) if other < idx => 0,
-            Some(other) if other == idx => {
-                // The position is its own mirror image: the mirror swaps the identical pieces
-                // that stand off the diagonal, so their labellings pair up.
-                const DIAGONAL: u64 = 0x8040_2010_0804_0201;
-                if (pos.occupied().0 & !DIAGONAL) != 0 {
-                    labelled / 2
-                } else {
-                    labelled
-                }
-            }
-            _ => labelled,
+        // Its own mirror image: the mirror swaps the identical pieces off the diagonal, so
+        // their labellings pair up.
+        const DIAGONAL: u64 = 0x8040_2010_0804_0201;
+        if pos.transformed(true, false, false) == *pos && (pos.occupied().0 & !DIAGONAL) != 0 {
+            labelled / 2
+        } else {
+            labelled
         }
     }
 }

@@ -27,7 +27,7 @@ pub fn verify_table(tb: &Tablebase, material: &Material, observer: &dyn Observer
                     observer.advance((1u64 << 12).min(n - idx));
                 }
                 let pos = index.decode(idx, turn)?;
-                if pos.opponent_in_check() {
+                if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
                     return None;
                 }
                 let stored = Dtm::decode(table.value(side, idx));

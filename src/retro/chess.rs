@@ -9,7 +9,35 @@ use super::solver::{RetroGame, Successor};
 use crate::chess::{Color, MoveKind, MoveList, Position, Square, UnMoveKind};
 use crate::index::TableIndex;
 use crate::value::Dtm;
+use std::cell::Cell;
 use std::sync::Mutex;
+
+thread_local! {
+    /// A reusable buffer per thread, so that collecting moves allocates only once.
+    static SCRATCH: Cell<Vec<(u64, Option<Dtm>)>> = const { Cell::new(Vec::new()) };
+}
+
+/// Runs `fill` on an empty per-thread buffer, then `f` on every entry, with entries of equal
+/// index merged when `dedup` is set.
+fn with_scratch(
+    dedup: bool,
+    fill: impl FnOnce(&mut Vec<(u64, Option<Dtm>)>),
+    mut f: impl FnMut(u64, Option<Dtm>) -> bool,
+) {
+    let mut buf = SCRATCH.take();
+    buf.clear();
+    fill(&mut buf);
+    if dedup {
+        buf.sort_unstable_by_key(|e| e.0);
+        buf.dedup_by_key(|e| e.0);
+    }
+    for &(i, alt) in buf.iter() {
+        if !f(i, alt) {
+            break;
+        }
+    }
+    SCRATCH.set(buf);
+}
 
 /// Values of positions outside the table being built (fewer pieces, or a pawn promoted).
 pub trait SubTables: Sync {
@@ -65,7 +93,7 @@ impl<'a> ChessGame<'a> {
     /// A legal position of this table, or None.
     pub fn position(&self, side: usize, idx: u64) -> Option<Position> {
         let pos = self.index.decode(idx, Color::from_index(side))?;
-        if pos.opponent_in_check() {
+        if pos.opponent_in_check() || !self.index.is_canonical(idx, &pos) {
             None
         } else {
             Some(pos)
@@ -87,19 +115,27 @@ impl RetroGame for ChessGame<'_> {
         let pos = self.position(side, idx)?;
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
-        for m in list.as_slice() {
-            let after = pos.play(m);
-            let s = if m.is_conversion() {
-                Successor::Fixed(self.sub_value(&after))
-            } else if m.kind == MoveKind::DoublePush {
-                match self.en_passant_option(&after) {
-                    Some(alt) => Successor::Either(self.encode(&after), alt),
-                    None => Successor::Table(self.encode(&after)),
+        let mut fixed = Vec::new();
+        with_scratch(
+            !self.index.material().has_pawns(),
+            |inside| {
+                for m in list.as_slice() {
+                    let after = pos.play(m);
+                    if m.is_conversion() {
+                        fixed.push(self.sub_value(&after));
+                    } else {
+                        let alt = if m.kind == MoveKind::DoublePush { self.en_passant_option(&after) } else { None };
+                        inside.push((self.encode(&after), alt));
+                    }
                 }
-            } else {
-                Successor::Table(self.encode(&after))
-            };
-            if !f(s) {
+            },
+            |j, alt| match alt {
+                Some(a) => f(Successor::Either(j, a)),
+                None => f(Successor::Table(j)),
+            },
+        );
+        for v in fixed {
+            if !f(Successor::Fixed(v)) {
                 break;
             }
         }
@@ -108,15 +144,24 @@ impl RetroGame for ChessGame<'_> {
 
     fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>)) {
         let Some(pos) = self.position(side, idx) else { return };
-        pos.for_each_unmove(&[], false, |u, before| {
-            let alt = if u.kind == UnMoveKind::DoublePush {
-                let mut with_ep = pos;
-                with_ep.set_ep_square(Square::new((u.from.index() + u.to.index()) as u32 / 2));
-                self.en_passant_option(&with_ep)
-            } else {
-                None
-            };
-            self.index.for_each_encoding(&before, |i| f(i, alt));
-        });
+        with_scratch(
+            !self.index.material().has_pawns(),
+            |out| {
+                pos.for_each_unmove(&[], false, |u, before| {
+                    let alt = if u.kind == UnMoveKind::DoublePush {
+                        let mut with_ep = pos;
+                        with_ep.set_ep_square(Square::new((u.from.index() + u.to.index()) as u32 / 2));
+                        self.en_passant_option(&with_ep)
+                    } else {
+                        None
+                    };
+                    out.push((self.encode(&before), alt));
+                });
+            },
+            |i, alt| {
+                f(i, alt);
+                true
+            },
+        );
     }
 }

@@ -2,19 +2,19 @@
 //! whose positions are numbered densely for each of two sides to move.
 //!
 //! Level by level (level = plies to mate), positions found at the previous level are taken
-//! back by un-moves: the predecessors of a loss in n-1 plies win in n; a predecessor of a win
-//! in n-1 loses in n if every one of its moves now leads to a win for the opponent (checked
-//! by generating its moves, which needs no per-position counter). Moves that leave the graph
-//! (captures and promotions into sub-tables) have fixed values that are summarized once per
+//! back by un-moves: the predecessors of a loss in n-1 plies win in n; each predecessor of a
+//! win in n-1 has one more move known to lose, counted down in a per-position counter of its
+//! moves inside the graph, and loses in n when that counter reaches zero. Moves that leave the
+//! graph (captures and promotions into sub-tables) have fixed values, summarized once per
 //! position before the levels start. Whatever is never resolved is a draw.
 //!
-//! Memory: two bytes per position and side to move (the value and the fixed-move summary),
-//! written as relaxed atomics: every write at a level stores the same value, so concurrent
-//! writers need no lock.
+//! Memory: three bytes per position and side to move (value, fixed-move summary, move
+//! counter), as relaxed atomics: the value is set once by compare-and-swap, and the counter's
+//! atomic decrement tells exactly one thread that it reached zero. No locks on the hot path.
 
 use crate::value::Dtm;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
 /// A move seen from the position it is played in.
@@ -86,6 +86,16 @@ fn summary_plies(code: u8) -> Option<u32> {
 
 const CHUNK: usize = 1 << 12;
 
+/// Work for a later level, for the rare moves with an extra option (`Successor::Either`).
+#[derive(Copy, Clone)]
+enum Deferred {
+    /// `(side, idx)` wins at that level if still unresolved.
+    Win(u8, u64),
+    /// The move of `(side, idx)` into `j` loses at that level through its extra option,
+    /// unless its indexed part already lost earlier.
+    MoveLoses(u8, u64, u64),
+}
+
 fn atomic_bytes(n: usize) -> Vec<AtomicU8> {
     // AtomicU8 has the size and alignment of u8, and zeroed memory is a valid AtomicU8(0);
     // building the vector this way lets the allocator hand out zeroed pages directly.
@@ -106,7 +116,10 @@ struct State<'g, G: RetroGame> {
     game: &'g G,
     values: [Vec<AtomicU8>; 2],
     summary: [Vec<AtomicU8>; 2],
-    pending: Mutex<Vec<Vec<(u8, u64)>>>,
+    /// Moves inside the graph not yet known to lose for the mover (at most 255: a chess
+    /// position of 5 pieces has far fewer moves).
+    counters: [Vec<AtomicU8>; 2],
+    pending: Mutex<Vec<Vec<Deferred>>>,
     last_static_level: AtomicU32,
     found: AtomicU64,
 }
@@ -127,6 +140,7 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
         game,
         values: [atomic_bytes(n), atomic_bytes(n)],
         summary: [atomic_bytes(n), atomic_bytes(n)],
+        counters: [atomic_bytes(n), atomic_bytes(n)],
         pending: Mutex::new(vec![Vec::new(); Dtm::MAX_PLIES as usize + 2]),
         last_static_level: AtomicU32::new(0),
         found: AtomicU64::new(0),
@@ -154,7 +168,7 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
             });
         }
         let pending = std::mem::take(&mut st.pending.lock().unwrap_or_else(|e| e.into_inner())[level as usize]);
-        pending.into_par_iter().for_each(|(side, idx)| st.resolve(side as usize, idx, level));
+        pending.into_par_iter().for_each(|d| st.run_deferred(d, level));
         if st.found.load(Relaxed) > 0 {
             max_plies = level;
             idle = 0;
@@ -175,30 +189,45 @@ impl<G: RetroGame> State<'_, G> {
         self.last_static_level.fetch_max(level, Relaxed);
     }
 
-    fn defer(&self, level: u32, side: usize, idx: u64) {
+    fn defer(&self, level: u32, work: Deferred) {
         if level <= Dtm::MAX_PLIES {
             self.note_static(level);
-            self.pending.lock().unwrap_or_else(|e| e.into_inner())[level as usize].push((side as u8, idx));
+            self.pending.lock().unwrap_or_else(|e| e.into_inner())[level as usize].push(work);
+        }
+    }
+
+    fn run_deferred(&self, work: Deferred, level: u32) {
+        match work {
+            Deferred::Win(side, idx) => self.resolve_win(side as usize, idx, level),
+            Deferred::MoveLoses(side, idx, j) => {
+                let code = self.values[1 - side as usize][j as usize].load(Relaxed);
+                let indexed_part_won = code != 0 && (code - 1) % 2 == 1 && ((code - 1) as u32) < level;
+                if !indexed_part_won {
+                    self.count_down(side as usize, idx, level);
+                }
+            }
         }
     }
 
     fn init(&self, side: usize, idx: u64) {
         let mut best: Option<Dtm> = None;
         let mut any = false;
+        let mut inside = 0u32;
         let terminal = self.game.successors(side, idx, &mut |s| {
             any = true;
             match s {
-                Successor::Table(_) => {}
+                Successor::Table(_) => inside += 1,
                 Successor::Fixed(d) => {
                     let mine = d.back();
                     if best.is_none_or(|b| mine > b) {
                         best = Some(mine);
                     }
                 }
-                Successor::Either(_, alt) => {
-                    // The opponent's option wins for him: this move is resolved by then.
+                Successor::Either(j, alt) => {
+                    inside += 1;
+                    // The opponent's extra option wins for him: this move loses by then.
                     if let Dtm::Win(w) = alt {
-                        self.defer(w + 1, side, idx);
+                        self.defer(w + 1, Deferred::MoveLoses(side as u8, idx, j));
                     }
                 }
             }
@@ -221,6 +250,7 @@ impl<G: RetroGame> State<'_, G> {
             },
         };
         self.summary[side][idx as usize].store(summary, Relaxed);
+        self.counters[side][idx as usize].store(inside.min(255) as u8, Relaxed);
     }
 
     /// One position during the pass for `level`: take back its moves if it was resolved at
@@ -230,71 +260,69 @@ impl<G: RetroGame> State<'_, G> {
         let code = self.values[side][idx as usize].load(Relaxed);
         if code as u32 == level {
             let other = 1 - side;
-            let winning = level % 2 == 1;
-            self.game.predecessors(side, idx, &mut |p, alt| {
-                if !winning {
-                    self.resolve(other, p, level);
-                    return;
-                }
-                match alt {
-                    None => self.resolve(other, p, level),
-                    // The opponent may pick the other option: the move wins only if that
-                    // option loses too, and only once its loss is as deep as this one.
-                    Some(Dtm::Loss(e)) if e < level => self.resolve(other, p, level),
-                    Some(Dtm::Loss(e)) => self.defer(e + 1, other, p),
+            let prev = level - 1; // plies of `idx`
+            if level % 2 == 1 {
+                // `idx` is lost: every move into it wins.
+                self.game.predecessors(side, idx, &mut |p, alt| match alt {
+                    None => self.resolve_win(other, p, level),
+                    // The opponent may take his extra option instead: the move wins only if
+                    // that loses too, and as late as the longer of the two.
+                    Some(Dtm::Loss(e)) if e <= prev => self.resolve_win(other, p, level),
+                    Some(Dtm::Loss(e)) => self.defer(e + 1, Deferred::Win(other as u8, p)),
                     Some(_) => {}
-                }
-            });
+                });
+            } else {
+                // `idx` is won: one more losing move for each predecessor, unless the move
+                // already lost earlier through an extra option.
+                self.game.predecessors(side, idx, &mut |p, alt| match alt {
+                    Some(Dtm::Win(w)) if w < prev => {}
+                    _ => self.count_down(other, p, level),
+                });
+            }
         }
-        if code == 0 && summary_plies(self.summary[side][idx as usize].load(Relaxed)) == Some(level) {
-            self.resolve(side, idx, level);
+        if code == 0 {
+            let summary = self.summary[side][idx as usize].load(Relaxed);
+            if summary_plies(summary) == Some(level) {
+                if level % 2 == 1 {
+                    self.resolve_win(side, idx, level);
+                } else if self.counters[side][idx as usize].load(Relaxed) == 0 {
+                    self.resolve_loss(side, idx, level, summary);
+                }
+            }
         }
     }
 
-    /// Resolves `idx` at `level` if it is unresolved and (for a loss) all its moves now lose.
-    fn resolve(&self, side: usize, idx: u64, level: u32) {
-        let cell = &self.values[side][idx as usize];
-        if cell.load(Relaxed) != 0 {
-            return;
-        }
+    fn resolve_win(&self, side: usize, idx: u64, level: u32) {
         let summary = self.summary[side][idx as usize].load(Relaxed);
         if summary == C_ILLEGAL || summary == C_TERMINAL {
             return;
         }
-        if level % 2 == 0 && !self.all_moves_lose(side, idx, level, summary) {
-            return;
-        }
-        if cell.compare_exchange(0, (level + 1) as u8, Relaxed, Relaxed).is_ok() {
-            self.found.fetch_add(1, Relaxed);
+        self.set(side, idx, level);
+    }
+
+    /// One more move of `idx` is known to lose; at zero the position loses now, unless a
+    /// fixed move holds out longer (then the summary scan resolves it at that level).
+    fn count_down(&self, side: usize, idx: u64, level: u32) {
+        if self.counters[side][idx as usize].fetch_sub(1, Relaxed) == 1 {
+            let summary = self.summary[side][idx as usize].load(Relaxed);
+            self.resolve_loss(side, idx, level, summary);
         }
     }
 
-    fn all_moves_lose(&self, side: usize, idx: u64, level: u32, summary: u8) -> bool {
-        match summary {
-            C_NONE => {}
-            C_DRAW => return false,
-            c => match summary_plies(c) {
-                Some(p) if p % 2 == 0 && p <= level => {}
-                _ => return false,
-            },
-        }
-        let other = &self.values[1 - side];
-        let opponent_wins = |j: u64| {
-            let c = other[j as usize].load(Relaxed);
-            c != 0 && (c - 1) % 2 == 1
+    fn resolve_loss(&self, side: usize, idx: u64, level: u32, summary: u8) {
+        let ok = match summary {
+            C_NONE => true,
+            c => matches!(summary_plies(c), Some(p) if p % 2 == 0 && p <= level),
         };
-        let all = AtomicBool::new(true);
-        self.game.successors(side, idx, &mut |s| {
-            let ok = match s {
-                Successor::Table(j) => opponent_wins(j),
-                Successor::Fixed(_) => true,
-                Successor::Either(j, alt) => opponent_wins(j) || matches!(alt, Dtm::Win(w) if w < level),
-            };
-            if !ok {
-                all.store(false, Relaxed);
-            }
-            ok
-        });
-        all.load(Relaxed)
+        if ok {
+            self.set(side, idx, level);
+        }
+    }
+
+    fn set(&self, side: usize, idx: u64, level: u32) {
+        let cell = &self.values[side][idx as usize];
+        if cell.load(Relaxed) == 0 && cell.compare_exchange(0, (level + 1) as u8, Relaxed, Relaxed).is_ok() {
+            self.found.fetch_add(1, Relaxed);
+        }
     }
 }
