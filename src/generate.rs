@@ -48,11 +48,18 @@ pub fn plan(targets: &[Material], have: &Tablebase) -> Vec<Material> {
 }
 
 /// Builds the table of `material` (canonical) into `dir`, reading its sub-tables from `tb`.
-pub fn generate(material: Material, tb: &Tablebase, dir: &Path, observer: &dyn Observer) -> Result<Report, String> {
+pub fn generate(
+    material: Material,
+    tb: &Tablebase,
+    dir: &Path,
+    observer: &dyn Observer,
+) -> Result<Report, String> {
     let material = material.canonical();
     for sub in material.subtables() {
         if tb.table(&sub).is_none() {
-            return Err(format!("cannot build {material}: sub-table {sub} is missing"));
+            return Err(format!(
+                "cannot build {material}: sub-table {sub} is missing"
+            ));
         }
     }
     let start = Instant::now();
@@ -82,9 +89,11 @@ pub fn peak_memory() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<u64>().ok()))
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|kb| kb.parse::<u64>().ok())
+            })
         })
         .map_or(0, |kb| kb * 1024)
 }

@@ -16,7 +16,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "retrobook", version, about = "Distance-to-mate endgame tables: generate, inspect, probe, verify")]
+#[command(
+    name = "retrobook",
+    version,
+    about = "Distance-to-mate endgame tables: generate, inspect, probe, verify"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -87,13 +91,26 @@ fn main() -> ExitCode {
             // One line, as for every other error: clap's first line without its "error: ".
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("retrobook: {} (see retrobook --help)", first.trim_start_matches("error: "));
+            eprintln!(
+                "retrobook: {} (see retrobook --help)",
+                first.trim_start_matches("error: ")
+            );
             return ExitCode::from(2);
         }
     };
     let result = match cli.command {
-        Command::Gen { signatures, all, tables, threads, json } => cmd_gen(&signatures, all, &tables, threads, json),
-        Command::Info { table, tables, json } => cmd_info(&table, &tables, json),
+        Command::Gen {
+            signatures,
+            all,
+            tables,
+            threads,
+            json,
+        } => cmd_gen(&signatures, all, &tables, threads, json),
+        Command::Info {
+            table,
+            tables,
+            json,
+        } => cmd_info(&table, &tables, json),
         Command::Probe { fens, tables, json } => cmd_probe(&fens, &tables, json),
         Command::Verify { signatures, tables } => cmd_verify(&signatures, &tables),
     };
@@ -107,9 +124,13 @@ fn main() -> ExitCode {
 }
 
 fn parse_signature(s: &str) -> Result<Material, Failure> {
-    let m: Material = s.parse().map_err(|e: retrobook::material::MaterialError| usage(e.to_string()))?;
+    let m: Material = s
+        .parse()
+        .map_err(|e: retrobook::material::MaterialError| usage(e.to_string()))?;
     if m.is_bare_kings() {
-        return Err(usage(format!("{s}: two bare kings need no table (always a draw)")));
+        return Err(usage(format!(
+            "{s}: two bare kings need no table (always a draw)"
+        )));
     }
     Ok(m)
 }
@@ -130,9 +151,11 @@ impl Bars {
         });
         let total = multi.add(ProgressBar::new(tables));
         total.set_style(
-            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} tables  {elapsed} elapsed, ETA {eta}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{prefix:>8} [{bar:30}] {pos}/{len} tables  {elapsed} elapsed, ETA {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         total.set_prefix("all");
         let table = multi.add(ProgressBar::new(1));
@@ -141,7 +164,11 @@ impl Bars {
                 .expect("valid template")
                 .progress_chars("=> "),
         );
-        Bars { multi, total, table }
+        Bars {
+            multi,
+            total,
+            table,
+        }
     }
 }
 
@@ -183,12 +210,21 @@ fn report_json(r: &Report) -> serde_json::Value {
     })
 }
 
-fn cmd_gen(signatures: &[String], all: Option<u32>, dir: &Path, threads: Option<usize>, json: bool) -> Result<(), Failure> {
+fn cmd_gen(
+    signatures: &[String],
+    all: Option<u32>,
+    dir: &Path,
+    threads: Option<usize>,
+    json: bool,
+) -> Result<(), Failure> {
     if let Some(t) = threads {
         if t == 0 {
             return Err(usage("--threads must be at least 1"));
         }
-        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().map_err(|e| runtime(e.to_string()))?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .map_err(|e| runtime(e.to_string()))?;
     }
     let mut targets = Vec::new();
     for s in signatures {
@@ -196,13 +232,21 @@ fn cmd_gen(signatures: &[String], all: Option<u32>, dir: &Path, threads: Option<
     }
     if let Some(n) = all {
         if !(3..=retrobook::material::MAX_PIECES).contains(&n) {
-            return Err(usage(format!("--all takes 3 to {} pieces, not {n}", retrobook::material::MAX_PIECES)));
+            return Err(usage(format!(
+                "--all takes 3 to {} pieces, not {n}",
+                retrobook::material::MAX_PIECES
+            )));
         }
         targets.extend(Material::all_up_to(n));
     } else if signatures.is_empty() {
         targets.extend(Material::all_up_to(4));
     }
-    std::fs::create_dir_all(dir).map_err(|e| runtime(format!("cannot create tables folder {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        runtime(format!(
+            "cannot create tables folder {}: {e}",
+            dir.display()
+        ))
+    })?;
     let mut tb = Tablebase::new();
     for problem in tb.add_dir_lenient(dir).map_err(runtime)? {
         eprintln!("retrobook: {problem}; it will be rebuilt");
@@ -218,8 +262,14 @@ fn cmd_gen(signatures: &[String], all: Option<u32>, dir: &Path, threads: Option<
         tb.add_file(&report.path).map_err(runtime)?;
         total_secs += report.seconds;
         total_indices += report.indices;
-        let line = if json { report_json(&report).to_string() } else { report_line(&report) };
-        bars.multi.suspend(|| writeln!(stdout, "{line}")).map_err(|e| runtime(e.to_string()))?;
+        let line = if json {
+            report_json(&report).to_string()
+        } else {
+            report_line(&report)
+        };
+        bars.multi
+            .suspend(|| writeln!(stdout, "{line}"))
+            .map_err(|e| runtime(e.to_string()))?;
         bars.total.inc(1);
     }
     bars.table.finish_and_clear();
@@ -248,7 +298,10 @@ fn open_info_table(arg: &str, dir: &Path) -> Result<TableFile, Failure> {
     let path = table_path(dir, &m);
     if !path.exists() {
         if !dir.is_dir() {
-            return Err(runtime(format!("tables folder {} does not exist", dir.display())));
+            return Err(runtime(format!(
+                "tables folder {} does not exist",
+                dir.display()
+            )));
         }
         return Err(runtime(format!("no table for {m} in {}", dir.display())));
     }
@@ -279,7 +332,13 @@ fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
         });
         println!("{v}");
     } else {
-        println!("{} ({} pieces, {} bytes, {})", h.material, h.material.pieces(), t.bytes(), t.path().display());
+        println!(
+            "{} ({} pieces, {} bytes, {})",
+            h.material,
+            h.material.pieces(),
+            t.bytes(),
+            t.path().display()
+        );
         for (s, name) in [(0, "white to move"), (1, "black to move")] {
             let x = &st.sides[s];
             println!(
@@ -287,7 +346,11 @@ fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
                 x.positions, x.win, x.draw, x.loss
             );
         }
-        println!("  longest mate: {} plies ({} moves), e.g. {fen}", st.max_plies, st.max_plies.div_ceil(2));
+        println!(
+            "  longest mate: {} plies ({} moves), e.g. {fen}",
+            st.max_plies,
+            st.max_plies.div_ceil(2)
+        );
     }
     Ok(())
 }
@@ -298,7 +361,10 @@ fn dtm_json(v: Dtm) -> serde_json::Value {
 
 fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
     if !dir.is_dir() {
-        return Err(runtime(format!("tables folder {} does not exist", dir.display())));
+        return Err(runtime(format!(
+            "tables folder {} does not exist",
+            dir.display()
+        )));
     }
     let tb = Tablebase::open(dir).map_err(runtime)?;
     let mut failures = 0;
@@ -345,14 +411,20 @@ fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
         writeln!(stdout, "{line}").map_err(|e| runtime(e.to_string()))?;
     }
     if failures > 0 {
-        return Err(runtime(format!("{failures} of {} positions could not be probed", fens.len())));
+        return Err(runtime(format!(
+            "{failures} of {} positions could not be probed",
+            fens.len()
+        )));
     }
     Ok(())
 }
 
 fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
     if !dir.is_dir() {
-        return Err(runtime(format!("tables folder {} does not exist", dir.display())));
+        return Err(runtime(format!(
+            "tables folder {} does not exist",
+            dir.display()
+        )));
     }
     let mut targets = Vec::new();
     for s in signatures {

@@ -9,7 +9,13 @@ use std::str::FromStr;
 pub const MAX_PIECES: u32 = 5;
 
 /// The non-king roles in naming order (strongest first).
-const NAMING_ORDER: [Role; 5] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
+const NAMING_ORDER: [Role; 5] = [
+    Role::Queen,
+    Role::Rook,
+    Role::Bishop,
+    Role::Knight,
+    Role::Pawn,
+];
 
 /// Piece counts of both sides; each side always has exactly one king.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Ord, PartialOrd)]
@@ -71,7 +77,9 @@ impl Material {
 
     /// The same material with the colours exchanged.
     pub fn flipped(&self) -> Material {
-        Material { counts: [self.counts[1], self.counts[0]] }
+        Material {
+            counts: [self.counts[1], self.counts[0]],
+        }
     }
 
     /// (pieces, counts strongest role first): comparing these keys compares the sides piece
@@ -110,7 +118,12 @@ impl Material {
         for mover in Color::ALL {
             let victim = !mover;
             let captures: Vec<Option<Role>> = std::iter::once(None)
-                .chain(NAMING_ORDER.iter().filter(|&&r| self.count(victim, r) > 0).map(|&r| Some(r)))
+                .chain(
+                    NAMING_ORDER
+                        .iter()
+                        .filter(|&&r| self.count(victim, r) > 0)
+                        .map(|&r| Some(r)),
+                )
                 .collect();
             for &cap in &captures {
                 let mut base = *self;
@@ -206,7 +219,8 @@ impl FromStr for Material {
     type Err = MaterialError;
 
     fn from_str(s: &str) -> Result<Material, MaterialError> {
-        let bad = |why: &str| MaterialError(format!("bad signature {s:?}: {why} (expected e.g. KRvKN)"));
+        let bad =
+            |why: &str| MaterialError(format!("bad signature {s:?}: {why} (expected e.g. KRvKN)"));
         let sides: Vec<&str> = s.split(['v', 'V']).collect();
         if sides.len() != 2 {
             return Err(bad("need exactly one 'v' between the sides"));
@@ -270,7 +284,9 @@ mod tests {
         names.sort();
         // captures: KPvKR? (R taken) -> KRvKP canonical, KRvKR (P taken), KRPvK (black R taken);
         // promotions: KQRvKR, KRRvKR, KRBvKR, KRNvKR; promotion with capture: KQRvK...
-        for n in ["KRvKP", "KRvKR", "KRPvK", "KQRvKR", "KRNvKR", "KQRvK", "KRRvK"] {
+        for n in [
+            "KRvKP", "KRvKR", "KRPvK", "KQRvKR", "KRNvKR", "KQRvK", "KRRvK",
+        ] {
             assert!(names.contains(&n.to_string()), "{n} missing from {names:?}");
         }
     }

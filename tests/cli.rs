@@ -13,8 +13,18 @@ fn small_tables() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        let out = run(&["gen", "KQvK", "KRvK", "--tables", dir.path().to_str().unwrap()]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = run(&[
+            "gen",
+            "KQvK",
+            "KRvK",
+            "--tables",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         dir
     })
     .path()
@@ -26,8 +36,14 @@ fn fails(args: &[&str], code: i32, needle: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
     assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
-    assert!(err.contains(needle), "{args:?}: {err:?} should mention {needle:?}");
-    assert!(err.trim().lines().count() <= 2, "{args:?}: one clear line, got {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: {err:?} should mention {needle:?}"
+    );
+    assert!(
+        err.trim().lines().count() <= 2,
+        "{args:?}: one clear line, got {err}"
+    );
 }
 
 #[test]
@@ -52,23 +68,56 @@ fn too_many_pieces_is_a_usage_error() {
 fn bad_fen_is_named() {
     let d = small_tables().to_str().unwrap();
     fails(&["probe", "--tables", d, "not a fen"], 1, "not a fen");
-    fails(&["probe", "--tables", d, "8/8/8/8/8/8/8/8 w - - 0 1"], 1, "king");
-    fails(&["probe", "--tables", d, "8/8/8/8/8/8/8/K1kQ4 w - - 0 1"], 1, "not to move is in check");
-    fails(&["probe", "--tables", d, "8/8/8/8/8/3k4/8/K1Q5 x - - 0 1"], 1, "side to move");
+    fails(
+        &["probe", "--tables", d, "8/8/8/8/8/8/8/8 w - - 0 1"],
+        1,
+        "king",
+    );
+    fails(
+        &["probe", "--tables", d, "8/8/8/8/8/8/8/K1kQ4 w - - 0 1"],
+        1,
+        "not to move is in check",
+    );
+    fails(
+        &["probe", "--tables", d, "8/8/8/8/8/3k4/8/K1Q5 x - - 0 1"],
+        1,
+        "side to move",
+    );
 }
 
 #[test]
 fn fen_without_table_is_named() {
     let d = small_tables().to_str().unwrap();
-    fails(&["probe", "--tables", d, "8/8/8/8/8/5k2/8/KNB5 w - - 0 1"], 1, "no table for KBNvK");
+    fails(
+        &["probe", "--tables", d, "8/8/8/8/8/5k2/8/KNB5 w - - 0 1"],
+        1,
+        "no table for KBNvK",
+    );
     fails(&["info", "KBNvK", "--tables", d], 1, "no table for KBNvK");
 }
 
 #[test]
 fn missing_tables_folder_is_named() {
-    fails(&["probe", "--tables", "/nonexistent/tables", "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1"], 1, "/nonexistent/tables");
-    fails(&["info", "KQvK", "--tables", "/nonexistent/tables"], 1, "/nonexistent/tables");
-    fails(&["verify", "--tables", "/nonexistent/tables"], 1, "/nonexistent/tables");
+    fails(
+        &[
+            "probe",
+            "--tables",
+            "/nonexistent/tables",
+            "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1",
+        ],
+        1,
+        "/nonexistent/tables",
+    );
+    fails(
+        &["info", "KQvK", "--tables", "/nonexistent/tables"],
+        1,
+        "/nonexistent/tables",
+    );
+    fails(
+        &["verify", "--tables", "/nonexistent/tables"],
+        1,
+        "/nonexistent/tables",
+    );
 }
 
 #[test]
@@ -77,7 +126,11 @@ fn unwritable_output_folder_is_named() {
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"x").unwrap();
     let target = file.join("tables");
-    fails(&["gen", "KQvK", "--tables", target.to_str().unwrap()], 1, "a-file");
+    fails(
+        &["gen", "KQvK", "--tables", target.to_str().unwrap()],
+        1,
+        "a-file",
+    );
 }
 
 #[test]
@@ -85,10 +138,19 @@ fn gen_builds_sub_tables_first_and_skips_finished_ones() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let out = run(&["gen", "KQvKN", "--tables", d, "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let built: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["signature"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["signature"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(built, ["KNvK", "KQvK", "KQvKN"]);
     for sig in &built {
@@ -96,7 +158,11 @@ fn gen_builds_sub_tables_first_and_skips_finished_ones() {
     }
     let again = run(&["gen", "KQvKN", "--tables", d, "--json"]);
     assert!(again.status.success());
-    assert_eq!(String::from_utf8_lossy(&again.stdout).trim(), "", "nothing left to build");
+    assert_eq!(
+        String::from_utf8_lossy(&again.stdout).trim(),
+        "",
+        "nothing left to build"
+    );
 }
 
 #[test]
@@ -125,11 +191,20 @@ fn info_json_has_the_contract_shape() {
 #[test]
 fn probe_json_lines_have_the_contract_shape() {
     let d = small_tables().to_str().unwrap();
-    let fens = ["8/8/8/8/8/3k4/8/K1Q5 w - - 0 1", "8/8/8/8/8/3k4/8/K1Q5 b - -"];
+    let fens = [
+        "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1",
+        "8/8/8/8/8/3k4/8/K1Q5 b - -",
+    ];
     let out = run(&["probe", "--json", "--tables", d, fens[0], fens[1]]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let lines: Vec<Value> =
-        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["fen"], fens[0]);
     assert_eq!(lines[0]["wdl"], "win");
@@ -147,5 +222,9 @@ fn probe_json_lines_have_the_contract_shape() {
 #[test]
 fn castling_rights_are_refused_clearly() {
     let d = small_tables().to_str().unwrap();
-    fails(&["probe", "--tables", d, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"], 1, "castling");
+    fails(
+        &["probe", "--tables", d, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"],
+        1,
+        "castling",
+    );
 }

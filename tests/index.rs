@@ -10,8 +10,14 @@ fn round_trip(sig: &str) {
     let index = TableIndex::new(sig.parse::<Material>().unwrap());
     let mut decoded = 0u64;
     for idx in 0..index.size() {
-        let Some(pos) = index.decode(idx, Color::White) else { continue };
-        assert_eq!(Material::from_position(&pos), index.material(), "{sig} {idx}");
+        let Some(pos) = index.decode(idx, Color::White) else {
+            continue;
+        };
+        assert_eq!(
+            Material::from_position(&pos),
+            index.material(),
+            "{sig} {idx}"
+        );
         if !index.is_canonical(idx, &pos) {
             // A left-over mirror image: its class is encoded elsewhere, and back to itself.
             let canonical = index.encode(&pos).unwrap();
@@ -23,16 +29,29 @@ fn round_trip(sig: &str) {
         decoded += 1;
         assert_eq!(index.encode(&pos), Some(idx), "{sig}: {pos} (index {idx})");
         // Every symmetric image of the position has the same index.
-        for (d, h, v) in [(false, true, false), (false, false, true), (true, false, false), (true, true, true)] {
+        for (d, h, v) in [
+            (false, true, false),
+            (false, false, true),
+            (true, false, false),
+            (true, true, true),
+        ] {
             if index.material().has_pawns() && (d || v) {
                 continue;
             }
             let image = pos.transformed(d, h, v);
-            assert_eq!(index.encode(&image), Some(idx), "{sig}: image {image} of {pos}");
+            assert_eq!(
+                index.encode(&image),
+                Some(idx),
+                "{sig}: image {image} of {pos}"
+            );
         }
     }
     // Broken and non-canonical indices are a small share.
-    assert!(decoded * 10 > index.size() * 8, "{sig}: {decoded} of {}", index.size());
+    assert!(
+        decoded * 10 > index.size() * 8,
+        "{sig}: {decoded} of {}",
+        index.size()
+    );
 }
 
 #[test]

@@ -32,27 +32,52 @@ fn tables_arg() -> &'static str {
 
 #[test]
 fn statistics_equal_syzygy_and_longest_mates_equal_gaviota() {
-    let stats: Value = serde_json::from_str(&std::fs::read_to_string(data("syzygy-stats-345.json")).unwrap()).unwrap();
+    let stats: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("syzygy-stats-345.json")).unwrap())
+            .unwrap();
     let maxima = std::fs::read_to_string(data("dtm-max-34.tsv")).unwrap();
     let mut checked = 0;
     for line in maxima.lines().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
-        let (sig, plies, moves) = (f[0], f[1].parse::<u64>().unwrap(), f[2].parse::<u64>().unwrap());
-        let info: Value = serde_json::from_str(&run_ok(&["info", sig, "--tables", tables_arg(), "--json"])).unwrap();
-        let reference = stats.as_array().unwrap().iter().find(|t| t["table"] == sig).expect("table in stats");
+        let (sig, plies, moves) = (
+            f[0],
+            f[1].parse::<u64>().unwrap(),
+            f[2].parse::<u64>().unwrap(),
+        );
+        let info: Value =
+            serde_json::from_str(&run_ok(&["info", sig, "--tables", tables_arg(), "--json"]))
+                .unwrap();
+        let reference = stats
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["table"] == sig)
+            .expect("table in stats");
         for side in ["white", "black"] {
             for k in ["positions", "win", "draw", "loss"] {
                 assert_eq!(info[side][k], reference[side][k], "{sig} {side} {k}");
             }
         }
         assert_eq!(info["signature"], sig);
-        assert_eq!(info["max_dtm"]["plies"].as_u64(), Some(plies), "{sig} longest mate");
-        assert_eq!(info["max_dtm"]["moves"].as_u64(), Some(moves), "{sig} longest mate in moves");
+        assert_eq!(
+            info["max_dtm"]["plies"].as_u64(),
+            Some(plies),
+            "{sig} longest mate"
+        );
+        assert_eq!(
+            info["max_dtm"]["moves"].as_u64(),
+            Some(moves),
+            "{sig} longest mate in moves"
+        );
         if plies > 0 {
             // The reported position really is that deep.
             let tb = Tablebase::open(tables()).unwrap();
             let pos: Position = info["max_dtm"]["fen"].as_str().unwrap().parse().unwrap();
-            assert_eq!(tb.probe_dtm(&pos).unwrap().plies(), Some(plies as u32), "{sig}");
+            assert_eq!(
+                tb.probe_dtm(&pos).unwrap().plies(),
+                Some(plies as u32),
+                "{sig}"
+            );
         }
         checked += 1;
     }
@@ -95,7 +120,11 @@ fn gaviota_samples_match_through_the_cli() {
             let v: Value = serde_json::from_str(line).unwrap();
             assert_eq!(v["fen"].as_str(), Some(fen.as_str()));
             assert_eq!(v["wdl"].as_str(), Some(expected.wdl().as_str()), "{fen}");
-            assert_eq!(v["dtm_plies"].as_u64(), expected.plies().map(u64::from), "{fen}");
+            assert_eq!(
+                v["dtm_plies"].as_u64(),
+                expected.plies().map(u64::from),
+                "{fen}"
+            );
         }
     }
 }
@@ -112,7 +141,10 @@ fn published_positions_with_en_passant_match() {
         match expected {
             Some(e) => assert_eq!(got, e, "{fen}"),
             // dm 0 without wdl: a draw, or mated on the board.
-            None => assert!(got == Dtm::Draw || (got == Dtm::Loss(0) && !pos.has_legal_move()), "{fen}: {got}"),
+            None => assert!(
+                got == Dtm::Draw || (got == Dtm::Loss(0) && !pos.has_legal_move()),
+                "{fen}: {got}"
+            ),
         }
         n += 1;
     }
@@ -134,7 +166,9 @@ fn wdl_equals_syzygy_on_every_position() {
             let checked: u64 = (0..index.size())
                 .into_par_iter()
                 .map(|idx| {
-                    let Some(pos) = index.decode(idx, Color::from_index(side)) else { return 0 };
+                    let Some(pos) = index.decode(idx, Color::from_index(side)) else {
+                        return 0;
+                    };
                     if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
                         return 0;
                     }
@@ -150,7 +184,10 @@ fn wdl_equals_syzygy_on_every_position() {
                     1
                 })
                 .sum();
-            assert!(checked > 1_000_000, "{sig}: only {checked} positions compared");
+            assert!(
+                checked > 1_000_000,
+                "{sig}: only {checked} positions compared"
+            );
         }
     }
 }
@@ -163,7 +200,11 @@ fn verify_passes_on_every_table() {
 
 fn copy_tables(to: &Path, names: &[&str]) {
     for n in names {
-        std::fs::copy(tables().join(format!("{n}.rbt")), to.join(format!("{n}.rbt"))).unwrap();
+        std::fs::copy(
+            tables().join(format!("{n}.rbt")),
+            to.join(format!("{n}.rbt")),
+        )
+        .unwrap();
     }
 }
 
@@ -179,7 +220,10 @@ fn verify_names_the_position_of_an_altered_value() {
     let (idx, pos) = (0..table.index().size())
         .find_map(|i| {
             let p = table.index().decode(i, Color::White)?;
-            (!p.opponent_in_check() && table.index().is_canonical(i, &p) && matches!(Dtm::decode(table.value(0, i)), Dtm::Win(_))).then_some((i, p))
+            (!p.opponent_in_check()
+                && table.index().is_canonical(i, &p)
+                && matches!(Dtm::decode(table.value(0, i)), Dtm::Win(_)))
+            .then_some((i, p))
         })
         .unwrap();
     drop(tb);
@@ -190,7 +234,10 @@ fn verify_names_the_position_of_an_altered_value() {
     let out = run(&["verify", "KRvKN", "--tables", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("KRvKN.rbt") && err.contains("checksum"), "{err}");
+    assert!(
+        err.contains("KRvKN.rbt") && err.contains("checksum"),
+        "{err}"
+    );
     // Resealed: only the one-ply check can catch it, and it names the position.
     reseal_table(&path);
     let out = run(&["verify", "KRvKN", "--tables", dir.path().to_str().unwrap()]);
@@ -205,16 +252,33 @@ fn colour_flipped_material_is_probed_through_the_canonical_table() {
     let tb = Tablebase::open(tables()).unwrap();
     for (fen, expected) in gaviota_samples().into_iter().step_by(7) {
         let flipped = fen.parse::<Position>().unwrap().color_flipped();
-        assert_eq!(tb.probe_dtm(&flipped).unwrap(), expected, "{flipped} (flipped {fen})");
+        assert_eq!(
+            tb.probe_dtm(&flipped).unwrap(),
+            expected,
+            "{flipped} (flipped {fen})"
+        );
     }
     // KNvKR by name gives the KRvKN table.
-    let info: Value = serde_json::from_str(&run_ok(&["info", "KNvKR", "--tables", tables_arg(), "--json"])).unwrap();
+    let info: Value = serde_json::from_str(&run_ok(&[
+        "info",
+        "KNvKR",
+        "--tables",
+        tables_arg(),
+        "--json",
+    ]))
+    .unwrap();
     assert_eq!(info["signature"], "KRvKN");
 }
 
 #[test]
 fn probe_lists_en_passant_captures_and_ranks_moves() {
-    let out = run_ok(&["probe", "--json", "--tables", tables_arg(), "8/8/8/8/pP6/8/8/K1k5 b - b3 0 1"]);
+    let out = run_ok(&[
+        "probe",
+        "--json",
+        "--tables",
+        tables_arg(),
+        "8/8/8/8/pP6/8/8/K1k5 b - b3 0 1",
+    ]);
     let v: Value = serde_json::from_str(out.trim()).unwrap();
     let moves = v["moves"].as_array().unwrap();
     assert!(moves.iter().any(|m| m["uci"] == "a4b3"), "{out}");

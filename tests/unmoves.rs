@@ -23,21 +23,54 @@ impl Rng {
 /// en-passant square when one could be legal).
 fn random_position(rng: &mut Rng) -> Position {
     loop {
-        let turn = if rng.below(2) == 0 { Color::White } else { Color::Black };
+        let turn = if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
         let mut pos = Position::empty(turn);
         if rng.below(3) == 0 {
             // A pawn on its home rank beside an enemy pawn that could take it en passant.
             let file = rng.below(8) as u32;
-            let side_file = if file == 0 || (file < 7 && rng.below(2) == 0) { file + 1 } else { file - 1 };
+            let side_file = if file == 0 || (file < 7 && rng.below(2) == 0) {
+                file + 1
+            } else {
+                file - 1
+            };
             let (home, enemy_rank) = if turn == Color::White { (1, 3) } else { (6, 4) };
-            pos.put(Square::from_coords(file, home), Piece { color: turn, role: Role::Pawn });
-            pos.put(Square::from_coords(side_file, enemy_rank), Piece { color: !turn, role: Role::Pawn });
+            pos.put(
+                Square::from_coords(file, home),
+                Piece {
+                    color: turn,
+                    role: Role::Pawn,
+                },
+            );
+            pos.put(
+                Square::from_coords(side_file, enemy_rank),
+                Piece {
+                    color: !turn,
+                    role: Role::Pawn,
+                },
+            );
         }
         let extra = 1 + rng.below(4);
         let mut ok = true;
-        let mut pieces = vec![Piece { color: Color::White, role: Role::King }, Piece { color: Color::Black, role: Role::King }];
+        let mut pieces = vec![
+            Piece {
+                color: Color::White,
+                role: Role::King,
+            },
+            Piece {
+                color: Color::Black,
+                role: Role::King,
+            },
+        ];
         for _ in 0..extra {
-            let color = if rng.below(2) == 0 { Color::White } else { Color::Black };
+            let color = if rng.below(2) == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
             let role = Role::ALL[rng.below(5) as usize];
             pieces.push(Piece { color, role });
         }
@@ -46,7 +79,9 @@ fn random_position(rng: &mut Rng) -> Position {
             if pos.occupied().count() >= 6 {
                 break;
             }
-            if pos.occupied().contains(sq) || (p.role == Role::Pawn && (sq.rank() == 0 || sq.rank() == 7)) {
+            if pos.occupied().contains(sq)
+                || (p.role == Role::Pawn && (sq.rank() == 0 || sq.rank() == 7))
+            {
                 ok = false;
                 break;
             }
@@ -64,7 +99,13 @@ fn key(p: &Position) -> String {
     format!("{} {}", p.board_fen(), p.turn().fen_char())
 }
 
-const ALL_ROLES: [Role; 5] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+const ALL_ROLES: [Role; 5] = [
+    Role::Pawn,
+    Role::Knight,
+    Role::Bishop,
+    Role::Rook,
+    Role::Queen,
+];
 
 #[test]
 fn every_unmove_leads_back_by_a_legal_move() {
@@ -76,11 +117,25 @@ fn every_unmove_leads_back_by_a_legal_move() {
             assert!(before.validate().is_ok(), "{before} from {pos} by {u:?}");
             let mut list = MoveList::new();
             before.legal_moves(&mut list);
-            let back = list.as_slice().iter().find(|m| key(&before.play(m)) == key(&pos));
-            assert!(back.is_some(), "no move of {before} returns to {pos} (un-move {u:?})");
+            let back = list
+                .as_slice()
+                .iter()
+                .find(|m| key(&before.play(m)) == key(&pos));
+            assert!(
+                back.is_some(),
+                "no move of {before} returns to {pos} (un-move {u:?})"
+            );
             let back = back.unwrap();
-            assert_eq!(u.kind == UnMoveKind::EnPassant, back.kind == MoveKind::EnPassant, "{u:?} {back:?}");
-            assert_eq!(u.kind == UnMoveKind::DoublePush, back.kind == MoveKind::DoublePush, "{u:?} {back:?}");
+            assert_eq!(
+                u.kind == UnMoveKind::EnPassant,
+                back.kind == MoveKind::EnPassant,
+                "{u:?} {back:?}"
+            );
+            assert_eq!(
+                u.kind == UnMoveKind::DoublePush,
+                back.kind == MoveKind::DoublePush,
+                "{u:?} {back:?}"
+            );
             assert_eq!(u.uncapture, back.capture, "{before} -> {pos}");
             assert_eq!(u.unpromotion, back.promotion.is_some(), "{before} -> {pos}");
             count += 1;
@@ -99,24 +154,39 @@ fn every_move_is_among_the_unmoves_of_its_result() {
         let mut sources = vec![pos];
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
-        sources.extend(list.as_slice().iter().filter(|m| m.kind == MoveKind::DoublePush).map(|m| pos.play(m)));
+        sources.extend(
+            list.as_slice()
+                .iter()
+                .filter(|m| m.kind == MoveKind::DoublePush)
+                .map(|m| pos.play(m)),
+        );
         for src in sources {
             src.legal_moves(&mut list);
             for m in list.as_slice() {
                 let after = src.play(m);
                 let mut found = false;
                 after.for_each_unmove(&ALL_ROLES, true, |u, before| {
-                    let same_ep = m.kind != MoveKind::EnPassant || before.ep_square() == src.ep_square();
-                    if key(&before) == key(&src) && same_ep && (u.kind == UnMoveKind::EnPassant) == (m.kind == MoveKind::EnPassant) {
+                    let same_ep =
+                        m.kind != MoveKind::EnPassant || before.ep_square() == src.ep_square();
+                    if key(&before) == key(&src)
+                        && same_ep
+                        && (u.kind == UnMoveKind::EnPassant) == (m.kind == MoveKind::EnPassant)
+                    {
                         found = true;
                     }
                 });
-                assert!(found, "move {m} of {src} (to {after}) is not among the un-moves");
+                assert!(
+                    found,
+                    "move {m} of {src} (to {after}) is not among the un-moves"
+                );
                 en_passant += (m.kind == MoveKind::EnPassant) as u32;
                 count += 1;
             }
         }
     }
     assert!(count > 20_000, "only {count} moves checked");
-    assert!(en_passant > 20, "only {en_passant} en-passant captures checked");
+    assert!(
+        en_passant > 20,
+        "only {en_passant} en-passant captures checked"
+    );
 }

@@ -24,14 +24,42 @@ const fn step_table(deltas: &[(i32, i32)]) -> [u64; 64] {
     table
 }
 
-const KNIGHT: [u64; 64] =
-    step_table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]);
-const KING: [u64; 64] =
-    step_table(&[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]);
-const PAWN: [[u64; 64]; 2] = [step_table(&[(-1, 1), (1, 1)]), step_table(&[(-1, -1), (1, -1)])];
+const KNIGHT: [u64; 64] = step_table(&[
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+]);
+const KING: [u64; 64] = step_table(&[
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+]);
+const PAWN: [[u64; 64]; 2] = [
+    step_table(&[(-1, 1), (1, 1)]),
+    step_table(&[(-1, -1), (1, -1)]),
+];
 
 /// Ray directions as (file step, rank step); the first four increase the square index.
-const DIRS: [(i32, i32); 8] = [(0, 1), (1, 1), (1, 0), (-1, 1), (0, -1), (-1, -1), (-1, 0), (1, -1)];
+const DIRS: [(i32, i32); 8] = [
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (-1, 1),
+    (0, -1),
+    (-1, -1),
+    (-1, 0),
+    (1, -1),
+];
 
 const fn ray_table() -> [[u64; 64]; 8] {
     let mut table = [[0u64; 64]; 8];
@@ -65,7 +93,11 @@ fn ray(dir: usize, sq: Square, occupied: u64) -> u64 {
         return ray;
     }
     // Directions 0..4 run towards higher indices (first blocker = lowest bit), the rest lower.
-    let first = if dir < 4 { blockers.trailing_zeros() } else { 63 - blockers.leading_zeros() };
+    let first = if dir < 4 {
+        blockers.trailing_zeros()
+    } else {
+        63 - blockers.leading_zeros()
+    };
     ray ^ RAYS[dir][first as usize]
 }
 

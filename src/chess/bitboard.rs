@@ -155,7 +155,10 @@ mod tests {
         for sq in Square::all() {
             let b = Bitboard::from_square(sq);
             assert_eq!(b.flip_vertical(), Bitboard::from_square(sq.flip_vertical()));
-            assert_eq!(b.flip_horizontal(), Bitboard::from_square(sq.flip_horizontal()));
+            assert_eq!(
+                b.flip_horizontal(),
+                Bitboard::from_square(sq.flip_horizontal())
+            );
             assert_eq!(b.flip_diagonal(), Bitboard::from_square(sq.flip_diagonal()));
         }
     }

@@ -40,7 +40,10 @@ impl FromStr for Position {
     fn from_str(s: &str) -> Result<Position, FenError> {
         let fields: Vec<&str> = s.split_whitespace().collect();
         if fields.len() < 4 {
-            return err(format!("expected at least 4 fields, found {}", fields.len()));
+            return err(format!(
+                "expected at least 4 fields, found {}",
+                fields.len()
+            ));
         }
         let turn = match fields[1] {
             "w" => Color::White,
@@ -50,7 +53,10 @@ impl FromStr for Position {
         let mut pos = Position::empty(turn);
         let ranks: Vec<&str> = fields[0].split('/').collect();
         if ranks.len() != 8 {
-            return err(format!("placement must have 8 ranks, found {}", ranks.len()));
+            return err(format!(
+                "placement must have 8 ranks, found {}",
+                ranks.len()
+            ));
         }
         for (i, row) in ranks.iter().enumerate() {
             let rank = 7 - i as u32;
@@ -67,7 +73,11 @@ impl FromStr for Position {
                     if file >= 8 {
                         return err(format!("rank {} has more than 8 squares", rank + 1));
                     }
-                    let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+                    let color = if c.is_ascii_uppercase() {
+                        Color::White
+                    } else {
+                        Color::Black
+                    };
                     pos.put(Square::from_coords(file, rank), Piece { color, role });
                     file += 1;
                 }
@@ -94,7 +104,8 @@ impl FromStr for Position {
         // Drop rights whose king or rook is not at home, as most tools do.
         let home = |c: Color, file: u32, role: Role| {
             let rank = if c == Color::White { 0 } else { 7 };
-            pos.pieces(c, role).contains(Square::from_coords(file, rank))
+            pos.pieces(c, role)
+                .contains(Square::from_coords(file, rank))
         };
         for (flag, c, rook_file) in [
             (Castling::WHITE_KING, Color::White, 7),

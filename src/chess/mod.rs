@@ -13,7 +13,9 @@ mod square;
 mod uci;
 mod unmoves;
 
-pub use attacks::{attacks, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
+pub use attacks::{
+    attacks, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+};
 pub use bitboard::Bitboard;
 pub use color::{Color, Piece, Role};
 pub use fen::{FenError, START_FEN};

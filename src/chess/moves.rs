@@ -81,7 +81,10 @@ impl MoveList {
 
     /// An empty list.
     pub fn new() -> MoveList {
-        MoveList { moves: [Self::FILLER; 256], len: 0 }
+        MoveList {
+            moves: [Self::FILLER; 256],
+            len: 0,
+        }
     }
 
     /// Empties the list.
@@ -136,17 +139,41 @@ impl Position {
     pub fn legal_moves(&self, list: &mut MoveList) {
         list.clear();
         self.pseudo_legal_moves(list);
-        let us = self.turn();
+        let Some(king) = self.king(self.turn()) else {
+            return;
+        };
         list.retain(|m| match m.kind {
             MoveKind::CastleKing | MoveKind::CastleQueen => true, // checked when generated
-            _ => {
-                let after = self.play_unchecked(m);
-                match after.king(us) {
-                    Some(k) => !after.is_attacked(k, !us),
-                    None => true,
-                }
-            }
+            _ => self.leaves_king_safe(m, king),
         });
+    }
+
+    /// True when `m` does not leave the mover's king (on `king`) attacked. Works on the
+    /// occupancy after the move instead of a copy of the position: the legality filter is
+    /// the move generator's hot path.
+    #[inline]
+    fn leaves_king_safe(&self, m: &Move, king: Square) -> bool {
+        let us = self.turn();
+        let mut occupied =
+            (self.occupied() & !Bitboard::from_square(m.from)) | Bitboard::from_square(m.to);
+        let mut theirs = self.by_color(!us);
+        if m.capture.is_some() {
+            let victim = m.capture_square();
+            theirs.discard(victim);
+            if m.kind == MoveKind::EnPassant {
+                occupied.discard(victim);
+            }
+        }
+        let k = if m.role == Role::King { m.to } else { king };
+        let role = |r: Role| self.by_role(r) & theirs;
+        let diagonal = role(Role::Bishop) | role(Role::Queen);
+        let straight = role(Role::Rook) | role(Role::Queen);
+        ((attacks::knight_attacks(k) & role(Role::Knight))
+            | (attacks::king_attacks(k) & role(Role::King))
+            | (attacks::pawn_attacks(us, k) & role(Role::Pawn))
+            | (attacks::bishop_attacks(k, occupied) & diagonal)
+            | (attacks::rook_attacks(k, occupied) & straight))
+            .is_empty()
     }
 
     /// True when the side to move has at least one legal move.
@@ -162,11 +189,22 @@ impl Position {
         let own = self.by_color(us);
         let enemy = self.by_color(them);
         let occ = self.occupied();
-        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King] {
+        for role in Role::PIECES {
             for from in self.pieces(us, role) {
                 for to in attacks::attacks(role, us, from, occ) & !own {
-                    let capture = if enemy.contains(to) { self.role_at(to) } else { None };
-                    list.push(Move { role, from, to, capture, promotion: None, kind: MoveKind::Normal });
+                    let capture = if enemy.contains(to) {
+                        self.role_at(to)
+                    } else {
+                        None
+                    };
+                    list.push(Move {
+                        role,
+                        from,
+                        to,
+                        capture,
+                        promotion: None,
+                        kind: MoveKind::Normal,
+                    });
                 }
             }
         }
@@ -178,16 +216,33 @@ impl Position {
         let us = self.turn();
         let enemy = self.by_color(!us);
         let occ = self.occupied();
-        let (forward, start_rank, last_rank): (i32, u32, u32) =
-            if us == Color::White { (8, 1, 7) } else { (-8, 6, 0) };
+        let (forward, start_rank, last_rank): (i32, u32, u32) = if us == Color::White {
+            (8, 1, 7)
+        } else {
+            (-8, 6, 0)
+        };
         for from in self.pieces(us, Role::Pawn) {
             let mut push = |to: Square, capture: Option<Role>, kind: MoveKind| {
                 if to.rank() == last_rank {
                     for p in Role::PROMOTIONS {
-                        list.push(Move { role: Role::Pawn, from, to, capture, promotion: Some(p), kind });
+                        list.push(Move {
+                            role: Role::Pawn,
+                            from,
+                            to,
+                            capture,
+                            promotion: Some(p),
+                            kind,
+                        });
                     }
                 } else {
-                    list.push(Move { role: Role::Pawn, from, to, capture, promotion: None, kind });
+                    list.push(Move {
+                        role: Role::Pawn,
+                        from,
+                        to,
+                        capture,
+                        promotion: None,
+                        kind,
+                    });
                 }
             };
             for to in attacks::pawn_attacks(us, from) {
@@ -223,13 +278,25 @@ impl Position {
             Color::Black => ((Castling::BLACK_KING, Castling::BLACK_QUEEN), 7),
         };
         let king = Square::from_coords(4, rank);
-        if self.pieces(us, Role::King) != Bitboard::from_square(king) || self.is_attacked(king, !us) {
+        if self.pieces(us, Role::King) != Bitboard::from_square(king) || self.is_attacked(king, !us)
+        {
             return;
         }
         let occ = self.occupied();
-        let rook_ok = |file: u32| self.pieces(us, Role::Rook).contains(Square::from_coords(file, rank));
-        let empty = |files: &[u32]| files.iter().all(|&f| !occ.contains(Square::from_coords(f, rank)));
-        let safe = |files: &[u32]| files.iter().all(|&f| !self.is_attacked(Square::from_coords(f, rank), !us));
+        let rook_ok = |file: u32| {
+            self.pieces(us, Role::Rook)
+                .contains(Square::from_coords(file, rank))
+        };
+        let empty = |files: &[u32]| {
+            files
+                .iter()
+                .all(|&f| !occ.contains(Square::from_coords(f, rank)))
+        };
+        let safe = |files: &[u32]| {
+            files
+                .iter()
+                .all(|&f| !self.is_attacked(Square::from_coords(f, rank), !us))
+        };
         if rights.has(flags.0) && rook_ok(7) && empty(&[5, 6]) && safe(&[5, 6]) {
             list.push(Move {
                 role: Role::King,
@@ -267,16 +334,19 @@ impl Position {
         let role = m.promotion.unwrap_or(m.role);
         p.put(m.to, Piece { color: us, role });
         let rank = m.from.rank();
-        match m.kind {
-            MoveKind::CastleKing => {
-                p.remove(Square::from_coords(7, rank));
-                p.put(Square::from_coords(5, rank), Piece { color: us, role: Role::Rook });
-            }
-            MoveKind::CastleQueen => {
-                p.remove(Square::from_coords(0, rank));
-                p.put(Square::from_coords(3, rank), Piece { color: us, role: Role::Rook });
-            }
-            _ => {}
+        // Castling also moves the rook: (from file, to file).
+        let rook = match m.kind {
+            MoveKind::CastleKing => Some((7, 5)),
+            MoveKind::CastleQueen => Some((0, 3)),
+            _ => None,
+        };
+        if let Some((from_file, to_file)) = rook {
+            p.remove(Square::from_coords(from_file, rank));
+            let piece = Piece {
+                color: us,
+                role: Role::Rook,
+            };
+            p.put(Square::from_coords(to_file, rank), piece);
         }
         // Castling rights vanish when a king or rook leaves (or a rook is taken on) its square.
         let mut c = p.castling().0;
@@ -299,7 +369,11 @@ impl Position {
         } else {
             None
         };
-        let halfmoves = if m.role == Role::Pawn || m.capture.is_some() { 0 } else { self.halfmoves() + 1 };
+        let halfmoves = if m.role == Role::Pawn || m.capture.is_some() {
+            0
+        } else {
+            self.halfmoves() + 1
+        };
         let fullmoves = self.fullmoves() + (us == Color::Black) as u32;
         p.set_turn(!us);
         p.set_ep_square(ep);
@@ -310,9 +384,13 @@ impl Position {
     /// True when the side to move can legally capture en passant (so the en-passant square
     /// matters to the value of the position).
     pub fn has_legal_ep_capture(&self) -> bool {
-        let Some(ep) = self.ep_square() else { return false };
+        let Some(ep) = self.ep_square() else {
+            return false;
+        };
         let mut list = MoveList::new();
         self.legal_moves(&mut list);
-        list.as_slice().iter().any(|m| m.kind == MoveKind::EnPassant && m.to == ep)
+        list.as_slice()
+            .iter()
+            .any(|m| m.kind == MoveKind::EnPassant && m.to == ep)
     }
 }

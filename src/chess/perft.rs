@@ -19,5 +19,8 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     if depth == 1 {
         return list.len() as u64;
     }
-    list.as_slice().iter().map(|m| perft(&pos.play(m), depth - 1)).sum()
+    list.as_slice()
+        .iter()
+        .map(|m| perft(&pos.play(m), depth - 1))
+        .sum()
 }

@@ -150,14 +150,18 @@ impl Position {
         } else {
             return None;
         };
-        let role = Role::ALL.into_iter().find(|r| self.by_role[r.index()].contains(sq))?;
+        let role = Role::ALL
+            .into_iter()
+            .find(|r| self.by_role[r.index()].contains(sq))?;
         Some(Piece { color, role })
     }
 
     /// The role of the piece on `sq` (for squares known to be occupied by `color`).
     #[inline]
     pub fn role_at(&self, sq: Square) -> Option<Role> {
-        Role::ALL.into_iter().find(|r| self.by_role[r.index()].contains(sq))
+        Role::ALL
+            .into_iter()
+            .find(|r| self.by_role[r.index()].contains(sq))
     }
 
     /// Puts `piece` on the empty square `sq`.
@@ -226,7 +230,10 @@ impl Position {
     /// value for the side to move is unchanged.
     pub fn color_flipped(&self) -> Position {
         let mut p = *self;
-        p.by_color = [self.by_color[1].flip_vertical(), self.by_color[0].flip_vertical()];
+        p.by_color = [
+            self.by_color[1].flip_vertical(),
+            self.by_color[0].flip_vertical(),
+        ];
         for (dst, src) in p.by_role.iter_mut().zip(self.by_role) {
             *dst = src.flip_vertical();
         }

@@ -96,7 +96,12 @@ impl Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file() as u8) as char, (b'1' + self.rank() as u8) as char)
+        write!(
+            f,
+            "{}{}",
+            (b'a' + self.file() as u8) as char,
+            (b'1' + self.rank() as u8) as char
+        )
     }
 }
 

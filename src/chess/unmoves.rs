@@ -42,7 +42,12 @@ impl Position {
     /// Calls `f` with every un-move and the legal predecessor it gives. `uncaptures` lists the
     /// roles of the side to move that may be restored by un-captures (empty: quiet un-moves
     /// only); `unpromotions` allows un-promotions. The position's en-passant square is ignored.
-    pub fn for_each_unmove(&self, uncaptures: &[Role], unpromotions: bool, mut f: impl FnMut(UnMove, Position)) {
+    pub fn for_each_unmove(
+        &self,
+        uncaptures: &[Role],
+        unpromotions: bool,
+        mut f: impl FnMut(UnMove, Position),
+    ) {
         let mover = !self.turn();
         let occ = self.occupied();
         let mut emit = |u: UnMove| {
@@ -52,32 +57,60 @@ impl Position {
             }
         };
         let restorable = |sq: Square| {
-            uncaptures
-                .iter()
-                .copied()
-                .filter(move |&r| r != Role::King && (r != Role::Pawn || (1..=6).contains(&sq.rank())))
+            uncaptures.iter().copied().filter(move |&r| {
+                r != Role::King && (r != Role::Pawn || (1..=6).contains(&sq.rank()))
+            })
         };
-        let (back, last_rank, ep_rank): (i32, u32, u32) =
-            if mover == Color::White { (-8, 7, 5) } else { (8, 0, 2) };
+        let (back, last_rank, ep_rank): (i32, u32, u32) = if mover == Color::White {
+            (-8, 7, 5)
+        } else {
+            (8, 0, 2)
+        };
 
-        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King] {
+        for role in Role::PIECES {
             for from in self.pieces(mover, role) {
                 let targets = attacks::attacks(role, mover, from, occ) & !occ;
                 for to in targets {
-                    let base = UnMove { role, from, to, uncapture: None, unpromotion: false, kind: UnMoveKind::Normal };
+                    let base = UnMove {
+                        role,
+                        from,
+                        to,
+                        uncapture: None,
+                        unpromotion: false,
+                        kind: UnMoveKind::Normal,
+                    };
                     emit(base);
                     for r in restorable(from) {
-                        emit(UnMove { uncapture: Some(r), ..base });
+                        emit(UnMove {
+                            uncapture: Some(r),
+                            ..base
+                        });
                     }
                 }
                 if unpromotions && role != Role::King && from.rank() == last_rank {
-                    let Some(straight) = from.offset(back) else { continue };
+                    let Some(straight) = from.offset(back) else {
+                        continue;
+                    };
                     if !occ.contains(straight) {
-                        emit(UnMove { role, from, to: straight, uncapture: None, unpromotion: true, kind: UnMoveKind::Normal });
+                        emit(UnMove {
+                            role,
+                            from,
+                            to: straight,
+                            uncapture: None,
+                            unpromotion: true,
+                            kind: UnMoveKind::Normal,
+                        });
                     }
                     for to in attacks::pawn_attacks(!mover, from) & !occ {
                         for r in restorable(from) {
-                            emit(UnMove { role, from, to, uncapture: Some(r), unpromotion: true, kind: UnMoveKind::Normal });
+                            emit(UnMove {
+                                role,
+                                from,
+                                to,
+                                uncapture: Some(r),
+                                unpromotion: true,
+                                kind: UnMoveKind::Normal,
+                            });
                         }
                     }
                 }
@@ -85,20 +118,33 @@ impl Position {
         }
 
         for from in self.pieces(mover, Role::Pawn) {
-            let Some(one) = from.offset(back) else { continue };
+            let Some(one) = from.offset(back) else {
+                continue;
+            };
             // A pawn that stands on its second rank has not moved yet.
             let home_rank = if mover == Color::White { 1 } else { 6 };
             if from.rank() == home_rank {
                 continue;
             }
             if !occ.contains(one) {
-                let base = UnMove { role: Role::Pawn, from, to: one, uncapture: None, unpromotion: false, kind: UnMoveKind::Normal };
+                let base = UnMove {
+                    role: Role::Pawn,
+                    from,
+                    to: one,
+                    uncapture: None,
+                    unpromotion: false,
+                    kind: UnMoveKind::Normal,
+                };
                 emit(base);
                 let double_from = if mover == Color::White { 3 } else { 4 };
                 if from.rank() == double_from {
                     if let Some(two) = one.offset(back) {
                         if !occ.contains(two) {
-                            emit(UnMove { to: two, kind: UnMoveKind::DoublePush, ..base });
+                            emit(UnMove {
+                                to: two,
+                                kind: UnMoveKind::DoublePush,
+                                ..base
+                            });
                         }
                     }
                 }
@@ -120,7 +166,8 @@ impl Position {
                 if from.rank() == ep_rank && uncaptures.contains(&Role::Pawn) {
                     // The captured pawn stood beside `to`, having just passed `from`.
                     let victim = Square::from_coords(from.file(), to.rank());
-                    let origin = Square::from_coords(from.file(), if mover == Color::White { 6 } else { 1 });
+                    let origin =
+                        Square::from_coords(from.file(), if mover == Color::White { 6 } else { 1 });
                     if !occ.contains(victim) && !occ.contains(origin) {
                         emit(UnMove {
                             role: Role::Pawn,
@@ -145,7 +192,10 @@ impl Position {
         q.put(u.to, Piece { color: mover, role });
         let mut ep = None;
         if let Some(r) = u.uncapture {
-            let victim = Piece { color: self.turn(), role: r };
+            let victim = Piece {
+                color: self.turn(),
+                role: r,
+            };
             if u.kind == UnMoveKind::EnPassant {
                 q.put(Square::from_coords(u.from.file(), u.to.rank()), victim);
                 ep = Some(u.from);

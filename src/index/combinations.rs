@@ -9,7 +9,11 @@ const fn binomials() -> [[u64; 7]; 65] {
         t[n][0] = 1;
         let mut k = 1;
         while k <= 6 {
-            t[n][k] = if n == 0 { 0 } else { t[n - 1][k - 1] + t[n - 1][k] };
+            t[n][k] = if n == 0 {
+                0
+            } else {
+                t[n - 1][k - 1] + t[n - 1][k]
+            };
             k += 1;
         }
         n += 1;

@@ -41,21 +41,44 @@ impl TableIndex {
     /// The index scheme of `material` (as given: callers pass canonical material).
     pub fn new(material: Material) -> TableIndex {
         let pawns = material.has_pawns();
-        let kings = if pawns { KingPairs::with_pawns() } else { KingPairs::pawnless() };
+        let kings = if pawns {
+            KingPairs::with_pawns()
+        } else {
+            KingPairs::pawnless()
+        };
         let mut groups = Vec::new();
         for color in Color::ALL {
-            for role in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn] {
+            for role in [
+                Role::Queen,
+                Role::Rook,
+                Role::Bishop,
+                Role::Knight,
+                Role::Pawn,
+            ] {
                 let count = material.count(color, role) as u32;
                 if count > 0 {
                     let (shift, domain) = if role == Role::Pawn { (8, 48) } else { (0, 64) };
                     let size = combinations::binomial(domain, count);
-                    groups.push(Group { color, role, count, shift, domain, size });
+                    groups.push(Group {
+                        color,
+                        role,
+                        count,
+                        shift,
+                        domain,
+                        size,
+                    });
                 }
             }
         }
         let per_king_pair = groups.iter().map(|g| g.size).product();
         let size = per_king_pair * kings.len() as u64;
-        TableIndex { material, kings, groups, per_king_pair, size }
+        TableIndex {
+            material,
+            kings,
+            groups,
+            per_king_pair,
+            size,
+        }
     }
 
     /// The material this index numbers.
@@ -86,8 +109,14 @@ impl TableIndex {
         let sym = self.canonicalizer(pos)?;
         let idx = self.encode_with(pos, sym)?;
         if self.kings_on_diagonal(pos, sym) {
-            let mirror = Symmetry { diagonal: true, ..Symmetry::default() };
-            let twin = self.encode_with(&pos.transformed(sym.diagonal, sym.horizontal, sym.vertical), mirror)?;
+            let mirror = Symmetry {
+                diagonal: true,
+                ..Symmetry::default()
+            };
+            let twin = self.encode_with(
+                &pos.transformed(sym.diagonal, sym.horizontal, sym.vertical),
+                mirror,
+            )?;
             return Some(idx.min(twin));
         }
         Some(idx)
@@ -99,7 +128,9 @@ impl TableIndex {
         if self.material.has_pawns() {
             return false;
         }
-        let (Some(wk), Some(bk)) = (pos.king(Color::White), pos.king(Color::Black)) else { return false };
+        let (Some(wk), Some(bk)) = (pos.king(Color::White), pos.king(Color::Black)) else {
+            return false;
+        };
         let (wk, bk) = (sym.square(wk), sym.square(bk));
         wk.file() == wk.rank() && bk.file() == bk.rank()
     }
@@ -137,8 +168,20 @@ impl TableIndex {
         let mut pos = Position::empty(turn);
         let mut rest = idx % self.per_king_pair;
         let (wk, bk) = self.kings.pair((idx / self.per_king_pair) as usize);
-        pos.put(wk, Piece { color: Color::White, role: Role::King });
-        pos.put(bk, Piece { color: Color::Black, role: Role::King });
+        pos.put(
+            wk,
+            Piece {
+                color: Color::White,
+                role: Role::King,
+            },
+        );
+        pos.put(
+            bk,
+            Piece {
+                color: Color::Black,
+                role: Role::King,
+            },
+        );
         let mut occupied = pos.occupied();
         for g in self.groups.iter().rev() {
             let digit = rest % g.size;
@@ -149,7 +192,13 @@ impl TableIndex {
             }
             occupied |= set;
             for sq in set {
-                pos.put(sq, Piece { color: g.color, role: g.role });
+                pos.put(
+                    sq,
+                    Piece {
+                        color: g.color,
+                        role: g.role,
+                    },
+                );
             }
         }
         Some(pos)
@@ -160,7 +209,11 @@ impl TableIndex {
     /// (k identical pieces give k! labelled positions, half as many when the position is its
     /// own mirror image and the mirror swaps identical pieces). 0 for non-canonical indices.
     pub fn class_weight(&self, idx: u64, pos: &Position) -> u64 {
-        let labelled: u64 = self.groups.iter().map(|g| (1..=g.count as u64).product::<u64>()).product();
+        let labelled: u64 = self
+            .groups
+            .iter()
+            .map(|g| (1..=g.count as u64).product::<u64>())
+            .product();
         if !self.kings_on_diagonal(pos, Symmetry::default()) {
             return labelled;
         }

@@ -22,7 +22,11 @@ pub struct Symmetry {
 impl Symmetry {
     /// All 8 symmetries, the identity first.
     pub fn all() -> impl Iterator<Item = Symmetry> {
-        (0..8u8).map(|b| Symmetry { diagonal: b & 4 != 0, horizontal: b & 1 != 0, vertical: b & 2 != 0 })
+        (0..8u8).map(|b| Symmetry {
+            diagonal: b & 4 != 0,
+            horizontal: b & 1 != 0,
+            vertical: b & 2 != 0,
+        })
     }
 
     /// The image of a square.
@@ -73,7 +77,11 @@ fn code(s: Symmetry) -> u8 {
 }
 
 fn from_code(c: u8) -> Symmetry {
-    Symmetry { horizontal: c & 1 != 0, vertical: c & 2 != 0, diagonal: c & 4 != 0 }
+    Symmetry {
+        horizontal: c & 1 != 0,
+        vertical: c & 2 != 0,
+        diagonal: c & 4 != 0,
+    }
 }
 
 impl KingPairs {
@@ -96,7 +104,11 @@ impl KingPairs {
                 }
             }
         }
-        KingPairs { pairs, number, to_canon }
+        KingPairs {
+            pairs,
+            number,
+            to_canon,
+        }
     }
 
     /// Scheme without pawns (462 pairs).
@@ -119,7 +131,13 @@ impl KingPairs {
     pub fn with_pawns() -> &'static KingPairs {
         static CELL: OnceLock<KingPairs> = OnceLock::new();
         CELL.get_or_init(|| {
-            let syms = [Symmetry::default(), Symmetry { horizontal: true, ..Symmetry::default() }];
+            let syms = [
+                Symmetry::default(),
+                Symmetry {
+                    horizontal: true,
+                    ..Symmetry::default()
+                },
+            ];
             KingPairs::build(|wk, _| wk.file() < 4, &syms)
         })
     }

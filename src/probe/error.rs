@@ -19,7 +19,9 @@ impl fmt::Display for ProbeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ProbeError::MissingTable(sig) => write!(f, "no table for {sig}"),
-            ProbeError::Castling => f.write_str("positions with castling rights are not in the tables"),
+            ProbeError::Castling => {
+                f.write_str("positions with castling rights are not in the tables")
+            }
             ProbeError::IllegalPosition(why) => write!(f, "illegal position: {why}"),
             ProbeError::Table(e) => f.write_str(e),
         }

@@ -55,16 +55,22 @@ impl Tablebase {
     /// Adds the table files of `dir` that open cleanly and returns one error line for each
     /// that does not (so that a builder can rebuild them). A missing folder is an error.
     pub fn add_dir_lenient(&mut self, dir: &Path) -> Result<Vec<String>, String> {
-        let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read tables folder {}: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot read tables folder {}: {e}", dir.display()))?;
         let mut paths: Vec<_> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
                 p.extension().is_some_and(|x| x == EXTENSION)
-                    && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                    && !p
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
             })
             .collect();
         paths.sort();
-        Ok(paths.iter().filter_map(|p| self.add_file(p).err()).collect())
+        Ok(paths
+            .iter()
+            .filter_map(|p| self.add_file(p).err())
+            .collect())
     }
 
     /// Opens one table file and adds it.
@@ -102,7 +108,10 @@ impl Tablebase {
             flipped = pos.color_flipped();
             (&flipped, material.flipped())
         };
-        let table = self.tables.get(&material).ok_or_else(|| ProbeError::MissingTable(material.to_string()))?;
+        let table = self
+            .tables
+            .get(&material)
+            .ok_or_else(|| ProbeError::MissingTable(material.to_string()))?;
         let idx = table
             .index()
             .encode(pos)
@@ -114,10 +123,14 @@ impl Tablebase {
         if !pos.castling().is_empty() {
             return Err(ProbeError::Castling);
         }
-        pos.validate().map_err(|e| ProbeError::IllegalPosition(e.into()))?;
+        pos.validate()
+            .map_err(|e| ProbeError::IllegalPosition(e.into()))?;
         let pieces = pos.occupied().count();
         if pieces > MAX_PIECES {
-            return Err(ProbeError::MissingTable(format!("{} ({pieces} pieces)", Material::from_position(pos))));
+            return Err(ProbeError::MissingTable(format!(
+                "{} ({pieces} pieces)",
+                Material::from_position(pos)
+            )));
         }
         Ok(())
     }

@@ -11,8 +11,14 @@ use crate::value::Dtm;
 use rayon::prelude::*;
 
 /// Checks the table of `material` in `tb`; the error names the first wrong position.
-pub fn verify_table(tb: &Tablebase, material: &Material, observer: &dyn Observer) -> Result<(), String> {
-    let table = tb.table(material).ok_or_else(|| format!("no table for {material}"))?;
+pub fn verify_table(
+    tb: &Tablebase,
+    material: &Material,
+    observer: &dyn Observer,
+) -> Result<(), String> {
+    let table = tb
+        .table(material)
+        .ok_or_else(|| format!("no table for {material}"))?;
     let index = table.index();
     let n = index.size();
     observer.pass(&format!("verify {material}"), 2 * n);
@@ -34,7 +40,11 @@ pub fn verify_table(tb: &Tablebase, material: &Material, observer: &dyn Observer
                 let mut list = MoveList::new();
                 pos.legal_moves(&mut list);
                 let expected = if list.is_empty() {
-                    Ok(if pos.is_check() { Dtm::Loss(0) } else { Dtm::Draw })
+                    Ok(if pos.is_check() {
+                        Dtm::Loss(0)
+                    } else {
+                        Dtm::Draw
+                    })
                 } else {
                     list.as_slice()
                         .iter()
@@ -43,7 +53,10 @@ pub fn verify_table(tb: &Tablebase, material: &Material, observer: &dyn Observer
                 };
                 match expected {
                     Ok(e) if e == stored => None,
-                    Ok(e) => Some((idx, format!("{pos}: stored {stored}, but its moves give {e}"))),
+                    Ok(e) => Some((
+                        idx,
+                        format!("{pos}: stored {stored}, but its moves give {e}"),
+                    )),
                     Err(e) => Some((idx, format!("{pos}: {e}"))),
                 }
             })
@@ -54,7 +67,10 @@ pub fn verify_table(tb: &Tablebase, material: &Material, observer: &dyn Observer
     }
     let recount = compute_stats(index, [table.values(0), table.values(1)]);
     if recount != table.header().stats {
-        return Err(format!("{}: header statistics differ from a recount", table.path().display()));
+        return Err(format!(
+            "{}: header statistics differ from a recount",
+            table.path().display()
+        ));
     }
     Ok(())
 }

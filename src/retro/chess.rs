@@ -55,7 +55,11 @@ pub struct ChessGame<'a> {
 impl<'a> ChessGame<'a> {
     /// The graph of `index`'s material, reading conversions from `subtables`.
     pub fn new(index: TableIndex, subtables: &'a dyn SubTables) -> ChessGame<'a> {
-        ChessGame { index, subtables, error: Mutex::new(None) }
+        ChessGame {
+            index,
+            subtables,
+            error: Mutex::new(None),
+        }
     }
 
     /// The index this game numbers positions by.
@@ -72,7 +76,10 @@ impl<'a> ChessGame<'a> {
         match self.subtables.value(pos) {
             Ok(v) => v,
             Err(e) => {
-                self.error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                self.error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(e);
                 Dtm::Draw
             }
         }
@@ -111,7 +118,12 @@ impl RetroGame for ChessGame<'_> {
         self.index.size()
     }
 
-    fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor) -> bool) -> Option<Dtm> {
+    fn successors(
+        &self,
+        side: usize,
+        idx: u64,
+        f: &mut dyn FnMut(Successor) -> bool,
+    ) -> Option<Dtm> {
         let pos = self.position(side, idx)?;
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
@@ -124,7 +136,11 @@ impl RetroGame for ChessGame<'_> {
                     if m.is_conversion() {
                         fixed.push(self.sub_value(&after));
                     } else {
-                        let alt = if m.kind == MoveKind::DoublePush { self.en_passant_option(&after) } else { None };
+                        let alt = if m.kind == MoveKind::DoublePush {
+                            self.en_passant_option(&after)
+                        } else {
+                            None
+                        };
                         inside.push((self.encode(&after), alt));
                     }
                 }
@@ -139,18 +155,25 @@ impl RetroGame for ChessGame<'_> {
                 break;
             }
         }
-        Some(if pos.is_check() { Dtm::Loss(0) } else { Dtm::Draw })
+        Some(if pos.is_check() {
+            Dtm::Loss(0)
+        } else {
+            Dtm::Draw
+        })
     }
 
     fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>)) {
-        let Some(pos) = self.position(side, idx) else { return };
+        let Some(pos) = self.position(side, idx) else {
+            return;
+        };
         with_scratch(
             !self.index.material().has_pawns(),
             |out| {
                 pos.for_each_unmove(&[], false, |u, before| {
                     let alt = if u.kind == UnMoveKind::DoublePush {
                         let mut with_ep = pos;
-                        with_ep.set_ep_square(Square::new((u.from.index() + u.to.index()) as u32 / 2));
+                        with_ep
+                            .set_ep_square(Square::new((u.from.index() + u.to.index()) as u32 / 2));
                         self.en_passant_option(&with_ep)
                     } else {
                         None

@@ -39,7 +39,12 @@ pub trait RetroGame: Sync {
     /// Calls `f` for every move of position `idx` with `side` to move, until `f` returns
     /// false. Returns None if `idx` is not a legal position, otherwise the value the position
     /// has if it has no move at all (chess: mated or stalemated).
-    fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor) -> bool) -> Option<Dtm>;
+    fn successors(
+        &self,
+        side: usize,
+        idx: u64,
+        f: &mut dyn FnMut(Successor) -> bool,
+    ) -> Option<Dtm>;
 
     /// Calls `f` for every legal position of the other side to move with a move into `idx`
     /// that the successors of that position report as `Table(idx)` (alternative None) or
@@ -167,8 +172,12 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
                 observer.advance((CHUNK.min(n - start)) as u64);
             });
         }
-        let pending = std::mem::take(&mut st.pending.lock().unwrap_or_else(|e| e.into_inner())[level as usize]);
-        pending.into_par_iter().for_each(|d| st.run_deferred(d, level));
+        let pending = std::mem::take(
+            &mut st.pending.lock().unwrap_or_else(|e| e.into_inner())[level as usize],
+        );
+        pending
+            .into_par_iter()
+            .for_each(|d| st.run_deferred(d, level));
         if st.found.load(Relaxed) > 0 {
             max_plies = level;
             idle = 0;
@@ -181,7 +190,10 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
         }
     }
     let [v0, v1] = st.values;
-    Solution { values: [into_bytes(v0), into_bytes(v1)], max_plies }
+    Solution {
+        values: [into_bytes(v0), into_bytes(v1)],
+        max_plies,
+    }
 }
 
 impl<G: RetroGame> State<'_, G> {
@@ -201,7 +213,8 @@ impl<G: RetroGame> State<'_, G> {
             Deferred::Win(side, idx) => self.resolve_win(side as usize, idx, level),
             Deferred::MoveLoses(side, idx, j) => {
                 let code = self.values[1 - side as usize][j as usize].load(Relaxed);
-                let indexed_part_won = code != 0 && (code - 1) % 2 == 1 && ((code - 1) as u32) < level;
+                let indexed_part_won =
+                    code != 0 && (code - 1) % 2 == 1 && ((code - 1) as u32) < level;
                 if !indexed_part_won {
                     self.count_down(side as usize, idx, level);
                 }
@@ -321,7 +334,11 @@ impl<G: RetroGame> State<'_, G> {
 
     fn set(&self, side: usize, idx: u64, level: u32) {
         let cell = &self.values[side][idx as usize];
-        if cell.load(Relaxed) == 0 && cell.compare_exchange(0, (level + 1) as u8, Relaxed, Relaxed).is_ok() {
+        if cell.load(Relaxed) == 0
+            && cell
+                .compare_exchange(0, (level + 1) as u8, Relaxed, Relaxed)
+                .is_ok()
+        {
             self.found.fetch_add(1, Relaxed);
         }
     }

@@ -51,7 +51,13 @@ struct Partial {
 
 fn better(a: Option<(u32, u64)>, b: Option<(u32, u64)>) -> Option<(u32, u64)> {
     match (a, b) {
-        (Some(x), Some(y)) => Some(if (y.0, std::cmp::Reverse(y.1)) > (x.0, std::cmp::Reverse(x.1)) { y } else { x }),
+        (Some(x), Some(y)) => Some(
+            if (y.0, std::cmp::Reverse(y.1)) > (x.0, std::cmp::Reverse(x.1)) {
+                y
+            } else {
+                x
+            },
+        ),
         (x, None) => x,
         (None, y) => y,
     }
@@ -61,12 +67,14 @@ fn better(a: Option<(u32, u64)>, b: Option<(u32, u64)>) -> Option<(u32, u64)> {
 pub fn compute(index: &TableIndex, values: [&[u8]; 2]) -> TableStats {
     let mut out = TableStats::default();
     let mut best: Option<(u32, u8, u64)> = None;
-    for side in 0..2 {
+    for (side, side_values) in values.iter().enumerate() {
         let turn = Color::from_index(side);
         let part = (0..index.size())
             .into_par_iter()
             .fold(Partial::default, |mut acc, idx| {
-                let Some(pos) = index.decode(idx, turn) else { return acc };
+                let Some(pos) = index.decode(idx, turn) else {
+                    return acc;
+                };
                 if pos.opponent_in_check() {
                     return acc;
                 }
@@ -75,7 +83,7 @@ pub fn compute(index: &TableIndex, values: [&[u8]; 2]) -> TableStats {
                     return acc;
                 }
                 acc.stats.positions += w;
-                let v = Dtm::decode(values[side][idx as usize]);
+                let v = Dtm::decode(side_values[idx as usize]);
                 match v {
                     Dtm::Win(_) => acc.stats.win += w,
                     Dtm::Draw => acc.stats.draw += w,

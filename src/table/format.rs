@@ -96,7 +96,10 @@ impl Header {
         put_u64(&mut b, 48, self.size);
         for (s, at) in [(0, 56), (1, 88)] {
             let st = &self.stats.sides[s];
-            for (i, v) in [st.positions, st.win, st.draw, st.loss].into_iter().enumerate() {
+            for (i, v) in [st.positions, st.win, st.draw, st.loss]
+                .into_iter()
+                .enumerate()
+            {
                 put_u64(&mut b, at + 8 * i, v);
             }
         }
@@ -113,14 +116,19 @@ impl Header {
     /// Parses and checks a header; the error says what is wrong.
     pub fn from_bytes(b: &[u8]) -> Result<Header, String> {
         if b.len() < HEADER_LEN {
-            return Err(format!("file is {} bytes, shorter than a table header", b.len()));
+            return Err(format!(
+                "file is {} bytes, shorter than a table header",
+                b.len()
+            ));
         }
         if b[0..8] != MAGIC {
             return Err("not a retrobook table (bad magic number)".into());
         }
         let version = get_u32(b, 8);
         if version != VERSION {
-            return Err(format!("table format version {version}, this program reads version {VERSION}"));
+            return Err(format!(
+                "table format version {version}, this program reads version {VERSION}"
+            ));
         }
         if get_u32(b, 252) != crc32fast::hash(&b[..252]) {
             return Err("header checksum mismatch (file corrupted)".into());
@@ -133,7 +141,9 @@ impl Header {
             return Err(format!("table of game {game:?}, expected chess"));
         }
         let sig = get_str(b, 24, 16);
-        let material: Material = sig.parse().map_err(|e| format!("bad signature in header: {e}"))?;
+        let material: Material = sig
+            .parse()
+            .map_err(|e| format!("bad signature in header: {e}"))?;
         if get_u32(b, 40) != INDEX_SCHEME || get_u32(b, 44) != VALUE_ENCODING {
             return Err("unknown index scheme or value encoding".into());
         }
@@ -149,6 +159,12 @@ impl Header {
         stats.max_plies = get_u32(b, 120);
         stats.max_side = get_u32(b, 124) as u8;
         stats.max_index = get_u64(b, 128);
-        Ok(Header { game, material, size: get_u64(b, 48), stats, crc: [get_u32(b, 136), get_u32(b, 140)] })
+        Ok(Header {
+            game,
+            material,
+            size: get_u64(b, 48),
+            stats,
+            crc: [get_u32(b, 136), get_u32(b, 140)],
+        })
     }
 }

@@ -27,13 +27,25 @@ impl TableFile {
         let header = Header::from_bytes(&map).map_err(fail)?;
         let index = TableIndex::new(header.material);
         if header.size != index.size() {
-            return Err(fail(format!("header says {} indices, the index scheme {}", header.size, index.size())));
+            return Err(fail(format!(
+                "header says {} indices, the index scheme {}",
+                header.size,
+                index.size()
+            )));
         }
         let expected = HEADER_LEN as u64 + 2 * header.size;
         if map.len() as u64 != expected {
-            return Err(fail(format!("file is {} bytes, expected {expected} (truncated?)", map.len())));
+            return Err(fail(format!(
+                "file is {} bytes, expected {expected} (truncated?)",
+                map.len()
+            )));
         }
-        let t = TableFile { path: path.to_path_buf(), header, index, map };
+        let t = TableFile {
+            path: path.to_path_buf(),
+            header,
+            index,
+            map,
+        };
         for side in 0..2 {
             if crc32fast::hash(t.values(side)) != t.header.crc[side] {
                 return Err(fail(format!(

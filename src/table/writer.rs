@@ -21,7 +21,10 @@ pub fn write_table(
     stats: TableStats,
 ) -> Result<(PathBuf, u64), String> {
     let path = table_path(dir, material);
-    let tmp = dir.join(format!(".{material}.{EXTENSION}.{}.tmp", std::process::id()));
+    let tmp = dir.join(format!(
+        ".{material}.{EXTENSION}.{}.tmp",
+        std::process::id()
+    ));
     let header = Header {
         game: "chess".into(),
         material: *material,

@@ -6,7 +6,9 @@ use std::process::{Command, Output};
 
 /// A file under `tests/data/`.
 pub fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 /// Runs the retrobook binary with `args`.
@@ -34,7 +36,10 @@ pub fn expected_dtm(line: &str) -> Option<(String, Option<retrobook::Dtm>)> {
     use retrobook::Dtm;
     let (fen, ops) = line.split_once(" dm ")?;
     let dm: i32 = ops.split(';').next()?.trim().parse().ok()?;
-    let wdl: Option<i32> = ops.split("wdl ").nth(1).and_then(|w| w.split(';').next()?.trim().parse().ok());
+    let wdl: Option<i32> = ops
+        .split("wdl ")
+        .nth(1)
+        .and_then(|w| w.split(';').next()?.trim().parse().ok());
     let v = match (dm, wdl) {
         (n, _) if n > 0 => Some(Dtm::Win(2 * n as u32 - 1)),
         (n, _) if n < 0 => Some(Dtm::Loss(2 * (-n) as u32)),
