@@ -83,6 +83,20 @@ fn usage(msg: impl Into<String>) -> Failure {
     Failure(msg.into(), 2)
 }
 
+/// A failed write to stdout: a closed pipe (`retrobook ... | head`) ends the run quietly.
+fn write_failed(e: std::io::Error) -> Failure {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Failure(String::new(), 0)
+    } else {
+        runtime(format!("cannot write the output: {e}"))
+    }
+}
+
+/// Writes one line to stdout.
+fn say(line: impl std::fmt::Display) -> Result<(), Failure> {
+    writeln!(std::io::stdout().lock(), "{line}").map_err(write_failed)
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -116,6 +130,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(_, 0)) => ExitCode::SUCCESS,
         Err(Failure(msg, code)) => {
             eprintln!("retrobook: {msg}");
             ExitCode::from(code)
@@ -269,7 +284,7 @@ fn cmd_gen(
         };
         bars.multi
             .suspend(|| writeln!(stdout, "{line}"))
-            .map_err(|e| runtime(e.to_string()))?;
+            .map_err(write_failed)?;
         bars.total.inc(1);
     }
     bars.table.finish_and_clear();
@@ -284,7 +299,7 @@ fn cmd_gen(
             total_indices,
             dir.display()
         )
-        .map_err(|e| runtime(e.to_string()))?;
+        .map_err(write_failed)?;
     }
     Ok(())
 }
@@ -330,27 +345,27 @@ fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
             "black": side(1),
             "max_dtm": {"plies": st.max_plies, "moves": st.max_plies.div_ceil(2), "fen": fen},
         });
-        println!("{v}");
+        say(format!("{v}"))?;
     } else {
-        println!(
+        say(format!(
             "{} ({} pieces, {} bytes, {})",
             h.material,
             h.material.pieces(),
             t.bytes(),
             t.path().display()
-        );
+        ))?;
         for (s, name) in [(0, "white to move"), (1, "black to move")] {
             let x = &st.sides[s];
-            println!(
+            say(format!(
                 "  {name}: {} positions, {} win, {} draw, {} loss",
                 x.positions, x.win, x.draw, x.loss
-            );
+            ))?;
         }
-        println!(
+        say(format!(
             "  longest mate: {} plies ({} moves), e.g. {fen}",
             st.max_plies,
             st.max_plies.div_ceil(2)
-        );
+        ))?;
     }
     Ok(())
 }
@@ -408,7 +423,7 @@ fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
             }
             s
         };
-        writeln!(stdout, "{line}").map_err(|e| runtime(e.to_string()))?;
+        writeln!(stdout, "{line}").map_err(write_failed)?;
     }
     if failures > 0 {
         return Err(runtime(format!(
@@ -448,11 +463,11 @@ fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
             return Err(runtime(format!("no table for {m} in {}", dir.display())));
         }
         verify_table(&tb, m, observer).map_err(|e| runtime(format!("verify failed: {e}")))?;
-        bars.multi.suspend(|| println!("{m:<8} ok"));
+        bars.multi.suspend(|| say(format!("{m:<8} ok")))?;
         bars.total.inc(1);
     }
     bars.total.finish_and_clear();
     bars.table.finish_and_clear();
-    println!("verified {} tables", targets.len());
+    say(format!("verified {} tables", targets.len()))?;
     Ok(())
 }
