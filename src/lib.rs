@@ -4,6 +4,8 @@
 //! Data flows one way: rules ([`chess`]) -> material and index ([`material`], [`index`]) ->
 //! solver ([`retro`]) -> table files ([`table`]) -> probing ([`probe`]).
 
+#![warn(missing_docs)]
+
 pub mod chess;
 pub mod index;
 pub mod material;
