@@ -2,7 +2,7 @@
 //! and writes the file. The CLI's `gen` is a thin layer over this.
 
 use crate::index::TableIndex;
-use crate::material::Material;
+use crate::material::{sort_for_generation, Material};
 use crate::probe::Tablebase;
 use crate::retro::{compute_stats, solve, ChessGame, Observer, TableStats};
 use crate::table::write_table;
@@ -43,7 +43,7 @@ pub fn plan(targets: &[Material], have: &Tablebase) -> Vec<Material> {
             }
         }
     }
-    out.sort_by_key(|m| (m.pieces(), m.pawns(), m.to_string()));
+    sort_for_generation(&mut out);
     out
 }
 

@@ -5,9 +5,9 @@ use clap::{Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use retrobook::chess::{Color, Position};
 use retrobook::generate::{generate, plan, Report};
-use retrobook::material::Material;
+use retrobook::material::{sort_for_generation, Material};
 use retrobook::probe::verify_table;
-use retrobook::retro::{Observer, Silent};
+use retrobook::retro::Observer;
 use retrobook::table::{table_path, TableFile};
 use retrobook::{Dtm, Tablebase};
 use serde_json::json;
@@ -269,7 +269,6 @@ fn cmd_gen(
     let todo = plan(&targets, &tb);
     let show = !json && std::io::stderr().is_terminal();
     let bars = Bars::new(show, todo.len() as u64);
-    let mut stdout = std::io::stdout().lock();
     let (mut total_secs, mut total_indices) = (0.0, 0u64);
     for m in &todo {
         bars.table.set_prefix(m.to_string());
@@ -282,24 +281,21 @@ fn cmd_gen(
         } else {
             report_line(&report)
         };
-        bars.multi
-            .suspend(|| writeln!(stdout, "{line}"))
-            .map_err(write_failed)?;
+        bars.multi.suspend(|| say(line))?;
         bars.total.inc(1);
     }
     bars.table.finish_and_clear();
     bars.total.finish_and_clear();
     if !json {
-        writeln!(
-            stdout,
+        let needed = plan(&targets, &Tablebase::new()).len();
+        say(format!(
             "built {} tables ({} already present) in {:.2} s, {} indices, into {}",
             todo.len(),
-            targets.len().saturating_sub(todo.len()),
+            needed - todo.len(),
             total_secs,
             total_indices,
             dir.display()
-        )
-        .map_err(write_failed)?;
+        ))?;
     }
     Ok(())
 }
@@ -448,21 +444,18 @@ fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
     let tb = Tablebase::open(dir).map_err(runtime)?;
     if targets.is_empty() {
         targets = tb.materials().copied().collect();
-        targets.sort_by_key(|m| (m.pieces(), m.pawns(), m.to_string()));
+        sort_for_generation(&mut targets);
     }
     if targets.is_empty() {
         return Err(runtime(format!("no tables in {}", dir.display())));
     }
-    let show = std::io::stderr().is_terminal();
-    let bars = Bars::new(show, targets.len() as u64);
-    let silent = Silent;
-    let observer: &dyn Observer = if show { &bars } else { &silent };
+    let bars = Bars::new(std::io::stderr().is_terminal(), targets.len() as u64);
     for m in &targets {
         bars.table.set_prefix(m.to_string());
         if tb.table(m).is_none() {
             return Err(runtime(format!("no table for {m} in {}", dir.display())));
         }
-        verify_table(&tb, m, observer).map_err(|e| runtime(format!("verify failed: {e}")))?;
+        verify_table(&tb, m, &bars).map_err(|e| runtime(format!("verify failed: {e}")))?;
         bars.multi.suspend(|| say(format!("{m:<8} ok")))?;
         bars.total.inc(1);
     }

@@ -186,9 +186,9 @@ impl Material {
     }
 }
 
-/// Captures lower the piece count and promotions the pawn count, so this order builds every
-/// table after all of its sub-tables.
-fn sort_for_generation(list: &mut [Material]) {
+/// Sorts tables so that each comes after all of its sub-tables: captures lower the piece
+/// count and promotions the pawn count.
+pub fn sort_for_generation(list: &mut [Material]) {
     list.sort_by_key(|m| (m.pieces(), m.pawns(), m.to_string()));
 }
 

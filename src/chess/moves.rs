@@ -321,10 +321,6 @@ impl Position {
 
     /// The position after `m`, which must be a legal move of this position.
     pub fn play(&self, m: &Move) -> Position {
-        self.play_unchecked(m)
-    }
-
-    fn play_unchecked(&self, m: &Move) -> Position {
         let us = self.turn();
         let mut p = *self;
         p.remove(m.from);
@@ -364,11 +360,7 @@ impl Position {
             }
             p.set_castling(Castling(c));
         }
-        let ep = if m.kind == MoveKind::DoublePush {
-            Square::new((m.from.index() + m.to.index()) as u32 / 2)
-        } else {
-            None
-        };
+        let ep = (m.kind == MoveKind::DoublePush).then(|| m.from.midpoint(m.to));
         let halfmoves = if m.role == Role::Pawn || m.capture.is_some() {
             0
         } else {
@@ -381,16 +373,35 @@ impl Position {
         p
     }
 
+    /// The legal en-passant captures of the side to move (at most two), found without
+    /// generating the other moves: retrograde analysis asks this for every double push.
+    pub fn en_passant_moves(&self) -> impl Iterator<Item = Move> + '_ {
+        let us = self.turn();
+        let target = self
+            .ep_square()
+            .filter(|ep| !self.by_color(!us).contains(*ep));
+        let king = self.king(us);
+        let pawns = match target {
+            Some(ep) => attacks::pawn_attacks(!us, ep) & self.pieces(us, Role::Pawn),
+            None => Bitboard::EMPTY,
+        };
+        pawns.filter_map(move |from| {
+            let m = Move {
+                role: Role::Pawn,
+                from,
+                to: target?,
+                capture: Some(Role::Pawn),
+                promotion: None,
+                kind: MoveKind::EnPassant,
+            };
+            king.is_none_or(|k| self.leaves_king_safe(&m, k))
+                .then_some(m)
+        })
+    }
+
     /// True when the side to move can legally capture en passant (so the en-passant square
     /// matters to the value of the position).
     pub fn has_legal_ep_capture(&self) -> bool {
-        let Some(ep) = self.ep_square() else {
-            return false;
-        };
-        let mut list = MoveList::new();
-        self.legal_moves(&mut list);
-        list.as_slice()
-            .iter()
-            .any(|m| m.kind == MoveKind::EnPassant && m.to == ep)
+        self.en_passant_moves().next().is_some()
     }
 }

@@ -150,9 +150,7 @@ impl Position {
         } else {
             return None;
         };
-        let role = Role::ALL
-            .into_iter()
-            .find(|r| self.by_role[r.index()].contains(sq))?;
+        let role = self.role_at(sq)?;
         Some(Piece { color, role })
     }
 

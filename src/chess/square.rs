@@ -77,6 +77,13 @@ impl Square {
         }
     }
 
+    /// The square halfway between two squares of one file two ranks apart (the square a
+    /// double pawn push passes).
+    #[inline]
+    pub const fn midpoint(self, other: Square) -> Square {
+        Square((self.0 + other.0) / 2)
+    }
+
     /// Chebyshev (king-move) distance.
     pub const fn distance(self, other: Square) -> u32 {
         let df = self.file().abs_diff(other.file());

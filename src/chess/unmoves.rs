@@ -117,12 +117,17 @@ impl Position {
             }
         }
 
+        // A pawn on its second rank has not moved yet; one on its fourth may have come from
+        // the second in one double push.
+        let (home_rank, double_from) = if mover == Color::White {
+            (1, 3)
+        } else {
+            (6, 4)
+        };
         for from in self.pieces(mover, Role::Pawn) {
             let Some(one) = from.offset(back) else {
                 continue;
             };
-            // A pawn that stands on its second rank has not moved yet.
-            let home_rank = if mover == Color::White { 1 } else { 6 };
             if from.rank() == home_rank {
                 continue;
             }
@@ -136,7 +141,6 @@ impl Position {
                     kind: UnMoveKind::Normal,
                 };
                 emit(base);
-                let double_from = if mover == Color::White { 3 } else { 4 };
                 if from.rank() == double_from {
                     if let Some(two) = one.offset(back) {
                         if !occ.contains(two) {
@@ -149,10 +153,8 @@ impl Position {
                     }
                 }
             }
+            // `from` is past its second rank, so `to` is never on a back rank.
             for to in attacks::pawn_attacks(!mover, from) & !occ {
-                if to.rank() == 0 || to.rank() == 7 {
-                    continue;
-                }
                 for r in restorable(from) {
                     emit(UnMove {
                         role: Role::Pawn,

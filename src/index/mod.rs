@@ -11,7 +11,7 @@ mod symmetry;
 
 pub use symmetry::{KingPairs, Symmetry};
 
-use crate::chess::{Bitboard, Color, Piece, Position, Role};
+use crate::chess::{Bitboard, Color, Piece, Position, Role, Square};
 use crate::material::Material;
 
 #[derive(Copy, Clone, Debug)]
@@ -91,14 +91,6 @@ impl TableIndex {
         self.size
     }
 
-    /// The symmetry that brings `pos` into the indexed form.
-    #[inline]
-    fn canonicalizer(&self, pos: &Position) -> Option<Symmetry> {
-        let wk = pos.king(Color::White)?;
-        let bk = pos.king(Color::Black)?;
-        Some(self.kings.canonicalizer(wk, bk))
-    }
-
     /// The index of `pos`, which must have this material (in this orientation). Every
     /// symmetry class has exactly one index: without pawns, when both kings stand on the
     /// a1-h8 diagonal, the position and its mirror image across it are both in canonical king
@@ -106,52 +98,50 @@ impl TableIndex {
     /// index leaves out (adjacent kings, missing kings).
     #[inline]
     pub fn encode(&self, pos: &Position) -> Option<u64> {
-        let sym = self.canonicalizer(pos)?;
-        let idx = self.encode_with(pos, sym)?;
-        if self.kings_on_diagonal(pos, sym) {
-            let mirror = Symmetry {
-                diagonal: true,
-                ..Symmetry::default()
-            };
-            let twin = self.encode_with(
-                &pos.transformed(sym.diagonal, sym.horizontal, sym.vertical),
-                mirror,
-            )?;
+        let (wk, bk) = (pos.king(Color::White)?, pos.king(Color::Black)?);
+        let sym = self.kings.canonicalizer(wk, bk);
+        let (wk, bk) = (sym.square(wk), sym.square(bk));
+        let pair = self.kings.number(wk, bk)? as u64;
+        let idx = self.rank_groups(pair, pos, |b| sym.bitboard(b));
+        if self.both_on_diagonal(wk, bk) {
+            // The mirror across a1-h8 keeps the kings where they are.
+            let twin = self.rank_groups(pair, pos, |b| sym.bitboard(b).flip_diagonal());
             return Some(idx.min(twin));
         }
         Some(idx)
     }
 
-    /// True when, without pawns, `sym` puts both kings of `pos` on the a1-h8 diagonal.
+    /// Without pawns: true when both kings stand on the a1-h8 diagonal.
     #[inline]
-    fn kings_on_diagonal(&self, pos: &Position, sym: Symmetry) -> bool {
-        if self.material.has_pawns() {
-            return false;
-        }
-        let (Some(wk), Some(bk)) = (pos.king(Color::White), pos.king(Color::Black)) else {
-            return false;
-        };
-        let (wk, bk) = (sym.square(wk), sym.square(bk));
-        wk.file() == wk.rank() && bk.file() == bk.rank()
+    fn both_on_diagonal(&self, wk: Square, bk: Square) -> bool {
+        !self.material.has_pawns() && wk.file() == wk.rank() && bk.file() == bk.rank()
     }
 
+    /// True when the kings of `pos` (as they stand) are both on the a1-h8 diagonal, in a
+    /// table without pawns.
     #[inline]
-    fn encode_with(&self, pos: &Position, sym: Symmetry) -> Option<u64> {
-        let wk = sym.square(pos.king(Color::White)?);
-        let bk = sym.square(pos.king(Color::Black)?);
-        let mut idx = self.kings.number(wk, bk)? as u64;
-        for g in &self.groups {
-            let b = sym.bitboard(pos.pieces(g.color, g.role));
-            idx = idx * g.size + combinations::rank(b.0 >> g.shift);
+    fn kings_on_diagonal(&self, pos: &Position) -> bool {
+        match (pos.king(Color::White), pos.king(Color::Black)) {
+            (Some(wk), Some(bk)) => self.both_on_diagonal(wk, bk),
+            _ => false,
         }
-        Some(idx)
+    }
+
+    /// The full index from the king pair's number and the piece groups, each group's squares
+    /// taken through `image`.
+    #[inline]
+    fn rank_groups(&self, pair: u64, pos: &Position, image: impl Fn(Bitboard) -> Bitboard) -> u64 {
+        self.groups.iter().fold(pair, |idx, g| {
+            let b = image(pos.pieces(g.color, g.role));
+            idx * g.size + combinations::rank(b.0 >> g.shift)
+        })
     }
 
     /// True when `idx` (decoding to `pos`) is the index `encode` gives its class; the other
     /// indices (mirror images of canonical ones) are never used and count as broken.
     #[inline]
     pub fn is_canonical(&self, idx: u64, pos: &Position) -> bool {
-        if !self.kings_on_diagonal(pos, Symmetry::default()) {
+        if !self.kings_on_diagonal(pos) {
             return true;
         }
         self.encode(pos) == Some(idx)
@@ -214,11 +204,11 @@ impl TableIndex {
             .iter()
             .map(|g| (1..=g.count as u64).product::<u64>())
             .product();
-        if !self.kings_on_diagonal(pos, Symmetry::default()) {
-            return labelled;
-        }
-        if self.encode(pos) != Some(idx) {
+        if !self.is_canonical(idx, pos) {
             return 0;
+        }
+        if !self.kings_on_diagonal(pos) {
+            return labelled;
         }
         // Its own mirror image: the mirror swaps the identical pieces off the diagonal, so
         // their labellings pair up.

@@ -29,36 +29,44 @@ impl Symmetry {
         })
     }
 
+    /// Applies the mirrors this symmetry is made of, in its order, to anything that has them.
+    #[inline]
+    fn apply<T>(
+        self,
+        x: T,
+        diagonal: fn(T) -> T,
+        horizontal: fn(T) -> T,
+        vertical: fn(T) -> T,
+    ) -> T {
+        let x = if self.diagonal { diagonal(x) } else { x };
+        let x = if self.horizontal { horizontal(x) } else { x };
+        if self.vertical {
+            vertical(x)
+        } else {
+            x
+        }
+    }
+
     /// The image of a square.
     #[inline]
     pub fn square(self, sq: Square) -> Square {
-        let mut s = sq;
-        if self.diagonal {
-            s = s.flip_diagonal();
-        }
-        if self.horizontal {
-            s = s.flip_horizontal();
-        }
-        if self.vertical {
-            s = s.flip_vertical();
-        }
-        s
+        self.apply(
+            sq,
+            Square::flip_diagonal,
+            Square::flip_horizontal,
+            Square::flip_vertical,
+        )
     }
 
     /// The image of a set of squares.
     #[inline]
     pub fn bitboard(self, b: Bitboard) -> Bitboard {
-        let mut b = b;
-        if self.diagonal {
-            b = b.flip_diagonal();
-        }
-        if self.horizontal {
-            b = b.flip_horizontal();
-        }
-        if self.vertical {
-            b = b.flip_vertical();
-        }
-        b
+        self.apply(
+            b,
+            Bitboard::flip_diagonal,
+            Bitboard::flip_horizontal,
+            Bitboard::flip_vertical,
+        )
     }
 }
 

@@ -6,7 +6,7 @@
 //! the indexed position, or takes the best en-passant capture (a sub-table value).
 
 use super::solver::{RetroGame, Successor};
-use crate::chess::{Color, MoveKind, MoveList, Position, Square, UnMoveKind};
+use crate::chess::{Color, MoveKind, MoveList, Position, UnMoveKind};
 use crate::index::TableIndex;
 use crate::value::Dtm;
 use std::cell::Cell;
@@ -17,26 +17,27 @@ thread_local! {
     static SCRATCH: Cell<Vec<(u64, Option<Dtm>)>> = const { Cell::new(Vec::new()) };
 }
 
-/// Runs `fill` on an empty per-thread buffer, then `f` on every entry, with entries of equal
-/// index merged when `dedup` is set.
-fn with_scratch(
-    dedup: bool,
-    fill: impl FnOnce(&mut Vec<(u64, Option<Dtm>)>),
-    mut f: impl FnMut(u64, Option<Dtm>) -> bool,
-) {
-    let mut buf = SCRATCH.take();
-    buf.clear();
-    fill(&mut buf);
-    if dedup {
-        buf.sort_unstable_by_key(|e| e.0);
-        buf.dedup_by_key(|e| e.0);
+/// The calling thread's move buffer, empty, given back when dropped.
+struct Scratch(Vec<(u64, Option<Dtm>)>);
+
+impl Scratch {
+    fn take() -> Scratch {
+        let mut buf = SCRATCH.take();
+        buf.clear();
+        Scratch(buf)
     }
-    for &(i, alt) in buf.iter() {
-        if !f(i, alt) {
-            break;
-        }
+
+    /// Merges entries of equal index (see the module doc on multiplicity).
+    fn merge_equal(&mut self) {
+        self.0.sort_unstable_by_key(|e| e.0);
+        self.0.dedup_by_key(|e| e.0);
     }
-    SCRATCH.set(buf);
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        SCRATCH.set(std::mem::take(&mut self.0));
+    }
 }
 
 /// Values of positions outside the table being built (fewer pieces, or a pawn promoted).
@@ -88,12 +89,8 @@ impl<'a> ChessGame<'a> {
     /// Best value, for the side to move in `pos` (which has an en-passant square), of its
     /// legal en-passant captures, or None if it has none.
     fn en_passant_option(&self, pos: &Position) -> Option<Dtm> {
-        let mut list = MoveList::new();
-        pos.legal_moves(&mut list);
-        list.as_slice()
-            .iter()
-            .filter(|m| m.kind == MoveKind::EnPassant)
-            .map(|m| self.sub_value(&pos.play(m)).back())
+        pos.en_passant_moves()
+            .map(|m| self.sub_value(&pos.play(&m)).back())
             .max()
     }
 
@@ -118,42 +115,31 @@ impl RetroGame for ChessGame<'_> {
         self.index.size()
     }
 
-    fn successors(
-        &self,
-        side: usize,
-        idx: u64,
-        f: &mut dyn FnMut(Successor) -> bool,
-    ) -> Option<Dtm> {
+    fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm> {
         let pos = self.position(side, idx)?;
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
-        let mut fixed = Vec::new();
-        with_scratch(
-            !self.index.material().has_pawns(),
-            |inside| {
-                for m in list.as_slice() {
-                    let after = pos.play(m);
-                    if m.is_conversion() {
-                        fixed.push(self.sub_value(&after));
-                    } else {
-                        let alt = if m.kind == MoveKind::DoublePush {
-                            self.en_passant_option(&after)
-                        } else {
-                            None
-                        };
-                        inside.push((self.encode(&after), alt));
-                    }
-                }
-            },
-            |j, alt| match alt {
-                Some(a) => f(Successor::Either(j, a)),
-                None => f(Successor::Table(j)),
-            },
-        );
-        for v in fixed {
-            if !f(Successor::Fixed(v)) {
-                break;
+        let mut inside = Scratch::take();
+        for m in list.as_slice() {
+            let after = pos.play(m);
+            if m.is_conversion() {
+                f(Successor::Fixed(self.sub_value(&after)));
+            } else {
+                let alt = match m.kind {
+                    MoveKind::DoublePush => self.en_passant_option(&after),
+                    _ => None,
+                };
+                inside.0.push((self.encode(&after), alt));
             }
+        }
+        if !self.index.material().has_pawns() {
+            inside.merge_equal();
+        }
+        for &(j, alt) in &inside.0 {
+            f(match alt {
+                Some(a) => Successor::Either(j, a),
+                None => Successor::Table(j),
+            });
         }
         Some(if pos.is_check() {
             Dtm::Loss(0)
@@ -166,25 +152,23 @@ impl RetroGame for ChessGame<'_> {
         let Some(pos) = self.position(side, idx) else {
             return;
         };
-        with_scratch(
-            !self.index.material().has_pawns(),
-            |out| {
-                pos.for_each_unmove(&[], false, |u, before| {
-                    let alt = if u.kind == UnMoveKind::DoublePush {
-                        let mut with_ep = pos;
-                        with_ep
-                            .set_ep_square(Square::new((u.from.index() + u.to.index()) as u32 / 2));
-                        self.en_passant_option(&with_ep)
-                    } else {
-                        None
-                    };
-                    out.push((self.encode(&before), alt));
-                });
-            },
-            |i, alt| {
-                f(i, alt);
-                true
-            },
-        );
+        let mut before = Scratch::take();
+        pos.for_each_unmove(&[], false, |u, q| {
+            let alt = match u.kind {
+                UnMoveKind::DoublePush => {
+                    let mut with_ep = pos;
+                    with_ep.set_ep_square(Some(u.from.midpoint(u.to)));
+                    self.en_passant_option(&with_ep)
+                }
+                _ => None,
+            };
+            before.0.push((self.encode(&q), alt));
+        });
+        if !self.index.material().has_pawns() {
+            before.merge_equal();
+        }
+        for &(i, alt) in &before.0 {
+            f(i, alt);
+        }
     }
 }

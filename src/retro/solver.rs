@@ -36,15 +36,10 @@ pub trait RetroGame: Sync {
     /// Number of indices per side to move.
     fn size(&self) -> u64;
 
-    /// Calls `f` for every move of position `idx` with `side` to move, until `f` returns
-    /// false. Returns None if `idx` is not a legal position, otherwise the value the position
-    /// has if it has no move at all (chess: mated or stalemated).
-    fn successors(
-        &self,
-        side: usize,
-        idx: u64,
-        f: &mut dyn FnMut(Successor) -> bool,
-    ) -> Option<Dtm>;
+    /// Calls `f` for every move of position `idx` with `side` to move. Returns None if `idx`
+    /// is not a legal position, otherwise the value the position has if it has no move at
+    /// all (chess: mated or stalemated).
+    fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm>;
 
     /// Calls `f` for every legal position of the other side to move with a move into `idx`
     /// that the successors of that position report as `Table(idx)` (alternative None) or
@@ -134,8 +129,6 @@ struct State<'g, G: RetroGame> {
 pub struct Solution {
     /// Values with side 0 and side 1 to move.
     pub values: [Vec<u8>; 2],
-    /// Deepest level (plies) at which a position was resolved.
-    pub max_plies: u32,
 }
 
 /// Solves `game`: distance to mate for every position, both sides to move.
@@ -159,7 +152,6 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
             observer.advance((CHUNK.min(n - start)) as u64);
         });
     }
-    let mut max_plies = 0;
     let mut idle = 0;
     for level in 1..=Dtm::MAX_PLIES {
         st.found.store(0, Relaxed);
@@ -179,7 +171,6 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
             .into_par_iter()
             .for_each(|d| st.run_deferred(d, level));
         if st.found.load(Relaxed) > 0 {
-            max_plies = level;
             idle = 0;
         } else {
             idle += 1;
@@ -192,7 +183,6 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
     let [v0, v1] = st.values;
     Solution {
         values: [into_bytes(v0), into_bytes(v1)],
-        max_plies,
     }
 }
 
@@ -244,7 +234,6 @@ impl<G: RetroGame> State<'_, G> {
                     }
                 }
             }
-            true
         });
         let summary = match terminal {
             None => C_ILLEGAL,
