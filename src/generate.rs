@@ -3,9 +3,9 @@
 
 use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
-use crate::probe::Tablebase;
+use crate::probe::{LoadedTables, Tablebase};
 use crate::retro::{compute_stats, solve, ChessGame, Observer, TableStats};
-use crate::table::write_table;
+use crate::table::{write_table, WriteOptions};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -65,14 +65,26 @@ pub fn generate(
     let start = Instant::now();
     let index = TableIndex::new(material);
     let indices = 2 * index.size();
-    let game = ChessGame::new(index, tb);
-    let solution = solve(&game, observer);
+    let loaded = LoadedTables::load(tb, &material.subtables())
+        .map_err(|e| format!("cannot build {material}: {e}"))?;
+    let game = ChessGame::new(index, &loaded);
+    let mut solution = solve(&game, observer);
     if let Some(e) = game.take_error() {
         return Err(format!("cannot build {material}: {e}"));
     }
-    let values = [&solution.values[0][..], &solution.values[1][..]];
-    let stats = compute_stats(game.index(), values);
-    let (path, bytes) = write_table(dir, &material, values, stats)?;
+    let stats = compute_stats(
+        game.index(),
+        [&solution.values[0][..], &solution.values[1][..]],
+    );
+    let [v0, v1] = &mut solution.values;
+    let (path, bytes) = write_table(
+        dir,
+        &material,
+        [v0, v1],
+        [&solution.illegal[0], &solution.illegal[1]],
+        stats,
+        &WriteOptions::default(),
+    )?;
     Ok(Report {
         material,
         indices,

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{data, expected_dtm, reseal_table, run, run_ok};
+use common::{data, expected_dtm, gaviota_samples, rewrite_table, run, run_ok};
 use rayon::prelude::*;
 use retrobook::chess::{Color, Position};
 use retrobook::material::Material;
@@ -84,20 +84,6 @@ fn statistics_equal_syzygy_and_longest_mates_equal_gaviota() {
     assert_eq!(checked, 35);
 }
 
-fn gaviota_samples() -> Vec<(String, Dtm)> {
-    let text = std::fs::read_to_string(data("dtm-samples-34.epd")).unwrap();
-    let samples: Vec<(String, Dtm)> = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let (fen, v) = expected_dtm(l).expect("sample line parses");
-            (fen, v.expect("samples carry wdl"))
-        })
-        .collect();
-    assert_eq!(samples.len(), 17_500);
-    samples
-}
-
 #[test]
 fn gaviota_samples_match_through_the_library() {
     let tb = Tablebase::open(tables()).unwrap();
@@ -172,7 +158,7 @@ fn wdl_equals_syzygy_on_every_position() {
                     if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
                         return 0;
                     }
-                    let ours = Dtm::decode(table.value(side, idx)).wdl();
+                    let ours = tb.probe_wdl(&pos).unwrap();
                     let fen: Fen = pos.to_string().parse().unwrap();
                     let spos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
                     let theirs = match syzygy.probe_wdl_after_zeroing(&spos).unwrap() {
@@ -216,30 +202,21 @@ fn verify_names_the_position_of_an_altered_value() {
     let tb = Tablebase::open(dir.path()).unwrap();
     let m: Material = "KRvKN".parse().unwrap();
     let table = tb.table(&m).unwrap();
+    let white = table.decode_side(0).unwrap();
     // The first white-to-move position that is won: make it a draw.
     let (idx, pos) = (0..table.index().size())
         .find_map(|i| {
             let p = table.index().decode(i, Color::White)?;
             (!p.opponent_in_check()
                 && table.index().is_canonical(i, &p)
-                && matches!(Dtm::decode(table.value(0, i)), Dtm::Win(_)))
+                && matches!(Dtm::decode(white[i as usize]), Dtm::Win(_)))
             .then_some((i, p))
         })
         .unwrap();
     drop(tb);
-    let mut bytes = std::fs::read(&path).unwrap();
-    bytes[256 + idx as usize] = 0;
-    std::fs::write(&path, bytes).unwrap();
-    // Unsealed: the checksum catches it when the file is opened.
-    let out = run(&["verify", "KRvKN", "--tables", dir.path().to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("KRvKN.rbt") && err.contains("checksum"),
-        "{err}"
-    );
-    // Resealed: only the one-ply check can catch it, and it names the position.
-    reseal_table(&path);
+    // Written with valid checksums: only the one-ply check can catch it, and it names the
+    // position.
+    rewrite_table(&path, |v| v[0][idx as usize] = 0);
     let out = run(&["verify", "KRvKN", "--tables", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -299,4 +276,86 @@ fn probe_lists_en_passant_captures_and_ranks_moves() {
         _ => Dtm::Draw,
     };
     assert_eq!(own, values[0]);
+}
+
+#[test]
+fn every_stored_value_equals_the_solver() {
+    use retrobook::index::TableIndex;
+    use retrobook::probe::LoadedTables;
+    use retrobook::retro::{solve, ChessGame, Silent};
+    let tb = Tablebase::open(tables()).unwrap();
+    let mut checked = 0u64;
+    for m in Material::all_up_to(4) {
+        if m.is_bare_kings() {
+            continue;
+        }
+        let table = tb.table(&m).unwrap();
+        // Solved again in memory, from the sub-tables as read back from their files.
+        let subtables = LoadedTables::load(&tb, &m.subtables()).unwrap();
+        let game = ChessGame::new(TableIndex::new(m), &subtables);
+        let solution = solve(&game, &Silent);
+        for side in 0..2 {
+            let stored = table.decode_side(side).unwrap();
+            let solved = &solution.values[side];
+            assert_eq!(stored.len(), solved.len(), "{m}");
+            let illegal = |i: usize| solution.illegal[side][i / 64] >> (i % 64) & 1 == 1;
+            let bad = (0..stored.len()).find(|&i| !illegal(i) && stored[i] != solved[i]);
+            assert_eq!(bad, None, "{m} side {side}: file and solver differ");
+            checked += (0..stored.len()).filter(|&i| !illegal(i)).count() as u64;
+        }
+    }
+    assert!(checked > 100_000_000, "{checked} legal indices checked");
+}
+
+/// Random legal positions of every table (a fixed pseudo-random sequence).
+fn random_positions(tb: &Tablebase, per_table: usize) -> Vec<Position> {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut out = Vec::new();
+    let mut materials: Vec<Material> = tb.materials().copied().collect();
+    materials.sort_by_key(|m| m.to_string());
+    for m in materials {
+        let index = tb.table(&m).unwrap().index();
+        let mut found = 0;
+        while found < per_table {
+            let turn = Color::from_index((next() % 2) as usize);
+            if let Some(p) = index.decode(next() % index.size(), turn) {
+                if !p.opponent_in_check() {
+                    out.push(p);
+                    found += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn eight_threads_probing_agree_with_one() {
+    // A cache of 1 MiB (32 blocks) for tables of 170 MB decoded: threads keep evicting each
+    // other's blocks, so the test exercises the cache under contention.
+    let mut tb = Tablebase::with_cache_bytes(1 << 20);
+    tb.add_dir(tables()).unwrap();
+    let positions = random_positions(&tb, 600);
+    let one: Vec<Dtm> = positions.iter().map(|p| tb.probe_dtm(p).unwrap()).collect();
+    let tb = &tb;
+    let (positions, one) = (&positions, &one);
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            s.spawn(move || {
+                // Each thread walks the positions from its own starting point, twice.
+                let n = positions.len();
+                for k in 0..2 * n {
+                    let i = (k * 7919 + t * n / 8) % n;
+                    let got = tb.probe_dtm(&positions[i]).unwrap();
+                    assert_eq!(got, one[i], "thread {t}: {}", positions[i]);
+                }
+            });
+        }
+    });
 }

@@ -277,6 +277,63 @@ impl Position {
         c
     }
 
+    /// A position from the bitboards an engine holds: pieces of each colour (`colors`,
+    /// white first) and of each role (`roles`, in `Role::ALL` order: pawns first), the side
+    /// to move and the en-passant square. No castling rights. Errors say what is impossible.
+    pub fn from_bitboards(
+        colors: [u64; 2],
+        roles: [u64; 6],
+        turn: Color,
+        ep: Option<Square>,
+    ) -> Result<Position, &'static str> {
+        if colors[0] & colors[1] != 0 {
+            return Err("a square holds a piece of each colour");
+        }
+        let all = colors[0] | colors[1];
+        let mut seen = 0u64;
+        for r in roles {
+            if r & seen != 0 {
+                return Err("a square holds two kinds of piece");
+            }
+            seen |= r;
+        }
+        if seen != all {
+            return Err("colour and piece bitboards disagree");
+        }
+        let mut pos = Position::default();
+        for (c, color) in Color::ALL.into_iter().enumerate() {
+            for (r, role) in Role::ALL.into_iter().enumerate() {
+                for sq in Bitboard(colors[c] & roles[r]) {
+                    pos.put(sq, Piece { color, role });
+                }
+            }
+        }
+        pos.set_turn(turn);
+        if let Some(sq) = ep {
+            // The pawn that just moved two squares stands in front of `sq` (seen from the
+            // side to move) and left the square behind it empty.
+            let (rank, forward) = match turn {
+                Color::White => (5, -8),
+                Color::Black => (2, 8),
+            };
+            let at = |d: i32| Square::from_index((sq.index() as i32 + d) as u32);
+            if sq.rank() != rank
+                || pos.piece_at(sq).is_some()
+                || pos.piece_at(at(-forward)).is_some()
+                || pos.piece_at(at(forward))
+                    != Some(Piece {
+                        color: !turn,
+                        role: Role::Pawn,
+                    })
+            {
+                return Err("impossible en-passant square");
+            }
+            pos.set_ep_square(Some(sq));
+        }
+        pos.validate()?;
+        Ok(pos)
+    }
+
     /// Basic sanity of a placement: one king each, no pawn on the first or last rank, the side
     /// not to move not in check. Returns the first problem found.
     pub fn validate(&self) -> Result<(), &'static str> {

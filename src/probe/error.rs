@@ -11,8 +11,10 @@ pub enum ProbeError {
     Castling,
     /// The position cannot arise in a game (the message says why).
     IllegalPosition(String),
-    /// A table could not be opened or read.
+    /// A table could not be opened or read (the message names the file and block).
     Table(String),
+    /// The FEN given could not be read.
+    InvalidFen(String),
 }
 
 impl fmt::Display for ProbeError {
@@ -24,6 +26,7 @@ impl fmt::Display for ProbeError {
             }
             ProbeError::IllegalPosition(why) => write!(f, "illegal position: {why}"),
             ProbeError::Table(e) => f.write_str(e),
+            ProbeError::InvalidFen(e) => write!(f, "invalid FEN {e}"),
         }
     }
 }

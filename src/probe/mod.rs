@@ -2,9 +2,11 @@
 //! re-checks a finished table against its successors.
 
 mod error;
+mod loaded;
 mod tablebase;
 mod verify;
 
 pub use error::ProbeError;
+pub use loaded::LoadedTables;
 pub use tablebase::Tablebase;
 pub use verify::verify_table;

@@ -4,21 +4,44 @@ use super::error::ProbeError;
 use crate::chess::{Move, MoveList, Position};
 use crate::material::{Material, MAX_PIECES};
 use crate::retro::SubTables;
-use crate::table::{TableFile, EXTENSION};
+use crate::table::{BlockCache, TableFile, DEFAULT_CACHE_BYTES, EXTENSION};
 use crate::value::{Dtm, Wdl};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// A set of open tables, keyed by material. `Send + Sync`: share one across search threads.
-#[derive(Default)]
+/// A set of open tables, keyed by material, with one cache of decoded blocks shared by all
+/// of them. `Send + Sync`: share one across search threads.
 pub struct Tablebase {
     tables: HashMap<Material, TableFile>,
+    cache: BlockCache,
 }
 
+impl Default for Tablebase {
+    fn default() -> Self {
+        Tablebase::with_cache_bytes(DEFAULT_CACHE_BYTES)
+    }
+}
+
+/// Size of the blocks the cache is sized for (the writer's default).
+const CACHE_BLOCK_BYTES: usize = 1 << 15;
+
 impl Tablebase {
-    /// No tables.
+    /// No tables, and a block cache of the default budget (64 MiB).
     pub fn new() -> Tablebase {
         Tablebase::default()
+    }
+
+    /// No tables, and a block cache of about `bytes` bytes (blocks of 32 KiB; at least two).
+    pub fn with_cache_bytes(bytes: usize) -> Tablebase {
+        Tablebase {
+            tables: HashMap::new(),
+            cache: BlockCache::new(bytes, CACHE_BLOCK_BYTES),
+        }
+    }
+
+    /// Empties the cache of decoded blocks (for measurements of cold probes).
+    pub fn clear_cache(&self) {
+        self.cache.clear();
     }
 
     /// Opens every table file in `dir`.
@@ -95,11 +118,15 @@ impl Tablebase {
         self.tables.keys().map(|m| m.pieces()).max().unwrap_or(0)
     }
 
-    /// The stored value of a position without en-passant right.
-    fn stored(&self, pos: &Position) -> Result<Dtm, ProbeError> {
+    /// The table, side to move and index holding a position without en-passant right, or
+    /// None for bare kings (a draw without a table).
+    pub(crate) fn locate(
+        &self,
+        pos: &Position,
+    ) -> Result<Option<(&TableFile, usize, u64)>, ProbeError> {
         let material = Material::from_position(pos);
         if material.is_bare_kings() {
-            return Ok(Dtm::Draw);
+            return Ok(None);
         }
         let flipped;
         let (pos, material) = if material.is_canonical() {
@@ -116,7 +143,18 @@ impl Tablebase {
             .index()
             .encode(pos)
             .ok_or_else(|| ProbeError::IllegalPosition("kings are adjacent".into()))?;
-        Ok(Dtm::decode(table.value(pos.turn().index(), idx)))
+        Ok(Some((table, pos.turn().index(), idx)))
+    }
+
+    /// The stored value of a position without en-passant right.
+    fn stored(&self, pos: &Position) -> Result<Dtm, ProbeError> {
+        match self.locate(pos)? {
+            None => Ok(Dtm::Draw),
+            Some((table, side, idx)) => table
+                .value(side, idx, &self.cache)
+                .map(Dtm::decode)
+                .map_err(ProbeError::Table),
+        }
     }
 
     fn check(&self, pos: &Position) -> Result<(), ProbeError> {
@@ -143,21 +181,27 @@ impl Tablebase {
     }
 
     pub(crate) fn dtm_unchecked(&self, pos: &Position) -> Result<Dtm, ProbeError> {
-        if pos.ep_square().is_some() && pos.has_legal_ep_capture() {
-            let mut list = MoveList::new();
-            pos.legal_moves(&mut list);
-            let mut best = Dtm::Loss(0);
-            for m in list.as_slice() {
-                best = best.max(self.dtm_unchecked(&pos.play(m))?.back());
-            }
-            return Ok(best);
-        }
-        self.stored(pos)
+        dtm_with_en_passant(pos, &|p| self.stored(p))
     }
 
     /// Win, draw or loss of `pos` for its side to move.
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         Ok(self.probe_dtm(pos)?.wdl())
+    }
+
+    /// `probe_dtm` of a position given as FEN (six fields or four-field EPD).
+    pub fn probe_dtm_fen(&self, fen: &str) -> Result<Dtm, ProbeError> {
+        self.probe_dtm(&parse_fen(fen)?)
+    }
+
+    /// `probe_wdl` of a position given as FEN.
+    pub fn probe_wdl_fen(&self, fen: &str) -> Result<Wdl, ProbeError> {
+        self.probe_wdl(&parse_fen(fen)?)
+    }
+
+    /// `best_moves` of a position given as FEN.
+    pub fn best_moves_fen(&self, fen: &str) -> Result<Vec<(Move, Dtm)>, ProbeError> {
+        self.best_moves(&parse_fen(fen)?)
     }
 
     /// Every legal move with the value of the position it leads to (for the side to move
@@ -174,6 +218,29 @@ impl Tablebase {
         out.sort_by_key(|(_, v)| std::cmp::Reverse(v.back()));
         Ok(out)
     }
+}
+
+/// The value of `pos` from `stored` values, which know no en-passant right: a position with
+/// a legal en-passant capture is answered by looking one ply ahead.
+pub(crate) fn dtm_with_en_passant<E>(
+    pos: &Position,
+    stored: &dyn Fn(&Position) -> Result<Dtm, E>,
+) -> Result<Dtm, E> {
+    if pos.ep_square().is_some() && pos.has_legal_ep_capture() {
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        let mut best = Dtm::Loss(0);
+        for m in list.as_slice() {
+            best = best.max(dtm_with_en_passant(&pos.play(m), stored)?.back());
+        }
+        return Ok(best);
+    }
+    stored(pos)
+}
+
+fn parse_fen(fen: &str) -> Result<Position, ProbeError> {
+    fen.parse()
+        .map_err(|e| ProbeError::InvalidFen(format!("{fen:?}: {e}")))
 }
 
 impl SubTables for Tablebase {

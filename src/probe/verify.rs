@@ -3,6 +3,7 @@
 //! tables (the table itself and its sub-tables), with mate and stalemate for positions
 //! without moves; the header statistics must equal a recount.
 
+use super::loaded::LoadedTables;
 use super::tablebase::Tablebase;
 use crate::chess::{Color, MoveList};
 use crate::material::Material;
@@ -21,8 +22,12 @@ pub fn verify_table(
         .ok_or_else(|| format!("no table for {material}"))?;
     let index = table.index();
     let n = index.size();
+    let mut needed = material.subtables();
+    needed.push(*material);
+    let loaded = LoadedTables::load(tb, &needed).map_err(|e| format!("cannot read: {e}"))?;
     observer.pass(&format!("verify {material}"), 2 * n);
-    for side in 0..2 {
+    let own = loaded.values(material).expect("loaded above");
+    for (side, values) in own.iter().enumerate() {
         let turn = Color::from_index(side);
         let first_bad = (0..n as usize)
             .into_par_iter()
@@ -36,7 +41,7 @@ pub fn verify_table(
                 if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
                     return None;
                 }
-                let stored = Dtm::decode(table.value(side, idx));
+                let stored = Dtm::decode(values[idx as usize]);
                 let mut list = MoveList::new();
                 pos.legal_moves(&mut list);
                 let expected = if list.is_empty() {
@@ -48,7 +53,7 @@ pub fn verify_table(
                 } else {
                     list.as_slice()
                         .iter()
-                        .map(|m| tb.dtm_unchecked(&pos.play(m)).map(Dtm::back))
+                        .map(|m| loaded.dtm(&pos.play(m)).map(Dtm::back))
                         .try_fold(Dtm::Loss(0), |best, v| v.map(|v| best.max(v)))
                 };
                 match expected {
@@ -65,7 +70,7 @@ pub fn verify_table(
             return Err(format!("{}: {msg}", table.path().display()));
         }
     }
-    let recount = compute_stats(index, [table.values(0), table.values(1)]);
+    let recount = compute_stats(index, [&own[0], &own[1]]);
     if recount != table.header().stats {
         return Err(format!(
             "{}: header statistics differ from a recount",

@@ -125,10 +125,24 @@ struct State<'g, G: RetroGame> {
 }
 
 /// The solver's output: one encoded value (see `Dtm::encode`) per index and side to move;
-/// illegal and broken indices hold 0.
+/// illegal and broken indices hold 0 and are marked in `illegal`.
 pub struct Solution {
     /// Values with side 0 and side 1 to move.
     pub values: [Vec<u8>; 2],
+    /// One bit per index (bit `i % 64` of word `i / 64`), set where the index is not a legal
+    /// position of the graph: its value is never read, so a writer may store anything there.
+    pub illegal: [Vec<u64>; 2],
+}
+
+fn illegal_bitmap(summary: &[AtomicU8]) -> Vec<u64> {
+    summary
+        .par_chunks(64)
+        .map(|c| {
+            c.iter().enumerate().fold(0u64, |w, (i, s)| {
+                w | (u64::from(s.load(Relaxed) == C_ILLEGAL) << i)
+            })
+        })
+        .collect()
 }
 
 /// Solves `game`: distance to mate for every position, both sides to move.
@@ -180,9 +194,14 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
             }
         }
     }
+    let illegal = [
+        illegal_bitmap(&st.summary[0]),
+        illegal_bitmap(&st.summary[1]),
+    ];
     let [v0, v1] = st.values;
     Solution {
         values: [into_bytes(v0), into_bytes(v1)],
+        illegal,
     }
 }
 

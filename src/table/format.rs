@@ -1,9 +1,9 @@
-//! The table file layout (version 1, uncompressed), all integers little-endian:
+//! The table file layout (version 2), all integers little-endian:
 //!
 //! ```text
 //! offset  size  field
 //!      0     8  magic b"RBTABLE\x1a"
-//!      8     4  format version (1)
+//!      8     4  format version (2)
 //!     12     4  header length (256)
 //!     16     8  game, zero-padded ASCII ("chess")
 //!     24    16  signature, zero-padded ASCII (e.g. "KRvKN", canonical orientation)
@@ -15,14 +15,21 @@
 //!    120     4  longest mate in plies
 //!    124     4  side to move of a longest mate (0 white, 1 black)
 //!    128     8  index of that position
-//!    136     4  CRC-32 of the white-to-move values
-//!    140     4  CRC-32 of the black-to-move values
-//!    144   108  reserved, zero
+//!    136     4  compression (1: zstd)
+//!    140     4  log2 of the values per block (B)
+//!    144     8  blocks per side to move (K = ceil(N / B))
+//!    152     8  offset of the block table (T)
+//!    160     4  CRC-32 of the block table
+//!    164    88  reserved, zero
 //!    252     4  CRC-32 of bytes 0..252
-//!    256     N  values, white to move, by index
-//!  256+N     N  values, black to move, by index
+//!      T        block table: 2K + 1 u64 file offsets, then 2K u32 CRC-32s. Block j of side
+//!               s (0 white to move, 1 black) is number s*K + j; its compressed bytes run
+//!               from offset[s*K + j] to offset[s*K + j + 1] (the last offset is the file
+//!               length) and its CRC-32 covers those bytes. A block decodes to B values
+//!               (the last of each side to the rest of N), indices j*B.. in order.
 //! ```
-//! Illegal and broken indices hold 0 (draw): they are never probed.
+//! The writer puts the block table right after the header, then the blocks in order; the
+//! reader only relies on the offsets.
 
 use crate::material::Material;
 use crate::retro::{SideStats, TableStats};
@@ -30,15 +37,19 @@ use crate::retro::{SideStats, TableStats};
 /// Identifies a retrobook table file.
 pub const MAGIC: [u8; 8] = *b"RBTABLE\x1a";
 /// The format version this code writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 256;
 /// Index scheme number of `index::TableIndex`.
 pub const INDEX_SCHEME: u32 = 1;
 /// Value encoding number of `Dtm::encode`.
 pub const VALUE_ENCODING: u32 = 1;
+/// Compression number of zstd.
+pub const COMPRESSION_ZSTD: u32 = 1;
 /// File name extension of table files.
 pub const EXTENSION: &str = "rbt";
+/// Smallest and largest block sizes (log2 of values) a reader accepts.
+pub const BLOCK_LOG_RANGE: std::ops::RangeInclusive<u32> = 6..=20;
 
 /// Everything the header says.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,23 +62,27 @@ pub struct Header {
     pub size: u64,
     /// Statistics (DESIGN.md §2 convention).
     pub stats: TableStats,
-    /// CRC-32 of each side's values.
-    pub crc: [u32; 2],
+    /// Log2 of the number of values per block.
+    pub block_log: u32,
+    /// Blocks per side to move.
+    pub blocks: u64,
+    /// Where the block table starts and its CRC-32.
+    pub block_table: (u64, u32),
 }
 
-fn put_u32(b: &mut [u8], at: usize, v: u32) {
+pub(crate) fn put_u32(b: &mut [u8], at: usize, v: u32) {
     b[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
 
-fn put_u64(b: &mut [u8], at: usize, v: u64) {
+pub(crate) fn put_u64(b: &mut [u8], at: usize, v: u64) {
     b[at..at + 8].copy_from_slice(&v.to_le_bytes());
 }
 
-fn get_u32(b: &[u8], at: usize) -> u32 {
+pub(crate) fn get_u32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
 
-fn get_u64(b: &[u8], at: usize) -> u64 {
+pub(crate) fn get_u64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
@@ -83,6 +98,11 @@ fn get_str(b: &[u8], at: usize, len: usize) -> String {
 }
 
 impl Header {
+    /// Length in bytes of the block table.
+    pub fn block_table_len(&self) -> u64 {
+        (2 * self.blocks + 1) * 8 + 2 * self.blocks * 4
+    }
+
     /// The 256 header bytes, checksum included.
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
@@ -106,8 +126,11 @@ impl Header {
         put_u32(&mut b, 120, self.stats.max_plies);
         put_u32(&mut b, 124, self.stats.max_side as u32);
         put_u64(&mut b, 128, self.stats.max_index);
-        put_u32(&mut b, 136, self.crc[0]);
-        put_u32(&mut b, 140, self.crc[1]);
+        put_u32(&mut b, 136, COMPRESSION_ZSTD);
+        put_u32(&mut b, 140, self.block_log);
+        put_u64(&mut b, 144, self.blocks);
+        put_u64(&mut b, 152, self.block_table.0);
+        put_u32(&mut b, 160, self.block_table.1);
         let crc = crc32fast::hash(&b[..252]);
         put_u32(&mut b, 252, crc);
         b
@@ -147,6 +170,9 @@ impl Header {
         if get_u32(b, 40) != INDEX_SCHEME || get_u32(b, 44) != VALUE_ENCODING {
             return Err("unknown index scheme or value encoding".into());
         }
+        if get_u32(b, 136) != COMPRESSION_ZSTD {
+            return Err("unknown compression".into());
+        }
         let mut stats = TableStats::default();
         for (s, at) in [(0, 56), (1, 88)] {
             stats.sides[s] = SideStats {
@@ -159,12 +185,23 @@ impl Header {
         stats.max_plies = get_u32(b, 120);
         stats.max_side = get_u32(b, 124) as u8;
         stats.max_index = get_u64(b, 128);
+        let block_log = get_u32(b, 140);
+        if !BLOCK_LOG_RANGE.contains(&block_log) {
+            return Err(format!("unsupported block size 2^{block_log}"));
+        }
+        let size = get_u64(b, 48);
+        let blocks = get_u64(b, 144);
+        if blocks != size.div_ceil(1 << block_log) {
+            return Err("block count does not match the table size".into());
+        }
         Ok(Header {
             game,
             material,
-            size: get_u64(b, 48),
+            size,
             stats,
-            crc: [get_u32(b, 136), get_u32(b, 140)],
+            block_log,
+            blocks,
+            block_table: (get_u64(b, 152), get_u32(b, 160)),
         })
     }
 }

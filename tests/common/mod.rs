@@ -50,16 +50,40 @@ pub fn expected_dtm(line: &str) -> Option<(String, Option<retrobook::Dtm>)> {
     Some((fen.trim().to_string(), v))
 }
 
-/// Overwrites the checksums of a table file (format version 1) so that a deliberately
-/// altered value passes the file checks and only `verify` can catch it.
-pub fn reseal_table(path: &Path) {
-    let mut b = std::fs::read(path).unwrap();
-    let n = u64::from_le_bytes(b[48..56].try_into().unwrap()) as usize;
-    let c0 = crc32fast::hash(&b[256..256 + n]);
-    let c1 = crc32fast::hash(&b[256 + n..256 + 2 * n]);
-    b[136..140].copy_from_slice(&c0.to_le_bytes());
-    b[140..144].copy_from_slice(&c1.to_le_bytes());
-    let h = crc32fast::hash(&b[..252]);
-    b[252..256].copy_from_slice(&h.to_le_bytes());
-    std::fs::write(path, b).unwrap();
+/// Rewrites a table file through the library's writer after `edit` has changed its decoded
+/// values, so that a deliberately altered value passes every file check and only `verify`
+/// can catch it.
+pub fn rewrite_table(path: &Path, edit: impl FnOnce(&mut [Vec<u8>; 2])) {
+    use retrobook::table::{write_table, TableFile, WriteOptions};
+    let t = TableFile::open(path).unwrap();
+    let mut v = [t.decode_side(0).unwrap(), t.decode_side(1).unwrap()];
+    let (material, stats) = (t.material(), t.header().stats);
+    drop(t);
+    edit(&mut v);
+    let none = vec![0u64; v[0].len().div_ceil(64)];
+    let [a, b] = &mut v;
+    write_table(
+        path.parent().unwrap(),
+        &material,
+        [a, b],
+        [&none, &none],
+        stats,
+        &WriteOptions::default(),
+    )
+    .unwrap();
+}
+
+/// The 17,500 Gaviota DTM samples of `dtm-samples-34.epd` (500 per 3-4-piece table).
+pub fn gaviota_samples() -> Vec<(String, retrobook::Dtm)> {
+    let text = std::fs::read_to_string(data("dtm-samples-34.epd")).unwrap();
+    let samples: Vec<(String, retrobook::Dtm)> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (fen, v) = expected_dtm(l).expect("sample line parses");
+            (fen, v.expect("samples carry wdl"))
+        })
+        .collect();
+    assert_eq!(samples.len(), 17_500);
+    samples
 }

@@ -1,0 +1,330 @@
+//! The C ABI (`include/retrobook.h`, generated from this file by cbindgen).
+//!
+//! Functions take what a chess engine holds, as Fathom-style probers do: bitboards of the
+//! white and black pieces and of each piece type (bit 0 = a1, bit 63 = h8), the side to
+//! move and the en-passant square (0 for none). Every function that returns an `int32_t`
+//! returns `RB_FAILED` when it has no answer: a null pointer, impossible bitboards, castling
+//! rights, a bad FEN, a missing or damaged table. Nothing unwinds across the boundary.
+
+use crate::chess::{Color, Position, Role, Square};
+use crate::probe::Tablebase;
+use crate::value::{Dtm, Wdl};
+use std::ffi::{c_char, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// The failure value of every `int32_t` result.
+pub const RB_FAILED: i32 = -2;
+/// `rb_probe_dtm`: neither side can force mate.
+pub const RB_NO_MATE: i32 = -1;
+/// `rb_probe_wdl`: the side to move loses.
+pub const RB_LOSS: i32 = -1;
+/// `rb_probe_wdl`: draw.
+pub const RB_DRAW: i32 = 0;
+/// `rb_probe_wdl`: the side to move wins.
+pub const RB_WIN: i32 = 1;
+
+/// An open set of tables; opaque to C. Thread-safe: share one among search threads.
+pub struct RbTablebase(Tablebase);
+
+/// One legal move of a root position with its value, as `rb_probe_root` reports it.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RbRootMove {
+    /// Origin square (0 = a1 .. 63 = h8).
+    pub from: u8,
+    /// Destination square.
+    pub to: u8,
+    /// Promotion piece: 0 none, 1 knight, 2 bishop, 3 rook, 4 queen.
+    pub promotion: u8,
+    /// Value of the move for the side playing it, encoded as `rb_probe_dtm` encodes
+    /// positions: plies to mate (odd: the mover mates; even: the mover is mated), or
+    /// `RB_NO_MATE`.
+    pub dtm: i32,
+}
+
+/// Runs `f`, turning a panic into `fail`: no unwinding into C.
+fn guarded<T>(fail: T, f: impl FnOnce() -> Option<T>) -> T {
+    catch_unwind(AssertUnwindSafe(f))
+        .ok()
+        .flatten()
+        .unwrap_or(fail)
+}
+
+fn open(paths: *const c_char, cache_bytes: Option<usize>) -> Option<*mut RbTablebase> {
+    if paths.is_null() {
+        return None;
+    }
+    // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
+    let paths = unsafe { CStr::from_ptr(paths) }.to_str().ok()?;
+    let mut tb = match cache_bytes {
+        Some(b) => Tablebase::with_cache_bytes(b),
+        None => Tablebase::new(),
+    };
+    for dir in paths.split(':').filter(|d| !d.is_empty()) {
+        tb.add_dir(std::path::Path::new(dir)).ok()?;
+    }
+    Some(Box::into_raw(Box::new(RbTablebase(tb))))
+}
+
+/// Opens every table of one or more folders, separated by `:`. Returns NULL if a folder
+/// cannot be read or holds a damaged table. Close with `rb_close`.
+///
+/// # Safety
+/// `paths` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rb_open(paths: *const c_char) -> *mut RbTablebase {
+    guarded(std::ptr::null_mut(), || open(paths, None))
+}
+
+/// `rb_open` with a cache of decoded blocks of about `cache_bytes` bytes (the default is
+/// 64 MiB).
+///
+/// # Safety
+/// `paths` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rb_open_with_cache(
+    paths: *const c_char,
+    cache_bytes: usize,
+) -> *mut RbTablebase {
+    guarded(std::ptr::null_mut(), || open(paths, Some(cache_bytes)))
+}
+
+/// Closes a tablebase opened by `rb_open`; NULL is ignored.
+///
+/// # Safety
+/// `tb` is NULL or a pointer from `rb_open` not yet closed, no longer used by any thread.
+#[no_mangle]
+pub unsafe extern "C" fn rb_close(tb: *mut RbTablebase) {
+    if !tb.is_null() {
+        // SAFETY: the pointer came from Box::into_raw in `open` and is closed once.
+        drop(unsafe { Box::from_raw(tb) });
+    }
+}
+
+/// The largest number of pieces (kings included) of any open table; 0 for NULL or none.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase.
+#[no_mangle]
+pub unsafe extern "C" fn rb_largest(tb: *const RbTablebase) -> u32 {
+    // SAFETY: the caller passes NULL or an open tablebase.
+    unsafe { tb.as_ref() }.map_or(0, |tb| tb.0.max_pieces())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn position(
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    ep: u32,
+    castling: u32,
+    white_to_move: bool,
+) -> Option<Position> {
+    if castling != 0 || ep >= 64 {
+        return None;
+    }
+    let ep = (ep != 0).then(|| Square::from_index(ep));
+    let turn = if white_to_move {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let roles = [pawns, knights, bishops, rooks, queens, kings];
+    Position::from_bitboards([white, black], roles, turn, ep).ok()
+}
+
+fn fen_position(fen: *const c_char) -> Option<Position> {
+    if fen.is_null() {
+        return None;
+    }
+    // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
+    let fen = unsafe { CStr::from_ptr(fen) }.to_str().ok()?;
+    fen.parse().ok()
+}
+
+fn wdl_code(w: Wdl) -> i32 {
+    match w {
+        Wdl::Loss => RB_LOSS,
+        Wdl::Draw => RB_DRAW,
+        Wdl::Win => RB_WIN,
+    }
+}
+
+fn dtm_code(d: Dtm) -> i32 {
+    d.plies().map_or(RB_NO_MATE, |p| p as i32)
+}
+
+fn with_tb<T>(tb: *const RbTablebase, f: impl FnOnce(&Tablebase) -> Option<T>) -> Option<T> {
+    // SAFETY: the caller passes NULL or an open tablebase.
+    unsafe { tb.as_ref() }.and_then(|tb| f(&tb.0))
+}
+
+/// Win, draw or loss for the side to move: `RB_WIN`, `RB_DRAW`, `RB_LOSS`, or `RB_FAILED`.
+/// `ep` is the en-passant square (0: none); `castling` must be 0.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn rb_probe_wdl(
+    tb: *const RbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    ep: u32,
+    castling: u32,
+    white_to_move: bool,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        let pos = position(
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+            ep,
+            castling,
+            white_to_move,
+        )?;
+        with_tb(tb, |tb| tb.probe_wdl(&pos).ok().map(wdl_code))
+    })
+}
+
+/// Plies to mate with best play: odd when the side to move mates, even when it is mated
+/// (0: checkmated now); `RB_NO_MATE` when neither side can force mate; `RB_FAILED`.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn rb_probe_dtm(
+    tb: *const RbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    ep: u32,
+    castling: u32,
+    white_to_move: bool,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        let pos = position(
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+            ep,
+            castling,
+            white_to_move,
+        )?;
+        with_tb(tb, |tb| tb.probe_dtm(&pos).ok().map(dtm_code))
+    })
+}
+
+/// Every legal move of the position, best first, with its value for the side playing it.
+/// Writes at most `capacity` moves to `moves` and returns how many the position has
+/// (more than `capacity` means the list was cut), or `RB_FAILED`.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase; `moves` is NULL or points to `capacity` writable
+/// `RbRootMove`s.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn rb_probe_root(
+    tb: *const RbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    ep: u32,
+    castling: u32,
+    white_to_move: bool,
+    moves: *mut RbRootMove,
+    capacity: usize,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        if moves.is_null() && capacity > 0 {
+            return None;
+        }
+        let pos = position(
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+            ep,
+            castling,
+            white_to_move,
+        )?;
+        let ranked = with_tb(tb, |tb| tb.best_moves(&pos).ok())?;
+        for (i, (m, after)) in ranked.iter().take(capacity).enumerate() {
+            let promotion = m.promotion.map_or(0, |r| match r {
+                Role::Knight => 1,
+                Role::Bishop => 2,
+                Role::Rook => 3,
+                _ => 4,
+            });
+            let entry = RbRootMove {
+                from: m.from.index() as u8,
+                to: m.to.index() as u8,
+                promotion,
+                dtm: dtm_code(after.back()),
+            };
+            // SAFETY: `moves` points to `capacity` entries and i < capacity.
+            unsafe { moves.add(i).write(entry) };
+        }
+        Some(ranked.len() as i32)
+    })
+}
+
+/// `rb_probe_wdl` of a position given as FEN (six fields or four-field EPD).
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rb_probe_wdl_fen(tb: *const RbTablebase, fen: *const c_char) -> i32 {
+    guarded(RB_FAILED, || {
+        let pos = fen_position(fen)?;
+        with_tb(tb, |tb| tb.probe_wdl(&pos).ok().map(wdl_code))
+    })
+}
+
+/// `rb_probe_dtm` of a position given as FEN.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rb_probe_dtm_fen(tb: *const RbTablebase, fen: *const c_char) -> i32 {
+    guarded(RB_FAILED, || {
+        let pos = fen_position(fen)?;
+        with_tb(tb, |tb| tb.probe_dtm(&pos).ok().map(dtm_code))
+    })
+}

@@ -1,0 +1,148 @@
+//! The C ABI: the checked-in header is what cbindgen generates from `src/capi.rs`, and a C
+//! program compiled with the system C compiler against that header and linked with the
+//! static library probes Gaviota-checked positions correctly and gets the failure value for
+//! bad input.
+
+mod common;
+
+use common::gaviota_samples;
+use retrobook::chess::{Color, Position, Role};
+use retrobook::generate::{generate, plan};
+use retrobook::material::Material;
+use retrobook::retro::Silent;
+use retrobook::{Dtm, Tablebase, Wdl};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn manifest() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn header_is_current() {
+    let config = cbindgen::Config::from_file(manifest().join("cbindgen.toml")).unwrap();
+    let mut generated = Vec::new();
+    cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(manifest().join("src/capi.rs"))
+        .generate()
+        .expect("cbindgen reads src/capi.rs")
+        .write(&mut generated);
+    let path = manifest().join("include/retrobook.h");
+    if std::env::var_os("RETROBOOK_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let checked_in = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        checked_in == generated,
+        "include/retrobook.h is out of date: run `RETROBOOK_BLESS=1 cargo test --release \
+         --test capi header_is_current` and commit the header"
+    );
+}
+
+/// The static library Cargo built with the binary under test (in its folder, or in `deps/`
+/// when Cargo has not copied it up).
+fn static_library() -> PathBuf {
+    let dir = Path::new(env!("CARGO_BIN_EXE_retrobook")).parent().unwrap();
+    [dir.join("libretrobook.a"), dir.join("deps/libretrobook.a")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .expect("cargo builds the static library (crate-type staticlib)")
+}
+
+/// One case line for the C program (see tests/c/probe.c).
+fn case_line(pos: &Position, dtm: Dtm) -> String {
+    let hex = |b: u64| format!("{b:x}");
+    let c = |c: Color| pos.by_color(c).0;
+    let r = |r: Role| pos.by_role(r).0;
+    let wdl = match dtm.wdl() {
+        Wdl::Win => 1,
+        Wdl::Draw => 0,
+        Wdl::Loss => -1,
+    };
+    let dtm_code = dtm.plies().map_or(-1, |p| p as i64);
+    format!(
+        "{} {} {} {} {} {} {} {} {} {} {wdl} {dtm_code} {pos}\n",
+        hex(c(Color::White)),
+        hex(c(Color::Black)),
+        hex(r(Role::King)),
+        hex(r(Role::Queen)),
+        hex(r(Role::Rook)),
+        hex(r(Role::Bishop)),
+        hex(r(Role::Knight)),
+        hex(r(Role::Pawn)),
+        pos.ep_square().map_or(0, |s| s.index()),
+        u8::from(pos.turn() == Color::White),
+    )
+}
+
+#[test]
+fn a_c_program_probes_through_the_header_and_the_static_library() {
+    // Tables: every 3-piece one and KBNvK, built through the library.
+    let tables = tempfile::tempdir().unwrap();
+    let targets: Vec<Material> = ["KQvK", "KRvK", "KPvK", "KBNvK"]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let mut tb = Tablebase::new();
+    for m in plan(&targets, &tb) {
+        let report = generate(m, &tb, tables.path(), &Silent).unwrap();
+        tb.add_file(&report.path).unwrap();
+    }
+
+    // Cases: the Gaviota samples of those tables, with Gaviota's values (both colours).
+    let mut cases = String::new();
+    let mut count = 0;
+    for (fen, dtm) in gaviota_samples() {
+        let pos: Position = fen.parse().unwrap();
+        if tb.probe_dtm(&pos).is_ok() {
+            cases.push_str(&case_line(&pos, dtm));
+            cases.push_str(&case_line(&pos.color_flipped(), dtm));
+            count += 2;
+        }
+    }
+    assert!(count > 2000, "{count} cases");
+
+    // Compile with the system C compiler against the checked-in header.
+    let work = tempfile::tempdir().unwrap();
+    let exe = work.path().join("probe");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(&cc)
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
+        .arg(manifest().join("include"))
+        .arg(manifest().join("tests/c/probe.c"))
+        .arg(static_library())
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
+    assert!(
+        out.status.success(),
+        "C compile failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let mut child = Command::new(&exe)
+        .arg(tables.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(cases.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("largest 4"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("cases {count} failures 0")),
+        "{stdout}\n{stderr}"
+    );
+}
