@@ -109,3 +109,30 @@ pub fn peak_memory() -> u64 {
         })
         .map_or(0, |kb| kb * 1024)
 }
+
+/// Deletes the temporary files that killed runs left in `dir` (`.NAME.rbt.PID.tmp` whose
+/// process is gone) and returns how many; a file of a live process is left alone.
+pub fn remove_stale_temporaries(dir: &Path) -> usize {
+    // Without /proc (not Linux) liveness is unknown: keep everything.
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    if !Path::new("/proc/self").exists() {
+        return 0;
+    }
+    entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            let pid = name.as_deref().and_then(|n| {
+                let rest = n.strip_prefix('.')?.strip_suffix(".tmp")?;
+                let (_, pid) = rest.rsplit_once('.')?;
+                pid.parse::<u32>().ok()
+            });
+            pid.is_some_and(|pid| {
+                pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+            })
+        })
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .count()
+}

@@ -4,7 +4,8 @@
 use clap::{Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use retrobook::chess::{Color, Position};
-use retrobook::generate::{generate, plan, Report};
+use retrobook::generate::{generate, plan, remove_stale_temporaries, Report};
+use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
 use retrobook::probe::verify_table;
 use retrobook::retro::Observer;
@@ -158,16 +159,18 @@ struct Bars {
 }
 
 impl Bars {
-    fn new(show: bool, tables: u64) -> Bars {
+    /// Bars for a run of `indices` indices in all (the whole run's ETA is weighted by table
+    /// size, not by table count).
+    fn new(show: bool, indices: u64) -> Bars {
         let multi = MultiProgress::with_draw_target(if show {
             ProgressDrawTarget::stderr()
         } else {
             ProgressDrawTarget::hidden()
         });
-        let total = multi.add(ProgressBar::new(tables));
+        let total = multi.add(ProgressBar::new(indices));
         total.set_style(
             ProgressStyle::with_template(
-                "{prefix:>8} [{bar:30}] {pos}/{len} tables  {elapsed} elapsed, ETA {eta}",
+                "{prefix:>8} [{bar:30}] {percent:>3}% of {human_len} indices  {msg}  {elapsed} elapsed, ETA {eta}",
             )
             .expect("valid template")
             .progress_chars("=> "),
@@ -175,9 +178,11 @@ impl Bars {
         total.set_prefix("all");
         let table = multi.add(ProgressBar::new(1));
         table.set_style(
-            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {msg} {per_sec}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{prefix:>8} [{bar:30}] {msg:<10} {per_sec:>14} ETA {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         Bars {
             multi,
@@ -199,9 +204,13 @@ impl Observer for Bars {
     }
 }
 
+/// The header of the summary table `report_line` fills.
+const REPORT_HEADER: &str =
+    "table         indices  seconds  M idx/s  peak MiB       bytes  longest mate (plies)";
+
 fn report_line(r: &Report) -> String {
     format!(
-        "{:<8} {:>12} indices {:>8.2} s {:>7.2} M/s  peak {:>6} MiB  {:>10} bytes  longest mate {} plies",
+        "{:<8} {:>12} {:>8.2} {:>8.2} {:>9} {:>11}  {}",
         r.material.to_string(),
         r.indices,
         r.seconds,
@@ -266,13 +275,27 @@ fn cmd_gen(
     for problem in tb.add_dir_lenient(dir).map_err(runtime)? {
         eprintln!("retrobook: {problem}; it will be rebuilt");
     }
+    let stale = remove_stale_temporaries(dir);
+    if stale > 0 {
+        eprintln!("retrobook: removed {stale} unfinished file(s) of an interrupted run");
+    }
     let todo = plan(&targets, &tb);
     let show = !json && std::io::stderr().is_terminal();
-    let bars = Bars::new(show, todo.len() as u64);
+    let work: u64 = todo.iter().map(|m| 2 * TableIndex::new(*m).size()).sum();
+    let bars = Bars::new(show, work);
+    if !json && !todo.is_empty() {
+        say(REPORT_HEADER)?;
+    }
     let (mut total_secs, mut total_indices) = (0.0, 0u64);
-    for m in &todo {
+    for (i, m) in todo.iter().enumerate() {
         bars.table.set_prefix(m.to_string());
-        let report = generate(*m, &tb, dir, &bars).map_err(runtime)?;
+        bars.total
+            .set_message(format!("table {}/{}", i + 1, todo.len()));
+        let report = generate(*m, &tb, dir, &bars).map_err(|e| {
+            runtime(format!(
+                "{e} (finished tables are kept; run the same command again to resume)"
+            ))
+        })?;
         tb.add_file(&report.path).map_err(runtime)?;
         total_secs += report.seconds;
         total_indices += report.indices;
@@ -282,7 +305,7 @@ fn cmd_gen(
             report_line(&report)
         };
         bars.multi.suspend(|| say(line))?;
-        bars.total.inc(1);
+        bars.total.inc(report.indices);
     }
     bars.table.finish_and_clear();
     bars.total.finish_and_clear();

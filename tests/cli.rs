@@ -228,3 +228,60 @@ fn castling_rights_are_refused_clearly() {
         "castling",
     );
 }
+
+#[test]
+fn a_full_disk_ends_with_a_clear_error_and_keeps_finished_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = run(&["gen", "KQvK", "KRvK", "--tables", d]);
+    assert!(out.status.success());
+    let finished: Vec<(std::path::PathBuf, Vec<u8>)> = ["KQvK", "KRvK"]
+        .iter()
+        .map(|s| {
+            let p = dir.path().join(format!("{s}.rbt"));
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect();
+    // A file-size limit of 64 KiB stands in for a full disk: KQvKR's file is larger. The
+    // shell ignores SIGXFSZ so that the write fails with an error instead of a signal.
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 128; exec '{}' gen KQvKR --tables '{d}'",
+        env!("CARGO_BIN_EXE_retrobook")
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot write") && err.contains("KQvKR.rbt") && !err.contains("panicked"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // Finished tables untouched, no temporary file left, no KQvKR under its final name.
+    for (p, b) in &finished {
+        assert!(&std::fs::read(p).unwrap() == b, "{} changed", p.display());
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.starts_with('.')), "{names:?}");
+    assert!(!names.contains(&"KQvKR.rbt".to_string()), "{names:?}");
+    // With room again, the run completes.
+    let out = run(&["gen", "KQvKR", "--tables", d]);
+    assert!(out.status.success());
+}
+
+#[test]
+fn gen_removes_temporary_files_of_dead_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let stale = dir.path().join(".KQvK.rbt.4000000000.tmp");
+    std::fs::write(&stale, b"half a table").unwrap();
+    let out = run(&["gen", "KQvK", "--tables", dir.path().to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(!stale.exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("removed 1 unfinished file"));
+}

@@ -359,3 +359,49 @@ fn eight_threads_probing_agree_with_one() {
         }
     });
 }
+
+#[test]
+fn a_killed_gen_all_4_restarts_to_the_same_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    // Three runs killed at growing ages, each resuming the last; then one to the end.
+    for secs in [2, 5, 12] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_retrobook"))
+            .args(["gen", "--all", "4", "--tables", d])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_secs(secs));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        for entry in std::fs::read_dir(dir.path()).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.file_name().unwrap().to_string_lossy().starts_with('.') {
+                let t = retrobook::table::TableFile::open(&path)
+                    .unwrap_or_else(|e| panic!("after a kill: {e}"));
+                t.decode_side(0).unwrap();
+                t.decode_side(1).unwrap();
+            }
+        }
+    }
+    let before = std::fs::read_dir(dir.path()).unwrap().count();
+    let out = run_ok(&["gen", "--all", "4", "--tables", d]);
+    assert!(out.contains("already present"), "{out}");
+    assert!(before > 0, "the killed runs finished some tables");
+    // Complete, nothing left over, and byte for byte the uninterrupted run's files.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 35, "{names:?}");
+    for name in &names {
+        let resumed = std::fs::read(dir.path().join(name)).unwrap();
+        let reference = std::fs::read(tables().join(name)).unwrap();
+        assert!(
+            resumed == reference,
+            "{name} differs from the uninterrupted run"
+        );
+    }
+}
