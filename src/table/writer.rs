@@ -16,6 +16,7 @@
 //!   outweigh the gain) and training was slow; larger blocks gain even less from one.
 //! - No separate WDL stream: a warm probe reads one byte of a cached block whether it wants
 //!   WDL or DTM (72-77 ns either way), and WDL blocks would add 3.4 MB (13%) to the set.
+//!
 //! With these choices the 35 files take 25.7 MB (Gaviota's DTM files: 27.4 MB).
 
 use super::format::{put_u32, put_u64, Header, EXTENSION, HEADER_LEN};
