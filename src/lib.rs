@@ -13,6 +13,7 @@ pub mod retro;
 pub mod value;
 
 pub use value::{Dtm, Wdl};
+pub mod book;
 pub mod capi;
 pub mod generate;
 pub mod probe;
