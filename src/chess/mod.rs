@@ -1,6 +1,5 @@
-//! Chess rules built for retrograde analysis: squares, bitboards, attack tables, positions,
-//! legal moves, un-moves, FEN and UCI. Not a general chess library: no SAN, no game records
-//! (the book side adds what it needs).
+//! Chess rules built for retrograde analysis and for reading game records: squares,
+//! bitboards, attack tables, positions, legal moves, un-moves, FEN, UCI and SAN.
 
 mod attacks;
 mod bitboard;
@@ -9,6 +8,7 @@ mod fen;
 mod moves;
 mod perft;
 mod position;
+mod san;
 mod square;
 mod uci;
 mod unmoves;
@@ -22,6 +22,7 @@ pub use fen::{FenError, START_FEN};
 pub use moves::{Move, MoveKind, MoveList};
 pub use perft::perft;
 pub use position::{Castling, Position};
+pub use san::SanError;
 pub use square::{ParseSquareError, Square};
 pub use uci::IllegalUci;
 pub use unmoves::{UnMove, UnMoveKind};
