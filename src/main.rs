@@ -1,6 +1,8 @@
 //! The `retrobook` command line: parses arguments, calls the library, prints results.
 //! Exit status: 0 success, 1 runtime failure, 2 usage error.
 
+mod cli;
+
 use clap::{Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use retrobook::chess::{Color, Position};
@@ -20,7 +22,7 @@ use std::process::ExitCode;
 #[command(
     name = "retrobook",
     version,
-    about = "Distance-to-mate endgame tables: generate, inspect, probe, verify"
+    about = "Distance-to-mate endgame tables and opening books: generate, inspect, probe, verify, build"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -70,6 +72,48 @@ enum Command {
         signatures: Vec<String>,
         #[arg(long, value_name = "DIR", default_value = "tables")]
         tables: PathBuf,
+    },
+    /// Opening books: build from PGN archives, probe.
+    #[command(subcommand)]
+    Book(BookCommand),
+}
+
+#[derive(Subcommand)]
+enum BookCommand {
+    /// Build a book from PGN archives (.pgn, .pgn.zst, or - for stdin).
+    Build {
+        #[arg(required = true)]
+        archives: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE", default_value = cli::book::DEFAULT_BOOK)]
+        out: PathBuf,
+        /// Plies of each game taken into the book.
+        #[arg(long, value_name = "N", default_value_t = 40)]
+        max_ply: u32,
+        /// Leave out moves and positions seen in fewer games.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        min_games: u32,
+        /// Skip games unless both players' Elo tags are at least N.
+        #[arg(long, value_name = "N")]
+        min_elo: Option<u32>,
+        /// Memory for statistics before spilling sorted runs to disk, in MiB.
+        #[arg(long, value_name = "MIB", default_value_t = 1024)]
+        memory: usize,
+        /// Worker threads (default: all cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// The summary as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The book's moves for positions, best first.
+    Probe {
+        #[arg(required = true)]
+        fens: Vec<String>,
+        #[arg(long, value_name = "FILE", default_value = cli::book::DEFAULT_BOOK)]
+        book: PathBuf,
+        /// One JSON object per position (JSON Lines).
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -128,6 +172,27 @@ fn main() -> ExitCode {
         } => cmd_info(&table, &tables, json),
         Command::Probe { fens, tables, json } => cmd_probe(&fens, &tables, json),
         Command::Verify { signatures, tables } => cmd_verify(&signatures, &tables),
+        Command::Book(BookCommand::Build {
+            archives,
+            out,
+            max_ply,
+            min_games,
+            min_elo,
+            memory,
+            threads,
+            json,
+        }) => {
+            let opts = retrobook::book::BuildOptions {
+                max_ply,
+                min_games,
+                min_elo,
+                memory: memory << 20,
+            };
+            cli::book::cmd_build(&archives, &out, &opts, threads, json)
+        }
+        Command::Book(BookCommand::Probe { fens, book, json }) => {
+            cli::book::cmd_probe(&fens, &book, json)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

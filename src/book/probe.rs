@@ -1,0 +1,69 @@
+//! Book answers for a position: its moves with statistics, best first by a goodness that
+//! accounts for the sample size (the Wilson lower bound of the score).
+
+use super::file::{Book, Entry};
+use super::polyglot_key::polyglot_key;
+use super::polyglot_move::decode_move;
+use crate::chess::{Move, Position};
+
+/// One book move of a position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BookMove {
+    /// The move (legal in the position probed).
+    pub mv: Move,
+    /// Its counts (side to move's view).
+    pub entry: Entry,
+}
+
+impl BookMove {
+    /// Score (wins + draws / 2) / games.
+    pub fn score(&self) -> f64 {
+        let e = &self.entry;
+        (e.win as f64 + e.draw as f64 / 2.0) / (e.games.max(1) as f64)
+    }
+
+    /// Lower bound of the 95% Wilson interval of the score: a move scored on few games ranks
+    /// below one with the same score on many.
+    pub fn goodness(&self) -> f64 {
+        let n = self.entry.games as f64;
+        if n == 0.0 {
+            return 0.0;
+        }
+        let (p, z) = (self.score(), 1.96f64);
+        let z2 = z * z;
+        (p + z2 / (2.0 * n) - z * ((p * (1.0 - p) + z2 / (4.0 * n)) / n).sqrt()) / (1.0 + z2 / n)
+    }
+}
+
+/// What the book knows of a position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BookAnswer {
+    /// Polyglot key of the position.
+    pub key: u64,
+    /// Games that reached the position (0 if unknown).
+    pub games: u32,
+    /// Moves, best first.
+    pub moves: Vec<BookMove>,
+}
+
+impl Book {
+    /// The moves the book knows for `pos`, best first (by goodness, then games).
+    pub fn probe(&self, pos: &Position) -> BookAnswer {
+        let key = polyglot_key(pos);
+        let mut games = 0;
+        let mut moves = Vec::new();
+        for e in self.entries(key) {
+            if e.mv == 0 {
+                games = e.games;
+            } else if let Some(mv) = decode_move(pos, e.mv) {
+                moves.push(BookMove { mv, entry: e });
+            }
+        }
+        moves.sort_by(|a, b| {
+            b.goodness()
+                .total_cmp(&a.goodness())
+                .then(b.entry.games.cmp(&a.entry.games))
+        });
+        BookAnswer { key, games, moves }
+    }
+}

@@ -1,0 +1,176 @@
+//! `retrobook book build | probe`.
+
+use crate::{runtime, say, usage, Failure};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use retrobook::book::build::BuildProgress;
+use retrobook::book::{build, Book, BookAnswer, BuildOptions, BuildSummary};
+use retrobook::chess::Position;
+use serde_json::json;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// Default book file.
+pub const DEFAULT_BOOK: &str = "books/book.rbb";
+
+/// Progress of a build on stderr: games per second, and bytes with an ETA when the input
+/// sizes are known.
+struct Bar(ProgressBar);
+
+impl BuildProgress for Bar {
+    fn bytes(&self, n: u64) {
+        self.0.inc(n);
+    }
+    fn games(&self, n: u64) {
+        let games = self.0.message().parse::<u64>().unwrap_or(0) + n;
+        self.0.set_message(games.to_string());
+    }
+}
+
+fn summary_json(s: &BuildSummary, out: &Path) -> serde_json::Value {
+    let skipped: serde_json::Map<String, serde_json::Value> = s
+        .skipped
+        .iter()
+        .map(|(reason, (n, first))| (reason.clone(), json!({"games": n, "first": first})))
+        .collect();
+    json!({
+        "book": out.display().to_string(),
+        "games_read": s.games_read,
+        "games_used": s.games_used,
+        "skipped": skipped,
+        "entries": s.entries,
+        "bytes": s.bytes,
+    })
+}
+
+/// `book build`.
+pub fn cmd_build(
+    archives: &[PathBuf],
+    out: &Path,
+    opts: &BuildOptions,
+    threads: Option<usize>,
+    json: bool,
+) -> Result<(), Failure> {
+    if archives.is_empty() {
+        return Err(usage(
+            "book build needs at least one archive (or - for stdin)",
+        ));
+    }
+    if let Some(t) = threads {
+        if t == 0 {
+            return Err(usage("--threads must be at least 1"));
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .map_err(|e| runtime(e.to_string()))?;
+    }
+    for a in archives {
+        if a != Path::new("-") && !a.is_file() {
+            return Err(runtime(format!("{}: no such archive", a.display())));
+        }
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| runtime(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    let size: u64 = archives
+        .iter()
+        .filter_map(|a| std::fs::metadata(a).ok())
+        .map(|m| m.len())
+        .sum();
+    let show = !json && std::io::stderr().is_terminal();
+    let bar = ProgressBar::with_draw_target(
+        Some(size),
+        if show {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template(
+            "[{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}), {msg} games  {elapsed} elapsed, ETA {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_message("0");
+    let progress = Bar(bar);
+    let summary = build(archives, out, opts, &progress).map_err(runtime)?;
+    progress.0.finish_and_clear();
+    if json {
+        return say(summary_json(&summary, out));
+    }
+    say(format!(
+        "{}: {} games read, {} used, {} skipped; {} entries, {} bytes",
+        out.display(),
+        summary.games_read,
+        summary.games_used,
+        summary.games_read - summary.games_used,
+        summary.entries,
+        summary.bytes
+    ))?;
+    for (reason, (n, first)) in &summary.skipped {
+        say(format!("  skipped {n:>8}  {reason} (first at {first})"))?;
+    }
+    Ok(())
+}
+
+fn answer_json(fen: &str, pos: &Position, a: &BookAnswer) -> serde_json::Value {
+    let moves: Vec<serde_json::Value> = a
+        .moves
+        .iter()
+        .map(|m| {
+            json!({
+                "uci": m.mv.to_string(),
+                "san": pos.san(&m.mv),
+                "games": m.entry.games,
+                "win": m.entry.win,
+                "draw": m.entry.draw,
+                "loss": m.entry.loss,
+                "score": m.score(),
+                "goodness": m.goodness(),
+            })
+        })
+        .collect();
+    json!({"fen": fen, "key": format!("0x{:016x}", a.key), "games": a.games, "moves": moves})
+}
+
+/// `book probe`.
+pub fn cmd_probe(fens: &[String], book: &Path, json: bool) -> Result<(), Failure> {
+    let book = Book::open(book).map_err(runtime)?;
+    let mut failures = 0;
+    for fen in fens {
+        let pos: Position = match fen.parse() {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("retrobook: {fen:?}: {e}");
+                failures += 1;
+                continue;
+            }
+        };
+        let a = book.probe(&pos);
+        if json {
+            say(answer_json(fen, &pos, &a))?;
+            continue;
+        }
+        say(format!("{fen}\n  key 0x{:016x}, {} games", a.key, a.games))?;
+        for m in &a.moves {
+            let e = &m.entry;
+            say(format!(
+                "  {:<8} {:>8} games  +{} ={} -{}  score {:.1}%  goodness {:.3}",
+                pos.san(&m.mv),
+                e.games,
+                e.win,
+                e.draw,
+                e.loss,
+                100.0 * m.score(),
+                m.goodness()
+            ))?;
+        }
+    }
+    if failures > 0 {
+        return Err(Failure(String::new(), 1));
+    }
+    Ok(())
+}

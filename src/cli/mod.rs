@@ -1,0 +1,4 @@
+//! Command-line handlers that are large enough to have their own file (the rest live in
+//! `main.rs`).
+
+pub mod book;

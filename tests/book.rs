@@ -1,0 +1,220 @@
+//! Books built from the sample archive (`books/masters-3000.pgn.zst`, 3,000 games cut from
+//! a masters archive) against an independent count made here with pgn-reader and shakmaty:
+//! the start position, every position after 1 and 2 plies, and a sample of deeper ones.
+
+mod common;
+
+use common::run_ok;
+use pgn_reader::{Reader, SanPlus, Skip, Visitor};
+use retrobook::book::Book;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{fen::Fen, CastlingMode, Chess, EnPassantMode, KnownOutcome, Outcome, Position};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+const MAX_PLY: usize = 40;
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("books/masters-3000.pgn.zst")
+}
+
+/// Counts of one position: games, and per move (UCI) games, win, draw, loss.
+#[derive(Default, Debug, Clone, PartialEq)]
+struct Counts {
+    games: u32,
+    moves: BTreeMap<String, [u32; 4]>,
+}
+
+/// One game as pgn-reader sees it: the main line and the outcome.
+#[derive(Default)]
+struct Collect {
+    result_tag: Option<String>,
+}
+
+impl Visitor for Collect {
+    type Tags = Option<String>;
+    type Movetext = (Vec<SanPlus>, Option<Outcome>);
+    type Output = (Vec<SanPlus>, Option<Outcome>, Option<String>);
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        ControlFlow::Continue(None)
+    }
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: pgn_reader::RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        if name == b"Result" {
+            *tags = value.decode_utf8().ok().map(|v| v.into_owned());
+        }
+        ControlFlow::Continue(())
+    }
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        self.result_tag = tags;
+        ControlFlow::Continue((Vec::new(), None))
+    }
+    fn begin_variation(&mut self, _: &mut Self::Movetext) -> ControlFlow<Self::Output, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+    fn san(&mut self, m: &mut Self::Movetext, san: SanPlus) -> ControlFlow<Self::Output> {
+        m.0.push(san);
+        ControlFlow::Continue(())
+    }
+    fn outcome(&mut self, m: &mut Self::Movetext, outcome: Outcome) -> ControlFlow<Self::Output> {
+        m.1 = Some(outcome);
+        ControlFlow::Continue(())
+    }
+    fn end_game(&mut self, m: Self::Movetext) -> Self::Output {
+        (m.0, m.1, self.result_tag.take())
+    }
+}
+
+/// The independent count, keyed by FEN (with the en-passant square whenever a pawn could
+/// take, as Polyglot keys count it).
+fn independent_count() -> HashMap<String, (usize, Counts)> {
+    let file = std::fs::File::open(sample()).unwrap();
+    let mut reader = Reader::new(zstd::stream::read::Decoder::new(file).unwrap());
+    let mut visitor = Collect::default();
+    let mut out: HashMap<String, (usize, Counts)> = HashMap::new();
+    let mut used = 0;
+    while let Some((sans, outcome, tag)) = reader.read_game(&mut visitor).unwrap() {
+        let white = match (outcome, tag.as_deref()) {
+            (Some(Outcome::Known(KnownOutcome::Decisive { winner })), _) => {
+                if winner.is_white() {
+                    1
+                } else {
+                    -1
+                }
+            }
+            (Some(Outcome::Known(KnownOutcome::Draw)), _) => 0,
+            (Some(Outcome::Unknown), _) => continue,
+            (None, Some("1-0")) => 1,
+            (None, Some("0-1")) => -1,
+            (None, Some("1/2-1/2")) => 0,
+            _ => continue,
+        };
+        // Replay first: a game with an illegal move is skipped whole.
+        let mut pos = Chess::default();
+        let mut moves = Vec::new();
+        let mut legal = true;
+        for san in &sans {
+            match san.san.to_move(&pos) {
+                Ok(m) => {
+                    moves.push(m);
+                    pos.play_unchecked(m);
+                }
+                Err(_) => {
+                    legal = false;
+                    break;
+                }
+            }
+        }
+        if !legal {
+            continue;
+        }
+        used += 1;
+        let mut pos = Chess::default();
+        let mut seen_pos = HashSet::new();
+        let mut seen_move = HashSet::new();
+        let plies = moves.len().min(MAX_PLY);
+        for (ply, next) in moves
+            .iter()
+            .map(Some)
+            .chain([None])
+            .enumerate()
+            .take(plies + 1)
+        {
+            // Without the move clocks: a transposition is the same book position.
+            let full = Fen::from_position(&pos, EnPassantMode::PseudoLegal).to_string();
+            let fen = full.split(' ').take(4).collect::<Vec<_>>().join(" ");
+            let score = if pos.turn().is_white() { white } else { -white };
+            let slot = match score {
+                1 => 1,
+                0 => 2,
+                _ => 3,
+            };
+            let entry = out.entry(fen.clone()).or_insert((ply, Counts::default()));
+            if seen_pos.insert(fen.clone()) {
+                entry.1.games += 1;
+            }
+            if let Some(&m) = next.filter(|_| ply < plies) {
+                let uci = m.to_uci(CastlingMode::Standard).to_string();
+                if seen_move.insert((fen.clone(), uci.clone())) {
+                    let c = entry.1.moves.entry(uci).or_default();
+                    c[0] += 1;
+                    c[slot] += 1;
+                }
+                pos.play_unchecked(m);
+            }
+        }
+    }
+    assert!(used > 2900, "{used} games used");
+    out
+}
+
+/// The book's counts for a FEN, in the same shape.
+fn book_counts(book: &Book, fen: &str) -> Counts {
+    let pos: retrobook::chess::Position = fen.parse().unwrap();
+    let answer = book.probe(&pos);
+    Counts {
+        games: answer.games,
+        moves: answer
+            .moves
+            .iter()
+            .map(|m| {
+                let e = &m.entry;
+                (m.mv.to_string(), [e.games, e.win, e.draw, e.loss])
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn book_counts_equal_an_independent_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sample.rbb");
+    let summary = run_ok(&[
+        "book",
+        "build",
+        sample().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(summary["games_read"], 3000, "{summary}");
+    let book = Book::open(&out).unwrap();
+    let expected = independent_count();
+
+    // Keys agree too: shakmaty's Polyglot-compatible Zobrist hash of the start position.
+    let start = Chess::default();
+    let key = start.zobrist_hash::<Zobrist64>(EnPassantMode::PseudoLegal);
+    assert_eq!(key.0, 0x463b96181691fc9c);
+
+    let mut checked = 0;
+    let mut deep: Vec<&String> = expected
+        .iter()
+        .filter(|(_, (ply, _))| *ply > 2)
+        .map(|(fen, _)| fen)
+        .collect();
+    deep.sort();
+    let deep: HashSet<&String> = deep.into_iter().step_by(97).collect();
+    for (fen, (ply, counts)) in &expected {
+        if *ply <= 2 || deep.contains(fen) {
+            assert_eq!(&book_counts(&book, fen), counts, "{fen} (ply {ply})");
+            checked += 1;
+        }
+    }
+    assert!(checked > 800, "{checked} positions compared");
+    // The start position's games equal the games used.
+    assert_eq!(
+        book_counts(
+            &book,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        )
+        .games,
+        summary["games_used"].as_u64().unwrap() as u32
+    );
+}
