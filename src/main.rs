@@ -115,6 +115,23 @@ enum BookCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Merge books built from disjoint archives (exact sums).
+    Merge {
+        #[arg(required = true)]
+        books: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE", required = true)]
+        out: PathBuf,
+    },
+    /// Export a book to another format (Polyglot .bin).
+    Export {
+        /// Output format: polyglot.
+        #[arg(long, value_name = "FORMAT")]
+        format: String,
+        #[arg(long, value_name = "FILE", default_value = cli::book::DEFAULT_BOOK)]
+        book: PathBuf,
+        #[arg(long, value_name = "FILE", required = true)]
+        out: PathBuf,
+    },
 }
 
 /// A failure to report: a message and an exit status.
@@ -192,6 +209,10 @@ fn main() -> ExitCode {
         }
         Command::Book(BookCommand::Probe { fens, book, json }) => {
             cli::book::cmd_probe(&fens, &book, json)
+        }
+        Command::Book(BookCommand::Merge { books, out }) => cli::book::cmd_merge(&books, &out),
+        Command::Book(BookCommand::Export { format, book, out }) => {
+            cli::book::cmd_export(&format, &book, &out)
         }
     };
     match result {

@@ -218,3 +218,109 @@ fn book_counts_equal_an_independent_count() {
         summary["games_used"].as_u64().unwrap() as u32
     );
 }
+
+/// Builds a book through the CLI; returns its JSON summary.
+fn build(archives: &[&Path], out: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["book", "build"];
+    args.extend(archives.iter().map(|a| a.to_str().unwrap()));
+    args.extend(["--out", out.to_str().unwrap(), "--json"]);
+    args.extend(extra);
+    serde_json::from_str(&run_ok(&args)).unwrap()
+}
+
+/// The sample's PGN text cut in two at a game boundary.
+fn halves(dir: &Path) -> (PathBuf, PathBuf) {
+    let mut text = String::new();
+    use std::io::Read;
+    zstd::stream::read::Decoder::new(std::fs::File::open(sample()).unwrap())
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    let starts: Vec<usize> = text.match_indices("[Event ").map(|(i, _)| i).collect();
+    let cut = starts[starts.len() / 2];
+    let (a, b) = (dir.join("a.pgn"), dir.join("b.pgn"));
+    std::fs::write(&a, &text[..cut]).unwrap();
+    std::fs::write(&b, &text[cut..]).unwrap();
+    (a, b)
+}
+
+#[test]
+fn spilled_runs_and_merged_halves_equal_one_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let whole = d.join("whole.rbb");
+    build(&[&sample()], &whole, &[]);
+    // A memory budget far below the statistics' size forces several runs through disk.
+    let spilled = d.join("spilled.rbb");
+    let summary = build(&[&sample()], &spilled, &["--memory", "1"]);
+    assert!(summary["runs_spilled"].as_u64().unwrap() > 2, "{summary}");
+    assert!(std::fs::read(&whole).unwrap() == std::fs::read(&spilled).unwrap());
+    // Two halves built apart and merged, in either order, equal the whole.
+    let (a, b) = halves(d);
+    let (book_a, book_b) = (d.join("a.rbb"), d.join("b.rbb"));
+    build(&[&a], &book_a, &[]);
+    build(&[&b], &book_b, &[]);
+    for (i, order) in [[&book_a, &book_b], [&book_b, &book_a]].iter().enumerate() {
+        let merged = d.join(format!("merged{i}.rbb"));
+        run_ok(&[
+            "book",
+            "merge",
+            order[0].to_str().unwrap(),
+            order[1].to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+        ]);
+        assert!(
+            std::fs::read(&whole).unwrap() == std::fs::read(&merged).unwrap(),
+            "merge order {i}"
+        );
+    }
+    // So do both halves given to one build.
+    let both = d.join("both.rbb");
+    build(&[&a, &b], &both, &[]);
+    assert!(std::fs::read(&whole).unwrap() == std::fs::read(&both).unwrap());
+}
+
+#[test]
+fn polyglot_export_round_trips_and_agrees_with_the_book() {
+    use retrobook::book::polyglot::{position_entries, PolyglotBook};
+    let dir = tempfile::tempdir().unwrap();
+    let native = dir.path().join("sample.rbb");
+    build(&[&sample()], &native, &[]);
+    let bin = dir.path().join("sample.bin");
+    run_ok(&[
+        "book",
+        "export",
+        "--format",
+        "polyglot",
+        "--book",
+        native.to_str().unwrap(),
+        "--out",
+        bin.to_str().unwrap(),
+    ]);
+    let book = Book::open(&native).unwrap();
+    let poly = PolyglotBook::open(&bin).unwrap();
+    assert_eq!(std::fs::metadata(&bin).unwrap().len() % 16, 0);
+    // Entry by entry: every position's moves of positive weight, highest weight first.
+    let mut keys: Vec<u64> = book.iter().map(|e| e.key).collect();
+    keys.dedup();
+    let mut total = 0;
+    for key in keys {
+        let moves: Vec<_> = book
+            .entries(key)
+            .into_iter()
+            .filter(|e| e.mv != 0)
+            .collect();
+        let expected = position_entries(&moves);
+        let got = poly.entries(key);
+        assert_eq!(got, &expected[..], "key {key:016x}");
+        assert!(got.windows(2).all(|w| w[0].weight >= w[1].weight));
+        total += got.len();
+    }
+    assert_eq!(total, poly.len());
+    // The start position, read back: e4 (1,616 games: +709 =406) weighs 2*709+406.
+    let start = poly.entries(0x463b96181691fc9c);
+    let e4 = 4 | 3 << 3 | 4 << 6 | 1 << 9;
+    assert_eq!(start[0].mv, e4);
+    assert_eq!(start[0].weight, 2 * 709 + 406);
+}

@@ -1,15 +1,19 @@
 //! Opening books: Polyglot keys and moves (what every book tool shares), the PGN reader, the
-//! parallel, memory-bounded builder and the memory-mapped book file.
+//! parallel, memory-bounded builder, the memory-mapped book file, exact merging and Polyglot
+//! export and reading.
 
 pub mod build;
 mod file;
+mod merge;
 pub mod pgn;
+pub mod polyglot;
 mod polyglot_key;
 mod polyglot_move;
 mod probe;
 
 pub use build::{build, BuildOptions, BuildSummary};
 pub use file::{Book, BookInfo, BookWriter, Entry};
+pub use merge::merge;
 pub use polyglot_key::polyglot_key;
 pub use polyglot_move::{decode_move, encode_move};
 pub use probe::{BookAnswer, BookMove};

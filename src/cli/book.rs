@@ -1,4 +1,4 @@
-//! `retrobook book build | probe`.
+//! `retrobook book build | probe | merge | export`.
 
 use crate::{runtime, say, usage, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -39,6 +39,7 @@ fn summary_json(s: &BuildSummary, out: &Path) -> serde_json::Value {
         "skipped": skipped,
         "entries": s.entries,
         "bytes": s.bytes,
+        "runs_spilled": s.runs,
     })
 }
 
@@ -173,4 +174,27 @@ pub fn cmd_probe(fens: &[String], book: &Path, json: bool) -> Result<(), Failure
         return Err(Failure(String::new(), 1));
     }
     Ok(())
+}
+
+/// `book merge`.
+pub fn cmd_merge(books: &[PathBuf], out: &Path) -> Result<(), Failure> {
+    let (entries, bytes) = retrobook::book::merge(books, out).map_err(runtime)?;
+    say(format!(
+        "{}: merged {} books, {entries} entries, {bytes} bytes",
+        out.display(),
+        books.len()
+    ))
+}
+
+/// `book export`.
+pub fn cmd_export(format: &str, book: &Path, out: &Path) -> Result<(), Failure> {
+    if format != "polyglot" {
+        return Err(usage(format!(
+            "unknown export format {format:?} (known: polyglot)"
+        )));
+    }
+    let book = Book::open(book).map_err(runtime)?;
+    let n = retrobook::book::polyglot::export(&book, out)
+        .map_err(|e| runtime(format!("{}: {e}", out.display())))?;
+    say(format!("{}: {n} Polyglot entries", out.display()))
 }

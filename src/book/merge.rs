@@ -1,0 +1,54 @@
+//! Exact merge of books built from disjoint archives: counts are summed entry by entry, so
+//! merging is associative and commutative and equals building from all the games at once.
+
+use super::build::{merge_into, EntryStream};
+use super::file::{Book, BookInfo, BookWriter};
+use std::path::{Path, PathBuf};
+
+/// Merges `books` into `out`; returns the number of entries and the file size. Books must
+/// share `--max-ply` and keep every entry (`--min-games 1`), or the sum would not be exact.
+pub fn merge(books: &[PathBuf], out: &Path) -> Result<(u64, u64), String> {
+    let opened: Vec<Book> = books.iter().map(Book::open).collect::<Result<_, _>>()?;
+    let Some(first) = opened.first() else {
+        return Err("nothing to merge".into());
+    };
+    let max_ply = first.info().max_ply;
+    for b in &opened {
+        if b.info().max_ply != max_ply {
+            return Err(format!(
+                "{}: built with --max-ply {}, {} with {max_ply}",
+                b.path().display(),
+                b.info().max_ply,
+                first.path().display()
+            ));
+        }
+        if b.info().min_games > 1 {
+            return Err(format!(
+                "{}: built with --min-games {}, so its sums are incomplete; merge books built with --min-games 1",
+                b.path().display(),
+                b.info().min_games
+            ));
+        }
+    }
+    let fail = |e: std::io::Error| format!("{}: {e}", out.display());
+    let mut writer = BookWriter::create(out).map_err(fail)?;
+    let streams: Vec<EntryStream<'_>> = opened
+        .iter()
+        .map(|b| Box::new(b.iter().map(Ok)) as EntryStream<'_>)
+        .collect();
+    match merge_into(streams, &mut writer, 1) {
+        Ok(entries) => {
+            let info = BookInfo {
+                games: opened.iter().map(|b| b.info().games).sum(),
+                max_ply,
+                min_games: 1,
+            };
+            let bytes = writer.finish(info).map_err(fail)?;
+            Ok((entries, bytes))
+        }
+        Err(e) => {
+            writer.abandon();
+            Err(fail(e))
+        }
+    }
+}
