@@ -253,7 +253,7 @@ fn spilled_runs_and_merged_halves_equal_one_build() {
     // A memory budget far below the statistics' size forces several runs through disk.
     let spilled = d.join("spilled.rbb");
     let summary = build(&[&sample()], &spilled, &["--memory", "1"]);
-    assert!(summary["runs_spilled"].as_u64().unwrap() > 2, "{summary}");
+    assert!(summary["runs_spilled"].as_u64().unwrap() >= 2, "{summary}");
     assert!(std::fs::read(&whole).unwrap() == std::fs::read(&spilled).unwrap());
     // Two halves built apart and merged, in either order, equal the whole.
     let (a, b) = halves(d);
