@@ -324,3 +324,93 @@ fn polyglot_export_round_trips_and_agrees_with_the_book() {
     assert_eq!(start[0].mv, e4);
     assert_eq!(start[0].weight, 2 * 709 + 406);
 }
+
+#[test]
+fn stdin_archives_build_the_same_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = halves(dir.path());
+    let from_file = dir.path().join("file.rbb");
+    build(&[&a], &from_file, &[]);
+    let from_stdin = dir.path().join("stdin.rbb");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrobook"))
+        .args(["book", "build", "-", "--out", from_stdin.to_str().unwrap()])
+        .stdin(std::fs::File::open(&a).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read(&from_file).unwrap() == std::fs::read(&from_stdin).unwrap());
+}
+
+#[test]
+fn broken_archives_are_skipped_game_by_game_and_never_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("broken.pgn");
+    let mut text: Vec<u8> = b"[Event \"ok\"]\n1. e4 e5 1-0\n\
+[Event \"illegal\"]\n1. e4 e4 1-0\n\
+[Event \"unfinished\"]\n1. d4 *\n\
+[Variant \"Atomic\"]\n1. e4 1-0\n\
+[FEN \"8/8/8\"]\n1. e4 1-0\n\
+{ an unclosed comment (runs to the end of the game) 1. c4 1-0\n\
+[Event \"no result\"]\n1. Nf3\n"
+        .to_vec();
+    // Random bytes and a truncated game at the end.
+    let mut seed = 12345u64;
+    for _ in 0..20_000 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        text.push((seed >> 56) as u8);
+    }
+    text.extend_from_slice(b"\n[Event \"cut\"]\n1. e4 e5 2. Nf");
+    std::fs::write(&pgn, &text).unwrap();
+    let out = dir.path().join("b.rbb");
+    let summary = build(&[&pgn], &out, &[]);
+    assert_eq!(summary["games_used"], 1, "{summary}");
+    let skipped = summary["skipped"].as_object().unwrap();
+    for reason in [
+        "illegal or unreadable move",
+        "variant Atomic",
+        "unreadable FEN tag",
+    ] {
+        assert!(skipped.contains_key(reason), "{reason}: {summary}");
+    }
+    assert!(skipped["illegal or unreadable move"]["first"]
+        .as_str()
+        .unwrap()
+        .contains("broken.pgn:4"));
+    // A truncated or damaged book is refused with its name.
+    let book = std::fs::read(&out).unwrap();
+    for (name, bytes) in [
+        ("truncated", book[..book.len() - 5].to_vec()),
+        ("flipped", {
+            let mut b = book.clone();
+            let n = b.len();
+            b[n - 3] ^= 1;
+            b
+        }),
+        (
+            "foreign",
+            b"not a book at all, but long enough to hold a header..........".to_vec(),
+        ),
+    ] {
+        let path = dir.path().join(format!("{name}.rbb"));
+        std::fs::write(&path, bytes).unwrap();
+        let out = common::run(&[
+            "book",
+            "probe",
+            "--book",
+            path.to_str().unwrap(),
+            "8/8/8/8/8/8/8/K1k5 w - - 0 1",
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains(&format!("{name}.rbb")) && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+}
