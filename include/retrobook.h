@@ -24,6 +24,9 @@
 // `rb_probe_wdl`: the side to move wins.
 #define RB_WIN 1
 
+// An open opening book; opaque to C. Thread-safe.
+typedef struct RbBook RbBook;
+
 // An open set of tables; opaque to C. Thread-safe: share one among search threads.
 typedef struct RbTablebase RbTablebase;
 
@@ -40,6 +43,24 @@ typedef struct RbRootMove {
   // `RB_NO_MATE`.
   int32_t dtm;
 } RbRootMove;
+
+// One book move with its statistics (from the mover's view), as `rb_book_probe` reports it.
+typedef struct RbBookMove {
+  // Origin square (0 = a1 .. 63 = h8).
+  uint8_t from;
+  // Destination square (the king's destination for castling, as in UCI).
+  uint8_t to;
+  // Promotion piece: 0 none, 1 knight, 2 bishop, 3 rook, 4 queen.
+  uint8_t promotion;
+  // Games that played the move.
+  uint32_t games;
+  // Of those, won by the side that played it.
+  uint32_t win;
+  // Drawn.
+  uint32_t draw;
+  // Lost by the side that played it.
+  uint32_t loss;
+} RbBookMove;
 
 #ifdef __cplusplus
 extern "C" {
@@ -140,6 +161,50 @@ int32_t rb_probe_wdl_fen(const struct RbTablebase *tb, const char *fen);
 // # Safety
 // `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string.
 int32_t rb_probe_dtm_fen(const struct RbTablebase *tb, const char *fen);
+
+// Opens a book file (`retrobook book build`). Returns NULL if it cannot be read or is
+// damaged. Close with `rb_book_close`.
+//
+// # Safety
+// `path` is NULL or a NUL-terminated string.
+struct RbBook *rb_book_open(const char *path);
+
+// Closes a book opened by `rb_book_open`; NULL is ignored.
+//
+// # Safety
+// `book` is NULL or a pointer from `rb_book_open` not yet closed, no longer in use.
+void rb_book_close(struct RbBook *book);
+
+// The book's moves for a position, best first: writes at most `capacity` to `moves` and
+// returns how many the book has (0: position unknown), or `RB_FAILED`.
+//
+// # Safety
+// `book` is NULL or an open book; `moves` is NULL or points to `capacity` writable
+// `RbBookMove`s.
+int32_t rb_book_probe(const struct RbBook *book,
+                      uint64_t white,
+                      uint64_t black,
+                      uint64_t kings,
+                      uint64_t queens,
+                      uint64_t rooks,
+                      uint64_t bishops,
+                      uint64_t knights,
+                      uint64_t pawns,
+                      uint32_t ep,
+                      uint32_t castling,
+                      bool white_to_move,
+                      struct RbBookMove *moves,
+                      uintptr_t capacity);
+
+// `rb_book_probe` of a position given as FEN.
+//
+// # Safety
+// `book` is NULL or an open book; `fen` is NULL or a NUL-terminated string; `moves` is NULL
+// or points to `capacity` writable `RbBookMove`s.
+int32_t rb_book_probe_fen(const struct RbBook *book,
+                          const char *fen,
+                          struct RbBookMove *moves,
+                          uintptr_t capacity);
 
 #ifdef __cplusplus
 }  // extern "C"

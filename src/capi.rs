@@ -2,11 +2,13 @@
 //!
 //! Functions take what a chess engine holds, as Fathom-style probers do: bitboards of the
 //! white and black pieces and of each piece type (bit 0 = a1, bit 63 = h8), the side to
-//! move and the en-passant square (0 for none). Every function that returns an `int32_t`
+//! move and the en-passant square (0 for none), and for books the castling rights (bit 0
+//! white king side, 1 white queen side, 2 black king side, 3 black queen side). Every function that returns an `int32_t`
 //! returns `RB_FAILED` when it has no answer: a null pointer, impossible bitboards, castling
 //! rights, a bad FEN, a missing or damaged table. Nothing unwinds across the boundary.
 
-use crate::chess::{Color, Position, Role, Square};
+use crate::book::Book;
+use crate::chess::{Castling, Color, Move, Position, Role, Square};
 use crate::probe::Tablebase;
 use crate::value::{Dtm, Wdl};
 use std::ffi::{c_char, CStr};
@@ -40,6 +42,40 @@ pub struct RbRootMove {
     /// positions: plies to mate (odd: the mover mates; even: the mover is mated), or
     /// `RB_NO_MATE`.
     pub dtm: i32,
+}
+
+/// An open opening book; opaque to C. Thread-safe.
+pub struct RbBook(Book);
+
+/// One book move with its statistics (from the mover's view), as `rb_book_probe` reports it.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RbBookMove {
+    /// Origin square (0 = a1 .. 63 = h8).
+    pub from: u8,
+    /// Destination square (the king's destination for castling, as in UCI).
+    pub to: u8,
+    /// Promotion piece: 0 none, 1 knight, 2 bishop, 3 rook, 4 queen.
+    pub promotion: u8,
+    /// Games that played the move.
+    pub games: u32,
+    /// Of those, won by the side that played it.
+    pub win: u32,
+    /// Drawn.
+    pub draw: u32,
+    /// Lost by the side that played it.
+    pub loss: u32,
+}
+
+/// The squares and promotion code of a move, as the C structs carry them.
+fn move_fields(m: &Move) -> (u8, u8, u8) {
+    let promotion = m.promotion.map_or(0, |r| match r {
+        Role::Knight => 1,
+        Role::Bishop => 2,
+        Role::Rook => 3,
+        _ => 4,
+    });
+    (m.from.index() as u8, m.to.index() as u8, promotion)
 }
 
 /// Runs `f`, turning a panic into `fail`: no unwinding into C.
@@ -286,15 +322,10 @@ pub unsafe extern "C" fn rb_probe_root(
         )?;
         let ranked = with_tb(tb, |tb| tb.best_moves(&pos).ok())?;
         for (i, (m, after)) in ranked.iter().take(capacity).enumerate() {
-            let promotion = m.promotion.map_or(0, |r| match r {
-                Role::Knight => 1,
-                Role::Bishop => 2,
-                Role::Rook => 3,
-                _ => 4,
-            });
+            let (from, to, promotion) = move_fields(m);
             let entry = RbRootMove {
-                from: m.from.index() as u8,
-                to: m.to.index() as u8,
+                from,
+                to,
                 promotion,
                 dtm: dtm_code(after.back()),
             };
@@ -326,5 +357,153 @@ pub unsafe extern "C" fn rb_probe_dtm_fen(tb: *const RbTablebase, fen: *const c_
     guarded(RB_FAILED, || {
         let pos = fen_position(fen)?;
         with_tb(tb, |tb| tb.probe_dtm(&pos).ok().map(dtm_code))
+    })
+}
+
+/// Adds castling rights (`rb_book_probe`'s bits) to `pos`; None if a right has no king and
+/// rook on their home squares.
+fn with_castling(mut pos: Position, castling: u32) -> Option<Position> {
+    if castling > 15 {
+        return None;
+    }
+    for (flag, color, rook_file) in [
+        (Castling::WHITE_KING, Color::White, 7),
+        (Castling::WHITE_QUEEN, Color::White, 0),
+        (Castling::BLACK_KING, Color::Black, 7),
+        (Castling::BLACK_QUEEN, Color::Black, 0),
+    ] {
+        if castling & u32::from(flag) != 0 {
+            let rank = if color == Color::White { 0 } else { 7 };
+            let home = |file, role| {
+                pos.piece_at(Square::from_coords(file, rank))
+                    .is_some_and(|p| p.color == color && p.role == role)
+            };
+            if !home(4, Role::King) || !home(rook_file, Role::Rook) {
+                return None;
+            }
+        }
+    }
+    pos.set_castling(Castling(castling as u8));
+    Some(pos)
+}
+
+/// Opens a book file (`retrobook book build`). Returns NULL if it cannot be read or is
+/// damaged. Close with `rb_book_close`.
+///
+/// # Safety
+/// `path` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rb_book_open(path: *const c_char) -> *mut RbBook {
+    guarded(std::ptr::null_mut(), || {
+        if path.is_null() {
+            return None;
+        }
+        // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
+        let path = unsafe { CStr::from_ptr(path) }.to_str().ok()?;
+        let book = Book::open(path).ok()?;
+        Some(Box::into_raw(Box::new(RbBook(book))))
+    })
+}
+
+/// Closes a book opened by `rb_book_open`; NULL is ignored.
+///
+/// # Safety
+/// `book` is NULL or a pointer from `rb_book_open` not yet closed, no longer in use.
+#[no_mangle]
+pub unsafe extern "C" fn rb_book_close(book: *mut RbBook) {
+    if !book.is_null() {
+        // SAFETY: the pointer came from Box::into_raw in `rb_book_open`, closed once.
+        drop(unsafe { Box::from_raw(book) });
+    }
+}
+
+fn book_moves(
+    book: *const RbBook,
+    pos: &Position,
+    moves: *mut RbBookMove,
+    capacity: usize,
+) -> Option<i32> {
+    if moves.is_null() && capacity > 0 {
+        return None;
+    }
+    // SAFETY: the caller passes NULL or an open book.
+    let book = unsafe { book.as_ref() }?;
+    let answer = book.0.probe(pos);
+    for (i, m) in answer.moves.iter().take(capacity).enumerate() {
+        let (from, to, promotion) = move_fields(&m.mv);
+        let e = &m.entry;
+        let entry = RbBookMove {
+            from,
+            to,
+            promotion,
+            games: e.games,
+            win: e.win,
+            draw: e.draw,
+            loss: e.loss,
+        };
+        // SAFETY: `moves` points to `capacity` entries and i < capacity.
+        unsafe { moves.add(i).write(entry) };
+    }
+    Some(answer.moves.len() as i32)
+}
+
+/// The book's moves for a position, best first: writes at most `capacity` to `moves` and
+/// returns how many the book has (0: position unknown), or `RB_FAILED`.
+///
+/// # Safety
+/// `book` is NULL or an open book; `moves` is NULL or points to `capacity` writable
+/// `RbBookMove`s.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn rb_book_probe(
+    book: *const RbBook,
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    ep: u32,
+    castling: u32,
+    white_to_move: bool,
+    moves: *mut RbBookMove,
+    capacity: usize,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        let pos = position(
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+            ep,
+            0,
+            white_to_move,
+        )?;
+        let pos = with_castling(pos, castling)?;
+        book_moves(book, &pos, moves, capacity)
+    })
+}
+
+/// `rb_book_probe` of a position given as FEN.
+///
+/// # Safety
+/// `book` is NULL or an open book; `fen` is NULL or a NUL-terminated string; `moves` is NULL
+/// or points to `capacity` writable `RbBookMove`s.
+#[no_mangle]
+pub unsafe extern "C" fn rb_book_probe_fen(
+    book: *const RbBook,
+    fen: *const c_char,
+    moves: *mut RbBookMove,
+    capacity: usize,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        let pos = fen_position(fen)?;
+        book_moves(book, &pos, moves, capacity)
     })
 }

@@ -123,8 +123,33 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
         String::from_utf8_lossy(&out.stderr)
     );
 
+    // A book from the sample archive, and what the Rust API says of its start position.
+    let book_path = work.path().join("sample.rbb");
+    let out = Command::new(env!("CARGO_BIN_EXE_retrobook"))
+        .args(["book", "build"])
+        .arg(manifest().join("books/masters-3000.pgn.zst"))
+        .arg("--out")
+        .arg(&book_path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let book = retrobook::book::Book::open(&book_path).unwrap();
+    let answer = book.probe(&Position::start());
+    let best = &answer.moves[0];
+    let expected_book_line = format!(
+        "book start {} {} {} {} {} {} {}",
+        answer.moves.len(),
+        best.mv.from.index(),
+        best.mv.to.index(),
+        best.entry.games,
+        best.entry.win,
+        best.entry.draw,
+        best.entry.loss
+    );
+
     let mut child = Command::new(&exe)
         .arg(tables.path())
+        .arg(&book_path)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -141,6 +166,10 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("largest 4"), "{stdout}");
+    assert!(
+        stdout.contains(&expected_book_line),
+        "{stdout}\nwant {expected_book_line}"
+    );
     assert!(
         stdout.contains(&format!("cases {count} failures 0")),
         "{stdout}\n{stderr}"

@@ -1,10 +1,11 @@
 /* Probes retrobook tables through the C ABI only.
  *
- * usage: probe TABLES < CASES
+ * usage: probe TABLES BOOK < CASES
  * Each line of CASES: white black kings queens rooks bishops knights pawns ep stm wdl dtm fen
  * (bitboards in hex, stm 1 = white to move, expected wdl and dtm in the header's encoding),
  * as written by tests/capi.rs. Checks the bitboard and the FEN calls against the expected
- * values, then bad input, and exits non-zero on the first mismatch. */
+ * values, then bad input; then probes BOOK's start position by FEN and by bitboards and
+ * prints what it found. Exits non-zero on any mismatch. */
 #include "retrobook.h"
 
 #include <inttypes.h>
@@ -21,8 +22,8 @@ static void expect(int got, int want, const char *what, const char *fen) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: probe TABLES < CASES\n");
+    if (argc != 3) {
+        fprintf(stderr, "usage: probe TABLES BOOK < CASES\n");
         return 2;
     }
     RbTablebase *tb = rb_open(argv[1]);
@@ -106,6 +107,43 @@ int main(int argc, char **argv) {
     expect(rb_open("/nonexistent/retrobook/tables") == NULL, 1, "open missing folder", "");
     rb_close(NULL);
     rb_close(tb);
+
+    /* The book: the start position by FEN and by bitboards (all castling rights). */
+    RbBook *book = rb_book_open(argv[2]);
+    expect(book != NULL, 1, "rb_book_open", argv[2]);
+    RbBookMove by_fen[64], by_bb[64];
+    int n_fen = rb_book_probe_fen(
+        book, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", by_fen, 64);
+    uint64_t white = 0xffffull, black = 0xffffull << 48;
+    int n_bb = rb_book_probe(book, white, black, 0x1000000000000010ull,
+                             0x0800000000000008ull, 0x8100000000000081ull,
+                             0x2400000000000024ull, 0x4200000000000042ull,
+                             0x00ff00000000ff00ull, 0, 15, true, by_bb, 64);
+    expect(n_bb, n_fen, "rb_book_probe moves", "start");
+    for (int i = 0; i < n_fen && i < 64 && i < n_bb; i++) {
+        int same = by_fen[i].from == by_bb[i].from && by_fen[i].to == by_bb[i].to &&
+                   by_fen[i].promotion == by_bb[i].promotion &&
+                   by_fen[i].games == by_bb[i].games && by_fen[i].win == by_bb[i].win &&
+                   by_fen[i].draw == by_bb[i].draw && by_fen[i].loss == by_bb[i].loss;
+        expect(same, 1, "same move", "start");
+    }
+    if (n_fen > 0) {
+        printf("book start %d %u %u %u %u %u %u\n", n_fen, by_fen[0].from, by_fen[0].to,
+               by_fen[0].games, by_fen[0].win, by_fen[0].draw, by_fen[0].loss);
+    }
+    expect(rb_book_probe_fen(NULL, "8/8/8/8/8/8/8/K1k5 w - - 0 1", by_fen, 64), RB_FAILED,
+           "null book", "");
+    expect(rb_book_probe_fen(book, "8/8/8/8/8/8/8/K1k5 w - - 0 1", NULL, 64), RB_FAILED,
+           "null book moves", "");
+    expect(rb_book_probe_fen(book, "8/8/8/8/8/8/8/K1k5 w - - 0 1", by_fen, 64), 0,
+           "unknown position", "");
+    expect(rb_book_probe(book, white, black, 0x1000000000000010ull, 0x0800000000000008ull,
+                         0x8100000000000080ull, 0x2400000000000024ull, 0x4200000000000042ull,
+                         0x00ff00000000ff00ull, 0, 2, true, by_bb, 64),
+           RB_FAILED, "castling without its rook", "");
+    expect(rb_book_open("/nonexistent/book.rbb") == NULL, 1, "open missing book", "");
+    rb_book_close(NULL);
+    rb_book_close(book);
 
     printf("cases %d failures %d\n", cases, failures);
     return failures == 0 ? 0 : 1;
