@@ -414,3 +414,48 @@ fn broken_archives_are_skipped_game_by_game_and_never_crash() {
         );
     }
 }
+
+#[test]
+fn reads_a_real_third_party_polyglot_book() {
+    use retrobook::book::polyglot::PolyglotBook;
+    use retrobook::chess::Position as RbPosition;
+    // Debian's gnuchess-book, fetched by scripts/test (the README's test command).
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-data/gnuchess-book.bin");
+    assert!(
+        path.is_file(),
+        "{} is missing: run the suite with scripts/test, which fetches it",
+        path.display()
+    );
+    let book = PolyglotBook::open(&path).unwrap();
+    assert_eq!(book.len(), 180_358);
+    let start = RbPosition::start();
+    let moves: Vec<(String, u16)> = book
+        .entries(retrobook::book::polyglot_key(&start))
+        .iter()
+        .map(|e| {
+            let m = retrobook::book::decode_move(&start, e.mv).expect("a legal move");
+            (start.san(&m), e.weight)
+        })
+        .collect();
+    let expected = [("e4", 12135), ("d4", 11257), ("Nf3", 3745), ("c4", 3294)];
+    // The four main moves and their weights, highest first; then 9 rarer ones.
+    assert_eq!(
+        moves[..4],
+        expected.map(|(m, w)| (m.to_string(), w)),
+        "start position of gnuchess-book"
+    );
+    assert_eq!(moves.len(), 13);
+    assert!(moves.windows(2).all(|w| w[0].1 >= w[1].1));
+    // Every entry of positions after one move decodes to a legal move there.
+    let mut list = retrobook::chess::MoveList::new();
+    start.legal_moves(&mut list);
+    for m in list.as_slice() {
+        let after = start.play(m);
+        for e in book.entries(retrobook::book::polyglot_key(&after)) {
+            assert!(
+                retrobook::book::decode_move(&after, e.mv).is_some(),
+                "{after}"
+            );
+        }
+    }
+}
