@@ -29,8 +29,13 @@ fn bench_book(c: &mut Criterion) {
         group.bench_function(format!("build-3000-games/{threads}-threads"), |b| {
             b.iter(|| {
                 pool.install(|| {
-                    build(&[sample.clone()], &out, &BuildOptions::default(), &NoProgress)
-                        .expect("book builds")
+                    build(
+                        std::slice::from_ref(&sample),
+                        &out,
+                        &BuildOptions::default(),
+                        &NoProgress,
+                    )
+                    .expect("book builds")
                 })
             })
         });
