@@ -16,6 +16,7 @@ pub use value::{Dtm, Wdl};
 pub mod book;
 pub mod capi;
 pub mod generate;
+pub mod ghi;
 pub mod probe;
 pub mod table;
 

@@ -73,9 +73,27 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "tables")]
         tables: PathBuf,
     },
-    /// Opening books: build from PGN archives, probe.
+    /// Opening books: build from PGN archives, probe, merge, export.
     #[command(subcommand)]
     Book(BookCommand),
+    /// Explicit game graphs with repetitions (graph history interaction).
+    #[command(subcommand)]
+    Graph(GraphCommand),
+}
+
+#[derive(Subcommand)]
+enum GraphCommand {
+    /// Exact value of every node (or the root) from an empty history, and whether some path
+    /// reaching it changes it.
+    Solve {
+        /// A graph file (`node`, `edge` and `repetition` lines).
+        file: PathBuf,
+        /// Report this node only.
+        #[arg(long, value_name = "NODE")]
+        root: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -209,6 +227,9 @@ fn main() -> ExitCode {
         }
         Command::Book(BookCommand::Probe { fens, book, json }) => {
             cli::book::cmd_probe(&fens, &book, json)
+        }
+        Command::Graph(GraphCommand::Solve { file, root, json }) => {
+            cli::graph::cmd_solve(&file, root.as_deref(), json)
         }
         Command::Book(BookCommand::Merge { books, out }) => cli::book::cmd_merge(&books, &out),
         Command::Book(BookCommand::Export { format, book, out }) => {

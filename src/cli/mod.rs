@@ -2,3 +2,4 @@
 //! `main.rs`).
 
 pub mod book;
+pub mod graph;

@@ -1,0 +1,229 @@
+//! Explicit game graphs and their text format:
+//!
+//! ```text
+//! # comment
+//! node A max            # the first player (max) moves at A
+//! node B min            # the second player (min) moves at B
+//! node D loss           # terminal: its value for max (win | draw | loss)
+//! edge A B              # a move from A to B
+//! repetition loss       # value for max when a move reaches a node already on the path:
+//!                       # win | draw | loss, or mover-loses | mover-wins
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+
+/// A game value from the first player's (max's) view.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Value {
+    /// Max loses.
+    Loss,
+    /// Draw.
+    Draw,
+    /// Max wins.
+    Win,
+}
+
+impl Value {
+    /// `win`, `draw` or `loss`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Value::Win => "win",
+            Value::Draw => "draw",
+            Value::Loss => "loss",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Value> {
+        match s {
+            "win" => Some(Value::Win),
+            "draw" => Some(Value::Draw),
+            "loss" => Some(Value::Loss),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who moves at a node, or its value if the game ends there.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Max chooses the move.
+    Max,
+    /// Min chooses the move.
+    Min,
+    /// The game ends with this value.
+    Terminal(Value),
+}
+
+/// The value of reaching a node already on the path.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Repetition {
+    /// A fixed value for max.
+    Fixed(Value),
+    /// The player who made the repeating move loses.
+    MoverLoses,
+    /// The player who made the repeating move wins.
+    MoverWins,
+}
+
+impl Repetition {
+    /// The value of a repeating move made at a node of kind `mover` (Max or Min).
+    pub fn value(self, mover: Kind) -> Value {
+        let max_moved = mover == Kind::Max;
+        match self {
+            Repetition::Fixed(v) => v,
+            Repetition::MoverLoses if max_moved => Value::Loss,
+            Repetition::MoverLoses => Value::Win,
+            Repetition::MoverWins if max_moved => Value::Win,
+            Repetition::MoverWins => Value::Loss,
+        }
+    }
+
+    /// All five rules (for tests and benchmarks).
+    pub const ALL: [Repetition; 5] = [
+        Repetition::Fixed(Value::Win),
+        Repetition::Fixed(Value::Draw),
+        Repetition::Fixed(Value::Loss),
+        Repetition::MoverLoses,
+        Repetition::MoverWins,
+    ];
+}
+
+/// A game graph: nodes numbered 0.., with names, kinds and moves.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    /// Node names, by number.
+    pub names: Vec<String>,
+    /// Node kinds, by number.
+    pub kinds: Vec<Kind>,
+    /// Moves of each node (target numbers), in file order.
+    pub edges: Vec<Vec<usize>>,
+    /// The repetition rule.
+    pub repetition: Repetition,
+}
+
+impl Graph {
+    /// A graph built in code; every non-terminal node must have a move.
+    pub fn new(kinds: Vec<Kind>, edges: Vec<Vec<usize>>, repetition: Repetition) -> Graph {
+        let names = (0..kinds.len()).map(|i| format!("n{i}")).collect();
+        Graph {
+            names,
+            kinds,
+            edges,
+            repetition,
+        }
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+
+    /// True for a graph without nodes.
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+
+    /// The number of the node named `name`.
+    pub fn node(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// Parses the text format; errors name the line (1-based) and what is wrong.
+    pub fn parse(text: &str) -> Result<Graph, String> {
+        let mut names: Vec<String> = Vec::new();
+        let mut kinds = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut edge_lines: Vec<(usize, String, String)> = Vec::new();
+        let mut repetition = None;
+        for (i, raw) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let err = |msg: String| Err(format!("line {line_no}: {msg}"));
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                ["node", name, kind] => {
+                    let kind = match *kind {
+                        "max" => Kind::Max,
+                        "min" => Kind::Min,
+                        v => match Value::parse(v) {
+                            Some(v) => Kind::Terminal(v),
+                            None => {
+                                return err(format!(
+                                    "node kind {v:?} is not max, min, win, draw or loss"
+                                ))
+                            }
+                        },
+                    };
+                    if index.contains_key(*name) {
+                        return err(format!("node {name} is defined twice"));
+                    }
+                    index.insert(name.to_string(), names.len());
+                    names.push(name.to_string());
+                    kinds.push(kind);
+                }
+                ["edge", from, to] => edge_lines.push((line_no, from.to_string(), to.to_string())),
+                ["repetition", rule] => {
+                    if repetition.is_some() {
+                        return err("repetition rule given twice".into());
+                    }
+                    repetition = Some(match *rule {
+                        "mover-loses" => Repetition::MoverLoses,
+                        "mover-wins" => Repetition::MoverWins,
+                        v => match Value::parse(v) {
+                            Some(v) => Repetition::Fixed(v),
+                            None => {
+                                return err(format!(
+                                    "repetition rule {v:?} is not win, draw, loss, mover-loses or mover-wins"
+                                ))
+                            }
+                        },
+                    });
+                }
+                _ => return err(format!(
+                    "expected `node NAME KIND`, `edge FROM TO` or `repetition RULE`, got {line:?}"
+                )),
+            }
+        }
+        let mut edges = vec![Vec::new(); names.len()];
+        for (line_no, from, to) in edge_lines {
+            let find = |n: &str| {
+                index
+                    .get(n)
+                    .copied()
+                    .ok_or_else(|| format!("line {line_no}: unknown node {n}"))
+            };
+            let (f, t) = (find(&from)?, find(&to)?);
+            if let Kind::Terminal(_) = kinds[f] {
+                return Err(format!(
+                    "line {line_no}: terminal node {from} cannot have moves"
+                ));
+            }
+            edges[f].push(t);
+        }
+        for (i, k) in kinds.iter().enumerate() {
+            if !matches!(k, Kind::Terminal(_)) && edges[i].is_empty() {
+                return Err(format!(
+                    "node {} has no move and is not terminal (give it a value: win, draw or loss)",
+                    names[i]
+                ));
+            }
+        }
+        let repetition = repetition.ok_or("no `repetition` rule given")?;
+        Ok(Graph {
+            names,
+            kinds,
+            edges,
+            repetition,
+        })
+    }
+}

@@ -1,0 +1,279 @@
+//! Graph history interaction: the lecture example of DESIGN.md §7 (with the naive cached
+//! search that gets it wrong), thousands of random cyclic graphs against a brute force that
+//! carries the full history, and the `graph solve` command.
+
+mod common;
+
+use common::run;
+use retrobook::ghi::{solve, Graph, Kind, Repetition, Value};
+use std::collections::HashMap;
+
+const LECTURE: &str = "\
+# The GHI lecture example: A and E max, B min, D a loss, G a win; a repetition loses.
+node A max
+node B min
+node C max
+node D loss
+node E max
+node F max
+node G win
+node H max
+node I max
+node J max
+edge A B
+edge A C
+edge B D
+edge B E
+edge E I
+edge I J
+edge J H
+edge H E
+edge E G
+edge C F
+edge F H
+repetition loss
+";
+
+/// The value of `v` with `path` as history, by brute force (the whole path is carried).
+fn brute(g: &Graph, v: usize, path: &mut Vec<usize>) -> Value {
+    let kind = g.kinds[v];
+    if let Kind::Terminal(t) = kind {
+        return t;
+    }
+    path.push(v);
+    let values: Vec<Value> = g.edges[v]
+        .clone()
+        .into_iter()
+        .map(|w| {
+            if path.contains(&w) {
+                g.repetition.value(kind)
+            } else {
+                brute(g, w, path)
+            }
+        })
+        .collect();
+    path.pop();
+    if kind == Kind::Max {
+        *values.iter().max().unwrap()
+    } else {
+        *values.iter().min().unwrap()
+    }
+}
+
+/// Whether some simple path ending at `v` (from any node), as history, changes its value.
+fn brute_dependent(g: &Graph, v: usize) -> bool {
+    let free = brute(g, v, &mut Vec::new());
+    let mut preds: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (u, ws) in g.edges.iter().enumerate() {
+        for &w in ws {
+            preds.entry(w).or_default().push(u);
+        }
+    }
+    // Depth-first over paths grown backwards from v.
+    fn grow(
+        g: &Graph,
+        v: usize,
+        preds: &HashMap<usize, Vec<usize>>,
+        rev: &mut Vec<usize>,
+        free: Value,
+    ) -> bool {
+        let at = *rev.last().unwrap_or(&v);
+        for &p in preds.get(&at).map_or(&[][..], |x| &x[..]) {
+            if p == v || rev.contains(&p) {
+                continue;
+            }
+            rev.push(p);
+            let mut history: Vec<usize> = rev.iter().rev().copied().collect();
+            if brute(g, v, &mut history) != free || grow(g, v, preds, rev, free) {
+                return true;
+            }
+            rev.pop();
+        }
+        false
+    }
+    grow(g, v, &preds, &mut Vec::new(), free)
+}
+
+/// The naive search: caches every value by node alone, whatever the path it was found
+/// under, and explores moves in the order given.
+fn naive(g: &Graph, v: usize, path: &mut Vec<usize>, cache: &mut HashMap<usize, Value>) -> Value {
+    if let Some(&x) = cache.get(&v) {
+        return x;
+    }
+    let kind = g.kinds[v];
+    let x = match kind {
+        Kind::Terminal(t) => t,
+        _ => {
+            path.push(v);
+            let mut acc: Option<Value> = None;
+            for w in g.edges[v].clone() {
+                let x = if path.contains(&w) {
+                    g.repetition.value(kind)
+                } else {
+                    naive(g, w, path, cache)
+                };
+                acc = Some(match acc {
+                    None => x,
+                    Some(a) if kind == Kind::Max => a.max(x),
+                    Some(a) => a.min(x),
+                });
+            }
+            path.pop();
+            acc.unwrap()
+        }
+    };
+    cache.insert(v, x);
+    x
+}
+
+#[test]
+fn the_lecture_example_is_a_win_whatever_the_order() {
+    let g = Graph::parse(LECTURE).unwrap();
+    let id = |n: &str| g.node(n).unwrap();
+    let s = solve(&g);
+    assert_eq!(s.values[id("A")], Value::Win);
+    assert_eq!(s.values[id("H")], Value::Win);
+    assert!(s.path_dependent[id("H")], "H loses after A-B-E-I-J");
+    let mut history = vec![id("A"), id("B"), id("E"), id("I"), id("J")];
+    assert_eq!(brute(&g, id("H"), &mut history), Value::Loss);
+    // Every order of exploring the moves gives the same answer.
+    for order in 0..4 {
+        let mut h = g.clone();
+        if order & 1 == 1 {
+            h.edges[id("A")].reverse();
+        }
+        if order & 2 == 2 {
+            h.edges[id("E")].reverse();
+        }
+        assert_eq!(solve(&h), s, "order {order}");
+    }
+    // The naive cached search, exploring B before C and I before G, answers loss.
+    assert_eq!(g.edges[id("A")], [id("B"), id("C")]);
+    assert_eq!(g.edges[id("E")], [id("I"), id("G")]);
+    assert_eq!(
+        naive(&g, id("A"), &mut Vec::new(), &mut HashMap::new()),
+        Value::Loss
+    );
+}
+
+/// A small random graph (xorshift), every non-terminal node with at least one move.
+fn random_graph(seed: &mut u64, rule: Repetition) -> Graph {
+    let mut next = |m: u64| {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed % m
+    };
+    let n = 1 + next(7) as usize;
+    let kinds: Vec<Kind> = (0..n)
+        .map(|_| match next(10) {
+            0 => Kind::Terminal(Value::Win),
+            1 => Kind::Terminal(Value::Loss),
+            2 => Kind::Terminal(Value::Draw),
+            3..=6 => Kind::Max,
+            _ => Kind::Min,
+        })
+        .collect();
+    let edges = kinds
+        .iter()
+        .map(|k| match k {
+            Kind::Terminal(_) => Vec::new(),
+            _ => {
+                let mut e: Vec<usize> = (0..1 + next(3)).map(|_| next(n as u64) as usize).collect();
+                e.dedup();
+                e
+            }
+        })
+        .collect();
+    Graph::new(kinds, edges, rule)
+}
+
+#[test]
+fn random_cyclic_graphs_match_a_brute_force_with_full_history() {
+    let mut seed = 0x5eed_1234_abcd_ef01u64;
+    let mut dependent_seen = 0;
+    for i in 0..4000 {
+        let rule = Repetition::ALL[i % 5];
+        let g = random_graph(&mut seed, rule);
+        let s = solve(&g);
+        for v in 0..g.len() {
+            assert_eq!(
+                s.values[v],
+                brute(&g, v, &mut Vec::new()),
+                "graph {i}: {g:?} node {v}"
+            );
+            let dep = brute_dependent(&g, v);
+            assert_eq!(s.path_dependent[v], dep, "graph {i}: {g:?} node {v}");
+            dependent_seen += usize::from(dep);
+        }
+    }
+    assert!(
+        dependent_seen > 500,
+        "{dependent_seen} path-dependent nodes met"
+    );
+}
+
+#[test]
+fn graph_solve_prints_values_and_marks() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lecture.graph");
+    std::fs::write(&file, LECTURE).unwrap();
+    let f = file.to_str().unwrap();
+    let out = run(&["graph", "solve", f, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"]["A"]["value"], "win");
+    assert_eq!(v["nodes"]["A"]["path_dependent"], false);
+    assert_eq!(v["nodes"]["H"]["path_dependent"], true);
+    assert_eq!(v["nodes"].as_object().unwrap().len(), 10);
+    let out = run(&["graph", "solve", f, "--root", "A", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"].as_object().unwrap().len(), 1);
+    assert_eq!(v["nodes"]["A"]["value"], "win");
+    let out = run(&["graph", "solve", f, "--root", "Z"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn malformed_graph_files_name_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, needle) in [
+        (
+            "node A max\nnode A min\nrepetition draw\n",
+            "line 2: node A is defined twice",
+        ),
+        (
+            "node A max\nedge A B\nrepetition draw\n",
+            "line 2: unknown node B",
+        ),
+        (
+            "node A max\nnode B win\nedge A B\nrepetition sometimes\n",
+            "line 4: repetition rule",
+        ),
+        ("node A maybe\n", "line 1: node kind"),
+        (
+            "node A max\nnode B win\nedge A B\nfrobnicate\nrepetition draw\n",
+            "line 4: expected",
+        ),
+        (
+            "node A max\nnode B min\nedge A B\nrepetition draw\n",
+            "node B has no move",
+        ),
+        ("node A win\n", "no `repetition` rule"),
+    ] {
+        let file = dir.path().join("bad.graph");
+        std::fs::write(&file, text).unwrap();
+        let out = run(&["graph", "solve", file.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{text:?}: {err}");
+        assert!(
+            err.contains(needle) && err.contains("bad.graph"),
+            "{err} lacks {needle:?}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}
