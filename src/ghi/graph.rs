@@ -189,9 +189,11 @@ impl Graph {
                         },
                     });
                 }
-                _ => return err(format!(
+                _ => {
+                    return err(format!(
                     "expected `node NAME KIND`, `edge FROM TO` or `repetition RULE`, got {line:?}"
-                )),
+                ))
+                }
             }
         }
         let mut edges = vec![Vec::new(); names.len()];
