@@ -15,8 +15,17 @@ use std::path::{Path, PathBuf};
 
 const MAX_PLY: usize = 40;
 
+/// Games the independent count used.
+static USED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("books/masters-3000.pgn.zst")
+}
+
+/// The archive of the independent-count test: the sample, or `RETROBOOK_BOOK_ARCHIVE` (a
+/// `.pgn.zst`) to check a whole archive by hand, e.g. the full masters archive.
+fn counted_archive() -> PathBuf {
+    std::env::var_os("RETROBOOK_BOOK_ARCHIVE").map_or_else(sample, PathBuf::from)
 }
 
 /// Counts of one position: games, and per move (UCI) games, win, draw, loss.
@@ -74,11 +83,11 @@ impl Visitor for Collect {
 /// The independent count, keyed by FEN (with the en-passant square whenever a pawn could
 /// take, as Polyglot keys count it).
 fn independent_count() -> HashMap<String, (usize, Counts)> {
-    let file = std::fs::File::open(sample()).unwrap();
+    let file = std::fs::File::open(counted_archive()).unwrap();
     let mut reader = Reader::new(zstd::stream::read::Decoder::new(file).unwrap());
     let mut visitor = Collect::default();
     let mut out: HashMap<String, (usize, Counts)> = HashMap::new();
-    let mut used = 0;
+    let mut used = 0u64;
     while let Some((sans, outcome, tag)) = reader.read_game(&mut visitor).unwrap() {
         let white = match (outcome, tag.as_deref()) {
             (Some(Outcome::Known(KnownOutcome::Decisive { winner })), _) => {
@@ -151,6 +160,7 @@ fn independent_count() -> HashMap<String, (usize, Counts)> {
         }
     }
     assert!(used > 2900, "{used} games used");
+    USED.store(used, std::sync::atomic::Ordering::Relaxed);
     out
 }
 
@@ -178,15 +188,22 @@ fn book_counts_equal_an_independent_count() {
     let summary = run_ok(&[
         "book",
         "build",
-        sample().to_str().unwrap(),
+        counted_archive().to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
         "--json",
     ]);
     let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
-    assert_eq!(summary["games_read"], 3000, "{summary}");
     let book = Book::open(&out).unwrap();
     let expected = independent_count();
+    assert_eq!(
+        summary["games_used"].as_u64(),
+        Some(USED.load(std::sync::atomic::Ordering::Relaxed)),
+        "{summary}"
+    );
+    if std::env::var_os("RETROBOOK_BOOK_ARCHIVE").is_none() {
+        assert_eq!(summary["games_read"], 3000, "{summary}");
+    }
 
     // Keys agree too: shakmaty's Polyglot-compatible Zobrist hash of the start position.
     let start = Chess::default();
@@ -458,4 +475,41 @@ fn reads_a_real_third_party_polyglot_book() {
             );
         }
     }
+}
+
+#[test]
+fn min_elo_and_min_games_filter_as_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("elo.pgn");
+    std::fs::write(
+        &pgn,
+        "[WhiteElo \"2500\"]\n[BlackElo \"2400\"]\n1. e4 e5 1-0\n\n\
+         [WhiteElo \"2500\"]\n[BlackElo \"1900\"]\n1. d4 d5 0-1\n\n\
+         [WhiteElo \"2600\"]\n1. c4 c5 1/2-1/2\n\n\
+         [WhiteElo \"2450\"]\n[BlackElo \"2450\"]\n1. e4 c5 1/2-1/2\n",
+    )
+    .unwrap();
+    let out = dir.path().join("elo.rbb");
+    let s = build(&[&pgn], &out, &["--min-elo", "2000"]);
+    assert_eq!(s["games_used"], 2, "{s}");
+    assert_eq!(s["skipped"]["below --min-elo"]["games"], 2, "{s}");
+    let book = Book::open(&out).unwrap();
+    let start = book.probe(&retrobook::chess::Position::start());
+    let first: Vec<String> = start.moves.iter().map(|m| m.mv.to_string()).collect();
+    assert_eq!(first, ["e2e4"]);
+    assert_eq!(start.moves[0].entry.games, 2);
+    // --min-games 2 keeps e4 (2 games) and drops e5 and c5 (1 game each).
+    let s = build(&[&pgn], &out, &["--min-elo", "2000", "--min-games", "2"]);
+    assert_eq!(s["games_used"], 2, "{s}");
+    let book = Book::open(&out).unwrap();
+    assert_eq!(
+        book.probe(&retrobook::chess::Position::start()).moves.len(),
+        1
+    );
+    let after_e4: retrobook::chess::Position =
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+            .parse()
+            .unwrap();
+    let a = book.probe(&after_e4);
+    assert_eq!((a.games, a.moves.len()), (2, 0));
 }
