@@ -56,3 +56,50 @@ fn position_5_depth_3() {
         62_379,
     );
 }
+
+#[test]
+fn moves_to_a_square_equal_the_filtered_legal_moves() {
+    use retrobook::chess::{MoveKind, MoveList, Position, Role, Square};
+    // Positions along pseudo-random walks from the published perft positions.
+    let starts = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+    ];
+    let mut seed = 99u64;
+    let mut checked = 0;
+    for fen in starts {
+        let mut pos: Position = fen.parse().unwrap();
+        for _ in 0..60 {
+            let mut all = MoveList::new();
+            pos.legal_moves(&mut all);
+            if all.is_empty() {
+                break;
+            }
+            for role in Role::ALL {
+                for to in Square::all() {
+                    let mut got = MoveList::new();
+                    pos.legal_moves_to(role, to, &mut got);
+                    let want: Vec<_> = all
+                        .as_slice()
+                        .iter()
+                        .filter(|m| {
+                            m.role == role
+                                && m.to == to
+                                && !matches!(m.kind, MoveKind::CastleKing | MoveKind::CastleQueen)
+                        })
+                        .collect();
+                    let got: Vec<_> = got.as_slice().iter().collect();
+                    assert_eq!(got.len(), want.len(), "{pos} {role:?} {to}");
+                    assert!(want.iter().all(|m| got.contains(m)), "{pos} {role:?} {to}");
+                    checked += 1;
+                }
+            }
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let m = all.as_slice()[(seed >> 33) as usize % all.len()];
+            pos = pos.play(&m);
+        }
+    }
+    assert!(checked > 50_000);
+}

@@ -187,7 +187,7 @@ impl<R: BufRead> PgnReader<R> {
         } else {
             t
         };
-        let t = t.trim_start_matches("...");
+        let t = t.trim_start_matches('.');
         if t.is_empty() || t.starts_with('$') || t.chars().all(|c| "!?+#".contains(c)) {
             return false;
         }

@@ -6,6 +6,7 @@ use super::bitboard::Bitboard;
 use super::color::{Color, Piece, Role};
 use super::position::{Castling, Position};
 use super::square::Square;
+use std::mem::MaybeUninit;
 
 /// What kind of move, beyond from, to and promotion.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
@@ -57,9 +58,10 @@ impl Move {
     }
 }
 
-/// A fixed-capacity list of moves on the stack (no allocation on hot paths).
+/// A fixed-capacity list of moves on the stack (no allocation on hot paths). The slots
+/// past `len` stay uninitialised, so that making a list costs nothing.
 pub struct MoveList {
-    moves: [Move; 256],
+    moves: [MaybeUninit<Move>; 256],
     len: usize,
 }
 
@@ -70,19 +72,10 @@ impl Default for MoveList {
 }
 
 impl MoveList {
-    const FILLER: Move = Move {
-        role: Role::Pawn,
-        from: Square::from_index(0),
-        to: Square::from_index(0),
-        capture: None,
-        promotion: None,
-        kind: MoveKind::Normal,
-    };
-
     /// An empty list.
     pub fn new() -> MoveList {
         MoveList {
-            moves: [Self::FILLER; 256],
+            moves: [const { MaybeUninit::uninit() }; 256],
             len: 0,
         }
     }
@@ -98,7 +91,7 @@ impl MoveList {
         // 218 is the most legal moves any chess position has; pseudo-legal lists from sane
         // positions stay far below 256, and a malformed one is cut rather than overrun.
         if self.len < self.moves.len() {
-            self.moves[self.len] = m;
+            self.moves[self.len] = MaybeUninit::new(m);
             self.len += 1;
         }
     }
@@ -118,15 +111,19 @@ impl MoveList {
     /// The moves as a slice.
     #[inline]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        // SAFETY: the first `len` slots were written by `push` (or moved by `retain`), and
+        // MaybeUninit<Move> has the layout of Move.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<Move>(), self.len) }
     }
 
     /// Keeps the moves for which `keep` returns true.
     fn retain(&mut self, mut keep: impl FnMut(&Move) -> bool) {
         let mut j = 0;
         for i in 0..self.len {
-            if keep(&self.moves[i]) {
-                self.moves[j] = self.moves[i];
+            // SAFETY: i < len, so slot i is initialised.
+            let m = unsafe { self.moves[i].assume_init() };
+            if keep(&m) {
+                self.moves[j] = MaybeUninit::new(m);
                 j += 1;
             }
         }
@@ -174,6 +171,36 @@ impl Position {
             | (attacks::bishop_attacks(k, occupied) & diagonal)
             | (attacks::rook_attacks(k, occupied) & straight))
             .is_empty()
+    }
+
+    /// Appends to `list` (cleared first) the legal moves of a `role` piece of the side to
+    /// move that land on `to`, castling aside: what a SAN move names, found without
+    /// generating every move.
+    pub fn legal_moves_to(&self, role: Role, to: Square, list: &mut MoveList) {
+        list.clear();
+        let us = self.turn();
+        if role == Role::Pawn {
+            self.pawn_moves(list);
+            list.retain(|m| m.to == to);
+        } else if !self.by_color(us).contains(to) {
+            let capture = self.role_at(to);
+            // Pieces other than pawns attack symmetrically: the origins are the squares a
+            // piece of that role on `to` would attack.
+            for from in attacks::attacks(role, us, to, self.occupied()) & self.pieces(us, role) {
+                list.push(Move {
+                    role,
+                    from,
+                    to,
+                    capture,
+                    promotion: None,
+                    kind: MoveKind::Normal,
+                });
+            }
+        }
+        let Some(king) = self.king(us) else {
+            return;
+        };
+        list.retain(|m| self.leaves_king_safe(m, king));
     }
 
     /// True when the side to move has at least one legal move.

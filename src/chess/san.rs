@@ -115,13 +115,13 @@ impl Position {
     pub fn parse_san(&self, san: &str) -> Result<Move, SanError> {
         let s = core(san);
         let mut list = MoveList::new();
-        self.legal_moves(&mut list);
         let castle = match s {
             "O-O" | "0-0" => Some(MoveKind::CastleKing),
             "O-O-O" | "0-0-0" => Some(MoveKind::CastleQueen),
             _ => None,
         };
         if let Some(kind) = castle {
+            self.legal_moves(&mut list);
             return list
                 .as_slice()
                 .iter()
@@ -130,13 +130,10 @@ impl Position {
                 .ok_or_else(|| SanError::Illegal(san.to_string()));
         }
         let p = parse_pattern(s).ok_or_else(|| SanError::Syntax(san.to_string()))?;
+        self.legal_moves_to(p.role, p.to, &mut list);
         let mut found = None;
         for m in list.as_slice() {
-            let castling = matches!(m.kind, MoveKind::CastleKing | MoveKind::CastleQueen);
-            if m.role == p.role
-                && m.to == p.to
-                && !castling
-                && m.promotion == p.promotion
+            if m.promotion == p.promotion
                 && p.from_file.is_none_or(|f| m.from.file() == f)
                 && p.from_rank.is_none_or(|r| m.from.rank() == r)
             {
