@@ -1,5 +1,11 @@
 //! Building tables: plans the order (sub-tables first), runs the solver, counts statistics
 //! and writes the file. The CLI's `gen` is a thin layer over this.
+//!
+//! Memory of one table: 3 bytes per index and side to move for the solver, plus every
+//! sub-table decoded (1 byte per index and side), plus the compressed file until it is
+//! written. Measured peaks: 108 MiB for all 3-4-piece tables, 724 MiB for KBNvKN, 3.2 GiB
+//! for KRPvKR (355 million indices per side: 2.1 GB of solver state and 0.9 GB of
+//! sub-tables), well inside a 24 GiB machine for every 5-piece table.
 
 use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
