@@ -93,7 +93,7 @@ void rb_close(struct RbTablebase *tb);
 uint32_t rb_largest(const struct RbTablebase *tb);
 
 // Win, draw or loss for the side to move: `RB_WIN`, `RB_DRAW`, `RB_LOSS`, or `RB_FAILED`.
-// `ep` is the en-passant square (0: none); `castling` must be 0.
+// `ep` is the en-passant square (0: none); with castling rights the answer is `RB_FAILED`.
 //
 // # Safety
 // `tb` is NULL or an open tablebase.

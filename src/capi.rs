@@ -2,11 +2,13 @@
 //!
 //! Functions take what a chess engine holds, as Fathom-style probers do: bitboards of the
 //! white and black pieces and of each piece type (bit 0 = a1, bit 63 = h8), the side to
-//! move and the en-passant square (0 for none), and for books the castling rights (bit 0
-//! white king side, 1 white queen side, 2 black king side, 3 black queen side). Every function that returns an `int32_t`
+//! move, the en-passant square (0 for none) and the castling rights (bit 0 white king side,
+//! 1 white queen side, 2 black king side, 3 black queen side; tables hold no position with
+//! castling rights, so table probes of one fail). Every function that returns an `int32_t`
 //! returns `RB_FAILED` when it has no answer: a null pointer, impossible bitboards, castling
 //! rights, a bad FEN, a missing or damaged table. Nothing unwinds across the boundary.
 
+use crate::book::polyglot_move::promotion_code;
 use crate::book::Book;
 use crate::chess::{Castling, Color, Move, Position, Role, Square};
 use crate::probe::Tablebase;
@@ -69,12 +71,7 @@ pub struct RbBookMove {
 
 /// The squares and promotion code of a move, as the C structs carry them.
 fn move_fields(m: &Move) -> (u8, u8, u8) {
-    let promotion = m.promotion.map_or(0, |r| match r {
-        Role::Knight => 1,
-        Role::Bishop => 2,
-        Role::Rook => 3,
-        _ => 4,
-    });
+    let promotion = promotion_code(m.promotion) as u8;
     (m.from.index() as u8, m.to.index() as u8, promotion)
 }
 
@@ -161,7 +158,7 @@ fn position(
     castling: u32,
     white_to_move: bool,
 ) -> Option<Position> {
-    if castling != 0 || ep >= 64 {
+    if ep >= 64 {
         return None;
     }
     let ep = (ep != 0).then(|| Square::from_index(ep));
@@ -171,7 +168,8 @@ fn position(
         Color::Black
     };
     let roles = [pawns, knights, bishops, rooks, queens, kings];
-    Position::from_bitboards([white, black], roles, turn, ep).ok()
+    let pos = Position::from_bitboards([white, black], roles, turn, ep).ok()?;
+    with_castling(pos, castling)
 }
 
 fn fen_position(fen: *const c_char) -> Option<Position> {
@@ -201,7 +199,7 @@ fn with_tb<T>(tb: *const RbTablebase, f: impl FnOnce(&Tablebase) -> Option<T>) -
 }
 
 /// Win, draw or loss for the side to move: `RB_WIN`, `RB_DRAW`, `RB_LOSS`, or `RB_FAILED`.
-/// `ep` is the en-passant square (0: none); `castling` must be 0.
+/// `ep` is the en-passant square (0: none); with castling rights the answer is `RB_FAILED`.
 ///
 /// # Safety
 /// `tb` is NULL or an open tablebase.
@@ -360,8 +358,8 @@ pub unsafe extern "C" fn rb_probe_dtm_fen(tb: *const RbTablebase, fen: *const c_
     })
 }
 
-/// Adds castling rights (`rb_book_probe`'s bits) to `pos`; None if a right has no king and
-/// rook on their home squares.
+/// Adds castling rights (the bits of the module documentation) to `pos`; None if a right has
+/// no king and rook on their home squares.
 fn with_castling(mut pos: Position, castling: u32) -> Option<Position> {
     if castling > 15 {
         return None;
@@ -482,10 +480,9 @@ pub unsafe extern "C" fn rb_book_probe(
             knights,
             pawns,
             ep,
-            0,
+            castling,
             white_to_move,
         )?;
-        let pos = with_castling(pos, castling)?;
         book_moves(book, &pos, moves, capacity)
     })
 }

@@ -172,6 +172,18 @@ fn write_failed(e: std::io::Error) -> Failure {
     }
 }
 
+/// Sizes the global worker pool from `--threads` (default: all cores).
+fn set_threads(threads: Option<usize>) -> Result<(), Failure> {
+    match threads {
+        None => Ok(()),
+        Some(0) => Err(usage("--threads must be at least 1")),
+        Some(t) => rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .map_err(|e| runtime(e.to_string())),
+    }
+}
+
 /// Writes one line to stdout.
 fn say(line: impl std::fmt::Display) -> Result<(), Failure> {
     writeln!(std::io::stdout().lock(), "{line}").map_err(write_failed)
@@ -348,15 +360,7 @@ fn cmd_gen(
     threads: Option<usize>,
     json: bool,
 ) -> Result<(), Failure> {
-    if let Some(t) = threads {
-        if t == 0 {
-            return Err(usage("--threads must be at least 1"));
-        }
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global()
-            .map_err(|e| runtime(e.to_string()))?;
-    }
+    set_threads(threads)?;
     let mut targets = Vec::new();
     for s in signatures {
         targets.push(parse_signature(s)?);

@@ -8,7 +8,7 @@ mod merge;
 pub mod pgn;
 pub mod polyglot;
 mod polyglot_key;
-mod polyglot_move;
+pub(crate) mod polyglot_move;
 mod probe;
 
 pub use build::{build, BuildOptions, BuildSummary};

@@ -4,7 +4,8 @@
 
 use crate::chess::{Move, MoveKind, MoveList, Position, Role, Square};
 
-fn promotion_code(role: Option<Role>) -> u16 {
+/// Polyglot's promotion code: 0 none, 1 knight, 2 bishop, 3 rook, 4 queen.
+pub(crate) fn promotion_code(role: Option<Role>) -> u16 {
     match role {
         None => 0,
         Some(Role::Knight) => 1,

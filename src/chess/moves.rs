@@ -41,6 +41,19 @@ pub struct Move {
 }
 
 impl Move {
+    /// A move of a piece (not a pawn, not castling), capturing `capture` if any.
+    #[inline]
+    fn piece(role: Role, from: Square, to: Square, capture: Option<Role>) -> Move {
+        Move {
+            role,
+            from,
+            to,
+            capture,
+            promotion: None,
+            kind: MoveKind::Normal,
+        }
+    }
+
     /// Captures and promotions change the material: they leave the current table.
     #[inline]
     pub fn is_conversion(&self) -> bool {
@@ -136,6 +149,11 @@ impl Position {
     pub fn legal_moves(&self, list: &mut MoveList) {
         list.clear();
         self.pseudo_legal_moves(list);
+        self.keep_legal(list);
+    }
+
+    /// Drops the moves of `list` that leave the mover's king attacked.
+    fn keep_legal(&self, list: &mut MoveList) {
         let Some(king) = self.king(self.turn()) else {
             return;
         };
@@ -187,20 +205,10 @@ impl Position {
             // Pieces other than pawns attack symmetrically: the origins are the squares a
             // piece of that role on `to` would attack.
             for from in attacks::attacks(role, us, to, self.occupied()) & self.pieces(us, role) {
-                list.push(Move {
-                    role,
-                    from,
-                    to,
-                    capture,
-                    promotion: None,
-                    kind: MoveKind::Normal,
-                });
+                list.push(Move::piece(role, from, to, capture));
             }
         }
-        let Some(king) = self.king(us) else {
-            return;
-        };
-        list.retain(|m| self.leaves_king_safe(m, king));
+        self.keep_legal(list);
     }
 
     /// True when the side to move has at least one legal move.
@@ -224,14 +232,7 @@ impl Position {
                     } else {
                         None
                     };
-                    list.push(Move {
-                        role,
-                        from,
-                        to,
-                        capture,
-                        promotion: None,
-                        kind: MoveKind::Normal,
-                    });
+                    list.push(Move::piece(role, from, to, capture));
                 }
             }
         }

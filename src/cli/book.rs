@@ -1,6 +1,6 @@
 //! `retrobook book build | probe | merge | export`.
 
-use crate::{runtime, say, usage, Failure};
+use crate::{runtime, say, set_threads, usage, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use retrobook::book::build::BuildProgress;
 use retrobook::book::{build, Book, BookAnswer, BuildOptions, BuildSummary};
@@ -8,20 +8,21 @@ use retrobook::chess::Position;
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Default book file.
 pub const DEFAULT_BOOK: &str = "books/book.rbb";
 
-/// Progress of a build on stderr: games per second, and bytes with an ETA when the input
+/// Progress of a build on stderr: games so far, and bytes with an ETA when the input
 /// sizes are known.
-struct Bar(ProgressBar);
+struct Bar(ProgressBar, AtomicU64);
 
 impl BuildProgress for Bar {
     fn bytes(&self, n: u64) {
         self.0.inc(n);
     }
     fn games(&self, n: u64) {
-        let games = self.0.message().parse::<u64>().unwrap_or(0) + n;
+        let games = self.1.fetch_add(n, Relaxed) + n;
         self.0.set_message(games.to_string());
     }
 }
@@ -56,15 +57,7 @@ pub fn cmd_build(
             "book build needs at least one archive (or - for stdin)",
         ));
     }
-    if let Some(t) = threads {
-        if t == 0 {
-            return Err(usage("--threads must be at least 1"));
-        }
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global()
-            .map_err(|e| runtime(e.to_string()))?;
-    }
+    set_threads(threads)?;
     for a in archives {
         if a != Path::new("-") && !a.is_file() {
             return Err(runtime(format!("{}: no such archive", a.display())));
@@ -96,7 +89,7 @@ pub fn cmd_build(
         .progress_chars("=> "),
     );
     bar.set_message("0");
-    let progress = Bar(bar);
+    let progress = Bar(bar, AtomicU64::new(0));
     let summary = build(archives, out, opts, &progress).map_err(runtime)?;
     progress.0.finish_and_clear();
     if json {
