@@ -28,11 +28,13 @@ fn counted_archive() -> PathBuf {
     std::env::var_os("RETROBOOK_BOOK_ARCHIVE").map_or_else(sample, PathBuf::from)
 }
 
-/// Counts of one position: games, and per move (UCI) games, win, draw, loss.
+/// Counts of one position: games, games ended by threefold repetition, and per move (UCI)
+/// games, win, draw, loss, and games that played the move into a repeated position.
 #[derive(Default, Debug, Clone, PartialEq)]
 struct Counts {
     games: u32,
-    moves: BTreeMap<String, [u32; 4]>,
+    threefold: u32,
+    moves: BTreeMap<String, [u32; 5]>,
 }
 
 /// One game as pgn-reader sees it: the main line and the outcome.
@@ -124,9 +126,23 @@ fn independent_count() -> HashMap<String, (usize, Counts)> {
             continue;
         }
         used += 1;
+        // Positions as Polyglot keys tell them apart: FEN without the move clocks.
+        let key_of = |pos: &Chess| {
+            let full = Fen::from_position(pos, EnPassantMode::PseudoLegal).to_string();
+            full.split(' ').take(4).collect::<Vec<_>>().join(" ")
+        };
+        // Every position of the game, for the repetition counts.
+        let mut all = vec![key_of(&Chess::default())];
+        let mut p = Chess::default();
+        for &m in &moves {
+            p.play_unchecked(m);
+            all.push(key_of(&p));
+        }
+        let last = all.last().unwrap();
+        let threefold = white == 0 && all.iter().filter(|k| *k == last).count() >= 3;
         let mut pos = Chess::default();
         let mut seen_pos = HashSet::new();
-        let mut seen_move = HashSet::new();
+        let mut seen_move: HashMap<(String, String), bool> = HashMap::new();
         let plies = moves.len().min(MAX_PLY);
         for (ply, next) in moves
             .iter()
@@ -135,9 +151,7 @@ fn independent_count() -> HashMap<String, (usize, Counts)> {
             .enumerate()
             .take(plies + 1)
         {
-            // Without the move clocks: a transposition is the same book position.
-            let full = Fen::from_position(&pos, EnPassantMode::PseudoLegal).to_string();
-            let fen = full.split(' ').take(4).collect::<Vec<_>>().join(" ");
+            let fen = all[ply].clone();
             let score = if pos.turn().is_white() { white } else { -white };
             let slot = match score {
                 1 => 1,
@@ -147,15 +161,27 @@ fn independent_count() -> HashMap<String, (usize, Counts)> {
             let entry = out.entry(fen.clone()).or_insert((ply, Counts::default()));
             if seen_pos.insert(fen.clone()) {
                 entry.1.games += 1;
+                entry.1.threefold += threefold as u32;
             }
             if let Some(&m) = next.filter(|_| ply < plies) {
                 let uci = m.to_uci(CastlingMode::Standard).to_string();
-                if seen_move.insert((fen.clone(), uci.clone())) {
-                    let c = entry.1.moves.entry(uci).or_default();
-                    c[0] += 1;
-                    c[slot] += 1;
+                let repeats = all[..=ply].contains(&all[ply + 1]);
+                match seen_move.get_mut(&(fen.clone(), uci.clone())) {
+                    Some(r) => *r |= repeats,
+                    None => {
+                        seen_move.insert((fen.clone(), uci.clone()), repeats);
+                        let c = entry.1.moves.entry(uci).or_default();
+                        c[0] += 1;
+                        c[slot] += 1;
+                    }
                 }
                 pos.play_unchecked(m);
+            }
+        }
+        // A game counts once per (position, move) that it played into a repetition.
+        for ((fen, uci), repeats) in seen_move {
+            if repeats {
+                out.get_mut(&fen).unwrap().1.moves.get_mut(&uci).unwrap()[4] += 1;
             }
         }
     }
@@ -168,14 +194,19 @@ fn independent_count() -> HashMap<String, (usize, Counts)> {
 fn book_counts(book: &Book, fen: &str) -> Counts {
     let pos: retrobook::chess::Position = fen.parse().unwrap();
     let answer = book.probe(&pos);
+    let own = book.entries(answer.key).into_iter().find(|e| e.mv == 0);
     Counts {
         games: answer.games,
+        threefold: own.map_or(0, |e| e.repeats),
         moves: answer
             .moves
             .iter()
             .map(|m| {
                 let e = &m.entry;
-                (m.mv.to_string(), [e.games, e.win, e.draw, e.loss])
+                (
+                    m.mv.to_string(),
+                    [e.games, e.win, e.draw, e.loss, e.repeats],
+                )
             })
             .collect(),
     }
@@ -218,8 +249,19 @@ fn book_counts_equal_an_independent_count() {
         .collect();
     deep.sort();
     let deep: HashSet<&String> = deep.into_iter().step_by(97).collect();
+    // Every position where a game repeated a position or ended by threefold repetition.
+    let repeated: HashSet<&String> = expected
+        .iter()
+        .filter(|(_, (_, c))| c.threefold > 0 || c.moves.values().any(|m| m[4] > 0))
+        .map(|(fen, _)| fen)
+        .collect();
+    let moves_into_repetition = expected
+        .values()
+        .filter(|(_, c)| c.moves.values().any(|m| m[4] > 0))
+        .count();
+    assert!(moves_into_repetition > 0 && repeated.len() > moves_into_repetition);
     for (fen, (ply, counts)) in &expected {
-        if *ply <= 2 || deep.contains(fen) {
+        if *ply <= 2 || deep.contains(fen) || repeated.contains(fen) {
             assert_eq!(&book_counts(&book, fen), counts, "{fen} (ply {ply})");
             checked += 1;
         }
@@ -512,4 +554,26 @@ fn min_elo_and_min_games_filter_as_documented() {
             .unwrap();
     let a = book.probe(&after_e4);
     assert_eq!((a.games, a.moves.len()), (2, 0));
+}
+
+#[test]
+fn a_cut_or_foreign_compressed_archive_keeps_the_games_before_the_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = std::fs::read(sample()).unwrap();
+    let cut = dir.path().join("cut.pgn.zst");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    let garbage = dir.path().join("garbage.pgn.zst");
+    std::fs::write(&garbage, b"this is not zstd data at all, just text").unwrap();
+    let out = dir.path().join("b.rbb");
+    let summary = build(&[&cut, &garbage], &out, &[]);
+    let used = summary["games_used"].as_u64().unwrap();
+    assert!((1000..2000).contains(&used), "{summary}");
+    let skipped = summary["skipped"].as_object().unwrap();
+    let unreadable = &skipped["archive unreadable from here on (the games before are kept)"];
+    assert_eq!(unreadable["games"], 2, "{summary}"); // here: the archives cut short
+    let first = unreadable["first"].as_str().unwrap();
+    assert!(first.contains("cut.pgn.zst: after line"), "{first}");
+    // The book holds exactly the games read before the damage.
+    let book = Book::open(&out).unwrap();
+    assert_eq!(book.info().games, used);
 }

@@ -5,13 +5,15 @@
 //! the archive size.
 
 use super::file::{BookInfo, BookWriter, Entry, ENTRY_LEN};
-use super::pgn::{replay, PgnReader, RawGame};
+use super::pgn::{replay_from, start_position, PgnState, RawGame, Skipped};
+use super::pieces::{parse_in_order, PIECE};
 use super::polyglot_key::polyglot_key;
 use super::polyglot_move::encode_move;
-use rayon::prelude::*;
+use super::records::{Record, Records, DRAW, LOSS, REPEATS, WIN};
+use crate::chess::{Color, Position, Role};
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -104,28 +106,24 @@ impl<R: Read> Read for Counting<R> {
 }
 
 /// Opens an archive: a PGN file, a zstd-compressed `.zst` file, or `-` for stdin.
-fn open_archive(path: &Path, count: Arc<AtomicU64>) -> io::Result<Box<dyn BufRead>> {
+fn open_archive(path: &Path, count: Arc<AtomicU64>) -> io::Result<Box<dyn Read + Send>> {
     if path == Path::new("-") {
-        return Ok(Box::new(BufReader::new(io::stdin())));
+        return Ok(Box::new(io::stdin()));
     }
     let file = Counting {
         inner: File::open(path)?,
         count,
     };
     if path.extension().is_some_and(|e| e == "zst") {
-        Ok(Box::new(BufReader::with_capacity(
-            1 << 16,
-            zstd::stream::read::Decoder::new(file)?,
-        )))
+        Ok(Box::new(zstd::stream::read::Decoder::new(file)?))
     } else {
-        Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
+        Ok(Box::new(file))
     }
 }
 
 /// The outcome for white: 1 win, 0 draw, -1 loss; None for an unfinished game.
 fn white_score(raw: &RawGame) -> Option<i8> {
-    let result = raw.result.as_deref().or(raw.tag("Result"));
-    match result {
+    match raw.result().or(raw.tag("Result")) {
         Some("1-0") => Some(1),
         Some("0-1") => Some(-1),
         Some("1/2-1/2") => Some(0),
@@ -137,18 +135,36 @@ fn elo(raw: &RawGame, tag: &str) -> Option<u32> {
     raw.tag(tag)?.trim().parse().ok()
 }
 
-/// The entries of one game (each position and (position, move) once), or why it is skipped.
-fn game_entries(
+/// Buffers a worker reuses from game to game.
+#[derive(Default)]
+struct Scratch {
+    keys: Vec<u64>,
+    moves: Vec<u16>,
+    /// Positions since the last capture or pawn move: the only ones the final position can
+    /// repeat.
+    stretch: Vec<Position>,
+}
+
+/// True if `last` occurs for at least the third time: it and two of `earlier`.
+fn is_threefold(earlier: &[Position], last: &Position) -> bool {
+    let key = polyglot_key(last);
+    let same = earlier
+        .iter()
+        .filter(|p| p.turn() == last.turn() && polyglot_key(p) == key)
+        .count();
+    same >= 2
+}
+
+/// The records of one game (each position and (position, move) once), or why it is
+/// skipped. Every move of the game is checked, also past `max_ply`.
+fn game_records(
     raw: &RawGame,
     opts: &BuildOptions,
-    out: &mut Vec<Entry>,
+    out: &mut Vec<Record>,
+    scratch: &mut Scratch,
 ) -> Result<(), (String, String)> {
     let Some(white) = white_score(raw) else {
-        let r = raw
-            .result
-            .as_deref()
-            .or(raw.tag("Result"))
-            .unwrap_or("none");
+        let r = raw.result().or(raw.tag("Result")).unwrap_or("none");
         return Err((format!("unfinished or no result ({r})"), String::new()));
     };
     if let Some(min) = opts.min_elo {
@@ -158,57 +174,72 @@ fn game_entries(
             return Err(("below --min-elo".into(), String::new()));
         }
     }
-    let game =
-        replay(raw).map_err(|s| (s.reason.to_string(), format!("{}: {}", s.line, s.detail)))?;
-    let start = out.len();
-    let mut pos = game.start;
-    let plies = game.moves.len().min(opts.max_ply as usize);
-    for ply in 0..=plies {
-        let key = polyglot_key(&pos);
-        let mover_white = pos.turn() == crate::chess::Color::White;
-        let score = if mover_white { white } else { -white };
-        let mut e = Entry {
-            key,
-            mv: 0,
-            games: 1,
-            ..Entry::default()
-        };
-        match score {
-            1 => e.win = 1,
-            0 => e.draw = 1,
-            _ => e.loss = 1,
+    let skipped = |s: Skipped| (s.reason.to_string(), format!("{}: {}", s.line, s.detail));
+    let start = start_position(raw).map_err(skipped)?;
+    let plies = raw.moves().len().min(opts.max_ply as usize);
+    let Scratch {
+        keys,
+        moves,
+        stretch,
+    } = scratch;
+    keys.clear();
+    moves.clear();
+    stretch.clear();
+    let mut n = 0;
+    let last = replay_from(raw, start, |pos, m| {
+        // Positions at plies 0..=plies, each seen before its move.
+        if n <= plies {
+            keys.push(polyglot_key(pos));
         }
-        let seen =
-            |out: &[Entry], k: u64, m: u16| out[start..].iter().any(|x| x.key == k && x.mv == m);
-        if !seen(out, key, 0) {
-            out.push(e);
+        if n < plies {
+            moves.push(encode_move(m));
+        }
+        n += 1;
+        if m.capture.is_some() || m.role == Role::Pawn {
+            stretch.clear();
+        } else {
+            stretch.push(*pos);
+        }
+    })
+    .map_err(skipped)?;
+    if keys.len() == plies {
+        keys.push(polyglot_key(&last));
+    }
+    let threefold = white == 0 && is_threefold(stretch, &last);
+    let first = out.len();
+    for ply in 0..=plies {
+        let key = keys[ply];
+        let mover_white = (ply % 2 == 0) == (start.turn() == Color::White);
+        let result = match if mover_white { white } else { -white } {
+            1 => WIN,
+            0 => DRAW,
+            _ => LOSS,
+        };
+        let seen = keys[..ply].contains(&key);
+        if !seen {
+            out.push(Record::new(
+                key,
+                0,
+                result | if threefold { REPEATS } else { 0 },
+            ));
         }
         if ply < plies {
-            let m = &game.moves[ply];
-            let code = encode_move(m);
-            if !seen(out, key, code) {
-                out.push(Entry { mv: code, ..e });
+            let mv = moves[ply];
+            let repeats = if keys[..=ply].contains(&keys[ply + 1]) {
+                REPEATS
+            } else {
+                0
+            };
+            match out[first..]
+                .iter_mut()
+                .find(|r| seen && r.key == key && r.mv() == mv)
+            {
+                Some(r) => r.code |= repeats,
+                None => out.push(Record::new(key, mv, result | repeats)),
             }
-            pos = pos.play(m);
         }
     }
     Ok(())
-}
-
-/// Sorts entries by (key, move) and sums equal ones, in place.
-fn sort_and_sum(entries: &mut Vec<Entry>) {
-    entries.par_sort_unstable_by_key(|e| (e.key, e.mv));
-    let mut w = 0;
-    for r in 0..entries.len() {
-        if w > 0 && (entries[w - 1].key, entries[w - 1].mv) == (entries[r].key, entries[r].mv) {
-            let e = entries[r];
-            entries[w - 1].add(&e);
-        } else {
-            entries[w] = entries[r];
-            w += 1;
-        }
-    }
-    entries.truncate(w);
 }
 
 /// A sorted stream of entries: a run file or a book.
@@ -235,6 +266,18 @@ pub fn merge_into(
     min_games: u32,
 ) -> io::Result<u64> {
     let mut streams = streams;
+    if streams.len() == 1 {
+        // Already sorted and summed: no heap needed.
+        let mut written = 0;
+        for e in streams.pop().expect("one stream") {
+            let e = e?;
+            if e.games >= min_games {
+                writer.push(&e)?;
+                written += 1;
+            }
+        }
+        return Ok(written);
+    }
     let mut heap = BinaryHeap::new();
     for (i, s) in streams.iter_mut().enumerate() {
         if let Some(e) = s.next() {
@@ -287,18 +330,16 @@ impl Runs {
         }
     }
 
-    /// Sorts, sums and writes `entries` as one more run, then empties it.
-    fn spill(&mut self, entries: &mut Vec<Entry>) -> io::Result<()> {
-        sort_and_sum(entries);
+    /// Sorts and sums `records` and writes them as one more run, then empties it.
+    fn spill(&mut self, records: &mut Records) -> io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let path = self.dir.join(format!("run-{}", self.files.len()));
         let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
-        for e in entries.iter() {
+        for e in records.sort_and_sum() {
             w.write_all(&e.to_bytes())?;
         }
         w.flush()?;
         self.files.push(path);
-        entries.clear();
         Ok(())
     }
 }
@@ -309,8 +350,37 @@ impl Drop for Runs {
     }
 }
 
-/// Games handed to the workers at a time.
-const BATCH: usize = 512;
+/// Reads the games of `bytes` on from `state`: their records and what was read and skipped.
+fn read_games(
+    state: &mut PgnState,
+    bytes: &[u8],
+    at_end: bool,
+    opts: &BuildOptions,
+    name: &str,
+) -> (Vec<Record>, BuildSummary) {
+    let mut records = Vec::new();
+    let mut s = BuildSummary::default();
+    let mut scratch = Scratch::default();
+    let mut count = |raw: &RawGame| {
+        s.games_read += 1;
+        match game_records(raw, opts, &mut records, &mut scratch) {
+            Ok(()) => s.games_used += 1,
+            Err((reason, detail)) => {
+                let at = if detail.is_empty() {
+                    format!("{name}:{}", raw.line)
+                } else {
+                    format!("{name}:{detail}")
+                };
+                s.skip(reason, at);
+            }
+        }
+    };
+    state.feed(bytes, &mut count);
+    if at_end {
+        state.end(&mut count);
+    }
+    (records, s)
+}
 
 /// Builds the book `out` from `archives`.
 pub fn build(
@@ -320,61 +390,51 @@ pub fn build(
     progress: &dyn BuildProgress,
 ) -> Result<BuildSummary, String> {
     let mut summary = BuildSummary::default();
-    let mut entries: Vec<Entry> = Vec::new();
+    let mut records = Records::default();
     let mut runs = Runs::new(out);
-    let limit = (opts.memory / 2 / ENTRY_LEN).max(1 << 16);
+    // A third of the budget for records: summing them into entries (32 bytes for 16) can
+    // take up to twice that.
+    let limit = (opts.memory / 3 / std::mem::size_of::<Record>()).max(1 << 16);
     let io_fail = |what: &Path, e: io::Error| format!("{}: {e}", what.display());
+    let threads = rayon::current_num_threads();
     for archive in archives {
         let count = Arc::new(AtomicU64::new(0));
         let reader = open_archive(archive, count.clone()).map_err(|e| io_fail(archive, e))?;
-        let mut games = PgnReader::new(reader);
         let name = archive.display().to_string();
         let mut reported = 0;
-        loop {
-            let mut batch = Vec::with_capacity(BATCH * rayon::current_num_threads() * 2);
-            for _ in 0..batch.capacity() {
-                match games.next_game().map_err(|e| format!("{name}: {e}"))? {
-                    Some(g) => batch.push(g),
-                    None => break,
-                }
-            }
-            if batch.is_empty() {
-                break;
-            }
-            let parts: Vec<(Vec<Entry>, BuildSummary)> = batch
-                .par_chunks(BATCH)
-                .map(|chunk| {
-                    let mut local = Vec::new();
-                    let mut s = BuildSummary::default();
-                    for raw in chunk {
-                        s.games_read += 1;
-                        match game_entries(raw, opts, &mut local) {
-                            Ok(()) => s.games_used += 1,
-                            Err((reason, detail)) => {
-                                let at = if detail.is_empty() {
-                                    format!("{name}:{}", raw.line)
-                                } else {
-                                    format!("{name}:{detail}")
-                                };
-                                s.skip(reason, at);
-                            }
-                        }
-                    }
-                    (local, s)
-                })
-                .collect();
-            for (local, s) in parts {
-                entries.extend_from_slice(&local);
-                summary.absorb(s);
-            }
-            progress.games(batch.len() as u64);
+        let work = |mut state: PgnState, bytes: &[u8]| {
+            let out = read_games(&mut state, bytes, false, opts, &name);
+            (out, state)
+        };
+        let finish = |mut state: PgnState| read_games(&mut state, &[], true, opts, &name);
+        let mut accept = |(part, s): (Vec<Record>, BuildSummary)| {
+            progress.games(s.games_read);
+            summary.absorb(s);
+            records.extend(&part);
             let now = count.load(Relaxed);
             progress.bytes(now - reported);
             reported = now;
-            if entries.len() >= limit {
-                runs.spill(&mut entries)
+            if records.len() >= limit {
+                runs.spill(&mut records)
                     .map_err(|e| io_fail(&runs.dir, e))?;
             }
+            Ok(())
+        };
+        let mut read_error = Vec::new();
+        parse_in_order(
+            reader,
+            threads,
+            PIECE,
+            &work,
+            &finish,
+            &mut accept,
+            &mut |e, line| read_error.push((e, line)),
+        )?;
+        for (e, line) in read_error {
+            summary.skip(
+                "archive unreadable from here on (the games before are kept)".into(),
+                format!("{name}: after line {line}: {e}"),
+            );
         }
     }
     summary.runs = runs.files.len() as u64;
@@ -384,8 +444,7 @@ pub fn build(
         for f in &runs.files {
             streams.push(read_run(f)?);
         }
-        sort_and_sum(&mut entries);
-        streams.push(Box::new(entries.drain(..).map(Ok)));
+        streams.push(Box::new(records.sort_and_sum().map(Ok)));
         merge_into(streams, &mut writer, opts.min_games)
     })();
     match result {

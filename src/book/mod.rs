@@ -6,10 +6,12 @@ pub mod build;
 mod file;
 mod merge;
 pub mod pgn;
+mod pieces;
 pub mod polyglot;
 mod polyglot_key;
 pub(crate) mod polyglot_move;
 mod probe;
+mod records;
 
 pub use build::{build, BuildOptions, BuildSummary};
 pub use file::{Book, BookInfo, BookWriter, Entry};

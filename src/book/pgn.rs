@@ -3,85 +3,176 @@
 //! numbers with `...`, `%` escape lines, a UTF-8 byte-order mark, CRLF, lines of any length,
 //! and games without tags that follow another game. It splits the input into games; `replay`
 //! turns a game into positions and moves, or says why the game cannot be used.
+//!
+//! The reading state between lines is a value ([`PgnState`]), so an archive cut into pieces
+//! can be parsed piece by piece, in parallel, with the same result as reading it whole: a
+//! piece that starts after a line which ended a game starts from a fresh state.
+//! Games are collected into reused buffers, so reading allocates nothing per game.
 
 use crate::chess::{Move, Position};
 use std::io::{self, BufRead};
+use std::ops::Range;
 
 /// One game as written: tags, move tokens and result, before any chess is checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RawGame {
-    /// Tag pairs in file order (values decoded from UTF-8, or Latin-1 where not UTF-8).
-    pub tags: Vec<(String, String)>,
-    /// Move tokens of the main line (SAN, with check and annotation marks as written).
-    pub moves: Vec<String>,
-    /// The game termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`), if any.
-    pub result: Option<String>,
+    /// Tag names, tag values and move tokens, back to back.
+    text: String,
+    /// Each tag: its name is `text[n.0..n.1]`, its value `text[n.1..n.2]`.
+    tags: Vec<(u32, u32, u32)>,
+    /// Each move token of the main line: where it is in `text`, and its input line.
+    moves: Vec<(u32, u32, u64)>,
+    result: Option<&'static str>,
     /// Line of the input where the game starts (1-based).
     pub line: u64,
-    /// Line of each move token.
-    pub move_lines: Vec<u64>,
 }
 
 impl RawGame {
     /// The value of tag `name` (case-sensitive, as PGN defines), if present.
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags
+        self.tags().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+
+    /// Tag pairs in file order (values decoded from UTF-8, or Latin-1 where not UTF-8).
+    pub fn tags(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.tags.iter().map(|&(a, b, c)| {
+            (
+                &self.text[a as usize..b as usize],
+                &self.text[b as usize..c as usize],
+            )
+        })
+    }
+
+    /// Move tokens of the main line (SAN, with check and annotation marks as written), each
+    /// with its input line.
+    pub fn moves(&self) -> impl ExactSizeIterator<Item = (&str, u64)> + '_ {
+        self.moves
             .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+            .map(|&(a, b, line)| (&self.text[a as usize..b as usize], line))
+    }
+
+    /// The game termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`), if any.
+    pub fn result(&self) -> Option<&'static str> {
+        self.result
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.tags.clear();
+        self.moves.clear();
+        self.result = None;
+        self.line = 0;
+    }
+
+    /// Appends `bytes` to `text`: UTF-8 when valid, else Latin-1 (every byte one character).
+    fn push_text(&mut self, bytes: &[u8]) -> Range<u32> {
+        let start = self.text.len() as u32;
+        match std::str::from_utf8(bytes) {
+            Ok(s) => self.text.push_str(s),
+            Err(_) => self.text.extend(bytes.iter().map(|&b| b as char)),
+        }
+        start..self.text.len() as u32
+    }
+
+    fn is_empty(&self) -> bool {
+        self.tags.is_empty() && self.moves.is_empty() && self.result.is_none()
     }
 }
 
-/// Text from bytes: UTF-8 when valid, else Latin-1 (every byte one character).
-fn decode(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_string(),
-        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+/// Bytes that end a movetext token: white space and the starts of comments and variations.
+const ENDS_TOKEN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_whitespace() || matches!(b, b'{' | b'(' | b')' | b';');
+        c += 1;
+    }
+    t
+};
+
+/// The result marker `token` stands for, written the standard way.
+fn as_result(token: &[u8]) -> Option<&'static str> {
+    match token {
+        b"1-0" => Some("1-0"),
+        b"0-1" => Some("0-1"),
+        b"1/2-1/2" | b"\xc2\xbd-\xc2\xbd" => Some("1/2-1/2"), // also written "½-½"
+        b"*" => Some("*"),
+        _ => None,
     }
 }
 
-fn is_result(token: &str) -> bool {
-    matches!(token, "1-0" | "0-1" | "1/2-1/2" | "*" | "½-½")
+/// True if the last token of `line` is a game result: after such a line a reader is in a
+/// fresh state, unless the token sat in a comment or variation (which [`PgnState`] checks).
+pub fn ends_with_result(line: &[u8]) -> bool {
+    let t = line.trim_ascii_end();
+    let start = t
+        .iter()
+        .rposition(|c| c.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
+    as_result(&t[start..]).is_some()
 }
 
-/// Splits a PGN stream into games. Reads line by line, so memory is bounded by the longest
-/// line and the largest game.
-pub struct PgnReader<R> {
-    input: R,
-    line: Vec<u8>,
+/// The state of reading between two lines: line number, open comment or variations, and
+/// the game being collected.
+#[derive(Clone, Debug, Default)]
+pub struct PgnState {
     line_no: u64,
     /// Nesting depth of `(` variations and whether a `{` comment is open, across lines.
     depth: u32,
     in_comment: bool,
-    game: RawGame,
     started: bool,
-    done: bool,
+    game: RawGame,
+    /// The last game completed.
+    done: RawGame,
 }
 
-impl<R: BufRead> PgnReader<R> {
-    /// A reader over `input`.
-    pub fn new(input: R) -> PgnReader<R> {
-        PgnReader {
-            input,
-            line: Vec::new(),
-            line_no: 0,
-            depth: 0,
-            in_comment: false,
-            game: RawGame::default(),
-            started: false,
-            done: false,
+impl PgnState {
+    /// A fresh state for input whose first line is line `after + 1`.
+    pub fn after_line(after: u64) -> PgnState {
+        PgnState {
+            line_no: after,
+            ..PgnState::default()
         }
     }
 
-    /// The game collected so far, ended: returned if it holds anything.
-    fn finish(&mut self) -> Option<RawGame> {
-        let game = std::mem::take(&mut self.game);
-        let had = self.started;
+    /// True when no game is under way and no comment or variation is open: input from here
+    /// on reads the same whatever came before.
+    pub fn is_fresh(&self) -> bool {
+        !self.started && self.depth == 0 && !self.in_comment
+    }
+
+    /// Reads every line of `text` (the last one may lack its line end), calling `on_game`
+    /// with each game completed.
+    pub fn feed(&mut self, text: &[u8], mut on_game: impl FnMut(&RawGame)) {
+        let mut rest = text;
+        while !rest.is_empty() {
+            let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |p| p + 1);
+            if self.line(&rest[..end]) {
+                on_game(&self.done);
+            }
+            rest = &rest[end..];
+        }
+    }
+
+    /// Ends the input: the game under way, if it holds anything, is completed.
+    pub fn end(&mut self, mut on_game: impl FnMut(&RawGame)) {
+        if self.finish() {
+            on_game(&self.done);
+        }
+    }
+
+    /// Ends the game collected so far; true if it held anything (it is then in `done`).
+    fn finish(&mut self) -> bool {
+        let had = self.started && !self.game.is_empty();
         self.started = false;
         self.depth = 0;
         self.in_comment = false;
-        (had && (!game.tags.is_empty() || !game.moves.is_empty() || game.result.is_some()))
-            .then_some(game)
+        if had {
+            std::mem::swap(&mut self.game, &mut self.done);
+        }
+        self.game.clear();
+        had
     }
 
     fn begin(&mut self) {
@@ -89,6 +180,31 @@ impl<R: BufRead> PgnReader<R> {
             self.started = true;
             self.game.line = self.line_no;
         }
+    }
+
+    /// Reads one line; true if it completed a game.
+    fn line(&mut self, line: &[u8]) -> bool {
+        self.line_no += 1;
+        let mut text = line;
+        if self.line_no == 1 {
+            text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
+        }
+        if text.first() == Some(&b'%') {
+            return false; // an escape line
+        }
+        let text = text.trim_ascii();
+        if !self.in_comment && self.depth == 0 && text.starts_with(b"[") {
+            // Tags after moves start a new game (the previous one lacked a result).
+            let ended = self.started && (!self.game.moves.is_empty() || self.game.result.is_some());
+            if ended {
+                self.finish();
+            }
+            if !self.tag_pair(text) {
+                self.movetext(text);
+            }
+            return ended;
+        }
+        self.movetext(text) && self.finish()
     }
 
     /// Reads one tag pair line `[Name "value"]`; false if the line is not one.
@@ -103,11 +219,13 @@ impl<R: BufRead> PgnReader<R> {
         if name_len == 0 {
             return false;
         }
-        let name = decode(&inner[..name_len]);
         let rest = inner[name_len..].trim_ascii_start();
         let Some(rest) = rest.strip_prefix(b"\"") else {
             return false;
         };
+        self.begin();
+        let name = self.game.push_text(&inner[..name_len]);
+        // The value up to its closing quote; `\"` and `\\` are escapes.
         let mut value = Vec::new();
         let mut escaped = false;
         for &c in rest {
@@ -120,8 +238,8 @@ impl<R: BufRead> PgnReader<R> {
                 }
             }
         }
-        self.begin();
-        self.game.tags.push((name, decode(&value)));
+        let value = self.game.push_text(&value);
+        self.game.tags.push((name.start, name.end, value.end));
         true
     }
 
@@ -129,15 +247,17 @@ impl<R: BufRead> PgnReader<R> {
     fn movetext(&mut self, text: &[u8]) -> bool {
         let mut i = 0;
         while i < text.len() {
-            let c = text[i];
             if self.in_comment {
-                if c == b'}' {
-                    self.in_comment = false;
+                match memchr::memchr(b'}', &text[i..]) {
+                    Some(p) => {
+                        self.in_comment = false;
+                        i += p + 1;
+                        continue;
+                    }
+                    None => return false,
                 }
-                i += 1;
-                continue;
             }
-            match c {
+            match text[i] {
                 b'{' => {
                     self.in_comment = true;
                     i += 1;
@@ -155,16 +275,11 @@ impl<R: BufRead> PgnReader<R> {
                 _ => {
                     let end = text[i..]
                         .iter()
-                        .position(|c| {
-                            c.is_ascii_whitespace() || matches!(c, b'{' | b'(' | b')' | b';')
-                        })
+                        .position(|&c| ENDS_TOKEN[c as usize])
                         .map_or(text.len(), |p| i + p);
-                    let token = decode(&text[i..end]);
+                    let token = &text[i..end];
                     i = end;
-                    if self.depth > 0 {
-                        continue;
-                    }
-                    if self.token(&token) {
+                    if self.depth == 0 && self.token(token) {
                         return true;
                     }
                 }
@@ -174,34 +289,53 @@ impl<R: BufRead> PgnReader<R> {
     }
 
     /// One movetext token of the main line; true if it is the result.
-    fn token(&mut self, token: &str) -> bool {
-        if is_result(token) {
+    fn token(&mut self, token: &[u8]) -> bool {
+        if let Some(result) = as_result(token) {
             self.begin();
-            self.game.result = Some(token.replace('½', "1/2"));
+            self.game.result = Some(result);
             return true;
         }
         // Move numbers ("12.", "12...", "12.e4" glued), NAGs ("$1") and lone marks ("!?").
-        let t = token.trim_start_matches(|c: char| c.is_ascii_digit());
-        let t = if t.len() < token.len() {
-            t.trim_start_matches('.')
-        } else {
-            t
-        };
-        let t = t.trim_start_matches('.');
-        if t.is_empty() || t.starts_with('$') || t.chars().all(|c| "!?+#".contains(c)) {
+        let digits = token.iter().take_while(|c| c.is_ascii_digit()).count();
+        let t = &token[digits..];
+        let dots = t.iter().take_while(|&&c| c == b'.').count();
+        let t = &t[dots..];
+        if t.is_empty() || t[0] == b'$' || t.iter().all(|c| b"!?+#".contains(c)) {
             return false;
         }
-        if t == "e.p." {
+        if t == b"e.p." {
             return false; // written apart from its move: "exd6 e.p."
         }
         self.begin();
-        self.game.moves.push(t.to_string());
-        self.game.move_lines.push(self.line_no);
+        let r = self.game.push_text(t);
+        self.game.moves.push((r.start, r.end, self.line_no));
         false
     }
+}
 
-    /// The next game, or None at the end of the input.
-    pub fn next_game(&mut self) -> io::Result<Option<RawGame>> {
+/// Splits a PGN stream into games. Reads line by line, so memory is bounded by the longest
+/// line and the largest game.
+pub struct PgnReader<R> {
+    input: R,
+    line: Vec<u8>,
+    state: PgnState,
+    done: bool,
+}
+
+impl<R: BufRead> PgnReader<R> {
+    /// A reader over `input`.
+    pub fn new(input: R) -> PgnReader<R> {
+        PgnReader {
+            input,
+            line: Vec::new(),
+            state: PgnState::default(),
+            done: false,
+        }
+    }
+
+    /// The next game, or None at the end of the input. The game is lent: the reader reuses
+    /// its buffers for the next one.
+    pub fn next_game(&mut self) -> io::Result<Option<&RawGame>> {
         if self.done {
             return Ok(None);
         }
@@ -209,33 +343,11 @@ impl<R: BufRead> PgnReader<R> {
             self.line.clear();
             if self.input.read_until(b'\n', &mut self.line)? == 0 {
                 self.done = true;
-                return Ok(self.finish());
+                let had = self.state.finish();
+                return Ok(had.then_some(&self.state.done));
             }
-            self.line_no += 1;
-            let mut line = std::mem::take(&mut self.line);
-            let mut text: &[u8] = &line;
-            if self.line_no == 1 {
-                text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
-            }
-            let text_trimmed = text.trim_ascii();
-            let mut result = None;
-            if text.first() == Some(&b'%') {
-                // An escape line: ignored.
-            } else if !self.in_comment && self.depth == 0 && text_trimmed.starts_with(b"[") {
-                // Tags after moves start a new game (the previous one lacked a result).
-                if self.started && (!self.game.moves.is_empty() || self.game.result.is_some()) {
-                    result = self.finish();
-                }
-                if !self.tag_pair(text_trimmed) {
-                    self.movetext(text_trimmed);
-                }
-            } else if self.movetext(text_trimmed) {
-                result = self.finish();
-            }
-            line.clear();
-            self.line = line;
-            if let Some(game) = result {
-                return Ok(Some(game));
+            if self.state.line(&self.line) {
+                return Ok(Some(&self.state.done));
             }
         }
     }
@@ -245,7 +357,7 @@ impl<R: BufRead> Iterator for PgnReader<R> {
     type Item = io::Result<RawGame>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_game().transpose()
+        self.next_game().map(|g| g.cloned()).transpose()
     }
 }
 
@@ -290,34 +402,54 @@ pub struct Game {
     pub moves: Vec<Move>,
 }
 
-/// Replays `raw` from its start position: every move must be legal.
-pub fn replay(raw: &RawGame) -> Result<Game, Skipped> {
-    let skip = |reason, line, detail: String| Skipped {
-        reason,
-        line,
-        detail,
-    };
+/// The start position of `raw` (standard, or from its `[FEN]` tag), or why the game cannot
+/// be used (another variant, an unreadable FEN).
+pub fn start_position(raw: &RawGame) -> Result<Position, Skipped> {
     if let Some(v) = raw.tag("Variant") {
         let v_lower = v.to_ascii_lowercase();
         if !matches!(v_lower.as_str(), "" | "standard" | "chess") {
-            return Err(skip(SkipReason::Variant(v.to_string()), raw.line, v.into()));
+            return Err(Skipped {
+                reason: SkipReason::Variant(v.to_string()),
+                line: raw.line,
+                detail: v.into(),
+            });
         }
     }
-    let start = match raw.tag("FEN") {
-        Some(fen) => fen
-            .parse::<Position>()
-            .map_err(|e| skip(SkipReason::BadFen, raw.line, format!("{fen:?}: {e}")))?,
-        None => Position::start(),
-    };
-    let mut pos = start;
-    let mut moves = Vec::with_capacity(raw.moves.len());
-    for (token, &line) in raw.moves.iter().zip(&raw.move_lines) {
-        let m = pos
-            .parse_san(token)
-            .map_err(|e| skip(SkipReason::BadMove, line, e.to_string()))?;
-        pos = pos.play(&m);
-        moves.push(m);
+    match raw.tag("FEN") {
+        Some(fen) => fen.parse::<Position>().map_err(|e| Skipped {
+            reason: SkipReason::BadFen,
+            line: raw.line,
+            detail: format!("{fen:?}: {e}"),
+        }),
+        None => Ok(Position::start()),
     }
+}
+
+/// Plays `raw`'s moves from `start`, calling `each(position, move)` before each move, and
+/// returns the final position; every move must be legal.
+pub fn replay_from(
+    raw: &RawGame,
+    start: Position,
+    mut each: impl FnMut(&Position, &Move),
+) -> Result<Position, Skipped> {
+    let mut pos = start;
+    for (token, line) in raw.moves() {
+        let m = pos.parse_san(token).map_err(|e| Skipped {
+            reason: SkipReason::BadMove,
+            line,
+            detail: e.to_string(),
+        })?;
+        each(&pos, &m);
+        pos = pos.play(&m);
+    }
+    Ok(pos)
+}
+
+/// Replays `raw` from its start position: every move must be legal.
+pub fn replay(raw: &RawGame) -> Result<Game, Skipped> {
+    let start = start_position(raw)?;
+    let mut moves = Vec::with_capacity(raw.moves().len());
+    replay_from(raw, start, |_, m| moves.push(*m))?;
     Ok(Game { start, moves })
 }
 
@@ -339,8 +471,9 @@ mod tests {
         assert_eq!(g.len(), 1);
         assert_eq!(g[0].tag("Event"), Some("Caf\u{e9} \"open\""));
         assert_eq!(g[0].tag("White"), Some("M\u{fc}ller"));
-        assert_eq!(g[0].moves, ["e4", "e5", "Nf3!?", "Nc6", "Bb5", "a6", "Ba4"]);
-        assert_eq!(g[0].result.as_deref(), Some("1-0"));
+        let moves: Vec<&str> = g[0].moves().map(|(m, _)| m).collect();
+        assert_eq!(moves, ["e4", "e5", "Nf3!?", "Nc6", "Bb5", "a6", "Ba4"]);
+        assert_eq!(g[0].result(), Some("1-0"));
         assert_eq!(g[0].line, 1);
         let game = replay(&g[0]).unwrap();
         assert_eq!(game.moves.len(), 7);
@@ -351,14 +484,14 @@ mod tests {
         let pgn = b"[Event \"a\"]\n\n1. d4 d5 1/2-1/2\n1. c4 e5 0-1\n\n[Event \"c\"]\n1. e4 *\n\
 [Event \"d\"]\n1. Nf3\n[Event \"e\"]\n1. g3 1-0";
         let g = games(pgn);
-        let firsts: Vec<&str> = g.iter().map(|g| g.moves[0].as_str()).collect();
+        let firsts: Vec<&str> = g.iter().map(|g| g.moves().next().unwrap().0).collect();
         assert_eq!(firsts, ["d4", "c4", "e4", "Nf3", "g3"]);
-        let results: Vec<Option<&str>> = g.iter().map(|g| g.result.as_deref()).collect();
+        let results: Vec<Option<&str>> = g.iter().map(|g| g.result()).collect();
         assert_eq!(
             results,
             [Some("1/2-1/2"), Some("0-1"), Some("*"), None, Some("1-0")]
         );
-        assert_eq!(g[1].tags.len(), 0);
+        assert_eq!(g[1].tags().count(), 0);
         assert_eq!(g[1].line, 4);
     }
 

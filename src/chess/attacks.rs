@@ -85,6 +85,37 @@ const fn ray_table() -> [[u64; 64]; 8] {
 
 const RAYS: [[u64; 64]; 8] = ray_table();
 
+/// For each square, the union of the rays in directions `dirs` (an empty board's attacks).
+const fn rays_union(dirs: [usize; 4]) -> [u64; 64] {
+    let mut table = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut i = 0;
+        while i < 4 {
+            table[sq] |= RAYS[dirs[i]][sq];
+            i += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+const ROOK_RAYS: [u64; 64] = rays_union([0, 2, 4, 6]);
+const BISHOP_RAYS: [u64; 64] = rays_union([1, 3, 5, 7]);
+
+/// Squares a rook on `sq` attacks on an empty board: a cheap test of whether a rook or
+/// queen could attack `sq` at all.
+#[inline]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    Bitboard(ROOK_RAYS[sq.index()])
+}
+
+/// Squares a bishop on `sq` attacks on an empty board.
+#[inline]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    Bitboard(BISHOP_RAYS[sq.index()])
+}
+
 #[inline]
 fn ray(dir: usize, sq: Square, occupied: u64) -> u64 {
     let ray = RAYS[dir][sq.index()];

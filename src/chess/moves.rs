@@ -130,7 +130,7 @@ impl MoveList {
     }
 
     /// Keeps the moves for which `keep` returns true.
-    fn retain(&mut self, mut keep: impl FnMut(&Move) -> bool) {
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&Move) -> bool) {
         let mut j = 0;
         for i in 0..self.len {
             // SAFETY: i < len, so slot i is initialised.
@@ -144,6 +144,36 @@ impl MoveList {
     }
 }
 
+/// Appends a pawn move, as four moves (one per promotion piece) when it reaches the last
+/// rank.
+#[inline]
+fn push_pawn_move(
+    list: &mut MoveList,
+    from: Square,
+    to: Square,
+    capture: Option<Role>,
+    kind: MoveKind,
+) {
+    let m = Move {
+        role: Role::Pawn,
+        from,
+        to,
+        capture,
+        promotion: None,
+        kind,
+    };
+    if to.rank() == 0 || to.rank() == 7 {
+        for p in Role::PROMOTIONS {
+            list.push(Move {
+                promotion: Some(p),
+                ..m
+            });
+        }
+    } else {
+        list.push(m);
+    }
+}
+
 impl Position {
     /// Appends every legal move of the side to move to `list` (which is cleared first).
     pub fn legal_moves(&self, list: &mut MoveList) {
@@ -153,7 +183,7 @@ impl Position {
     }
 
     /// Drops the moves of `list` that leave the mover's king attacked.
-    fn keep_legal(&self, list: &mut MoveList) {
+    pub(crate) fn keep_legal(&self, list: &mut MoveList) {
         let Some(king) = self.king(self.turn()) else {
             return;
         };
@@ -181,25 +211,35 @@ impl Position {
         }
         let k = if m.role == Role::King { m.to } else { king };
         let role = |r: Role| self.by_role(r) & theirs;
-        let diagonal = role(Role::Bishop) | role(Role::Queen);
-        let straight = role(Role::Rook) | role(Role::Queen);
-        ((attacks::knight_attacks(k) & role(Role::Knight))
+        if !((attacks::knight_attacks(k) & role(Role::Knight))
             | (attacks::king_attacks(k) & role(Role::King))
-            | (attacks::pawn_attacks(us, k) & role(Role::Pawn))
-            | (attacks::bishop_attacks(k, occupied) & diagonal)
-            | (attacks::rook_attacks(k, occupied) & straight))
-            .is_empty()
+            | (attacks::pawn_attacks(us, k) & role(Role::Pawn)))
+        .is_empty()
+        {
+            return false;
+        }
+        // Sliders only where one stands on a line through the king.
+        let diagonal = (role(Role::Bishop) | role(Role::Queen)) & attacks::bishop_rays(k);
+        let straight = (role(Role::Rook) | role(Role::Queen)) & attacks::rook_rays(k);
+        (diagonal.is_empty() || (attacks::bishop_attacks(k, occupied) & diagonal).is_empty())
+            && (straight.is_empty() || (attacks::rook_attacks(k, occupied) & straight).is_empty())
     }
 
     /// Appends to `list` (cleared first) the legal moves of a `role` piece of the side to
     /// move that land on `to`, castling aside: what a SAN move names, found without
     /// generating every move.
     pub fn legal_moves_to(&self, role: Role, to: Square, list: &mut MoveList) {
+        self.pseudo_legal_moves_to(role, to, list);
+        self.keep_legal(list);
+    }
+
+    /// `legal_moves_to` before the legality filter: callers that narrow the list further
+    /// (by a SAN's disambiguation) filter fewer moves.
+    pub(crate) fn pseudo_legal_moves_to(&self, role: Role, to: Square, list: &mut MoveList) {
         list.clear();
         let us = self.turn();
         if role == Role::Pawn {
-            self.pawn_moves(list);
-            list.retain(|m| m.to == to);
+            self.pawn_moves_to(to, list);
         } else if !self.by_color(us).contains(to) {
             let capture = self.role_at(to);
             // Pieces other than pawns attack symmetrically: the origins are the squares a
@@ -208,7 +248,32 @@ impl Position {
                 list.push(Move::piece(role, from, to, capture));
             }
         }
-        self.keep_legal(list);
+    }
+
+    /// The pawn moves landing on `to`, found from `to` backwards.
+    fn pawn_moves_to(&self, to: Square, list: &mut MoveList) {
+        let us = self.turn();
+        let pawns = self.pieces(us, Role::Pawn);
+        let back: i32 = if us == Color::White { -8 } else { 8 };
+        if self.by_color(!us).contains(to) {
+            let capture = self.role_at(to);
+            for from in attacks::pawn_attacks(!us, to) & pawns {
+                push_pawn_move(list, from, to, capture, MoveKind::Normal);
+            }
+        } else if Some(to) == self.ep_square() {
+            for from in attacks::pawn_attacks(!us, to) & pawns {
+                push_pawn_move(list, from, to, Some(Role::Pawn), MoveKind::EnPassant);
+            }
+        } else if !self.occupied().contains(to) {
+            let Some(one) = to.offset(back) else { return };
+            if pawns.contains(one) {
+                push_pawn_move(list, one, to, None, MoveKind::Normal);
+            } else if !self.occupied().contains(one) && to.rank() == if back < 0 { 3 } else { 4 } {
+                if let Some(two) = one.offset(back).filter(|&two| pawns.contains(two)) {
+                    push_pawn_move(list, two, to, None, MoveKind::DoublePush);
+                }
+            }
+        }
     }
 
     /// True when the side to move has at least one legal move.
@@ -244,49 +309,22 @@ impl Position {
         let us = self.turn();
         let enemy = self.by_color(!us);
         let occ = self.occupied();
-        let (forward, start_rank, last_rank): (i32, u32, u32) = if us == Color::White {
-            (8, 1, 7)
-        } else {
-            (-8, 6, 0)
-        };
+        let (forward, start_rank): (i32, u32) = if us == Color::White { (8, 1) } else { (-8, 6) };
         for from in self.pieces(us, Role::Pawn) {
-            let mut push = |to: Square, capture: Option<Role>, kind: MoveKind| {
-                if to.rank() == last_rank {
-                    for p in Role::PROMOTIONS {
-                        list.push(Move {
-                            role: Role::Pawn,
-                            from,
-                            to,
-                            capture,
-                            promotion: Some(p),
-                            kind,
-                        });
-                    }
-                } else {
-                    list.push(Move {
-                        role: Role::Pawn,
-                        from,
-                        to,
-                        capture,
-                        promotion: None,
-                        kind,
-                    });
-                }
-            };
             for to in attacks::pawn_attacks(us, from) {
                 if enemy.contains(to) {
-                    push(to, self.role_at(to), MoveKind::Normal);
+                    push_pawn_move(list, from, to, self.role_at(to), MoveKind::Normal);
                 } else if Some(to) == self.ep_square() {
-                    push(to, Some(Role::Pawn), MoveKind::EnPassant);
+                    push_pawn_move(list, from, to, Some(Role::Pawn), MoveKind::EnPassant);
                 }
             }
             if let Some(one) = from.offset(forward) {
                 if !occ.contains(one) {
-                    push(one, None, MoveKind::Normal);
+                    push_pawn_move(list, from, one, None, MoveKind::Normal);
                     if from.rank() == start_rank {
                         if let Some(two) = one.offset(forward) {
                             if !occ.contains(two) {
-                                push(two, None, MoveKind::DoublePush);
+                                push_pawn_move(list, from, two, None, MoveKind::DoublePush);
                             }
                         }
                     }
@@ -295,7 +333,7 @@ impl Position {
         }
     }
 
-    fn castling_moves(&self, list: &mut MoveList) {
+    pub(crate) fn castling_moves(&self, list: &mut MoveList) {
         let rights = self.castling();
         if rights.is_empty() {
             return;

@@ -66,7 +66,8 @@ impl Position {
 
     /// The standard starting position.
     pub fn start() -> Position {
-        super::fen::START_FEN.parse().expect("the start FEN parses")
+        static START: std::sync::OnceLock<Position> = std::sync::OnceLock::new();
+        *START.get_or_init(|| super::fen::START_FEN.parse().expect("the start FEN parses"))
     }
 
     /// Side to move.

@@ -50,9 +50,14 @@ fn rank_of(c: u8) -> Option<u32> {
 
 /// The move text without check, mate, annotation marks and an `e.p.` suffix.
 fn core(san: &str) -> &str {
-    let s = san.trim();
-    let s = s.strip_suffix("e.p.").unwrap_or(s).trim_end();
-    s.trim_end_matches(['+', '#', '!', '?'])
+    let s = san.trim_ascii();
+    let s = s.strip_suffix("e.p.").unwrap_or(s).trim_ascii_end();
+    let marks = s
+        .bytes()
+        .rev()
+        .take_while(|b| matches!(b, b'+' | b'#' | b'!' | b'?'))
+        .count();
+    &s[..s.len() - marks]
 }
 
 fn parse_pattern(s: &str) -> Option<Pattern> {
@@ -121,7 +126,7 @@ impl Position {
             _ => None,
         };
         if let Some(kind) = castle {
-            self.legal_moves(&mut list);
+            self.castling_moves(&mut list);
             return list
                 .as_slice()
                 .iter()
@@ -130,20 +135,19 @@ impl Position {
                 .ok_or_else(|| SanError::Illegal(san.to_string()));
         }
         let p = parse_pattern(s).ok_or_else(|| SanError::Syntax(san.to_string()))?;
-        self.legal_moves_to(p.role, p.to, &mut list);
-        let mut found = None;
-        for m in list.as_slice() {
-            if m.promotion == p.promotion
+        // Narrowed by the written disambiguation first: fewer legality checks.
+        self.pseudo_legal_moves_to(p.role, p.to, &mut list);
+        list.retain(|m| {
+            m.promotion == p.promotion
                 && p.from_file.is_none_or(|f| m.from.file() == f)
                 && p.from_rank.is_none_or(|r| m.from.rank() == r)
-            {
-                if found.is_some() {
-                    return Err(SanError::Ambiguous(san.to_string()));
-                }
-                found = Some(*m);
-            }
+        });
+        self.keep_legal(&mut list);
+        match list.as_slice() {
+            [m] => Ok(*m),
+            [] => Err(SanError::Illegal(san.to_string())),
+            _ => Err(SanError::Ambiguous(san.to_string())),
         }
-        found.ok_or_else(|| SanError::Illegal(san.to_string()))
     }
 
     /// The canonical SAN of the legal move `m`, with `+` or `#`.
