@@ -67,9 +67,14 @@ impl RawGame {
     /// Appends `bytes` to `text`: UTF-8 when valid, else Latin-1 (every byte one character).
     fn push_text(&mut self, bytes: &[u8]) -> Range<u32> {
         let start = self.text.len() as u32;
-        match std::str::from_utf8(bytes) {
-            Ok(s) => self.text.push_str(s),
-            Err(_) => self.text.extend(bytes.iter().map(|&b| b as char)),
+        if bytes.is_ascii() {
+            // Nearly every token: no UTF-8 check needed.
+            bytes.iter().for_each(|&b| self.text.push(b as char));
+        } else {
+            match std::str::from_utf8(bytes) {
+                Ok(s) => self.text.push_str(s),
+                Err(_) => self.text.extend(bytes.iter().map(|&b| b as char)),
+            }
         }
         start..self.text.len() as u32
     }
@@ -273,10 +278,10 @@ impl PgnState {
                 }
                 c if c.is_ascii_whitespace() => i += 1,
                 _ => {
-                    let end = text[i..]
-                        .iter()
-                        .position(|&c| ENDS_TOKEN[c as usize])
-                        .map_or(text.len(), |p| i + p);
+                    let mut end = i + 1;
+                    while end < text.len() && !ENDS_TOKEN[text[end] as usize] {
+                        end += 1;
+                    }
                     let token = &text[i..end];
                     i = end;
                     if self.depth == 0 && self.token(token) {
@@ -290,7 +295,8 @@ impl PgnState {
 
     /// One movetext token of the main line; true if it is the result.
     fn token(&mut self, token: &[u8]) -> bool {
-        if let Some(result) = as_result(token) {
+        let may_be_result = matches!(token[0], b'0' | b'1' | b'*' | 0xc2);
+        if let Some(result) = as_result(token).filter(|_| may_be_result) {
             self.begin();
             self.game.result = Some(result);
             return true;

@@ -144,6 +144,19 @@ impl MoveList {
     }
 }
 
+/// Castling rights kept when a move leaves or lands on each square: they vanish when a
+/// king or rook leaves (or a rook is taken on) its starting square.
+const CASTLING_KEPT: [u8; 64] = {
+    let mut t = [0xffu8; 64];
+    t[4] = !(Castling::WHITE_KING | Castling::WHITE_QUEEN);
+    t[7] = !Castling::WHITE_KING;
+    t[0] = !Castling::WHITE_QUEEN;
+    t[60] = !(Castling::BLACK_KING | Castling::BLACK_QUEEN);
+    t[63] = !Castling::BLACK_KING;
+    t[56] = !Castling::BLACK_QUEEN;
+    t
+};
+
 /// Appends a pawn move, as four moves (one per promotion piece) when it reaches the last
 /// rank.
 #[inline]
@@ -411,20 +424,10 @@ impl Position {
             p.put(Square::from_coords(to_file, rank), piece);
         }
         // Castling rights vanish when a king or rook leaves (or a rook is taken on) its square.
-        let mut c = p.castling().0;
+        let c = p.castling().0;
         if c != 0 {
-            for sq in [m.from, m.to] {
-                c &= match (sq.file(), sq.rank()) {
-                    (4, 0) => !(Castling::WHITE_KING | Castling::WHITE_QUEEN),
-                    (7, 0) => !Castling::WHITE_KING,
-                    (0, 0) => !Castling::WHITE_QUEEN,
-                    (4, 7) => !(Castling::BLACK_KING | Castling::BLACK_QUEEN),
-                    (7, 7) => !Castling::BLACK_KING,
-                    (0, 7) => !Castling::BLACK_QUEEN,
-                    _ => 0xff,
-                };
-            }
-            p.set_castling(Castling(c));
+            let keep = CASTLING_KEPT[m.from.index()] & CASTLING_KEPT[m.to.index()];
+            p.set_castling(Castling(c & keep));
         }
         let ep = (m.kind == MoveKind::DoublePush).then(|| m.from.midpoint(m.to));
         let halfmoves = if m.role == Role::Pawn || m.capture.is_some() {
