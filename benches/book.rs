@@ -1,15 +1,65 @@
-//! Book speed: building from the 3,000-game sample archive with 1 and 2 threads (games per
-//! second, parallel speed-up, side by side), and probing the built book.
+//! Book speed: building from the 3,000-game sample archive with 1 and 2 threads, side by
+//! side with a baseline in the same run: the same games read by pgn-reader and replayed by
+//! shakmaty (every move checked, as we check them), counting positions and moves of the
+//! first 40 plies in a hash map. Also probing the built book.
 //!
-//! Run: `cargo bench --bench book`. The whole masters archive is timed by the CLI instead
-//! (`/usr/bin/time -v retrobook book build ../shared/data/pgn/masters.pgn.zst`), since one
-//! build takes most of a minute.
+//! Run: `cargo bench --bench book`. Whole archives are timed by the CLI instead
+//! (`/usr/bin/time -v retrobook book build ../shared/data/pgn/masters.pgn.zst`).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use retrobook::book::build::NoProgress;
 use retrobook::book::{build, Book, BuildOptions};
 use retrobook::chess::{MoveList, Position};
-use std::path::PathBuf;
+use pgn_reader::{Reader, SanPlus, Skip, Visitor};
+use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Position as _};
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+/// Collects a game's main-line moves.
+struct Moves;
+
+impl Visitor for Moves {
+    type Tags = ();
+    type Movetext = Vec<SanPlus>;
+    type Output = Vec<SanPlus>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        ControlFlow::Continue(())
+    }
+    fn begin_movetext(&mut self, _: ()) -> ControlFlow<Self::Output, Self::Movetext> {
+        ControlFlow::Continue(Vec::with_capacity(128))
+    }
+    fn begin_variation(&mut self, _: &mut Self::Movetext) -> ControlFlow<Self::Output, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+    fn san(&mut self, m: &mut Self::Movetext, san: SanPlus) -> ControlFlow<Self::Output> {
+        m.push(san);
+        ControlFlow::Continue(())
+    }
+    fn end_game(&mut self, m: Self::Movetext) -> Self::Output {
+        m
+    }
+}
+
+/// The baseline: games counted per (Polyglot key, move) with pgn-reader and shakmaty.
+fn baseline(archive: &Path) -> usize {
+    let file = std::fs::File::open(archive).expect("sample archive");
+    let mut reader = Reader::new(zstd::stream::read::Decoder::new(file).expect("zstd"));
+    let mut counts: HashMap<(u64, String), u32> = HashMap::new();
+    while let Some(sans) = reader.read_game(&mut Moves).expect("readable") {
+        let mut pos = Chess::default();
+        for (ply, san) in sans.iter().enumerate() {
+            let Ok(m) = san.san.to_move(&pos) else { break };
+            if ply < 40 {
+                let key = pos.zobrist_hash::<Zobrist64>(EnPassantMode::PseudoLegal).0;
+                *counts.entry((key, san.san.to_string())).or_default() += 1;
+            }
+            pos.play_unchecked(m);
+        }
+    }
+    counts.len()
+}
 use std::time::Duration;
 
 fn bench_book(c: &mut Criterion) {
@@ -21,6 +71,9 @@ fn bench_book(c: &mut Criterion) {
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(8));
+    group.bench_function("baseline-pgn-reader-shakmaty-3000-games", |b| {
+        b.iter(|| black_box(baseline(&sample)))
+    });
     for threads in [1, 2] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

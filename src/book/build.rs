@@ -392,9 +392,9 @@ pub fn build(
     let mut summary = BuildSummary::default();
     let mut records = Records::default();
     let mut runs = Runs::new(out);
-    // A third of the budget for records: summing them into entries (32 bytes for 16) can
-    // take up to twice that.
-    let limit = (opts.memory / 3 / std::mem::size_of::<Record>()).max(1 << 16);
+    // A quarter of the budget for records: summing them into entries (32 bytes for 16) can
+    // take up to twice that more while they are freed.
+    let limit = (opts.memory / 4).max(1 << 20);
     let io_fail = |what: &Path, e: io::Error| format!("{}: {e}", what.display());
     let threads = rayon::current_num_threads();
     for archive in archives {
@@ -414,7 +414,7 @@ pub fn build(
             let now = count.load(Relaxed);
             progress.bytes(now - reported);
             reported = now;
-            if records.len() >= limit {
+            if records.bytes() >= limit {
                 runs.spill(&mut records)
                     .map_err(|e| io_fail(&runs.dir, e))?;
             }
