@@ -7,10 +7,10 @@
 //! (`/usr/bin/time -v retrobook book build ../shared/data/pgn/masters.pgn.zst`).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use pgn_reader::{Reader, SanPlus, Skip, Visitor};
 use retrobook::book::build::NoProgress;
 use retrobook::book::{build, Book, BuildOptions};
 use retrobook::chess::{MoveList, Position};
-use pgn_reader::{Reader, SanPlus, Skip, Visitor};
 use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Position as _};
 use std::collections::HashMap;
 use std::ops::ControlFlow;

@@ -7,7 +7,7 @@
 use super::file::{BookInfo, BookWriter, Entry, ENTRY_LEN};
 use super::pgn::{replay_from, start_position, PgnState, RawGame, Skipped};
 use super::pieces::{parse_in_order, PIECE};
-use super::polyglot_key::polyglot_key;
+use super::polyglot_key::{polyglot_key, polyglot_key_after};
 use super::polyglot_move::encode_move;
 use super::records::{Record, Records, DRAW, LOSS, REPEATS, WIN};
 use crate::chess::{Color, Position, Role};
@@ -186,13 +186,15 @@ fn game_records(
     moves.clear();
     stretch.clear();
     let mut n = 0;
-    let last = replay_from(raw, start, |pos, m| {
+    let mut key = polyglot_key(&start);
+    let last = replay_from(raw, start, |pos, m, next| {
         // Positions at plies 0..=plies, each seen before its move.
         if n <= plies {
-            keys.push(polyglot_key(pos));
+            keys.push(key);
         }
         if n < plies {
             moves.push(encode_move(m));
+            key = polyglot_key_after(key, pos, m, next);
         }
         n += 1;
         if m.capture.is_some() || m.role == Role::Pawn {
@@ -203,7 +205,7 @@ fn game_records(
     })
     .map_err(skipped)?;
     if keys.len() == plies {
-        keys.push(polyglot_key(&last));
+        keys.push(key);
     }
     let threefold = white == 0 && is_threefold(stretch, &last);
     let first = out.len();

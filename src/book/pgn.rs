@@ -431,12 +431,12 @@ pub fn start_position(raw: &RawGame) -> Result<Position, Skipped> {
     }
 }
 
-/// Plays `raw`'s moves from `start`, calling `each(position, move)` before each move, and
-/// returns the final position; every move must be legal.
+/// Plays `raw`'s moves from `start`, calling `each(position, move, next position)` for
+/// each move, and returns the final position; every move must be legal.
 pub fn replay_from(
     raw: &RawGame,
     start: Position,
-    mut each: impl FnMut(&Position, &Move),
+    mut each: impl FnMut(&Position, &Move, &Position),
 ) -> Result<Position, Skipped> {
     let mut pos = start;
     for (token, line) in raw.moves() {
@@ -445,8 +445,9 @@ pub fn replay_from(
             line,
             detail: e.to_string(),
         })?;
-        each(&pos, &m);
-        pos = pos.play(&m);
+        let next = pos.play(&m);
+        each(&pos, &m, &next);
+        pos = next;
     }
     Ok(pos)
 }
@@ -455,7 +456,7 @@ pub fn replay_from(
 pub fn replay(raw: &RawGame) -> Result<Game, Skipped> {
     let start = start_position(raw)?;
     let mut moves = Vec::with_capacity(raw.moves().len());
-    replay_from(raw, start, |_, m| moves.push(*m))?;
+    replay_from(raw, start, |_, m, _| moves.push(*m))?;
     Ok(Game { start, moves })
 }
 

@@ -4,7 +4,7 @@
 //! en-passant file (only when a pawn of the side to move stands beside the double-pushed
 //! pawn, as Polyglot defines it, whether or not the capture is legal) and for white to move.
 
-use crate::chess::{Castling, Color, Position, Role, Square};
+use crate::chess::{Castling, Color, Move, MoveKind, Position, Role, Square};
 
 /// The Polyglot book format's table of 781 random numbers: 768 for pieces (index
 /// `64 * kind + square`, kind = 2 * role + 1 for white, + 0 for black, roles pawn to king),
@@ -807,14 +807,26 @@ const TURN: usize = 780;
 pub fn polyglot_key(pos: &Position) -> u64 {
     let mut key = 0u64;
     for color in Color::ALL {
-        let side = usize::from(color == Color::White);
         for role in Role::ALL {
-            let kind = 2 * role as usize + side;
             for sq in pos.pieces(color, role) {
-                key ^= RANDOM[64 * kind + sq.index()];
+                key ^= piece_key(color, role, sq);
             }
         }
     }
+    key ^ state_key(pos)
+}
+
+/// The key of one piece on one square.
+#[inline]
+fn piece_key(color: Color, role: Role, sq: Square) -> u64 {
+    let kind = 2 * role as usize + usize::from(color == Color::White);
+    RANDOM[64 * kind + sq.index()]
+}
+
+/// The parts of the key besides the pieces: castling rights, the en-passant file when a
+/// pawn stands ready to take, and the side to move.
+fn state_key(pos: &Position) -> u64 {
+    let mut key = 0u64;
     let rights = pos.castling();
     for (i, flag) in [
         Castling::WHITE_KING,
@@ -848,6 +860,29 @@ pub fn polyglot_key(pos: &Position) -> u64 {
         key ^= RANDOM[TURN];
     }
     key
+}
+
+/// The key of `after`, the position `m` leads to from `before`, updated from `before`'s
+/// `key`: only the pieces that moved change, so replaying a game costs a few lookups per
+/// move instead of one per piece.
+pub fn polyglot_key_after(key: u64, before: &Position, m: &Move, after: &Position) -> u64 {
+    let us = before.turn();
+    let mut k = key ^ state_key(before) ^ state_key(after);
+    k ^= piece_key(us, m.role, m.from) ^ piece_key(us, m.promotion.unwrap_or(m.role), m.to);
+    if let Some(taken) = m.capture {
+        k ^= piece_key(!us, taken, m.capture_square());
+    }
+    let rook = match m.kind {
+        MoveKind::CastleKing => Some((7, 5)),
+        MoveKind::CastleQueen => Some((0, 3)),
+        _ => None,
+    };
+    if let Some((from, to)) = rook {
+        let rank = m.from.rank();
+        k ^= piece_key(us, Role::Rook, Square::from_coords(from, rank))
+            ^ piece_key(us, Role::Rook, Square::from_coords(to, rank));
+    }
+    k
 }
 
 #[cfg(test)]
@@ -887,5 +922,47 @@ mod tests {
             }
             assert_eq!(polyglot_key(&pos), want, "after {moves:?}");
         }
+    }
+
+    /// Updated keys equal keys computed afresh along random games (castling, en passant,
+    /// promotions and captures all occur).
+    #[test]
+    fn updated_keys_equal_fresh_keys() {
+        let mut seed = 3u64;
+        let mut moves = 0;
+        let mut kinds = std::collections::HashSet::new();
+        for _ in 0..300 {
+            let mut pos = Position::start();
+            let mut key = polyglot_key(&pos);
+            for _ in 0..300 {
+                let mut list = crate::chess::MoveList::new();
+                pos.legal_moves(&mut list);
+                if list.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let m = list.as_slice()[(seed >> 33) as usize % list.len()];
+                let next = pos.play(&m);
+                key = polyglot_key_after(key, &pos, &m, &next);
+                assert_eq!(key, polyglot_key(&next), "{m} in {pos}");
+                pos = next;
+                moves += 1;
+                kinds.insert((m.kind, m.promotion.is_some(), m.capture.is_some()));
+            }
+        }
+        assert!(moves > 20_000);
+        for kind in [
+            MoveKind::CastleKing,
+            MoveKind::CastleQueen,
+            MoveKind::EnPassant,
+        ] {
+            assert!(kinds.iter().any(|k| k.0 == kind), "{kind:?} never played");
+        }
+        assert!(
+            kinds.contains(&(MoveKind::Normal, true, true)),
+            "no capturing promotion"
+        );
     }
 }
