@@ -1,8 +1,15 @@
-//! Building a book from PGN archives: games are parsed and replayed in parallel, each game
-//! yields one entry per position and per (position, move) it reached (a repeated position
-//! counts once), entries are gathered in memory up to a budget, then sorted, summed and
-//! spilled as runs to disk; the runs are merged into the book. Memory stays bounded whatever
-//! the archive size.
+//! Building a book from PGN archives: each archive is cut into pieces that worker threads
+//! parse and replay (`pieces`), each game yields one record per position and per
+//! (position, move) it reached (a repeated position counts once), records are gathered in
+//! memory up to a budget, then sorted, summed and spilled as runs to disk; the runs are
+//! merged into the book. Memory stays bounded whatever the archive size.
+//!
+//! Besides wins, draws and losses, a move's `repeats` counts the games that played it into
+//! a position they had already reached, and a position's `repeats` the games through it
+//! that ended in a draw whose final position occurred for the third time (positions told
+//! apart as Polyglot keys tell them: pieces, side to move, castling rights, en-passant file
+//! when a pawn stands ready to take). Every move of a game is checked, also past
+//! `--max-ply`, so a game with an illegal move anywhere is skipped whole.
 
 use super::file::{BookInfo, BookWriter, Entry, ENTRY_LEN};
 use super::pgn::{replay_from, start_position, PgnState, RawGame, Skipped};
