@@ -68,8 +68,9 @@ impl RawGame {
     fn push_text(&mut self, bytes: &[u8]) -> Range<u32> {
         let start = self.text.len() as u32;
         if bytes.is_ascii() {
-            // Nearly every token: no UTF-8 check needed.
-            bytes.iter().for_each(|&b| self.text.push(b as char));
+            // Nearly every token: copied without a UTF-8 check.
+            // SAFETY: ASCII bytes are valid UTF-8, so `text` stays valid UTF-8.
+            unsafe { self.text.as_mut_vec() }.extend_from_slice(bytes);
         } else {
             match std::str::from_utf8(bytes) {
                 Ok(s) => self.text.push_str(s),
@@ -84,17 +85,25 @@ impl RawGame {
     }
 }
 
-/// Bytes that end a movetext token: white space and the starts of comments and variations.
-const ENDS_TOKEN: [bool; 256] = {
-    let mut t = [false; 256];
+/// What a byte is in movetext: part of a token, white space, or a comment or variation mark
+/// (`{`, `;`, `(`, `)`), which also ends a token.
+const CLASS: [u8; 256] = {
+    let mut t = [TOKEN; 256];
     let mut c = 0;
     while c < 256 {
         let b = c as u8;
-        t[c] = b.is_ascii_whitespace() || matches!(b, b'{' | b'(' | b')' | b';');
+        if b.is_ascii_whitespace() {
+            t[c] = SPACE;
+        } else if matches!(b, b'{' | b'(' | b')' | b';') {
+            t[c] = MARK;
+        }
         c += 1;
     }
     t
 };
+const TOKEN: u8 = 0;
+const SPACE: u8 = 1;
+const MARK: u8 = 2;
 
 /// The result marker `token` stands for, written the standard way.
 fn as_result(token: &[u8]) -> Option<&'static str> {
@@ -262,24 +271,11 @@ impl PgnState {
                     None => return false,
                 }
             }
-            match text[i] {
-                b'{' => {
-                    self.in_comment = true;
-                    i += 1;
-                }
-                b';' => return false, // comment to the end of the line
-                b'(' => {
-                    self.depth += 1;
-                    i += 1;
-                }
-                b')' => {
-                    self.depth = self.depth.saturating_sub(1);
-                    i += 1;
-                }
-                c if c.is_ascii_whitespace() => i += 1,
-                _ => {
+            match CLASS[text[i] as usize] {
+                SPACE => i += 1,
+                TOKEN => {
                     let mut end = i + 1;
-                    while end < text.len() && !ENDS_TOKEN[text[end] as usize] {
+                    while end < text.len() && CLASS[text[end] as usize] == TOKEN {
                         end += 1;
                     }
                     let token = &text[i..end];
@@ -287,6 +283,15 @@ impl PgnState {
                     if self.depth == 0 && self.token(token) {
                         return true;
                     }
+                }
+                _ => {
+                    match text[i] {
+                        b'{' => self.in_comment = true,
+                        b';' => return false, // comment to the end of the line
+                        b'(' => self.depth += 1,
+                        _ => self.depth = self.depth.saturating_sub(1), // ')'
+                    }
+                    i += 1;
                 }
             }
         }
