@@ -332,3 +332,57 @@ pub fn backup(path: &Path, progress: &dyn Observer) -> Result<BackupSummary, Str
     summary.seconds = clock.elapsed().as_secs_f64();
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_round_to_the_nearest_per_mille() {
+        let e = |win, draw, loss| Entry {
+            games: win + draw + loss,
+            win,
+            draw,
+            loss,
+            ..Entry::default()
+        };
+        assert_eq!(score_permille(&e(1, 0, 0)), 1000);
+        assert_eq!(score_permille(&e(0, 1, 0)), 500);
+        assert_eq!(score_permille(&e(0, 0, 1)), 0);
+        assert_eq!(score_permille(&e(1, 0, 2)), 333);
+        assert_eq!(score_permille(&e(2, 0, 1)), 667);
+        assert_eq!(score_permille(&e(0, 1, 2)), 167);
+        assert_eq!(score_permille(&e(1, 1, 14)), 94); // 93.75 rounds up
+        assert_eq!(score_permille(&e(0, 0, 0)), 500);
+        let big = u32::MAX / 3;
+        assert_eq!(score_permille(&e(big, big, big)), 500);
+    }
+
+    #[test]
+    fn the_key_index_finds_exactly_the_keys_it_holds() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut keys: Vec<u64> = (0..5000)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            })
+            .collect();
+        keys.extend([0, 1, u64::MAX, u64::MAX - 1]);
+        keys.sort_unstable();
+        keys.dedup();
+        let index = KeyIndex::new(keys.clone());
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(index.find(k), Some(i as u32));
+            if !keys.contains(&k.wrapping_add(2)) {
+                assert_eq!(index.find(k.wrapping_add(2)), None);
+            }
+        }
+        for small in [vec![], vec![7]] {
+            let index = KeyIndex::new(small.clone());
+            assert_eq!(index.find(7), small.first().map(|_| 0));
+            assert_eq!(index.find(8), None);
+        }
+    }
+}

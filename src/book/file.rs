@@ -385,3 +385,49 @@ impl Book {
         (0..self.count).map(|i| self.entry(i))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_with_and_without_a_back_up() {
+        for backup in [
+            None,
+            Some(Backup {
+                value_permille: 0,
+                path_dependent: false,
+            }),
+            Some(Backup {
+                value_permille: 1000,
+                path_dependent: true,
+            }),
+            Some(Backup {
+                value_permille: 537,
+                path_dependent: false,
+            }),
+        ] {
+            let e = Entry {
+                key: 0x0123_4567_89ab_cdef,
+                mv: 0x1234,
+                games: 7,
+                win: 3,
+                draw: 2,
+                loss: 2,
+                repeats: 1,
+                backup,
+            };
+            let b = e.to_bytes();
+            assert_eq!(Entry::from_bytes(&b), e);
+            // Bytes 10..12: 0 without a back-up, else bit 15, bit 14 for the mark, value.
+            let bits = u16::from_le_bytes([b[10], b[11]]);
+            let expected = backup.map_or(0, |x| {
+                0x8000 | u16::from(x.path_dependent) << 14 | x.value_permille
+            });
+            assert_eq!(bits, expected);
+        }
+        // Values beyond 1000 are not back-ups.
+        assert_eq!(Backup::decode(0x8000 | 1001), None);
+        assert_eq!(Backup::decode(0x4000 | 300), None);
+    }
+}
