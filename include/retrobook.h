@@ -44,7 +44,8 @@ typedef struct RbRootMove {
   int32_t dtm;
 } RbRootMove;
 
-// One book move with its statistics (from the mover's view), as `rb_book_probe` reports it.
+// One book move with its statistics (from the mover's view), as `rb_book_probe` reports it,
+// and its back-up value when the book has been backed up (`retrobook book backup`).
 typedef struct RbBookMove {
   // Origin square (0 = a1 .. 63 = h8).
   uint8_t from;
@@ -60,6 +61,14 @@ typedef struct RbBookMove {
   uint32_t draw;
   // Lost by the side that played it.
   uint32_t loss;
+  // Games that played the move into a repetition of a position already seen in the game.
+  uint32_t repetitions;
+  // Back-up value of the move for the side playing it, in per-mille (0..=1000: wins plus
+  // half the draws), or -1 if the book has no back-up value for it.
+  int32_t value;
+  // 1 when some path in the book graph reaching the position after the move, taken as
+  // history, changes that value (0 otherwise, and when there is no value).
+  uint8_t path_dependent;
 } RbBookMove;
 
 #ifdef __cplusplus

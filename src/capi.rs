@@ -49,7 +49,8 @@ pub struct RbRootMove {
 /// An open opening book; opaque to C. Thread-safe.
 pub struct RbBook(Book);
 
-/// One book move with its statistics (from the mover's view), as `rb_book_probe` reports it.
+/// One book move with its statistics (from the mover's view), as `rb_book_probe` reports it,
+/// and its back-up value when the book has been backed up (`retrobook book backup`).
 #[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct RbBookMove {
@@ -67,6 +68,14 @@ pub struct RbBookMove {
     pub draw: u32,
     /// Lost by the side that played it.
     pub loss: u32,
+    /// Games that played the move into a repetition of a position already seen in the game.
+    pub repetitions: u32,
+    /// Back-up value of the move for the side playing it, in per-mille (0..=1000: wins plus
+    /// half the draws), or -1 if the book has no back-up value for it.
+    pub value: i32,
+    /// 1 when some path in the book graph reaching the position after the move, taken as
+    /// history, changes that value (0 otherwise, and when there is no value).
+    pub path_dependent: u8,
 }
 
 /// The squares and promotion code of a move, as the C structs carry them.
@@ -438,6 +447,9 @@ fn book_moves(
             win: e.win,
             draw: e.draw,
             loss: e.loss,
+            repetitions: e.repeats,
+            value: e.backup.map_or(-1, |b| i32::from(b.value_permille)),
+            path_dependent: u8::from(e.backup.is_some_and(|b| b.path_dependent)),
         };
         // SAFETY: `moves` points to `capacity` entries and i < capacity.
         unsafe { moves.add(i).write(entry) };

@@ -73,7 +73,7 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "tables")]
         tables: PathBuf,
     },
-    /// Opening books: build from PGN archives, probe, merge, export.
+    /// Opening books: build from PGN archives, probe, merge, export, back up values.
     #[command(subcommand)]
     Book(BookCommand),
     /// Explicit game graphs with repetitions (graph history interaction).
@@ -149,6 +149,15 @@ enum BookCommand {
         book: PathBuf,
         #[arg(long, value_name = "FILE", required = true)]
         out: PathBuf,
+    },
+    /// Back values up through the book graph from the start position (negamax, repetitions
+    /// scored as draws) and store them, with path-dependence marks, in the book.
+    Backup {
+        #[arg(long, value_name = "FILE", default_value = cli::book::DEFAULT_BOOK)]
+        book: PathBuf,
+        /// The summary as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -247,6 +256,7 @@ fn main() -> ExitCode {
         Command::Book(BookCommand::Export { format, book, out }) => {
             cli::book::cmd_export(&format, &book, &out)
         }
+        Command::Book(BookCommand::Backup { book, json }) => cli::book::cmd_backup(&book, json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

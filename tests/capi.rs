@@ -1,7 +1,7 @@
 //! The C ABI: the checked-in header is what cbindgen generates from `src/capi.rs`, and a C
 //! program compiled with the system C compiler against that header and linked with the
 //! static library probes Gaviota-checked positions correctly and gets the failure value for
-//! bad input.
+//! bad input, and reads a book's statistics and back-up values as the Rust API does.
 
 mod common;
 
@@ -41,13 +41,16 @@ fn header_is_current() {
     );
 }
 
-/// The static library Cargo built with the binary under test (in its folder, or in `deps/`
-/// when Cargo has not copied it up).
+/// The static library Cargo built with the binary under test: in `deps/`, or in the binary's
+/// folder when Cargo has copied it up — the newer of the two (`cargo test` rebuilds the one
+/// in `deps/` and leaves an older copy from `cargo build` in place).
 fn static_library() -> PathBuf {
     let dir = Path::new(env!("CARGO_BIN_EXE_retrobook")).parent().unwrap();
     [dir.join("libretrobook.a"), dir.join("deps/libretrobook.a")]
         .into_iter()
-        .find(|p| p.is_file())
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max()
+        .map(|(_, p)| p)
         .expect("cargo builds the static library (crate-type staticlib)")
 }
 
@@ -123,12 +126,21 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    // A book from the sample archive, and what the Rust API says of its start position.
-    let book_path = work.path().join("sample.rbb");
+    // A book from the sample archive, a copy backed up, and what the Rust API says of the
+    // start position.
+    let plain_path = work.path().join("sample.rbb");
     let out = Command::new(env!("CARGO_BIN_EXE_retrobook"))
         .args(["book", "build"])
         .arg(manifest().join("books/masters-3000.pgn.zst"))
         .arg("--out")
+        .arg(&plain_path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let book_path = work.path().join("backed-up.rbb");
+    std::fs::copy(&plain_path, &book_path).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_retrobook"))
+        .args(["book", "backup", "--book"])
         .arg(&book_path)
         .output()
         .unwrap();
@@ -146,10 +158,30 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
         best.entry.draw,
         best.entry.loss
     );
+    let expected_move_lines: Vec<String> = answer
+        .moves
+        .iter()
+        .map(|m| {
+            let b = m
+                .entry
+                .backup
+                .expect("a backed-up book values every start move");
+            format!(
+                "book move {} {} {} {} {} {}",
+                m.mv.from.index(),
+                m.mv.to.index(),
+                m.entry.games,
+                m.entry.repeats,
+                b.value_permille,
+                u8::from(b.path_dependent)
+            )
+        })
+        .collect();
 
     let mut child = Command::new(&exe)
         .arg(tables.path())
         .arg(&book_path)
+        .arg(&plain_path)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -169,6 +201,14 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
     assert!(
         stdout.contains(&expected_book_line),
         "{stdout}\nwant {expected_book_line}"
+    );
+    for line in &expected_move_lines {
+        assert!(stdout.contains(line), "{stdout}\nwant {line}");
+    }
+    assert_eq!(
+        stdout.matches("book move ").count(),
+        answer.moves.len(),
+        "{stdout}"
     );
     assert!(
         stdout.contains(&format!("cases {count} failures 0")),

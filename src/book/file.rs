@@ -11,15 +11,36 @@
 //!     32     4  --max-ply the book was built with
 //!     36     4  --min-games the book was built with
 //!     40     4  CRC-32 of all entries
-//!     44    16  reserved, zero
+//!     44     4  flags: bit 0 = the entries carry back-up values (`book backup`); others 0
+//!     48    12  reserved, zero
 //!     60     4  CRC-32 of bytes 0..60
 //!     64        entries, 32 bytes each:
-//!               key u64, move u16 (Polyglot encoding; 0 = the position itself), reserved u16,
-//!               games u32, win u32, draw u32, loss u32 (side to move's view), repeats u32
+//!
+//!               offset size field
+//!                    0    8 key: Polyglot key of the position
+//!                    8    2 move: Polyglot encoding; 0 = the position itself
+//!                   10    2 back-up: 0 = none; else bit 15 set, bit 14 = path-dependent,
+//!                           bits 0..10 = value in per-mille (0..=1000), bits 10..14 zero
+//!                   12    4 games
+//!                   16    4 win  } side to move's view
+//!                   20    4 draw }
+//!                   24    4 loss }
+//!                   28    4 repeats
 //! ```
 //! A position's own entry (move 0) counts the games that reached it; each move entry counts
 //! the games that played that move there. A game counts once per position and per move even
 //! when the position recurs in it.
+//!
+//! `repeats` of a move entry: the games that played the move into a repetition of a position
+//! already seen in that game; of a position entry: the games through the position that ended
+//! by threefold repetition.
+//!
+//! The back-up (written by `book backup`, zero in a freshly built or merged book, so older
+//! books read the same with the same format version) is the value of the book graph by
+//! negamax with repetitions scored as draws: in a position entry the position's value for
+//! the side to move, in a move entry the value of the position after the move for the side
+//! that played it. Path-dependent: some path in the book graph reaching the position (for a
+//! move entry: the position after the move), taken as history, changes the value.
 
 use memmap2::Mmap;
 use std::fs::File;
@@ -31,6 +52,8 @@ pub const BOOK_MAGIC: [u8; 8] = *b"RBBOOK\x1a\0";
 /// The book format version this code writes and reads.
 pub const BOOK_VERSION: u32 = 1;
 const HEADER: usize = 64;
+/// Header flag: the entries carry back-up values.
+const FLAG_BACKED_UP: u32 = 1;
 /// Bytes per entry.
 pub const ENTRY_LEN: usize = 32;
 
@@ -49,18 +72,64 @@ pub struct Entry {
     pub draw: u32,
     /// Lost by the side to move.
     pub loss: u32,
-    /// Reserved for repetition counts (0).
+    /// Of a move entry: games that played the move into a repetition of a position already
+    /// seen in that game. Of a position entry: games through the position that ended by
+    /// threefold repetition.
     pub repeats: u32,
+    /// The back-up value (`book backup`), if the book has one for this entry.
+    pub backup: Option<Backup>,
+}
+
+/// A value backed up through the book graph (`book backup`), stored in an entry.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Backup {
+    /// Score in per-mille (0..=1000, wins plus half the draws): in a position entry for the
+    /// side to move, in a move entry for the side that plays the move.
+    pub value_permille: u16,
+    /// True when some path in the book graph reaching the position valued (for a move entry,
+    /// the position after the move), taken as history, changes the value. Conservative for
+    /// games from the start position: such a path need not start there.
+    pub path_dependent: bool,
+}
+
+impl Backup {
+    const PRESENT: u16 = 1 << 15;
+    const PATH_DEPENDENT: u16 = 1 << 14;
+    const VALUE: u16 = (1 << 10) - 1;
+
+    /// The two bytes' value in an entry: 0 for none.
+    pub fn encode(b: Option<Backup>) -> u16 {
+        b.map_or(0, |b| {
+            Backup::PRESENT
+                | if b.path_dependent {
+                    Backup::PATH_DEPENDENT
+                } else {
+                    0
+                }
+                | b.value_permille.min(1000)
+        })
+    }
+
+    /// The back-up the two bytes hold; None for 0 or a value beyond 1000.
+    pub fn decode(bits: u16) -> Option<Backup> {
+        let value_permille = bits & Backup::VALUE;
+        (bits & Backup::PRESENT != 0 && value_permille <= 1000).then_some(Backup {
+            value_permille,
+            path_dependent: bits & Backup::PATH_DEPENDENT != 0,
+        })
+    }
 }
 
 impl Entry {
-    /// Adds `o`'s counts (same key and move).
+    /// Adds `o`'s counts (same key and move); the sum has no back-up value (its counts are
+    /// not those the value was backed up from).
     pub fn add(&mut self, o: &Entry) {
         self.games += o.games;
         self.win += o.win;
         self.draw += o.draw;
         self.loss += o.loss;
         self.repeats += o.repeats;
+        self.backup = None;
     }
 
     /// The 32 bytes of the entry.
@@ -68,6 +137,7 @@ impl Entry {
         let mut b = [0u8; ENTRY_LEN];
         b[0..8].copy_from_slice(&self.key.to_le_bytes());
         b[8..10].copy_from_slice(&self.mv.to_le_bytes());
+        b[10..12].copy_from_slice(&Backup::encode(self.backup).to_le_bytes());
         for (i, v) in [self.games, self.win, self.draw, self.loss, self.repeats]
             .into_iter()
             .enumerate()
@@ -88,6 +158,7 @@ impl Entry {
             draw: u32_at(20),
             loss: u32_at(24),
             repeats: u32_at(28),
+            backup: Backup::decode(u16::from_le_bytes(b[10..12].try_into().expect("2 bytes"))),
         }
     }
 }
@@ -112,6 +183,7 @@ pub struct BookWriter {
     count: u64,
     crc: crc32fast::Hasher,
     last: Option<(u64, u16)>,
+    flags: u32,
 }
 
 impl BookWriter {
@@ -130,6 +202,7 @@ impl BookWriter {
             count: 0,
             crc: crc32fast::Hasher::new(),
             last: None,
+            flags: 0,
         })
     }
 
@@ -146,7 +219,13 @@ impl BookWriter {
         Ok(())
     }
 
-    /// Writes the header, syncs and renames; returns the file size.
+    /// Records in the header that the entries carry back-up values (`book backup`).
+    pub fn mark_backed_up(&mut self) {
+        self.flags |= FLAG_BACKED_UP;
+    }
+
+    /// Writes the header, syncs and renames; returns the file size. On failure the unfinished
+    /// file is removed and whatever was at `path` before is left as it was.
     pub fn finish(self, info: BookInfo) -> io::Result<u64> {
         let mut h = [0u8; HEADER];
         h[0..8].copy_from_slice(&BOOK_MAGIC);
@@ -157,14 +236,21 @@ impl BookWriter {
         h[32..36].copy_from_slice(&info.max_ply.to_le_bytes());
         h[36..40].copy_from_slice(&info.min_games.to_le_bytes());
         h[40..44].copy_from_slice(&self.crc.finalize().to_le_bytes());
+        h[44..48].copy_from_slice(&self.flags.to_le_bytes());
         let crc = crc32fast::hash(&h[..60]);
         h[60..64].copy_from_slice(&crc.to_le_bytes());
-        let mut file = self.out.into_inner().map_err(|e| e.into_error())?;
-        use std::io::Seek;
-        file.seek(io::SeekFrom::Start(0))?;
-        file.write_all(&h)?;
-        file.sync_all()?;
-        std::fs::rename(&self.tmp, &self.path)?;
+        let done = (|| {
+            let mut file = self.out.into_inner().map_err(|e| e.into_error())?;
+            use std::io::Seek;
+            file.seek(io::SeekFrom::Start(0))?;
+            file.write_all(&h)?;
+            file.sync_all()?;
+            std::fs::rename(&self.tmp, &self.path)
+        })();
+        if let Err(e) = done {
+            let _ = std::fs::remove_file(&self.tmp);
+            return Err(e);
+        }
         Ok(HEADER as u64 + self.count * ENTRY_LEN as u64)
     }
 
@@ -180,6 +266,7 @@ pub struct Book {
     map: Mmap,
     info: BookInfo,
     count: usize,
+    backed_up: bool,
 }
 
 impl Book {
@@ -234,6 +321,7 @@ impl Book {
                 min_games: u32_at(36),
             },
             count: count as usize,
+            backed_up: u32_at(44) & FLAG_BACKED_UP != 0,
             map,
         })
     }
@@ -246,6 +334,11 @@ impl Book {
     /// What the header records.
     pub fn info(&self) -> BookInfo {
         self.info
+    }
+
+    /// True when the entries carry back-up values (`book backup` has run on the book).
+    pub fn backed_up(&self) -> bool {
+        self.backed_up
     }
 
     /// Number of entries.
@@ -290,5 +383,51 @@ impl Book {
     /// Every entry in key order.
     pub fn iter(&self) -> impl Iterator<Item = Entry> + '_ {
         (0..self.count).map(|i| self.entry(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_with_and_without_a_back_up() {
+        for backup in [
+            None,
+            Some(Backup {
+                value_permille: 0,
+                path_dependent: false,
+            }),
+            Some(Backup {
+                value_permille: 1000,
+                path_dependent: true,
+            }),
+            Some(Backup {
+                value_permille: 537,
+                path_dependent: false,
+            }),
+        ] {
+            let e = Entry {
+                key: 0x0123_4567_89ab_cdef,
+                mv: 0x1234,
+                games: 7,
+                win: 3,
+                draw: 2,
+                loss: 2,
+                repeats: 1,
+                backup,
+            };
+            let b = e.to_bytes();
+            assert_eq!(Entry::from_bytes(&b), e);
+            // Bytes 10..12: 0 without a back-up, else bit 15, bit 14 for the mark, value.
+            let bits = u16::from_le_bytes([b[10], b[11]]);
+            let expected = backup.map_or(0, |x| {
+                0x8000 | u16::from(x.path_dependent) << 14 | x.value_permille
+            });
+            assert_eq!(bits, expected);
+        }
+        // Values beyond 1000 are not back-ups.
+        assert_eq!(Backup::decode(0x8000 | 1001), None);
+        assert_eq!(Backup::decode(0x4000 | 300), None);
     }
 }

@@ -2,7 +2,7 @@
 //! merging is associative and commutative and equals building from all the games at once.
 
 use super::build::{merge_into, EntryStream};
-use super::file::{Book, BookInfo, BookWriter};
+use super::file::{Book, BookInfo, BookWriter, Entry};
 use std::path::{Path, PathBuf};
 
 /// Merges `books` into `out`; returns the number of entries and the file size. Books must
@@ -34,7 +34,11 @@ pub fn merge(books: &[PathBuf], out: &Path) -> Result<(u64, u64), String> {
     let mut writer = BookWriter::create(out).map_err(fail)?;
     let streams: Vec<EntryStream<'_>> = opened
         .iter()
-        .map(|b| Box::new(b.iter().map(Ok)) as EntryStream<'_>)
+        .map(|b| {
+            // Sums are not what a back-up was made from: a merged book is not backed up.
+            let unvalued = b.iter().map(|e| Ok(Entry { backup: None, ..e }));
+            Box::new(unvalued) as EntryStream<'_>
+        })
         .collect();
     match merge_into(streams, &mut writer, 1) {
         Ok(entries) => {

@@ -1,7 +1,8 @@
 //! Opening books: Polyglot keys and moves (what every book tool shares), the PGN reader, the
 //! parallel, memory-bounded builder, the memory-mapped book file, exact merging and Polyglot
-//! export and reading.
+//! export and reading, and values backed up through the book graph.
 
+mod backup;
 pub mod build;
 mod file;
 mod merge;
@@ -13,8 +14,9 @@ pub(crate) mod polyglot_move;
 mod probe;
 mod records;
 
+pub use backup::{backup, score_permille, BackupSummary};
 pub use build::{build, BuildOptions, BuildSummary};
-pub use file::{Book, BookInfo, BookWriter, Entry};
+pub use file::{Backup, Book, BookInfo, BookWriter, Entry};
 pub use merge::merge;
 pub use polyglot_key::polyglot_key;
 pub use polyglot_move::{decode_move, encode_move};

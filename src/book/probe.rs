@@ -1,7 +1,7 @@
 //! Book answers for a position: its moves with statistics, best first by a goodness that
 //! accounts for the sample size (the Wilson lower bound of the score).
 
-use super::file::{Book, Entry};
+use super::file::{Backup, Book, Entry};
 use super::polyglot_key::polyglot_key;
 use super::polyglot_move::decode_move;
 use crate::chess::{Move, Position};
@@ -11,7 +11,8 @@ use crate::chess::{Move, Position};
 pub struct BookMove {
     /// The move (legal in the position probed).
     pub mv: Move,
-    /// Its counts (side to move's view).
+    /// Its counts (side to move's view), repetitions, and back-up value (for the side that
+    /// plays the move) with its path-dependence mark.
     pub entry: Entry,
 }
 
@@ -42,6 +43,11 @@ pub struct BookAnswer {
     pub key: u64,
     /// Games that reached the position (0 if unknown).
     pub games: u32,
+    /// Of those, games that ended by threefold repetition.
+    pub threefold: u32,
+    /// The position's back-up value (for the side to move) and path-dependence mark, if the
+    /// book has been backed up.
+    pub backup: Option<Backup>,
     /// Moves, best first.
     pub moves: Vec<BookMove>,
 }
@@ -50,11 +56,11 @@ impl Book {
     /// The moves the book knows for `pos`, best first (by goodness, then games).
     pub fn probe(&self, pos: &Position) -> BookAnswer {
         let key = polyglot_key(pos);
-        let mut games = 0;
+        let (mut games, mut threefold, mut backup) = (0, 0, None);
         let mut moves = Vec::new();
         for e in self.entries(key) {
             if e.mv == 0 {
-                games = e.games;
+                (games, threefold, backup) = (e.games, e.repeats, e.backup);
             } else if let Some(mv) = decode_move(pos, e.mv) {
                 moves.push(BookMove { mv, entry: e });
             }
@@ -64,6 +70,12 @@ impl Book {
                 .total_cmp(&a.goodness())
                 .then(b.entry.games.cmp(&a.entry.games))
         });
-        BookAnswer { key, games, moves }
+        BookAnswer {
+            key,
+            games,
+            threefold,
+            backup,
+            moves,
+        }
     }
 }

@@ -1,10 +1,13 @@
-//! `retrobook book build | probe | merge | export`.
+//! `retrobook book build | probe | merge | export | backup`.
 
 use crate::{runtime, say, set_threads, usage, Failure};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use retrobook::book::build::BuildProgress;
-use retrobook::book::{build, Book, BookAnswer, BuildOptions, BuildSummary};
+use retrobook::book::{
+    backup, build, Backup, BackupSummary, Book, BookAnswer, BuildOptions, BuildSummary,
+};
 use retrobook::chess::Position;
+use retrobook::retro::Observer;
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -110,11 +113,37 @@ pub fn cmd_build(
     Ok(())
 }
 
+/// A back-up as JSON: the value as a fraction (0..1) and the mark, or nulls.
+fn backup_json(b: Option<Backup>) -> (serde_json::Value, serde_json::Value) {
+    match b {
+        Some(b) => (
+            json!(f64::from(b.value_permille) / 1000.0),
+            json!(b.path_dependent),
+        ),
+        None => (serde_json::Value::Null, serde_json::Value::Null),
+    }
+}
+
+/// A back-up in words, for the text output.
+fn backup_text(b: Option<Backup>) -> String {
+    match b {
+        Some(b) if b.path_dependent => {
+            format!(
+                "value {:.1}% (path-dependent)",
+                f64::from(b.value_permille) / 10.0
+            )
+        }
+        Some(b) => format!("value {:.1}%", f64::from(b.value_permille) / 10.0),
+        None => "value -".into(),
+    }
+}
+
 fn answer_json(fen: &str, pos: &Position, a: &BookAnswer) -> serde_json::Value {
     let moves: Vec<serde_json::Value> = a
         .moves
         .iter()
         .map(|m| {
+            let (value, path_dependent) = backup_json(m.entry.backup);
             json!({
                 "uci": m.mv.to_string(),
                 "san": pos.san(&m.mv),
@@ -124,10 +153,22 @@ fn answer_json(fen: &str, pos: &Position, a: &BookAnswer) -> serde_json::Value {
                 "loss": m.entry.loss,
                 "score": m.score(),
                 "goodness": m.goodness(),
+                "repetitions": m.entry.repeats,
+                "value": value,
+                "path_dependent": path_dependent,
             })
         })
         .collect();
-    json!({"fen": fen, "key": format!("0x{:016x}", a.key), "games": a.games, "moves": moves})
+    let (value, path_dependent) = backup_json(a.backup);
+    json!({
+        "fen": fen,
+        "key": format!("0x{:016x}", a.key),
+        "games": a.games,
+        "threefold": a.threefold,
+        "value": value,
+        "path_dependent": path_dependent,
+        "moves": moves,
+    })
 }
 
 /// `book probe`.
@@ -148,18 +189,26 @@ pub fn cmd_probe(fens: &[String], book: &Path, json: bool) -> Result<(), Failure
             say(answer_json(fen, &pos, &a))?;
             continue;
         }
-        say(format!("{fen}\n  key 0x{:016x}, {} games", a.key, a.games))?;
+        say(format!(
+            "{fen}\n  key 0x{:016x}, {} games, {} ended by threefold repetition, {}",
+            a.key,
+            a.games,
+            a.threefold,
+            backup_text(a.backup)
+        ))?;
         for m in &a.moves {
             let e = &m.entry;
             say(format!(
-                "  {:<8} {:>8} games  +{} ={} -{}  score {:.1}%  goodness {:.3}",
+                "  {:<8} {:>8} games  +{} ={} -{}  score {:.1}%  goodness {:.3}  repetitions {}  {}",
                 pos.san(&m.mv),
                 e.games,
                 e.win,
                 e.draw,
                 e.loss,
                 100.0 * m.score(),
-                m.goodness()
+                m.goodness(),
+                e.repeats,
+                backup_text(e.backup)
             ))?;
         }
     }
@@ -190,4 +239,79 @@ pub fn cmd_export(format: &str, book: &Path, out: &Path) -> Result<(), Failure> 
     let n = retrobook::book::polyglot::export(&book, out)
         .map_err(|e| runtime(format!("{}: {e}", out.display())))?;
     say(format!("{}: {n} Polyglot entries", out.display()))
+}
+
+/// Progress of a back-up on stderr: one bar per phase.
+struct PhaseBar(ProgressBar);
+
+impl Observer for PhaseBar {
+    fn pass(&self, name: &str, total: u64) {
+        self.0.set_length(total);
+        self.0.set_position(0);
+        self.0.set_message(name.to_string());
+    }
+
+    fn advance(&self, n: u64) {
+        self.0.inc(n);
+    }
+}
+
+fn backup_json_summary(s: &BackupSummary, book: &Path) -> serde_json::Value {
+    json!({
+        "book": book.display().to_string(),
+        "positions": s.positions,
+        "unreached": s.unreached,
+        "edges": s.edges,
+        "leaf_moves": s.leaf_moves,
+        "cyclic_components": s.cyclic_components,
+        "largest_component": s.largest_component,
+        "path_dependent": s.path_dependent,
+        "entries_valued": s.entries_valued,
+        "start_value": s.start_value.map(|v| f64::from(v) / 1000.0),
+        "bytes": s.bytes,
+        "seconds": s.seconds,
+    })
+}
+
+/// `book backup`.
+pub fn cmd_backup(book: &Path, json: bool) -> Result<(), Failure> {
+    let show = !json && std::io::stderr().is_terminal();
+    let bar = ProgressBar::with_draw_target(
+        None,
+        if show {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg:<6} [{bar:30}] {human_pos}/{human_len}  {elapsed} elapsed, ETA {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let progress = PhaseBar(bar);
+    let s = backup(book, &progress).map_err(runtime)?;
+    progress.0.finish_and_clear();
+    if json {
+        return say(backup_json_summary(&s, book));
+    }
+    let start = s.start_value.map_or("not in the book".to_string(), |v| {
+        format!("{:.1}% for white", f64::from(v) / 10.0)
+    });
+    say(format!(
+        "{}: {} positions, {} edges ({} to leaves), {} cyclic components (largest {} positions), \
+         {} path-dependent positions, {} entries valued, {} unreached; start position {start}; {:.2} s",
+        book.display(),
+        s.positions,
+        s.edges,
+        s.leaf_moves,
+        s.cyclic_components,
+        s.largest_component,
+        s.path_dependent,
+        s.entries_valued,
+        s.unreached,
+        s.seconds
+    ))
 }

@@ -50,15 +50,16 @@ impl fmt::Display for Value {
     }
 }
 
-/// Who moves at a node, or its value if the game ends there.
+/// Who moves at a node, or its value if the game ends there. Values are win, draw or loss
+/// in graph files; the solver takes any totally ordered value ([`solve_with`](super::solve_with)).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum Kind<V = Value> {
     /// Max chooses the move.
     Max,
     /// Min chooses the move.
     Min,
     /// The game ends with this value.
-    Terminal(Value),
+    Terminal(V),
 }
 
 /// The value of reaching a node already on the path.

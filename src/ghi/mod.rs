@@ -5,4 +5,4 @@ mod graph;
 mod solve;
 
 pub use graph::{Graph, Kind, Repetition, Value};
-pub use solve::{solve, Solution};
+pub use solve::{solve, solve_with, Moves, Solution, Solved};

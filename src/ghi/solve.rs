@@ -3,14 +3,21 @@
 //! Why this is exact and cheap where cycles are few: a node's value under a history depends
 //! only on the history's nodes it can reach again, and those lie in its own strongly
 //! connected component (a node on the path that the node can reach would close a cycle
-//! through it). So the graph is split into components (Tarjan), and they are solved sinks
-//! first. A node outside every cycle has one value for every history: the plain minimax of
-//! its moves, whose values are already known. Inside a cyclic component the value is
-//! searched with the history restricted to the component, and results are cached under
-//! that exact key (node, component nodes on the path) — the record of what a stored value
-//! depends on, never the node alone. A node is path-dependent when some simple path inside
-//! its component that reaches it, taken as history, changes its value; paths from outside
-//! the component cannot.
+//! through it). So the graph is split into components (Tarjan, without recursion), and they
+//! are solved sinks first. A node outside every cycle has one value for every history: the
+//! plain minimax of its moves, whose values are already known. Inside a cyclic component the
+//! value is searched with the history restricted to the component, and results are cached
+//! under that exact key (node, component nodes on the path) — the record of what a stored
+//! value depends on, never the node alone. A node is path-dependent when some simple path
+//! inside its component that reaches it, taken as history, changes its value; paths from
+//! outside the component cannot.
+//!
+//! The search inside a component costs time exponential in the number of its independent
+//! cycles (each simple path is a history to try), not in the size of the graph; game graphs
+//! whose cycles are short and sparse, such as opening books, stay cheap.
+//!
+//! The solver works for any totally ordered value ([`solve_with`]): win/draw/loss for graph
+//! files ([`solve`]), a score for opening books.
 
 use super::graph::{Graph, Kind, Value};
 use std::collections::HashMap;
@@ -24,41 +31,128 @@ pub struct Solution {
     pub path_dependent: Vec<bool>,
 }
 
-fn best(kind: Kind, a: Value, b: Value) -> Value {
-    if kind == Kind::Max {
+/// The moves of every node of a game graph, stored flat: compact for graphs of millions of
+/// nodes (no list per node).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Moves {
+    /// Node `v`'s moves are `targets[starts[v]..starts[v + 1]]`.
+    starts: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Default for Moves {
+    fn default() -> Self {
+        Moves::new()
+    }
+}
+
+impl Moves {
+    /// No nodes yet.
+    pub fn new() -> Moves {
+        Moves::with_capacity(0, 0)
+    }
+
+    /// No nodes yet, with room for `nodes` nodes and `moves` moves.
+    pub fn with_capacity(nodes: usize, moves: usize) -> Moves {
+        let mut starts = Vec::with_capacity(nodes + 1);
+        starts.push(0);
+        Moves {
+            starts,
+            targets: Vec::with_capacity(moves),
+        }
+    }
+
+    /// Adds the next node (numbered [`len`](Moves::len) before the call) with its moves.
+    ///
+    /// # Panics
+    /// If a node number or the number of moves in all does not fit in 32 bits.
+    pub fn push(&mut self, targets: impl IntoIterator<Item = usize>) {
+        let fits = |n: usize| u32::try_from(n).expect("game graphs have fewer than 2^32 moves");
+        self.targets.extend(targets.into_iter().map(fits));
+        self.starts.push(fits(self.targets.len()));
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// True without nodes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of moves of all nodes.
+    pub fn count(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// The moves of node `v` (target node numbers).
+    pub fn of(&self, v: usize) -> &[u32] {
+        &self.targets[self.starts[v] as usize..self.starts[v + 1] as usize]
+    }
+}
+
+/// What [`solve_with`] finds: values, marks, and the shape of the graph's cycles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solved<V> {
+    /// Value for max when the game starts at the node with an empty history.
+    pub values: Vec<V>,
+    /// True when some path reaching the node, taken as history, changes its value.
+    pub path_dependent: Vec<bool>,
+    /// Strongly connected components with a cycle (a move back to a node of the component).
+    pub cyclic_components: usize,
+    /// Nodes of the largest cyclic component (0 without cycles).
+    pub largest_component: usize,
+}
+
+fn best<V: Ord>(kind: Kind<V>, a: V, b: V) -> V {
+    if matches!(kind, Kind::Max) {
         a.max(b)
     } else {
         a.min(b)
     }
 }
 
-/// Strongly connected components, sinks first (each a list of node numbers), without
-/// recursion, so that graphs of millions of nodes are fine.
-fn components(g: &Graph) -> Vec<Vec<usize>> {
-    let n = g.len();
-    const NONE: usize = usize::MAX;
-    let (mut index, mut low) = (vec![NONE; n], vec![0; n]);
+/// Strongly connected components, sinks first, without recursion, so that graphs of
+/// millions of nodes are fine. Component `i` is `nodes[starts[i]..starts[i + 1]]`.
+struct Components {
+    nodes: Vec<u32>,
+    starts: Vec<u32>,
+}
+
+fn components(moves: &Moves) -> Components {
+    let n = moves.len();
+    const NONE: u32 = u32::MAX;
+    let (mut index, mut low) = (vec![NONE; n], vec![0u32; n]);
     let mut on_stack = vec![false; n];
-    let (mut stack, mut out) = (Vec::new(), Vec::new());
-    let mut next = 0;
+    let mut stack: Vec<u32> = Vec::new();
+    let mut out = Components {
+        nodes: Vec::with_capacity(n),
+        starts: vec![0],
+    };
+    let mut next = 0u32;
+    // (node, next move to look at)
+    let mut work: Vec<(u32, u32)> = Vec::new();
     for root in 0..n {
         if index[root] != NONE {
             continue;
         }
-        // (node, next edge to look at)
-        let mut work = vec![(root, 0usize)];
+        work.push((root as u32, 0));
         while let Some(&mut (v, ref mut e)) = work.last_mut() {
+            let v = v as usize;
             if *e == 0 && index[v] == NONE {
                 index[v] = next;
                 low[v] = next;
                 next += 1;
-                stack.push(v);
+                stack.push(v as u32);
                 on_stack[v] = true;
             }
-            if let Some(&w) = g.edges[v].get(*e) {
+            if let Some(&w) = moves.of(v).get(*e as usize) {
                 *e += 1;
+                let w = w as usize;
                 if index[w] == NONE {
-                    work.push((w, 0));
+                    work.push((w as u32, 0));
                 } else if on_stack[w] {
                     low[v] = low[v].min(index[w]);
                 }
@@ -66,161 +160,211 @@ fn components(g: &Graph) -> Vec<Vec<usize>> {
             }
             work.pop();
             if let Some(&(parent, _)) = work.last() {
-                low[parent] = low[parent].min(low[v]);
+                low[parent as usize] = low[parent as usize].min(low[v]);
             }
             if low[v] == index[v] {
-                let mut comp = Vec::new();
                 loop {
                     let w = stack.pop().expect("tarjan stack");
-                    on_stack[w] = false;
-                    comp.push(w);
-                    if w == v {
+                    on_stack[w as usize] = false;
+                    out.nodes.push(w);
+                    if w as usize == v {
                         break;
                     }
                 }
-                out.push(comp);
+                out.starts.push(out.nodes.len() as u32);
             }
         }
     }
     out
 }
 
-/// The search inside one cyclic component.
-struct Component<'g> {
-    g: &'g Graph,
+/// The search inside one cyclic component. A history is a bit set over the component's
+/// members (local numbers).
+struct Component<'g, V, R> {
+    kinds: &'g [Kind<V>],
+    moves: &'g Moves,
+    repetition: &'g R,
     /// Local number of each member (global -> local).
-    local: HashMap<usize, usize>,
+    local: HashMap<u32, usize>,
     /// Values of nodes outside (already solved).
-    solved: &'g [Option<Value>],
-    memo: HashMap<(usize, Vec<u64>), Value>,
+    solved: &'g [Option<V>],
+    /// Values by (history words, then the node) — what each value depends on.
+    memo: HashMap<Vec<u64>, V>,
 }
 
-impl Component<'_> {
-    fn on(path: &[u64], i: usize) -> bool {
-        path[i / 64] >> (i % 64) & 1 == 1
-    }
+fn on(path: &[u64], i: usize) -> bool {
+    path[i / 64] >> (i % 64) & 1 == 1
+}
 
+fn set(path: &mut [u64], i: usize, bit: bool) {
+    if bit {
+        path[i / 64] |= 1 << (i % 64);
+    } else {
+        path[i / 64] &= !(1 << (i % 64));
+    }
+}
+
+impl<V: Copy + Ord, R: Fn(Kind<V>) -> V> Component<'_, V, R> {
     /// Value of member `v` (global) with `path` (component members, local bits) as history.
-    fn value(&mut self, v: usize, path: &mut Vec<u64>) -> Value {
-        let kind = self.g.kinds[v];
+    fn value(&mut self, v: usize, path: &mut Vec<u64>) -> V {
+        let kind = self.kinds[v];
         if let Kind::Terminal(t) = kind {
             return t;
         }
-        let lv = self.local[&v];
-        if let Some(&x) = self.memo.get(&(v, path.clone())) {
+        path.push(v as u64);
+        let cached = self.memo.get(path.as_slice()).copied();
+        path.pop();
+        if let Some(x) = cached {
             return x;
         }
-        path[lv / 64] |= 1 << (lv % 64);
-        let mut acc: Option<Value> = None;
-        for &w in &self.g.edges[v] {
+        let lv = self.local[&(v as u32)];
+        set(path, lv, true);
+        let mut acc: Option<V> = None;
+        for &w in self.moves.of(v) {
             let x = match self.local.get(&w) {
-                Some(&lw) if Self::on(path, lw) => self.g.repetition.value(kind),
-                Some(_) => self.value(w, path),
-                None => self.solved[w].expect("components are solved sinks first"),
+                Some(&lw) if on(path, lw) => (self.repetition)(kind),
+                Some(_) => self.value(w as usize, path),
+                None => self.solved[w as usize].expect("components are solved sinks first"),
             };
             acc = Some(acc.map_or(x, |a| best(kind, a, x)));
         }
-        path[lv / 64] &= !(1 << (lv % 64));
+        set(path, lv, false);
         let x = acc.expect("non-terminal nodes have moves");
-        self.memo.insert((v, path.clone()), x);
+        let mut key = path.clone();
+        key.push(v as u64);
+        self.memo.insert(key, x);
         x
     }
 
     /// True if some simple path of members ending at `v` (v excluded), as history, gives
-    /// `v` another value than `free`.
-    fn path_dependent(&mut self, v: usize, members: &[usize], free: Value) -> bool {
+    /// `v` another value than `free`. `preds` are the members' predecessors in the component.
+    fn path_dependent(&mut self, v: usize, preds: &HashMap<u32, Vec<u32>>, free: V) -> bool {
         // Walk simple paths backwards from v: each prefix set is a history to try.
-        let mut preds: HashMap<usize, Vec<usize>> = HashMap::new();
-        for &u in members {
-            for &w in &self.g.edges[u] {
-                if self.local.contains_key(&w) {
-                    preds.entry(w).or_default().push(u);
-                }
-            }
-        }
-        let words = members.len().div_ceil(64);
-        let lv = self.local[&v];
+        let words = self.local.len().div_ceil(64);
+        let lv = self.local[&(v as u32)];
         let mut path = vec![0u64; words];
-        path[lv / 64] |= 1 << (lv % 64); // v itself is never in its own history
-        self.back(v, v, &preds, &mut path, free)
+        set(&mut path, lv, true); // v itself is never in its own history
+        self.back(v, v, preds, &mut path, free)
     }
 
     fn back(
         &mut self,
         target: usize,
         at: usize,
-        preds: &HashMap<usize, Vec<usize>>,
+        preds: &HashMap<u32, Vec<u32>>,
         path: &mut Vec<u64>,
-        free: Value,
+        free: V,
     ) -> bool {
-        for &p in preds.get(&at).map_or(&[][..], |v| &v[..]) {
+        let lt = self.local[&(target as u32)];
+        for &p in preds.get(&(at as u32)).map_or(&[][..], |v| &v[..]) {
             let lp = self.local[&p];
-            if Self::on(path, lp) {
+            if on(path, lp) {
                 continue;
             }
-            path[lp / 64] |= 1 << (lp % 64);
-            let lt = self.local[&target];
-            path[lt / 64] &= !(1 << (lt % 64));
+            set(path, lp, true);
+            set(path, lt, false);
             let differs = self.value(target, path) != free;
-            path[lt / 64] |= 1 << (lt % 64);
-            if differs || self.back(target, p, preds, path, free) {
+            set(path, lt, true);
+            if differs || self.back(target, p as usize, preds, path, free) {
                 return true;
             }
-            path[lp / 64] &= !(1 << (lp % 64));
+            set(path, lp, false);
         }
         false
     }
 }
 
-/// Solves every node of `g`.
-pub fn solve(g: &Graph) -> Solution {
-    let n = g.len();
-    let mut solved: Vec<Option<Value>> = vec![None; n];
+/// Solves every node of a game graph whose values are any totally ordered type: `kinds`
+/// says who moves at each node (or its value), `moves` where each node's moves lead, and
+/// `repetition` the value of a move (made at a node of the given kind, Max or Min) that
+/// reaches a node already on the path.
+///
+/// # Panics
+/// If `kinds` and `moves` differ in length, or a Max or Min node has no move.
+pub fn solve_with<V: Copy + Ord>(
+    kinds: &[Kind<V>],
+    moves: &Moves,
+    repetition: impl Fn(Kind<V>) -> V,
+) -> Solved<V> {
+    let n = kinds.len();
+    assert_eq!(n, moves.len(), "one kind per node");
+    let mut solved: Vec<Option<V>> = vec![None; n];
     let mut dependent = vec![false; n];
-    for comp in components(g) {
-        let v0 = comp[0];
-        let cyclic = comp.len() > 1 || g.edges[v0].contains(&v0);
+    let (mut cyclic_components, mut largest_component) = (0, 0);
+    let comps = components(moves);
+    for c in comps.starts.windows(2) {
+        let comp = &comps.nodes[c[0] as usize..c[1] as usize];
+        let v0 = comp[0] as usize;
+        let cyclic = comp.len() > 1 || moves.of(v0).contains(&comp[0]);
         if !cyclic {
-            solved[v0] = Some(match g.kinds[v0] {
+            solved[v0] = Some(match kinds[v0] {
                 Kind::Terminal(t) => t,
-                kind => g.edges[v0]
+                kind => moves
+                    .of(v0)
                     .iter()
-                    .map(|&w| solved[w].expect("sinks first"))
+                    .map(|&w| solved[w as usize].expect("sinks first"))
                     .reduce(|a, b| best(kind, a, b))
                     .expect("non-terminal nodes have moves"),
             });
             continue;
         }
-        let local: HashMap<usize, usize> = comp.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        cyclic_components += 1;
+        largest_component = largest_component.max(comp.len());
+        let local: HashMap<u32, usize> = comp.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        let mut preds: HashMap<u32, Vec<u32>> = HashMap::new();
+        for &u in comp {
+            for &w in moves.of(u as usize) {
+                if local.contains_key(&w) {
+                    preds.entry(w).or_default().push(u);
+                }
+            }
+        }
         let words = comp.len().div_ceil(64);
-        let (values, marks): (Vec<Value>, Vec<bool>) = {
+        let (values, marks): (Vec<V>, Vec<bool>) = {
             let mut c = Component {
-                g,
+                kinds,
+                moves,
+                repetition: &repetition,
                 local,
                 solved: &solved,
                 memo: HashMap::new(),
             };
-            let values: Vec<Value> = comp
+            let values: Vec<V> = comp
                 .iter()
-                .map(|&v| c.value(v, &mut vec![0u64; words]))
+                .map(|&v| c.value(v as usize, &mut vec![0u64; words]))
                 .collect();
             let marks = comp
                 .iter()
                 .zip(&values)
-                .map(|(&v, &free)| c.path_dependent(v, &comp, free))
+                .map(|(&v, &free)| c.path_dependent(v as usize, &preds, free))
                 .collect();
             (values, marks)
         };
         for ((&v, x), m) in comp.iter().zip(values).zip(marks) {
-            solved[v] = Some(x);
-            dependent[v] = m;
+            solved[v as usize] = Some(x);
+            dependent[v as usize] = m;
         }
     }
-    Solution {
+    Solved {
         values: solved
             .into_iter()
             .map(|v| v.expect("every node solved"))
             .collect(),
         path_dependent: dependent,
+        cyclic_components,
+        largest_component,
+    }
+}
+
+/// Solves every node of `g`.
+pub fn solve(g: &Graph) -> Solution {
+    let mut moves = Moves::with_capacity(g.len(), g.edges.iter().map(Vec::len).sum());
+    for e in &g.edges {
+        moves.push(e.iter().copied());
+    }
+    let s = solve_with(&g.kinds, &moves, |mover| g.repetition.value(mover));
+    Solution {
+        values: s.values,
+        path_dependent: s.path_dependent,
     }
 }

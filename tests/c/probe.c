@@ -1,11 +1,13 @@
 /* Probes retrobook tables through the C ABI only.
  *
- * usage: probe TABLES BOOK < CASES
+ * usage: probe TABLES BOOK PLAIN_BOOK < CASES
  * Each line of CASES: white black kings queens rooks bishops knights pawns ep stm wdl dtm fen
  * (bitboards in hex, stm 1 = white to move, expected wdl and dtm in the header's encoding),
  * as written by tests/capi.rs. Checks the bitboard and the FEN calls against the expected
- * values, then bad input; then probes BOOK's start position by FEN and by bitboards and
- * prints what it found. Exits non-zero on any mismatch. */
+ * values, then bad input; then probes BOOK (backed up by `book backup`) at the start position
+ * by FEN and by bitboards and prints what it found, one line per move; PLAIN_BOOK (the same
+ * book before the back-up) must have the same moves without values. Exits non-zero on any
+ * mismatch. */
 #include "retrobook.h"
 
 #include <inttypes.h>
@@ -22,8 +24,8 @@ static void expect(int got, int want, const char *what, const char *fen) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: probe TABLES BOOK < CASES\n");
+    if (argc != 4) {
+        fprintf(stderr, "usage: probe TABLES BOOK PLAIN_BOOK < CASES\n");
         return 2;
     }
     RbTablebase *tb = rb_open(argv[1]);
@@ -124,13 +126,39 @@ int main(int argc, char **argv) {
         int same = by_fen[i].from == by_bb[i].from && by_fen[i].to == by_bb[i].to &&
                    by_fen[i].promotion == by_bb[i].promotion &&
                    by_fen[i].games == by_bb[i].games && by_fen[i].win == by_bb[i].win &&
-                   by_fen[i].draw == by_bb[i].draw && by_fen[i].loss == by_bb[i].loss;
+                   by_fen[i].draw == by_bb[i].draw && by_fen[i].loss == by_bb[i].loss &&
+                   by_fen[i].repetitions == by_bb[i].repetitions &&
+                   by_fen[i].value == by_bb[i].value &&
+                   by_fen[i].path_dependent == by_bb[i].path_dependent;
         expect(same, 1, "same move", "start");
     }
     if (n_fen > 0) {
         printf("book start %d %u %u %u %u %u %u\n", n_fen, by_fen[0].from, by_fen[0].to,
                by_fen[0].games, by_fen[0].win, by_fen[0].draw, by_fen[0].loss);
     }
+    /* The back-up: every move valued, in per-mille, marked 0 or 1. */
+    for (int i = 0; i < n_fen && i < 64; i++) {
+        expect(by_fen[i].value >= 0 && by_fen[i].value <= 1000, 1, "backed-up value", "start");
+        expect(by_fen[i].path_dependent <= 1, 1, "path-dependent flag", "start");
+        printf("book move %u %u %u %u %d %u\n", by_fen[i].from, by_fen[i].to,
+               by_fen[i].games, by_fen[i].repetitions, by_fen[i].value,
+               by_fen[i].path_dependent);
+    }
+    /* The same book before the back-up: the same moves, no values. */
+    RbBook *plain = rb_book_open(argv[3]);
+    expect(plain != NULL, 1, "rb_book_open plain", argv[3]);
+    RbBookMove unvalued[64];
+    int n_plain = rb_book_probe_fen(
+        plain, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", unvalued, 64);
+    expect(n_plain, n_fen, "plain book moves", "start");
+    for (int i = 0; i < n_plain && i < 64 && i < n_fen; i++) {
+        expect(unvalued[i].value, -1, "no value before the back-up", "start");
+        expect(unvalued[i].path_dependent, 0, "no mark before the back-up", "start");
+        expect(unvalued[i].games == by_fen[i].games &&
+                   unvalued[i].repetitions == by_fen[i].repetitions,
+               1, "same counts before the back-up", "start");
+    }
+    rb_book_close(plain);
     expect(rb_book_probe_fen(NULL, "8/8/8/8/8/8/8/K1k5 w - - 0 1", by_fen, 64), RB_FAILED,
            "null book", "");
     expect(rb_book_probe_fen(book, "8/8/8/8/8/8/8/K1k5 w - - 0 1", NULL, 64), RB_FAILED,

@@ -1,0 +1,388 @@
+//! Backing values up through the book graph (`book backup`): the value of every position the
+//! book reaches from the start position, by negamax over the book's moves with repetitions
+//! scored as draws, stored in the book's entries with a path-dependence mark.
+//!
+//! The graph: one node per position with its own entry (move 0) in the book, transpositions
+//! merged (one node per Polyglot key), found by walking forward from the start position; an
+//! edge per move entry that decodes to a legal move. A move to a position without its own
+//! entry ends in a leaf scored by the move entry's statistics; a position without moves is a
+//! leaf scored by its own entry's statistics. A leaf's score is (wins + draws / 2) / games
+//! for the side to move, in per-mille (0..=1000, rounded to nearest; 500 without games).
+//! Internal nodes take the best of their moves for the side to move (negamax; internally
+//! white maximises the score for white), and a move that reaches a position already on the
+//! path scores a draw (500): the graph is solved by the repetition-aware solver of
+//! [`crate::ghi`], whose marks say when some path in the book graph reaching a position,
+//! taken as history, changes its value. The mark is conservative for games from the start
+//! position: the path that changes the value need not begin there.
+//!
+//! Positions the walk does not reach (from games that began at a FEN) get no value. The book
+//! is rewritten through a temporary file and renamed over the old one, so a failure leaves
+//! the old book as it was.
+//!
+//! Not here: choosing moves by the values (probing reads them back), or any statistics of
+//! its own (the values come from the book's counts).
+
+use super::file::{Backup, Book, BookWriter, Entry};
+use super::polyglot_key::polyglot_key;
+use super::polyglot_move::decode_move;
+use crate::chess::{Color, Position};
+use crate::ghi::{solve_with, Kind, Moves};
+use crate::retro::Observer;
+use std::path::Path;
+use std::time::Instant;
+
+/// The draw score, also the score of a repetition, in per-mille.
+const DRAW: u16 = 500;
+/// Per-mille of a win.
+const WIN: u16 = 1000;
+
+/// What a back-up found and wrote.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BackupSummary {
+    /// Positions of the book reached from the start position (each valued).
+    pub positions: u64,
+    /// Positions with their own entry that the walk did not reach (left without value).
+    pub unreached: u64,
+    /// Moves of the reached positions that became edges (to a position, or to a leaf).
+    pub edges: u64,
+    /// Of those, moves to a position without its own entry (leaves scored by the move).
+    pub leaf_moves: u64,
+    /// Strongly connected components of the graph with a cycle.
+    pub cyclic_components: u64,
+    /// Positions of the largest of them (0 without cycles).
+    pub largest_component: u64,
+    /// Reached positions whose value depends on the path.
+    pub path_dependent: u64,
+    /// Entries given a value.
+    pub entries_valued: u64,
+    /// The start position's value for white (per-mille), if the book has it.
+    pub start_value: Option<u16>,
+    /// Size of the rewritten book in bytes.
+    pub bytes: u64,
+    /// Wall time of the whole back-up.
+    pub seconds: f64,
+}
+
+/// (wins + draws / 2) / games for the entry's side to move, in per-mille, rounded to
+/// nearest; a draw without games.
+pub fn score_permille(e: &Entry) -> u16 {
+    if e.games == 0 {
+        return DRAW;
+    }
+    let (points, games) = (
+        2 * u64::from(e.win) + u64::from(e.draw),
+        2 * u64::from(e.games),
+    );
+    ((points * u64::from(WIN) + games / 2) / games).min(u64::from(WIN)) as u16
+}
+
+/// A score for `side` from a score for white.
+fn for_side(white_score: u16, side: bool) -> u16 {
+    if side {
+        white_score
+    } else {
+        WIN - white_score
+    }
+}
+
+/// Sorted keys with a table of where each run of leading bits begins: a key's number in one
+/// or two probes, at about 12 bytes per key (a hash map takes more).
+struct KeyIndex {
+    keys: Vec<u64>,
+    shift: u32,
+    buckets: Vec<u32>,
+}
+
+impl KeyIndex {
+    fn new(keys: Vec<u64>) -> KeyIndex {
+        let bits = (usize::BITS - keys.len().leading_zeros()).clamp(1, 32);
+        let shift = 64 - bits;
+        let mut buckets = Vec::with_capacity((1 << bits) + 1);
+        let mut i = 0;
+        for b in 0..=(1u64 << bits) {
+            while i < keys.len() && keys[i] >> shift < b {
+                i += 1;
+            }
+            buckets.push(i as u32);
+        }
+        KeyIndex {
+            keys,
+            shift,
+            buckets,
+        }
+    }
+
+    /// The number of `key` (its rank among the keys), if present.
+    fn find(&self, key: u64) -> Option<u32> {
+        let b = (key >> self.shift) as usize;
+        let (lo, hi) = (self.buckets[b] as usize, self.buckets[b + 1] as usize);
+        self.keys[lo..hi]
+            .binary_search(&key)
+            .ok()
+            .map(|i| (lo + i) as u32)
+    }
+}
+
+/// `child` of an entry that is no edge: a position entry, or a move that does not decode.
+const NO_EDGE: u32 = u32::MAX;
+/// `child` of a move to a position without its own entry (before leaves are numbered).
+const LEAF: u32 = u32::MAX - 1;
+
+/// The book graph: positions (numbered by key order among the positions with their own
+/// entry), then one leaf per move to a position outside the book.
+struct BookGraph {
+    /// First entry (the own entry) of each position.
+    first: Vec<u32>,
+    /// Side to move of each position is white.
+    white: Vec<bool>,
+    /// Reached from the start position.
+    reached: Vec<bool>,
+    /// For every entry: the node its move leads to, or `NO_EDGE`.
+    child: Vec<u32>,
+    /// Number of leaves numbered after the positions.
+    leaves: u32,
+    /// The start position, if the book has it.
+    start: Option<usize>,
+}
+
+/// Walks the book from the start position (depth first, in the book's move order), noting
+/// where every move leads.
+fn walk(book: &Book, progress: &dyn Observer) -> Result<BookGraph, String> {
+    let n = book.len();
+    if n >= LEAF as usize {
+        return Err(format!(
+            "{}: {n} entries, more than a back-up can number",
+            book.path().display()
+        ));
+    }
+    let (mut keys, mut first) = (Vec::new(), Vec::new());
+    let mut last = None;
+    for (i, e) in book.iter().enumerate() {
+        if e.mv == 0 && last != Some(e.key) {
+            keys.push(e.key);
+            first.push(i as u32);
+        }
+        last = Some(e.key);
+    }
+    let positions = keys.len();
+    let index = KeyIndex::new(keys);
+    let mut g = BookGraph {
+        first,
+        white: vec![false; positions],
+        reached: vec![false; positions],
+        child: vec![NO_EDGE; n],
+        leaves: 0,
+        start: None,
+    };
+    progress.pass("walk", positions as u64);
+    let start = Position::start();
+    let mut stack: Vec<(Position, u32)> = Vec::new();
+    if let Some(p) = index.find(polyglot_key(&start)) {
+        g.start = Some(p as usize);
+        g.reached[p as usize] = true;
+        g.white[p as usize] = true;
+        stack.push((start, p));
+    }
+    let mut done = 0u64;
+    while let Some((pos, p)) = stack.pop() {
+        let key = index.keys[p as usize];
+        let moves = (g.first[p as usize] as usize + 1..n).take_while(|&i| book.entry(i).key == key);
+        for i in moves {
+            let Some(m) = decode_move(&pos, book.entry(i).mv) else {
+                continue;
+            };
+            let next = pos.play(&m);
+            g.child[i] = match index.find(polyglot_key(&next)) {
+                None => LEAF,
+                Some(c) => {
+                    if !g.reached[c as usize] {
+                        g.reached[c as usize] = true;
+                        g.white[c as usize] = next.turn() == Color::White;
+                        stack.push((next, c));
+                    }
+                    c
+                }
+            };
+        }
+        done += 1;
+        if done % 4096 == 0 {
+            progress.advance(4096);
+        }
+    }
+    progress.advance(done % 4096);
+    // Leaves after the positions, in entry order.
+    let mut next_leaf = positions as u32;
+    for c in g.child.iter_mut().filter(|c| **c == LEAF) {
+        *c = next_leaf;
+        next_leaf += 1;
+    }
+    g.leaves = next_leaf - positions as u32;
+    Ok(g)
+}
+
+/// Backs up values through the book at `path` and rewrites it with them (see the module
+/// documentation). Errors name the file.
+pub fn backup(path: &Path, progress: &dyn Observer) -> Result<BackupSummary, String> {
+    let clock = Instant::now();
+    let book = Book::open(path)?;
+    let g = walk(&book, progress)?;
+    let positions = g.first.len();
+    let nodes = positions + g.leaves as usize;
+
+    // The game graph for the solver: scores for white; white maximises.
+    progress.pass("solve", 1);
+    let mut kinds: Vec<Kind<u16>> = Vec::with_capacity(nodes);
+    let edges = g.child.iter().filter(|&&c| c != NO_EDGE).count();
+    let mut moves = Moves::with_capacity(nodes, edges);
+    let mut leaf_scores: Vec<u16> = Vec::with_capacity(g.leaves as usize);
+    let mut summary = BackupSummary::default();
+    for p in 0..positions {
+        let start = g.first[p] as usize;
+        let end = g.first.get(p + 1).map_or(book.len(), |&f| f as usize);
+        let own = book.entry(start);
+        if !g.reached[p] {
+            summary.unreached += 1;
+            kinds.push(Kind::Terminal(DRAW)); // never read
+            moves.push([]);
+            continue;
+        }
+        summary.positions += 1;
+        // The moves of p lie before the next position's own entry (entries of keys without
+        // an own entry in between are never edges).
+        let targets = (start + 1..end).filter_map(|i| {
+            let c = g.child[i];
+            (c != NO_EDGE).then_some(c as usize)
+        });
+        moves.push(targets);
+        let edges = moves.of(p).len();
+        summary.edges += edges as u64;
+        for i in start + 1..end {
+            if g.child[i] != NO_EDGE && g.child[i] as usize >= positions {
+                leaf_scores.push(for_side(score_permille(&book.entry(i)), g.white[p]));
+            }
+        }
+        kinds.push(match (edges, g.white[p]) {
+            (0, side) => Kind::Terminal(for_side(score_permille(&own), side)),
+            (_, true) => Kind::Max,
+            (_, false) => Kind::Min,
+        });
+    }
+    summary.leaf_moves = leaf_scores.len() as u64;
+    for s in leaf_scores {
+        kinds.push(Kind::Terminal(s));
+        moves.push([]);
+    }
+    let solved = solve_with(&kinds, &moves, |_| DRAW);
+    drop((kinds, moves));
+    progress.advance(1);
+    summary.cyclic_components = solved.cyclic_components as u64;
+    summary.largest_component = solved.largest_component as u64;
+    summary.path_dependent = (0..positions)
+        .filter(|&p| g.reached[p] && solved.path_dependent[p])
+        .count() as u64;
+
+    // Rewrite: every entry of a reached position gets the value of where it leads, for the
+    // position's side to move.
+    progress.pass("write", book.len() as u64);
+    let fail = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut writer = BookWriter::create(path).map_err(fail)?;
+    let written = (|| -> std::io::Result<u64> {
+        let mut valued = 0;
+        // The last position whose own entry came (number and key), and the next one's number.
+        let (mut current, mut next): (Option<(usize, u64)>, usize) = (None, 0);
+        for (i, e) in book.iter().enumerate() {
+            if next < positions && g.first[next] as usize == i {
+                current = Some((next, e.key));
+                next += 1;
+            }
+            let backup = match current {
+                Some((p, key)) if key == e.key && g.reached[p] => {
+                    let target = match e.mv {
+                        0 => Some(p),
+                        _ => Some(g.child[i])
+                            .filter(|&c| c != NO_EDGE)
+                            .map(|c| c as usize),
+                    };
+                    target.map(|t| Backup {
+                        value_permille: for_side(solved.values[t], g.white[p]),
+                        path_dependent: solved.path_dependent[t],
+                    })
+                }
+                _ => None,
+            };
+            valued += u64::from(backup.is_some());
+            writer.push(&Entry { backup, ..e })?;
+            if i % 65536 == 65535 {
+                progress.advance(65536);
+            }
+        }
+        Ok(valued)
+    })();
+    let valued = match written {
+        Ok(v) => v,
+        Err(e) => {
+            writer.abandon();
+            return Err(fail(e));
+        }
+    };
+    writer.mark_backed_up();
+    summary.bytes = writer.finish(book.info()).map_err(fail)?;
+    summary.entries_valued = valued;
+    summary.start_value = g.start.map(|p| solved.values[p]);
+    summary.seconds = clock.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_round_to_the_nearest_per_mille() {
+        let e = |win, draw, loss| Entry {
+            games: win + draw + loss,
+            win,
+            draw,
+            loss,
+            ..Entry::default()
+        };
+        assert_eq!(score_permille(&e(1, 0, 0)), 1000);
+        assert_eq!(score_permille(&e(0, 1, 0)), 500);
+        assert_eq!(score_permille(&e(0, 0, 1)), 0);
+        assert_eq!(score_permille(&e(1, 0, 2)), 333);
+        assert_eq!(score_permille(&e(2, 0, 1)), 667);
+        assert_eq!(score_permille(&e(0, 1, 2)), 167);
+        assert_eq!(score_permille(&e(1, 1, 14)), 94); // 93.75 rounds up
+        assert_eq!(score_permille(&e(0, 0, 0)), 500);
+        let big = u32::MAX / 3;
+        assert_eq!(score_permille(&e(big, big, big)), 500);
+    }
+
+    #[test]
+    fn the_key_index_finds_exactly_the_keys_it_holds() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut keys: Vec<u64> = (0..5000)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            })
+            .collect();
+        keys.extend([0, 1, u64::MAX, u64::MAX - 1]);
+        keys.sort_unstable();
+        keys.dedup();
+        let index = KeyIndex::new(keys.clone());
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(index.find(k), Some(i as u32));
+            if !keys.contains(&k.wrapping_add(2)) {
+                assert_eq!(index.find(k.wrapping_add(2)), None);
+            }
+        }
+        for small in [vec![], vec![7]] {
+            let index = KeyIndex::new(small.clone());
+            assert_eq!(index.find(7), small.first().map(|_| 0));
+            assert_eq!(index.find(8), None);
+        }
+    }
+}
