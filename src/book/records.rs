@@ -21,6 +21,7 @@ pub const LOSS: u32 = 4;
 pub const REPEATS: u32 = 8;
 
 impl Record {
+    /// One game's record of position `key` (move 0) or of move `mv` played there.
     pub fn new(key: u64, mv: u16, flags: u32) -> Record {
         Record {
             key,
@@ -28,10 +29,12 @@ impl Record {
         }
     }
 
+    /// The move (0 for the position's own record).
     pub fn mv(&self) -> u16 {
         (self.code >> 16) as u16
     }
 
+    /// The record as an entry counting one game.
     pub fn entry(&self) -> Entry {
         let bit = |f: u32| (self.code & f != 0) as u32;
         Entry {
@@ -42,6 +45,7 @@ impl Record {
             draw: bit(DRAW),
             loss: bit(LOSS),
             repeats: bit(REPEATS),
+            backup: None,
         }
     }
 }
