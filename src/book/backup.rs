@@ -155,14 +155,15 @@ fn walk(book: &Book, progress: &dyn Observer) -> Result<BookGraph, String> {
             book.path().display()
         ));
     }
-    let (mut keys, mut first) = (Vec::new(), Vec::new());
-    let mut last = None;
+    // Keys and own entries of the positions, and the move codes of their entries in a dense
+    // copy (0 for entries of keys without an own entry): the walk reads them in random order.
+    let (mut keys, mut first, mut codes) = (Vec::new(), Vec::new(), Vec::with_capacity(n));
     for (i, e) in book.iter().enumerate() {
-        if e.mv == 0 && last != Some(e.key) {
+        if e.mv == 0 && keys.last() != Some(&e.key) {
             keys.push(e.key);
             first.push(i as u32);
         }
-        last = Some(e.key);
+        codes.push(if keys.last() == Some(&e.key) { e.mv } else { 0 });
     }
     let positions = keys.len();
     let index = KeyIndex::new(keys);
@@ -185,10 +186,14 @@ fn walk(book: &Book, progress: &dyn Observer) -> Result<BookGraph, String> {
     }
     let mut done = 0u64;
     while let Some((pos, p)) = stack.pop() {
-        let key = index.keys[p as usize];
-        let moves = (g.first[p as usize] as usize + 1..n).take_while(|&i| book.entry(i).key == key);
-        for i in moves {
-            let Some(m) = decode_move(&pos, book.entry(i).mv) else {
+        let p = p as usize;
+        let (start, end) = (
+            g.first[p] as usize + 1,
+            g.first.get(p + 1).map_or(n, |&f| f as usize),
+        );
+        for (i, &code) in (start..end).zip(&codes[start..end]) {
+            // (code 0, a1a1, never decodes)
+            let Some(m) = decode_move(&pos, code) else {
                 continue;
             };
             let next = pos.play(&m);

@@ -39,8 +39,9 @@
 //! books read the same with the same format version) is the value of the book graph by
 //! negamax with repetitions scored as draws: in a position entry the position's value for
 //! the side to move, in a move entry the value of the position after the move for the side
-//! that played it. Path-dependent: some path in the book graph reaching the position (for a
-//! move entry: the position after the move), taken as history, changes the value.
+//! that played it (for a move to a position without its own entry, the move's own score).
+//! Path-dependent: some path in the book graph reaching the position (for a move entry: the
+//! position after the move), taken as history, changes the value. Details in `backup.rs`.
 
 use memmap2::Mmap;
 use std::fs::File;

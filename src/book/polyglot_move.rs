@@ -26,10 +26,22 @@ pub fn encode_move(m: &Move) -> u16 {
         | promotion_code(m.promotion) << 12
 }
 
-/// The legal move of `pos` that `code` encodes, if any.
+/// The legal move of `pos` that `code` encodes, if any. Only the moves of the piece on the
+/// origin square to the destination are generated, except for castling (the king taking its
+/// own rook), which is looked up among all moves.
 pub fn decode_move(pos: &Position, code: u16) -> Option<Move> {
+    let own = |sq: Square| pos.piece_at(sq).filter(|p| p.color == pos.turn());
+    let (from, to) = (
+        Square::from_index(u32::from(code >> 6 & 63)),
+        Square::from_index(u32::from(code & 63)),
+    );
+    let piece = own(from)?;
     let mut list = MoveList::new();
-    pos.legal_moves(&mut list);
+    if own(to).is_some() {
+        pos.legal_moves(&mut list);
+    } else {
+        pos.legal_moves_to(piece.role, to, &mut list);
+    }
     list.as_slice()
         .iter()
         .copied()
@@ -59,5 +71,42 @@ mod tests {
         assert_eq!(encode_move(&q), 1 | 7 << 3 | 1 << 6 | 6 << 9 | 4 << 12);
         assert_eq!(decode_move(&promo, encode_move(&q)), Some(q));
         assert_eq!(decode_move(&promo, 0), None);
+    }
+
+    #[test]
+    fn decoding_finds_the_same_move_as_a_search_of_all_moves() {
+        let mut positions: Vec<Position> = [
+            "r3k2r/pppq1ppp/2n2n2/3pp3/1b1PP1b1/2N2N2/PPPQ1PPP/R3K2R w KQkq - 0 1",
+            "r3k2r/pppq1ppp/2n2n2/3pp3/1b1PP1b1/2N2N2/PPPQ1PPP/R3K2R b KQkq - 0 1",
+            "8/1P4k1/8/3pP3/8/8/6p1/K4R2 w - d6 0 1",
+            "4k3/8/8/8/8/8/6p1/K4R2 b - - 0 1",
+            "4k3/8/8/8/1b6/8/3P4/4K3 w - - 0 1",
+        ]
+        .iter()
+        .map(|f| f.parse().unwrap())
+        .collect();
+        // And positions along a long line of first legal moves from the start.
+        let mut p = Position::start();
+        for ply in 0..60 {
+            let mut list = MoveList::new();
+            p.legal_moves(&mut list);
+            if list.is_empty() {
+                break;
+            }
+            p = p.play(&list.as_slice()[ply * 7 % list.len()]);
+            positions.push(p);
+        }
+        for pos in &positions {
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            for code in 0..=u16::MAX {
+                let by_search = list
+                    .as_slice()
+                    .iter()
+                    .copied()
+                    .find(|m| encode_move(m) == code);
+                assert_eq!(decode_move(pos, code), by_search, "{pos} code {code:#x}");
+            }
+        }
     }
 }
