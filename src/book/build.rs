@@ -16,7 +16,7 @@ use super::pgn::{replay_from, start_position, PgnState, RawGame, Skipped};
 use super::pieces::{parse_in_order, PIECE};
 use super::polyglot_key::{polyglot_key, polyglot_key_after};
 use super::polyglot_move::encode_move;
-use super::records::{Record, Records, DRAW, LOSS, REPEATS, WIN};
+use super::records::{Batch, Record, Records, DRAW, LOSS, REPEATS, WIN};
 use crate::chess::{Color, Position, Role};
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fs::File;
@@ -204,10 +204,13 @@ fn game_records(
             key = polyglot_key_after(key, pos, m, next);
         }
         n += 1;
-        if m.capture.is_some() || m.role == Role::Pawn {
-            stretch.clear();
-        } else {
-            stretch.push(*pos);
+        // Only a draw can have ended by repetition.
+        if white == 0 {
+            if m.capture.is_some() || m.role == Role::Pawn {
+                stretch.clear();
+            } else {
+                stretch.push(*pos);
+            }
         }
     })
     .map_err(skipped)?;
@@ -216,6 +219,14 @@ fn game_records(
     }
     let threefold = white == 0 && is_threefold(stretch, &last);
     let first = out.len();
+    // Positions seen so far, as a 256-bit filter on their keys: most positions of a game
+    // are new, and the filter says so without a scan.
+    let mut filter = [0u64; 4];
+    let bit = |key: u64| ((key >> 6) as usize & 3, 1u64 << (key & 63));
+    let may_have_seen = |filter: &[u64; 4], key: u64| {
+        let (w, b) = bit(key);
+        filter[w] & b != 0
+    };
     for ply in 0..=plies {
         let key = keys[ply];
         let mover_white = (ply % 2 == 0) == (start.turn() == Color::White);
@@ -224,8 +235,10 @@ fn game_records(
             0 => DRAW,
             _ => LOSS,
         };
-        let seen = keys[..ply].contains(&key);
+        let seen = may_have_seen(&filter, key) && keys[..ply].contains(&key);
         if !seen {
+            let (w, b) = bit(key);
+            filter[w] |= b;
             out.push(Record::new(
                 key,
                 0,
@@ -234,15 +247,19 @@ fn game_records(
         }
         if ply < plies {
             let mv = moves[ply];
-            let repeats = if keys[..=ply].contains(&keys[ply + 1]) {
+            let after = keys[ply + 1];
+            let repeats = if may_have_seen(&filter, after) && keys[..=ply].contains(&after) {
                 REPEATS
             } else {
                 0
             };
-            match out[first..]
-                .iter_mut()
-                .find(|r| seen && r.key == key && r.mv() == mv)
-            {
+            let earlier = match seen {
+                true => out[first..]
+                    .iter_mut()
+                    .find(|r| r.key == key && r.mv() == mv),
+                false => None,
+            };
+            match earlier {
                 Some(r) => r.code |= repeats,
                 None => out.push(Record::new(key, mv, result | repeats)),
             }
@@ -344,7 +361,7 @@ impl Runs {
         std::fs::create_dir_all(&self.dir)?;
         let path = self.dir.join(format!("run-{}", self.files.len()));
         let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
-        for e in records.sort_and_sum() {
+        for e in records.sort_and_sum(1) {
             w.write_all(&e.to_bytes())?;
         }
         w.flush()?;
@@ -366,13 +383,32 @@ fn read_games(
     at_end: bool,
     opts: &BuildOptions,
     name: &str,
-) -> (Vec<Record>, BuildSummary) {
-    let mut records = Vec::new();
+) -> (Batch, BuildSummary) {
+    thread_local! {
+        static RECORDS: std::cell::RefCell<Vec<Record>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    RECORDS.with_borrow_mut(|records| {
+        records.clear();
+        let s = read_games_into(state, bytes, at_end, opts, name, records);
+        (Batch::new(records), s)
+    })
+}
+
+/// `read_games` into a buffer the thread keeps.
+fn read_games_into(
+    state: &mut PgnState,
+    bytes: &[u8],
+    at_end: bool,
+    opts: &BuildOptions,
+    name: &str,
+    records: &mut Vec<Record>,
+) -> BuildSummary {
     let mut s = BuildSummary::default();
     let mut scratch = Scratch::default();
     let mut count = |raw: &RawGame| {
         s.games_read += 1;
-        match game_records(raw, opts, &mut records, &mut scratch) {
+        match game_records(raw, opts, records, &mut scratch) {
             Ok(()) => s.games_used += 1,
             Err((reason, detail)) => {
                 let at = if detail.is_empty() {
@@ -388,7 +424,7 @@ fn read_games(
     if at_end {
         state.end(&mut count);
     }
-    (records, s)
+    s
 }
 
 /// Builds the book `out` from `archives`.
@@ -416,10 +452,10 @@ pub fn build(
             (out, state)
         };
         let finish = |mut state: PgnState| read_games(&mut state, &[], true, opts, &name);
-        let mut accept = |(part, s): (Vec<Record>, BuildSummary)| {
+        let mut accept = |(batch, s): (Batch, BuildSummary)| {
             progress.games(s.games_read);
             summary.absorb(s);
-            records.extend(&part);
+            records.add(batch);
             let now = count.load(Relaxed);
             progress.bytes(now - reported);
             reported = now;
@@ -453,7 +489,14 @@ pub fn build(
         for f in &runs.files {
             streams.push(read_run(f)?);
         }
-        streams.push(Box::new(records.sort_and_sum().map(Ok)));
+        // Alone, the records can be filtered while they are summed, in parallel; with runs,
+        // only the merged sums can.
+        let keep = if streams.is_empty() {
+            opts.min_games
+        } else {
+            1
+        };
+        streams.push(Box::new(records.sort_and_sum(keep).map(Ok)));
         merge_into(streams, &mut writer, opts.min_games)
     })();
     match result {

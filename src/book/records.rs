@@ -50,58 +50,102 @@ impl Record {
     }
 }
 
-/// Records gathered in 256 buckets by their key's top byte. Keys are Zobrist keys, spread
-/// evenly, so sorting is 256 independent sorts of cache-sized buckets, done in parallel:
-/// much faster than one sort of the whole, and the spreading costs one store per record
-/// while the games are still being read.
-pub struct Records {
-    buckets: Vec<Vec<Record>>,
+/// One piece's records, grouped by their key's top byte (bucket `b` is
+/// `records[starts[b]..starts[b + 1]]`). Grouped by the worker that read the piece, so the
+/// gathering thread only keeps the batch.
+pub struct Batch {
+    records: Vec<Record>,
+    starts: Box<[usize; 257]>,
 }
 
-impl Default for Records {
-    fn default() -> Self {
-        Records {
-            buckets: vec![Vec::new(); 256],
+fn bucket(r: &Record) -> usize {
+    (r.key >> 56) as usize
+}
+
+impl Batch {
+    /// Groups `records` by bucket.
+    pub fn new(records: &[Record]) -> Batch {
+        let mut starts = Box::new([0usize; 257]);
+        for r in records {
+            starts[bucket(r) + 1] += 1;
+        }
+        for b in 0..256 {
+            starts[b + 1] += starts[b];
+        }
+        let mut grouped = vec![Record::default(); records.len()];
+        let mut at = *starts;
+        for r in records {
+            let b = bucket(r);
+            grouped[at[b]] = *r;
+            at[b] += 1;
+        }
+        Batch {
+            records: grouped,
+            starts,
         }
     }
+
+    fn bucket(&self, b: usize) -> &[Record] {
+        &self.records[self.starts[b]..self.starts[b + 1]]
+    }
+}
+
+/// Records gathered batch by batch. Keys are Zobrist keys, spread evenly, so sorting is 256
+/// independent sorts of cache-sized buckets, done in parallel: much faster than one sort
+/// of the whole.
+#[derive(Default)]
+pub struct Records {
+    batches: Vec<Batch>,
+    bytes: usize,
 }
 
 impl Records {
-    /// Adds `records`.
-    pub fn extend(&mut self, records: &[Record]) {
-        for r in records {
-            let b = &mut self.buckets[(r.key >> 56) as usize];
-            if b.len() == b.capacity() {
-                // Grown by a quarter, not doubled: memory held stays close to memory used.
-                b.reserve_exact(b.len() / 4 + 256);
-            }
-            b.push(*r);
-        }
+    /// Adds a batch.
+    pub fn add(&mut self, batch: Batch) {
+        self.bytes += batch.records.capacity() * std::mem::size_of::<Record>();
+        self.batches.push(batch);
     }
 
-    /// Bytes held, spare capacity included.
+    /// Bytes held.
     pub fn bytes(&self) -> usize {
-        self.buckets.iter().map(|b| b.capacity()).sum::<usize>() * std::mem::size_of::<Record>()
+        self.bytes
     }
 
-    /// Sorts the records by (key, move) and sums equal ones into entries, emptying `self`.
-    pub fn sort_and_sum(&mut self) -> impl Iterator<Item = Entry> {
-        let buckets = std::mem::take(&mut self.buckets);
-        self.buckets = vec![Vec::new(); 256];
-        let summed: Vec<Vec<Entry>> = buckets
+    /// Sorts the records by (key, move) and sums equal ones into entries with at least
+    /// `min_games` games, emptying `self`.
+    pub fn sort_and_sum(&mut self, min_games: u32) -> impl Iterator<Item = Entry> {
+        thread_local! {
+            static GATHERED: std::cell::RefCell<Vec<Record>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let batches = std::mem::take(&mut self.batches);
+        self.bytes = 0;
+        let summed: Vec<Vec<Entry>> = (0..256)
             .into_par_iter()
-            .map(|mut b| {
-                sort_bucket(&mut b);
-                sum_sorted(&b)
+            .map(|b| {
+                GATHERED.with_borrow_mut(|all| {
+                    all.clear();
+                    for batch in &batches {
+                        all.extend_from_slice(batch.bucket(b));
+                    }
+                    sort_bucket(all);
+                    let mut summed = sum_sorted(all);
+                    summed.retain(|e| e.games >= min_games);
+                    summed
+                })
             })
             .collect();
+        drop(batches);
         summed.into_iter().flatten()
     }
 }
 
-/// Sorts one bucket: spread again by the key's second byte, then each small group sorted by
-/// comparison.
-fn sort_bucket(records: &mut Vec<Record>) {
+/// Sorts one bucket: spread again by the key's second byte (into a buffer each thread
+/// keeps), then each small group sorted by comparison.
+fn sort_bucket(records: &mut [Record]) {
+    thread_local! {
+        static SPREAD: std::cell::RefCell<Vec<Record>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
     let group = |r: &Record| (r.key >> 48) as usize & 0xff;
     let mut starts = [0usize; 257];
     for r in records.iter() {
@@ -110,17 +154,20 @@ fn sort_bucket(records: &mut Vec<Record>) {
     for g in 0..256 {
         starts[g + 1] += starts[g];
     }
-    let mut spread = vec![Record::default(); records.len()];
-    let mut at = starts;
-    for r in records.iter() {
-        let g = group(r);
-        spread[at[g]] = *r;
-        at[g] += 1;
-    }
-    for g in 0..256 {
-        spread[starts[g]..starts[g + 1]].sort_unstable();
-    }
-    *records = spread;
+    SPREAD.with_borrow_mut(|spread| {
+        spread.clear();
+        spread.resize(records.len(), Record::default());
+        let mut at = starts;
+        for r in records.iter() {
+            let g = group(r);
+            spread[at[g]] = *r;
+            at[g] += 1;
+        }
+        for g in 0..256 {
+            spread[starts[g]..starts[g + 1]].sort_unstable();
+        }
+        records.copy_from_slice(spread);
+    });
 }
 
 /// Sums runs of equal (key, move) in sorted records.
@@ -169,9 +216,9 @@ mod tests {
         }
         let mut gathered = Records::default();
         for part in records.chunks(777) {
-            gathered.extend(part);
+            gathered.add(Batch::new(part));
         }
-        let got: Vec<Entry> = gathered.sort_and_sum().collect();
+        let got: Vec<Entry> = gathered.sort_and_sum(1).collect();
         assert_eq!(gathered.bytes(), 0);
         assert_eq!(got, expected);
         assert!(got.len() < 50_000 && got.iter().map(|e| e.games).sum::<u32>() == 50_000);
