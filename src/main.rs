@@ -155,6 +155,9 @@ enum BookCommand {
     Backup {
         #[arg(long, value_name = "FILE", default_value = cli::book::DEFAULT_BOOK)]
         book: PathBuf,
+        /// Follow only moves played in at least N games (others get no value).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        min_games: u32,
         /// The summary as one JSON object.
         #[arg(long)]
         json: bool,
@@ -256,7 +259,11 @@ fn main() -> ExitCode {
         Command::Book(BookCommand::Export { format, book, out }) => {
             cli::book::cmd_export(&format, &book, &out)
         }
-        Command::Book(BookCommand::Backup { book, json }) => cli::book::cmd_backup(&book, json),
+        Command::Book(BookCommand::Backup {
+            book,
+            min_games,
+            json,
+        }) => cli::book::cmd_backup(&book, min_games, json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -71,7 +71,8 @@ struct Graph {
     preds: Vec<Vec<usize>>,
 }
 
-fn graph(book: &Book) -> Graph {
+/// The graph through moves of at least `min_games` games.
+fn graph(book: &Book, min_games: u32) -> Graph {
     let mut own: HashMap<u64, Entry> = HashMap::new();
     let mut move_entries: HashMap<u64, Vec<Entry>> = HashMap::new();
     for e in book.iter() {
@@ -99,6 +100,9 @@ fn graph(book: &Book) -> Graph {
         let v = g.node[&key(&pos)];
         let legal = pos.legal_moves();
         for e in move_entries.get(&key(&pos)).into_iter().flatten() {
+            if e.games < min_games {
+                continue;
+            }
             let Some(m) = legal.iter().find(|m| polyglot_code(m) == e.mv) else {
                 continue;
             };
@@ -169,8 +173,8 @@ fn brute_dependent(g: &Graph, v: usize, free: u16) -> bool {
 
 /// Checks every entry of the backed-up `book` against the independent back-up; returns the
 /// number of (path-dependent, independent) positions.
-fn check_against_brute_force(book: &Book) -> (usize, usize) {
-    let g = graph(book);
+fn check_against_brute_force(book: &Book, min_games: u32) -> (usize, usize) {
+    let g = graph(book, min_games);
     let values: Vec<u16> = (0..g.own.len())
         .map(|v| negamax(&g, v, &mut Vec::new()))
         .collect();
@@ -239,9 +243,9 @@ const SHUFFLE: &str = "\
 fn a_knight_shuffle_is_marked_where_the_path_matters() {
     let dir = tempfile::tempdir().unwrap();
     let path = build_book(dir.path(), "shuffle", SHUFFLE);
-    let summary = backup(&path, &Silent).unwrap();
+    let summary = backup(&path, 1, &Silent).unwrap();
     let book = Book::open(&path).unwrap();
-    let (dependent, independent) = check_against_brute_force(&book);
+    let (dependent, independent) = check_against_brute_force(&book, 1);
     assert_eq!(dependent, 3, "S, B and C");
     assert!(independent > 5);
     assert_eq!(summary.path_dependent, 3);
@@ -317,9 +321,9 @@ fn random_cyclic_books_match_the_independent_back_up() {
     for seed in 1..=40u64 {
         let pgn = random_games(seed * 0x9e37_79b9_7f4a_7c15, 16);
         let path = build_book(dir.path(), &format!("random{seed}"), &pgn);
-        let summary = backup(&path, &Silent).unwrap();
+        let summary = backup(&path, 1, &Silent).unwrap();
         let book = Book::open(&path).unwrap();
-        let (d, i) = check_against_brute_force(&book);
+        let (d, i) = check_against_brute_force(&book, 1);
         assert_eq!(summary.path_dependent, d as u64, "seed {seed}");
         assert_eq!(summary.positions, (d + i) as u64, "seed {seed}");
         dependent += d;
@@ -328,6 +332,27 @@ fn random_cyclic_books_match_the_independent_back_up() {
         largest = largest.max(summary.largest_component);
     }
     assert!(cyclic > 40, "{cyclic} cyclic components");
+    // Following only moves of at least two games: other values, still exact.
+    let (mut thinner, mut differ) = (0, 0);
+    for seed in 1..=10u64 {
+        let pgn = random_games(seed * 0x9e37_79b9_7f4a_7c15, 16);
+        let path = build_book(dir.path(), &format!("random{seed}"), &pgn);
+        backup(&path, 1, &Silent).unwrap();
+        let all: Vec<Entry> = Book::open(&path).unwrap().iter().collect();
+        let summary = backup(&path, 2, &Silent).unwrap();
+        let book = Book::open(&path).unwrap();
+        check_against_brute_force(&book, 2);
+        thinner += summary.positions;
+        differ += book
+            .iter()
+            .zip(&all)
+            .filter(|(a, b)| a.backup != b.backup)
+            .count();
+    }
+    assert!(
+        thinner > 0 && differ > 100,
+        "{thinner} positions, {differ} entries changed"
+    );
     assert!(largest >= 6, "largest cyclic component {largest}");
     assert!(dependent > 50, "{dependent} path-dependent positions");
     assert!(independent > 3000, "{independent} others");
@@ -346,9 +371,9 @@ fn a_move_to_a_position_without_its_own_entry_is_scored_by_the_move() {
         w.push(&e).unwrap();
     }
     w.finish(original.info()).unwrap();
-    backup(&path, &Silent).unwrap();
+    backup(&path, 1, &Silent).unwrap();
     let book = Book::open(&path).unwrap();
-    check_against_brute_force(&book);
+    check_against_brute_force(&book, 1);
     // 1... d5: two games, black won both: 1000 for black, from the move's own counts.
     let a = probe(&book, "Nf3");
     let d5 = a.moves.iter().find(|m| m.mv.to_string() == "d7d5").unwrap();
@@ -368,8 +393,8 @@ fn backups_are_deterministic_and_idempotent() {
     let b = dir.path().join("b.rbb");
     std::fs::copy(&a, &b).unwrap();
     let before = std::fs::read(&a).unwrap();
-    backup(&a, &Silent).unwrap();
-    backup(&b, &Silent).unwrap();
+    backup(&a, 1, &Silent).unwrap();
+    backup(&b, 1, &Silent).unwrap();
     let once = std::fs::read(&a).unwrap();
     assert!(once == std::fs::read(&b).unwrap(), "two back-ups differ");
     assert!(once != before, "the back-up changed nothing");
@@ -383,7 +408,7 @@ fn backups_are_deterministic_and_idempotent() {
             i - 2
         );
     }
-    backup(&a, &Silent).unwrap();
+    backup(&a, 1, &Silent).unwrap();
     assert!(
         once == std::fs::read(&a).unwrap(),
         "a second back-up differs"
@@ -402,7 +427,7 @@ fn the_sample_archive_backs_up_in_range_and_consistently() {
     let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("books/masters-3000.pgn.zst");
     let path = dir.path().join("sample.rbb");
     build(&[archive], &path, &BuildOptions::default(), &NoProgress).unwrap();
-    let s = backup(&path, &Silent).unwrap();
+    let s = backup(&path, 1, &Silent).unwrap();
     let book = Book::open(&path).unwrap();
     assert!(book.backed_up());
     let positions = book.iter().filter(|e| e.mv == 0).count() as u64;
@@ -495,11 +520,11 @@ fn a_failed_rewrite_leaves_the_old_book() {
         .path()
         .join(format!(".book.rbb.{}.tmp", std::process::id()));
     std::fs::create_dir(&blocker).unwrap();
-    let err = backup(&path, &Silent).unwrap_err();
+    let err = backup(&path, 1, &Silent).unwrap_err();
     assert!(err.contains("book.rbb"), "{err}");
     assert!(std::fs::read(&path).unwrap() == before);
     std::fs::remove_dir(&blocker).unwrap();
-    backup(&path, &Silent).unwrap();
+    backup(&path, 1, &Silent).unwrap();
     assert!(Book::open(&path).unwrap().backed_up());
 }
 

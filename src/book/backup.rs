@@ -15,6 +15,10 @@
 //! taken as history, changes its value. The mark is conservative for games from the start
 //! position: the path that changes the value need not begin there.
 //!
+//! With `min_games` above 1, only moves played in at least that many games are edges (the
+//! others get no value), so that the values rest on moves with a sample behind them rather
+//! than on single games.
+//!
 //! Positions the walk does not reach (from games that began at a FEN) get no value. The book
 //! is rewritten through a temporary file and renamed over the old one, so a failure leaves
 //! the old book as it was.
@@ -146,8 +150,8 @@ struct BookGraph {
 }
 
 /// Walks the book from the start position (depth first, in the book's move order), noting
-/// where every move leads.
-fn walk(book: &Book, progress: &dyn Observer) -> Result<BookGraph, String> {
+/// where every move with at least `min_games` games leads.
+fn walk(book: &Book, min_games: u32, progress: &dyn Observer) -> Result<BookGraph, String> {
     let n = book.len();
     if n >= LEAF as usize {
         return Err(format!(
@@ -163,7 +167,8 @@ fn walk(book: &Book, progress: &dyn Observer) -> Result<BookGraph, String> {
             keys.push(e.key);
             first.push(i as u32);
         }
-        codes.push(if keys.last() == Some(&e.key) { e.mv } else { 0 });
+        let edge = keys.last() == Some(&e.key) && e.games >= min_games;
+        codes.push(if edge { e.mv } else { 0 });
     }
     let positions = keys.len();
     let index = KeyIndex::new(keys);
@@ -225,12 +230,17 @@ fn walk(book: &Book, progress: &dyn Observer) -> Result<BookGraph, String> {
     Ok(g)
 }
 
-/// Backs up values through the book at `path` and rewrites it with them (see the module
-/// documentation). Errors name the file.
-pub fn backup(path: &Path, progress: &dyn Observer) -> Result<BackupSummary, String> {
+/// Backs up values through the book at `path`, following moves played in at least
+/// `min_games` games, and rewrites it with them (see the module documentation). Errors name
+/// the file.
+pub fn backup(
+    path: &Path,
+    min_games: u32,
+    progress: &dyn Observer,
+) -> Result<BackupSummary, String> {
     let clock = Instant::now();
     let book = Book::open(path)?;
-    let g = walk(&book, progress)?;
+    let g = walk(&book, min_games, progress)?;
     let positions = g.first.len();
     let nodes = positions + g.leaves as usize;
 

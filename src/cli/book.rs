@@ -274,7 +274,7 @@ fn backup_json_summary(s: &BackupSummary, book: &Path) -> serde_json::Value {
 }
 
 /// `book backup`.
-pub fn cmd_backup(book: &Path, json: bool) -> Result<(), Failure> {
+pub fn cmd_backup(book: &Path, min_games: u32, json: bool) -> Result<(), Failure> {
     let show = !json && std::io::stderr().is_terminal();
     let bar = ProgressBar::with_draw_target(
         None,
@@ -292,7 +292,7 @@ pub fn cmd_backup(book: &Path, json: bool) -> Result<(), Failure> {
         .progress_chars("=> "),
     );
     let progress = PhaseBar(bar);
-    let s = backup(book, &progress).map_err(runtime)?;
+    let s = backup(book, min_games, &progress).map_err(runtime)?;
     progress.0.finish_and_clear();
     if json {
         return say(backup_json_summary(&s, book));
