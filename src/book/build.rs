@@ -427,6 +427,14 @@ fn read_games_into(
     s
 }
 
+/// Bytes per piece for `archive`: [`PIECE`], smaller for small archives so that every thread
+/// gets several pieces.
+fn piece_size(archive: &Path, threads: usize) -> usize {
+    let size = std::fs::metadata(archive).map_or(u64::MAX, |m| m.len());
+    let per_thread = size / (threads as u64 * 16).max(1);
+    per_thread.clamp(64 << 10, PIECE as u64) as usize
+}
+
 /// Builds the book `out` from `archives`.
 pub fn build(
     archives: &[PathBuf],
@@ -469,7 +477,7 @@ pub fn build(
         parse_in_order(
             reader,
             threads,
-            PIECE,
+            piece_size(archive, threads),
             &work,
             &finish,
             &mut accept,
