@@ -311,9 +311,6 @@ pub unsafe extern "C" fn rb_probe_root(
     capacity: usize,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        if moves.is_null() && capacity > 0 {
-            return None;
-        }
         let pos = position(
             white,
             black,
@@ -328,18 +325,16 @@ pub unsafe extern "C" fn rb_probe_root(
             white_to_move,
         )?;
         let ranked = with_tb(tb, |tb| tb.best_moves(&pos).ok())?;
-        for (i, (m, after)) in ranked.iter().take(capacity).enumerate() {
+        let entries = ranked.iter().map(|(m, after)| {
             let (from, to, promotion) = move_fields(m);
-            let entry = RbRootMove {
+            RbRootMove {
                 from,
                 to,
                 promotion,
                 dtm: dtm_code(after.back()),
-            };
-            // SAFETY: `moves` points to `capacity` entries and i < capacity.
-            unsafe { moves.add(i).write(entry) };
-        }
-        Some(ranked.len() as i32)
+            }
+        });
+        write_list(moves, capacity, entries)
     })
 }
 
@@ -430,16 +425,13 @@ fn book_moves(
     moves: *mut RbBookMove,
     capacity: usize,
 ) -> Option<i32> {
-    if moves.is_null() && capacity > 0 {
-        return None;
-    }
     // SAFETY: the caller passes NULL or an open book.
     let book = unsafe { book.as_ref() }?;
     let answer = book.0.probe(pos);
-    for (i, m) in answer.moves.iter().take(capacity).enumerate() {
+    let entries = answer.moves.iter().map(|m| {
         let (from, to, promotion) = move_fields(&m.mv);
         let e = &m.entry;
-        let entry = RbBookMove {
+        RbBookMove {
             from,
             to,
             promotion,
@@ -450,11 +442,27 @@ fn book_moves(
             repetitions: e.repeats,
             value: e.backup.map_or(-1, |b| i32::from(b.value_permille)),
             path_dependent: u8::from(e.backup.is_some_and(|b| b.path_dependent)),
-        };
-        // SAFETY: `moves` points to `capacity` entries and i < capacity.
-        unsafe { moves.add(i).write(entry) };
+        }
+    });
+    write_list(moves, capacity, entries)
+}
+
+/// Writes the first `capacity` of `items` to the C array `out` and returns how many there
+/// are in all; None when `out` is NULL with room claimed.
+fn write_list<T>(
+    out: *mut T,
+    capacity: usize,
+    items: impl ExactSizeIterator<Item = T>,
+) -> Option<i32> {
+    if out.is_null() && capacity > 0 {
+        return None;
     }
-    Some(answer.moves.len() as i32)
+    let all = items.len();
+    for (i, item) in items.take(capacity).enumerate() {
+        // SAFETY: the caller passes `out` pointing to `capacity` entries, and i < capacity.
+        unsafe { out.add(i).write(item) };
+    }
+    Some(all as i32)
 }
 
 /// The book's moves for a position, best first: writes at most `capacity` to `moves` and

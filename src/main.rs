@@ -4,7 +4,7 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar};
 use retrobook::chess::{Color, Position};
 use retrobook::generate::{generate, plan, remove_stale_temporaries, Report};
 use retrobook::index::TableIndex;
@@ -14,7 +14,7 @@ use retrobook::retro::Observer;
 use retrobook::table::{table_path, TableFile};
 use retrobook::{Dtm, Tablebase};
 use serde_json::json;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -295,31 +295,19 @@ struct Bars {
 }
 
 impl Bars {
-    /// Bars for a run of `indices` indices in all (the whole run's ETA is weighted by table
-    /// size, not by table count).
+    /// Bars (drawn when `show` and stderr is a terminal) for a run of `indices` indices in
+    /// all (the whole run's ETA is weighted by table size, not by table count).
     fn new(show: bool, indices: u64) -> Bars {
-        let multi = MultiProgress::with_draw_target(if show {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        });
+        let multi = MultiProgress::with_draw_target(cli::progress::target(show));
         let total = multi.add(ProgressBar::new(indices));
-        total.set_style(
-            ProgressStyle::with_template(
-                "{prefix:>8} [{bar:30}] {percent:>3}% of {human_len} indices  {msg}  {elapsed} elapsed, ETA {eta}",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
+        total.set_style(cli::progress::style(
+            "{prefix:>8} [{bar:30}] {percent:>3}% of {human_len} indices  {msg}  {elapsed} elapsed, ETA {eta}",
+        ));
         total.set_prefix("all");
         let table = multi.add(ProgressBar::new(1));
-        table.set_style(
-            ProgressStyle::with_template(
-                "{prefix:>8} [{bar:30}] {msg:<10} {per_sec:>14} ETA {eta}",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
+        table.set_style(cli::progress::style(
+            "{prefix:>8} [{bar:30}] {msg:<10} {per_sec:>14} ETA {eta}",
+        ));
         Bars {
             multi,
             total,
@@ -408,9 +396,8 @@ fn cmd_gen(
         eprintln!("retrobook: removed {stale} unfinished file(s) of an interrupted run");
     }
     let todo = plan(&targets, &tb);
-    let show = !json && std::io::stderr().is_terminal();
     let work: u64 = todo.iter().map(|m| 2 * TableIndex::new(*m).size()).sum();
-    let bars = Bars::new(show, work);
+    let bars = Bars::new(!json, work);
     if !json && !todo.is_empty() {
         say(REPORT_HEADER)?;
     }
@@ -600,7 +587,7 @@ fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
     if targets.is_empty() {
         return Err(runtime(format!("no tables in {}", dir.display())));
     }
-    let bars = Bars::new(std::io::stderr().is_terminal(), targets.len() as u64);
+    let bars = Bars::new(true, targets.len() as u64);
     for m in &targets {
         bars.table.set_prefix(m.to_string());
         if tb.table(m).is_none() {

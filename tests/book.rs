@@ -443,19 +443,7 @@ fn broken_archives_are_skipped_game_by_game_and_never_crash() {
         .contains("broken.pgn:4"));
     // A truncated or damaged book is refused with its name.
     let book = std::fs::read(&out).unwrap();
-    for (name, bytes) in [
-        ("truncated", book[..book.len() - 5].to_vec()),
-        ("flipped", {
-            let mut b = book.clone();
-            let n = b.len();
-            b[n - 3] ^= 1;
-            b
-        }),
-        (
-            "foreign",
-            b"not a book at all, but long enough to hold a header..........".to_vec(),
-        ),
-    ] {
+    for (name, bytes) in common::damaged_books(&book) {
         let path = dir.path().join(format!("{name}.rbb"));
         std::fs::write(&path, bytes).unwrap();
         let out = common::run(&[

@@ -467,19 +467,7 @@ fn damaged_books_are_refused_and_left_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let good = build_book(dir.path(), "good", SHUFFLE);
     let bytes = std::fs::read(&good).unwrap();
-    for (name, damaged) in [
-        ("truncated", bytes[..bytes.len() - 7].to_vec()),
-        ("flipped", {
-            let mut b = bytes.clone();
-            let n = b.len();
-            b[n - 20] ^= 4;
-            b
-        }),
-        (
-            "foreign",
-            b"not a book, but long enough to be taken for a header.......".to_vec(),
-        ),
-    ] {
+    for (name, damaged) in common::damaged_books(&bytes) {
         let path = dir.path().join(format!("{name}.rbb"));
         std::fs::write(&path, &damaged).unwrap();
         let out = run(&["book", "backup", "--book", path.to_str().unwrap()]);

@@ -128,9 +128,14 @@ fn open_archive(path: &Path, count: Arc<AtomicU64>) -> io::Result<Box<dyn Read +
     }
 }
 
-/// The outcome for white: 1 win, 0 draw, -1 loss; None for an unfinished game.
-fn white_score(raw: &RawGame) -> Option<i8> {
-    match raw.result().or(raw.tag("Result")) {
+/// The game's result: its termination marker, else its `[Result]` tag.
+fn result(raw: &RawGame) -> Option<&str> {
+    raw.result().or(raw.tag("Result"))
+}
+
+/// The outcome for white of `result`: 1 win, 0 draw, -1 loss; None for an unfinished game.
+fn white_score(result: Option<&str>) -> Option<i8> {
+    match result {
         Some("1-0") => Some(1),
         Some("0-1") => Some(-1),
         Some("1/2-1/2") => Some(0),
@@ -170,8 +175,9 @@ fn game_records(
     out: &mut Vec<Record>,
     scratch: &mut Scratch,
 ) -> Result<(), (String, String)> {
-    let Some(white) = white_score(raw) else {
-        let r = raw.result().or(raw.tag("Result")).unwrap_or("none");
+    let written = result(raw);
+    let Some(white) = white_score(written) else {
+        let r = written.unwrap_or("none");
         return Err((format!("unfinished or no result ({r})"), String::new()));
     };
     if let Some(min) = opts.min_elo {
@@ -253,11 +259,13 @@ fn game_records(
             } else {
                 0
             };
-            let earlier = match seen {
-                true => out[first..]
+            // Only a position seen before can have the move recorded already.
+            let earlier = if seen {
+                out[first..]
                     .iter_mut()
-                    .find(|r| r.key == key && r.mv() == mv),
-                false => None,
+                    .find(|r| r.key == key && r.mv() == mv)
+            } else {
+                None
             };
             match earlier {
                 Some(r) => r.code |= repeats,
@@ -292,15 +300,18 @@ pub fn merge_into(
     min_games: u32,
 ) -> io::Result<u64> {
     let mut streams = streams;
+    let mut written = 0;
+    let mut emit = |e: Entry| -> io::Result<()> {
+        if e.games >= min_games {
+            writer.push(&e)?;
+            written += 1;
+        }
+        Ok(())
+    };
     if streams.len() == 1 {
         // Already sorted and summed: no heap needed.
-        let mut written = 0;
         for e in streams.pop().expect("one stream") {
-            let e = e?;
-            if e.games >= min_games {
-                writer.push(&e)?;
-                written += 1;
-            }
+            emit(e?)?;
         }
         return Ok(written);
     }
@@ -311,7 +322,6 @@ pub fn merge_into(
             heap.push(std::cmp::Reverse((e.key, e.mv, i, e)));
         }
     }
-    let mut written = 0;
     let mut current: Option<Entry> = None;
     while let Some(std::cmp::Reverse((_, _, i, e))) = heap.pop() {
         if let Some(next) = streams[i].next() {
@@ -322,19 +332,13 @@ pub fn merge_into(
             Some(c) if (c.key, c.mv) == (e.key, e.mv) => c.add(&e),
             _ => {
                 if let Some(c) = current.replace(e) {
-                    if c.games >= min_games {
-                        writer.push(&c)?;
-                        written += 1;
-                    }
+                    emit(c)?;
                 }
             }
         }
     }
     if let Some(c) = current {
-        if c.games >= min_games {
-            writer.push(&c)?;
-            written += 1;
-        }
+        emit(c)?;
     }
     Ok(written)
 }
@@ -376,7 +380,8 @@ impl Drop for Runs {
     }
 }
 
-/// Reads the games of `bytes` on from `state`: their records and what was read and skipped.
+/// Reads the games of `bytes` on from `state` (and the game under way, `at_end`): their
+/// records and what was read and skipped.
 fn read_games(
     state: &mut PgnState,
     bytes: &[u8],
@@ -385,46 +390,34 @@ fn read_games(
     name: &str,
 ) -> (Batch, BuildSummary) {
     thread_local! {
+        /// The records of a piece before they are grouped: a buffer each thread keeps.
         static RECORDS: std::cell::RefCell<Vec<Record>> =
             const { std::cell::RefCell::new(Vec::new()) };
     }
     RECORDS.with_borrow_mut(|records| {
         records.clear();
-        let s = read_games_into(state, bytes, at_end, opts, name, records);
+        let mut s = BuildSummary::default();
+        let mut scratch = Scratch::default();
+        let mut count = |raw: &RawGame| {
+            s.games_read += 1;
+            match game_records(raw, opts, records, &mut scratch) {
+                Ok(()) => s.games_used += 1,
+                Err((reason, detail)) => {
+                    let at = if detail.is_empty() {
+                        format!("{name}:{}", raw.line)
+                    } else {
+                        format!("{name}:{detail}")
+                    };
+                    s.skip(reason, at);
+                }
+            }
+        };
+        state.feed(bytes, &mut count);
+        if at_end {
+            state.end(&mut count);
+        }
         (Batch::new(records), s)
     })
-}
-
-/// `read_games` into a buffer the thread keeps.
-fn read_games_into(
-    state: &mut PgnState,
-    bytes: &[u8],
-    at_end: bool,
-    opts: &BuildOptions,
-    name: &str,
-    records: &mut Vec<Record>,
-) -> BuildSummary {
-    let mut s = BuildSummary::default();
-    let mut scratch = Scratch::default();
-    let mut count = |raw: &RawGame| {
-        s.games_read += 1;
-        match game_records(raw, opts, records, &mut scratch) {
-            Ok(()) => s.games_used += 1,
-            Err((reason, detail)) => {
-                let at = if detail.is_empty() {
-                    format!("{name}:{}", raw.line)
-                } else {
-                    format!("{name}:{detail}")
-                };
-                s.skip(reason, at);
-            }
-        }
-    };
-    state.feed(bytes, &mut count);
-    if at_end {
-        state.end(&mut count);
-    }
-    s
 }
 
 /// Bytes per piece for `archive`: [`PIECE`], smaller for small archives so that every thread

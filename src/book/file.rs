@@ -98,6 +98,11 @@ impl Backup {
     const PATH_DEPENDENT: u16 = 1 << 14;
     const VALUE: u16 = (1 << 10) - 1;
 
+    /// The value as a fraction, 0.0 to 1.0.
+    pub fn value(&self) -> f64 {
+        f64::from(self.value_permille) / 1000.0
+    }
+
     /// The two bytes' value in an entry: 0 for none.
     pub fn encode(b: Option<Backup>) -> u16 {
         b.map_or(0, |b| {

@@ -1,8 +1,9 @@
 //! A streaming PGN reader for real archives: tag pairs (escapes, Latin-1 or UTF-8 values),
 //! comments `{...}` and `;`, nested variations (skipped), NAGs and annotation marks, move
 //! numbers with `...`, `%` escape lines, a UTF-8 byte-order mark, CRLF, lines of any length,
-//! and games without tags that follow another game. It splits the input into games; `replay`
-//! turns a game into positions and moves, or says why the game cannot be used.
+//! and games without tags that follow another game. It splits the input into games;
+//! `start_position` and `replay_from` turn a game into positions and moves, or say why the
+//! game cannot be used.
 //!
 //! The reading state between lines is a value ([`PgnState`]), so an archive cut into pieces
 //! can be parsed piece by piece, in parallel, with the same result as reading it whole: a
@@ -139,6 +140,8 @@ pub struct PgnState {
     game: RawGame,
     /// The last game completed.
     done: RawGame,
+    /// A tag value with its escapes removed (kept to be reused).
+    value: Vec<u8>,
 }
 
 impl PgnState {
@@ -240,7 +243,8 @@ impl PgnState {
         self.begin();
         let name = self.game.push_text(&inner[..name_len]);
         // The value up to its closing quote; `\"` and `\\` are escapes.
-        let mut value = Vec::new();
+        let mut value = std::mem::take(&mut self.value);
+        value.clear();
         let mut escaped = false;
         for &c in rest {
             match (escaped, c) {
@@ -252,8 +256,9 @@ impl PgnState {
                 }
             }
         }
-        let value = self.game.push_text(&value);
-        self.game.tags.push((name.start, name.end, value.end));
+        let range = self.game.push_text(&value);
+        self.value = value;
+        self.game.tags.push((name.start, name.end, range.end));
         true
     }
 
@@ -404,15 +409,6 @@ pub struct Skipped {
     pub detail: String,
 }
 
-/// A game replayed: its start position and its legal moves.
-#[derive(Clone, Debug)]
-pub struct Game {
-    /// The start position (standard or from a `[FEN]` tag).
-    pub start: Position,
-    /// The moves of the main line, in order.
-    pub moves: Vec<Move>,
-}
-
 /// The start position of `raw` (standard, or from its `[FEN]` tag), or why the game cannot
 /// be used (another variant, an unreadable FEN).
 pub fn start_position(raw: &RawGame) -> Result<Position, Skipped> {
@@ -457,17 +453,16 @@ pub fn replay_from(
     Ok(pos)
 }
 
-/// Replays `raw` from its start position: every move must be legal.
-pub fn replay(raw: &RawGame) -> Result<Game, Skipped> {
-    let start = start_position(raw)?;
-    let mut moves = Vec::with_capacity(raw.moves().len());
-    replay_from(raw, start, |_, m, _| moves.push(*m))?;
-    Ok(Game { start, moves })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The moves of `raw` replayed from its start position, or why it cannot be.
+    fn replay(raw: &RawGame) -> Result<Vec<Move>, Skipped> {
+        let mut moves = Vec::new();
+        replay_from(raw, start_position(raw)?, |_, m, _| moves.push(*m))?;
+        Ok(moves)
+    }
 
     fn games(text: &[u8]) -> Vec<RawGame> {
         PgnReader::new(text).map(|g| g.unwrap()).collect()
@@ -487,8 +482,7 @@ mod tests {
         assert_eq!(moves, ["e4", "e5", "Nf3!?", "Nc6", "Bb5", "a6", "Ba4"]);
         assert_eq!(g[0].result(), Some("1-0"));
         assert_eq!(g[0].line, 1);
-        let game = replay(&g[0]).unwrap();
-        assert_eq!(game.moves.len(), 7);
+        assert_eq!(replay(&g[0]).unwrap().len(), 7);
     }
 
     #[test]
@@ -517,7 +511,7 @@ mod tests {
 1. O-O 1-0\n";
         let g = games(pgn);
         assert_eq!(g.len(), 5);
-        assert_eq!(replay(&g[0]).unwrap().moves.len(), 3);
+        assert_eq!(replay(&g[0]).unwrap().len(), 3);
         assert_eq!(
             replay(&g[1]).unwrap_err().reason,
             SkipReason::Variant("Chess960".into())
@@ -541,8 +535,8 @@ mod tests {
         pgn.extend_from_slice(b" 1/2-1/2\n");
         let g = games(&pgn);
         assert_eq!(g.len(), 1);
-        let game = replay(&g[0]).unwrap();
-        assert_eq!(game.moves.len(), 6 + 800);
-        assert_eq!(game.moves[4].to_string(), "e5f6");
+        let moves = replay(&g[0]).unwrap();
+        assert_eq!(moves.len(), 6 + 800);
+        assert_eq!(moves[4].to_string(), "e5f6");
     }
 }

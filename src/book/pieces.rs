@@ -111,7 +111,6 @@ pub type Work<'a, T> = dyn Fn(PgnState, &[u8]) -> (T, PgnState) + Sync + 'a;
 
 /// What a piece produced.
 struct Parsed<T> {
-    index: u64,
     piece: Piece,
     out: T,
     end: PgnState,
@@ -166,7 +165,6 @@ pub fn parse_in_order<T: Send>(
                 }
                 let (out, end) = work(PgnState::after_line(piece.lines_before), &piece.bytes);
                 let parsed = Parsed {
-                    index: piece.index,
                     piece,
                     out,
                     end,
@@ -183,7 +181,7 @@ pub fn parse_in_order<T: Send>(
             let mut next = 0;
             let mut carry: Option<PgnState> = None;
             for parsed in done_rx.iter() {
-                waiting.insert(parsed.index, parsed);
+                waiting.insert(parsed.piece.index, parsed);
                 while let Some(p) = waiting.remove(&next) {
                     next += 1;
                     let (out, end) = match carry.take() {

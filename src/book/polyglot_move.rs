@@ -27,8 +27,8 @@ pub fn encode_move(m: &Move) -> u16 {
 }
 
 /// The legal move of `pos` that `code` encodes, if any. Only the moves of the piece on the
-/// origin square to the destination are generated, except for castling (the king taking its
-/// own rook), which is looked up among all moves.
+/// origin square to the destination are generated, or the castling moves when the
+/// destination holds an own piece (the king taking its own rook).
 pub fn decode_move(pos: &Position, code: u16) -> Option<Move> {
     let own = |sq: Square| pos.piece_at(sq).filter(|p| p.color == pos.turn());
     let (from, to) = (
@@ -38,7 +38,7 @@ pub fn decode_move(pos: &Position, code: u16) -> Option<Move> {
     let piece = own(from)?;
     let mut list = MoveList::new();
     if own(to).is_some() {
-        pos.legal_moves(&mut list);
+        pos.castling_moves(&mut list);
     } else {
         pos.legal_moves_to(piece.role, to, &mut list);
     }

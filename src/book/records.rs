@@ -58,27 +58,33 @@ pub struct Batch {
     starts: Box<[usize; 257]>,
 }
 
-fn bucket(r: &Record) -> usize {
-    (r.key >> 56) as usize
+/// Copies `records` into `out` grouped by the byte of their key at bit `shift` (a counting
+/// sort on that byte, stable); returns where each group starts, and its end at index 256.
+fn group_by_byte(records: &[Record], shift: u32, out: &mut Vec<Record>) -> [usize; 257] {
+    let byte = |r: &Record| (r.key >> shift) as usize & 0xff;
+    let mut starts = [0usize; 257];
+    for r in records {
+        starts[byte(r) + 1] += 1;
+    }
+    for b in 0..256 {
+        starts[b + 1] += starts[b];
+    }
+    out.clear();
+    out.resize(records.len(), Record::default());
+    let mut at = starts;
+    for r in records {
+        let b = byte(r);
+        out[at[b]] = *r;
+        at[b] += 1;
+    }
+    starts
 }
 
 impl Batch {
-    /// Groups `records` by bucket.
+    /// Groups `records` by bucket (their key's top byte).
     pub fn new(records: &[Record]) -> Batch {
-        let mut starts = Box::new([0usize; 257]);
-        for r in records {
-            starts[bucket(r) + 1] += 1;
-        }
-        for b in 0..256 {
-            starts[b + 1] += starts[b];
-        }
-        let mut grouped = vec![Record::default(); records.len()];
-        let mut at = *starts;
-        for r in records {
-            let b = bucket(r);
-            grouped[at[b]] = *r;
-            at[b] += 1;
-        }
+        let mut grouped = Vec::new();
+        let starts = Box::new(group_by_byte(records, 56, &mut grouped));
         Batch {
             records: grouped,
             starts,
@@ -144,25 +150,11 @@ impl Records {
 /// keeps), then each small group sorted by comparison.
 fn sort_bucket(records: &mut [Record]) {
     thread_local! {
-        static SPREAD: std::cell::RefCell<Vec<Record>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    let group = |r: &Record| (r.key >> 48) as usize & 0xff;
-    let mut starts = [0usize; 257];
-    for r in records.iter() {
-        starts[group(r) + 1] += 1;
-    }
-    for g in 0..256 {
-        starts[g + 1] += starts[g];
+        static SPREAD: std::cell::RefCell<Vec<Record>> =
+            const { std::cell::RefCell::new(Vec::new()) };
     }
     SPREAD.with_borrow_mut(|spread| {
-        spread.clear();
-        spread.resize(records.len(), Record::default());
-        let mut at = starts;
-        for r in records.iter() {
-            let g = group(r);
-            spread[at[g]] = *r;
-            at[g] += 1;
-        }
+        let starts = group_by_byte(records, 48, spread);
         for g in 0..256 {
             spread[starts[g]..starts[g + 1]].sort_unstable();
         }
@@ -196,8 +188,9 @@ mod tests {
         let records: Vec<Record> = (0..50_000)
             .map(|_| {
                 let k = next();
-                // Few distinct keys and moves, so that many records sum.
-                let key = k & 0xff00_0000_0000_0007;
+                // Few distinct keys and moves, so that many records sum; both bytes the
+                // sort groups by vary.
+                let key = k & 0xff0f_0000_0000_0007;
                 Record::new(
                     key,
                     (k >> 20) as u16 % 3,

@@ -1,7 +1,8 @@
 //! `retrobook book build | probe | merge | export | backup`.
 
+use super::progress;
 use crate::{runtime, say, set_threads, usage, Failure};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use retrobook::book::build::BuildProgress;
 use retrobook::book::{
     backup, build, Backup, BackupSummary, Book, BookAnswer, BuildOptions, BuildSummary,
@@ -9,7 +10,6 @@ use retrobook::book::{
 use retrobook::chess::Position;
 use retrobook::retro::Observer;
 use serde_json::json;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -75,21 +75,10 @@ pub fn cmd_build(
         .filter_map(|a| std::fs::metadata(a).ok())
         .map(|m| m.len())
         .sum();
-    let show = !json && std::io::stderr().is_terminal();
-    let bar = ProgressBar::with_draw_target(
+    let bar = progress::bar(
         Some(size),
-        if show {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        },
-    );
-    bar.set_style(
-        ProgressStyle::with_template(
-            "[{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}), {msg} games  {elapsed} elapsed, ETA {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
+        !json,
+        "[{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}), {msg} games  {elapsed} elapsed, ETA {eta}",
     );
     bar.set_message("0");
     let progress = Bar(bar, AtomicU64::new(0));
@@ -116,26 +105,21 @@ pub fn cmd_build(
 /// A back-up as JSON: the value as a fraction (0..1) and the mark, or nulls.
 fn backup_json(b: Option<Backup>) -> (serde_json::Value, serde_json::Value) {
     match b {
-        Some(b) => (
-            json!(f64::from(b.value_permille) / 1000.0),
-            json!(b.path_dependent),
-        ),
+        Some(b) => (json!(b.value()), json!(b.path_dependent)),
         None => (serde_json::Value::Null, serde_json::Value::Null),
     }
 }
 
 /// A back-up in words, for the text output.
 fn backup_text(b: Option<Backup>) -> String {
-    match b {
-        Some(b) if b.path_dependent => {
-            format!(
-                "value {:.1}% (path-dependent)",
-                f64::from(b.value_permille) / 10.0
-            )
-        }
-        Some(b) => format!("value {:.1}%", f64::from(b.value_permille) / 10.0),
-        None => "value -".into(),
-    }
+    b.map_or("value -".into(), |b| {
+        let mark = if b.path_dependent {
+            " (path-dependent)"
+        } else {
+            ""
+        };
+        format!("value {:.1}%{mark}", 100.0 * b.value())
+    })
 }
 
 fn answer_json(fen: &str, pos: &Position, a: &BookAnswer) -> serde_json::Value {
@@ -275,21 +259,10 @@ fn backup_json_summary(s: &BackupSummary, book: &Path) -> serde_json::Value {
 
 /// `book backup`.
 pub fn cmd_backup(book: &Path, min_games: u32, json: bool) -> Result<(), Failure> {
-    let show = !json && std::io::stderr().is_terminal();
-    let bar = ProgressBar::with_draw_target(
+    let bar = progress::bar(
         None,
-        if show {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        },
-    );
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg:<6} [{bar:30}] {human_pos}/{human_len}  {elapsed} elapsed, ETA {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
+        !json,
+        "{msg:<6} [{bar:30}] {human_pos}/{human_len}  {elapsed} elapsed, ETA {eta}",
     );
     let progress = PhaseBar(bar);
     let s = backup(book, min_games, &progress).map_err(runtime)?;

@@ -3,3 +3,4 @@
 
 pub mod book;
 pub mod graph;
+pub mod progress;

@@ -30,6 +30,26 @@ pub fn run_ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
+/// Damaged copies of a good book file's `bytes`, by name: cut short, a byte flipped in the
+/// last entry and one in an earlier entry, and a foreign file as long as a header.
+pub fn damaged_books(bytes: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let flipped = |at: usize, bit: u8| {
+        let mut b = bytes.to_vec();
+        b[at] ^= bit;
+        b
+    };
+    let n = bytes.len();
+    vec![
+        ("truncated", bytes[..n - 5].to_vec()),
+        ("flipped", flipped(n - 3, 1)),
+        ("flipped-earlier", flipped(n - 20, 4)),
+        (
+            "foreign",
+            b"not a book at all, but long enough to hold a header..........".to_vec(),
+        ),
+    ]
+}
+
 /// Expected value of a line of the Gaviota sample files: `dm N` in the python-chess
 /// convention and, when present, `wdl W` (needed to tell mate from draw when N = 0).
 pub fn expected_dtm(line: &str) -> Option<(String, Option<retrobook::Dtm>)> {
