@@ -2,6 +2,7 @@
 //! decoded blocks that probes share.
 
 mod cache;
+pub mod codec;
 mod format;
 mod reader;
 mod writer;

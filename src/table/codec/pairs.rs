@@ -1,0 +1,249 @@
+//! Pair grammar (Re-Pair): the most frequent pairs of adjacent symbols are replaced by new
+//! symbols, round after round, until no pair repeats often enough or the symbol budget is
+//! spent. Runs of one value collapse into a handful of symbols of doubling length, and the
+//! patterns that piece placements repeat (a rank, a file, a whole board of one piece)
+//! become single symbols, so that the entropy coder after it sees far fewer, better
+//! separated symbols.
+//!
+//! The result is the same whatever the number of threads: the sequence is cut into chunks
+//! of a fixed size, pairs are only replaced inside a chunk, and counts are sums.
+
+use rayon::prelude::*;
+
+/// Chunk of the sequence that one task counts or rewrites.
+const CHUNK: usize = 1 << 20;
+
+/// The grammar: leaf symbols `0..leaves` are values; symbol `leaves + i` expands to the
+/// expansion of `pairs[i][0]` followed by that of `pairs[i][1]`, both smaller symbols.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Grammar {
+    /// Number of leaf symbols.
+    pub leaves: u16,
+    /// The pair each non-leaf symbol stands for.
+    pub pairs: Vec<[u16; 2]>,
+}
+
+impl Grammar {
+    /// Number of symbols, leaves included.
+    pub fn symbols(&self) -> usize {
+        self.leaves as usize + self.pairs.len()
+    }
+
+    /// How many values each symbol expands to.
+    pub fn lengths(&self) -> Vec<u64> {
+        let mut len = vec![1u64; self.leaves as usize];
+        for &[a, b] in &self.pairs {
+            len.push(len[a as usize] + len[b as usize]);
+        }
+        len
+    }
+
+    /// Appends the values `sym` expands to.
+    #[cfg(test)]
+    pub fn expand(&self, sym: u16, out: &mut Vec<u16>) {
+        if sym < self.leaves {
+            out.push(sym);
+        } else {
+            let [a, b] = self.pairs[(sym - self.leaves) as usize];
+            self.expand(a, out);
+            self.expand(b, out);
+        }
+    }
+}
+
+/// Limits of the grammar.
+#[derive(Copy, Clone, Debug)]
+pub struct PairOptions {
+    /// Most symbols, leaves included (at most 65,536).
+    pub max_symbols: usize,
+    /// A pair is replaced only if it occurs at least this often.
+    pub min_count: u32,
+    /// Most pairs replaced in one round.
+    pub per_round: usize,
+    /// A pair is replaced in a round only if it occurs at least 1/`spread` as often as the
+    /// most frequent pair of the round (so that rare pairs wait for better partners).
+    pub spread: u32,
+    /// Longest expansion of a symbol.
+    pub max_len: u64,
+}
+
+impl Default for PairOptions {
+    fn default() -> Self {
+        PairOptions {
+            max_symbols: 4096,
+            min_count: 8,
+            per_round: 256,
+            spread: 4,
+            max_len: u32::MAX as u64,
+        }
+    }
+}
+
+/// Counts the non-overlapping occurrences of every pair in `seq` (a run of k equal symbols
+/// holds k/2 pairs of them) into a dense `alphabet`² table.
+fn count_pairs(seq: &[u16], alphabet: usize) -> Vec<u32> {
+    let chunks = seq.len().div_ceil(CHUNK);
+    (0..chunks)
+        .into_par_iter()
+        .fold(
+            || vec![0u32; alphabet * alphabet],
+            |mut counts, c| {
+                let start = c * CHUNK;
+                let end = (start + CHUNK).min(seq.len());
+                let mut i = start;
+                while i + 1 < end {
+                    let (a, b) = (seq[i] as usize, seq[i + 1] as usize);
+                    counts[a * alphabet + b] += 1;
+                    i += if a == b && i + 2 < end && seq[i + 2] as usize == a {
+                        2
+                    } else {
+                        1
+                    };
+                }
+                counts
+            },
+        )
+        .reduce_with(|mut a, b| {
+            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+            a
+        })
+        .unwrap_or_default()
+}
+
+/// Replaces, chunk by chunk and left to right, every occurrence of a chosen pair; `left[a]`
+/// is the pair that starts with `a` and its new symbol. Returns the new length.
+fn replace(seq: &mut [u16], left: &[Option<(u16, u16)>]) -> usize {
+    let lens: Vec<usize> = seq
+        .par_chunks_mut(CHUNK)
+        .map(|chunk| {
+            let (mut r, mut w) = (0, 0);
+            while r < chunk.len() {
+                let a = chunk[r];
+                if let Some((b, new)) = left[a as usize] {
+                    if r + 1 < chunk.len() && chunk[r + 1] == b {
+                        chunk[w] = new;
+                        w += 1;
+                        r += 2;
+                        continue;
+                    }
+                }
+                chunk[w] = a;
+                w += 1;
+                r += 1;
+            }
+            w
+        })
+        .collect();
+    let mut at = 0;
+    for (c, len) in lens.into_iter().enumerate() {
+        seq.copy_within(c * CHUNK..c * CHUNK + len, at);
+        at += len;
+    }
+    at
+}
+
+/// Builds a grammar for `seq` (symbols below `leaves`) and rewrites `seq` into it.
+pub fn build(seq: &mut Vec<u16>, leaves: u16, opts: &PairOptions) -> Grammar {
+    let mut g = Grammar {
+        leaves,
+        pairs: Vec::new(),
+    };
+    let mut lengths: Vec<u64> = vec![1; leaves as usize];
+    let max_symbols = opts.max_symbols.min(1 << 16);
+    while g.symbols() < max_symbols && seq.len() > 1 {
+        let alphabet = g.symbols();
+        let counts = count_pairs(seq, alphabet);
+        let mut candidates: Vec<(u32, u16, u16)> = counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c >= opts.min_count)
+            .map(|(i, &c)| (c, (i / alphabet) as u16, (i % alphabet) as u16))
+            .collect();
+        if candidates.is_empty() {
+            break;
+        }
+        candidates.sort_unstable_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+        let floor = (candidates[0].0 / opts.spread.max(1)).max(opts.min_count);
+        let mut used = vec![false; alphabet];
+        let mut left: Vec<Option<(u16, u16)>> = vec![None; alphabet];
+        let mut added = 0;
+        for &(c, a, b) in &candidates {
+            if c < floor || added == opts.per_round || g.symbols() >= max_symbols {
+                break;
+            }
+            let len = lengths[a as usize] + lengths[b as usize];
+            if used[a as usize] || used[b as usize] || len > opts.max_len {
+                continue;
+            }
+            used[a as usize] = true;
+            used[b as usize] = true;
+            let new = g.symbols() as u16;
+            left[a as usize] = Some((b, new));
+            g.pairs.push([a, b]);
+            lengths.push(len);
+            added += 1;
+        }
+        if added == 0 {
+            break;
+        }
+        let n = replace(seq, &left);
+        seq.truncate(n);
+    }
+    g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand_all(g: &Grammar, seq: &[u16]) -> Vec<u16> {
+        let mut out = Vec::new();
+        for &s in seq {
+            g.expand(s, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn runs_and_patterns_round_trip() {
+        let mut input = Vec::new();
+        for i in 0..300_000u32 {
+            input.push(match i % 1000 {
+                0..=700 => 0,
+                701..=900 => (i / 7 % 3) as u16,
+                _ => (i.wrapping_mul(2_654_435_761) >> 29) as u16 % 5,
+            });
+        }
+        let mut seq = input.clone();
+        let g = build(&mut seq, 5, &PairOptions::default());
+        assert!(seq.len() < input.len() / 10, "{} symbols left", seq.len());
+        assert_eq!(expand_all(&g, &seq), input);
+        let lengths = g.lengths();
+        let total: u64 = seq.iter().map(|&s| lengths[s as usize]).sum();
+        assert_eq!(total, input.len() as u64);
+    }
+
+    #[test]
+    fn respects_limits() {
+        let input: Vec<u16> = (0..100_000u32).map(|i| (i % 2) as u16).collect();
+        let mut seq = input.clone();
+        let opts = PairOptions {
+            max_symbols: 10,
+            max_len: 16,
+            ..PairOptions::default()
+        };
+        let g = build(&mut seq, 2, &opts);
+        assert!(g.symbols() <= 10);
+        assert!(g.lengths().iter().all(|&l| l <= 16));
+        assert_eq!(expand_all(&g, &seq), input);
+    }
+
+    #[test]
+    fn tiny_inputs() {
+        for input in [vec![], vec![3u16], vec![1, 1]] {
+            let mut seq = input.clone();
+            let g = build(&mut seq, 4, &PairOptions::default());
+            assert_eq!(expand_all(&g, &seq), input);
+        }
+    }
+}

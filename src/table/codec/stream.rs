@@ -1,0 +1,638 @@
+//! A compressed stream of small values with random access: a pair grammar over the values,
+//! Huffman codes of the grammar's symbols, packed whole into blocks of a fixed number of
+//! bytes. A value is found by locating its block (a hint per span of values narrows a binary
+//! search over the blocks' first values), decoding codes from the block's start until the
+//! symbol that covers it, and walking down that symbol's pairs. Nothing is decompressed
+//! into memory: one probe reads one block of the mapped file.
+//!
+//! Layout, all integers little-endian, offsets relative to the start of the stream:
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  values N (at most 2^32 - 1)
+//!      8     4  leaf symbols L (the distinct values)
+//!     12     4  symbols S (leaves and pairs)
+//!     16     4  blocks K (0: every value is leaf 0)
+//!     20     1  log2 of the bytes per block
+//!     21     1  log2 of the values per hint span
+//!     22     1  log2 of the bytes per check group
+//!     23     1  reserved, zero
+//!     24     4  offset of the blocks (a multiple of 64)
+//!     28     4  offset of the check-group CRC-32s
+//!     32     4  total length of the stream
+//!     36     4  CRC-32 of the group CRC-32s
+//!     40    20  reserved, zero
+//!     60     4  CRC-32 of bytes 0..60 and of everything from 64 up to the blocks
+//!     64  2L    value of each leaf symbol (u16)
+//!         S     code length of each symbol (0: the symbol has no code)
+//!     4(S-L)    the pair of each symbol from L on (two u16, both smaller symbols)
+//!         4K    first value of each block (u32)
+//!     4(H+1)    block holding value j * 2^hint for j = 0..H, H = ceil(N / 2^hint),
+//!               and K - 1 last
+//!               zero padding to a multiple of 64
+//!  blocks 2^b K  the blocks: canonical Huffman codes, most significant bit first, padded
+//!               with zero bits; a block holds whole codes only
+//!         8     zero (a decoder reads 8 bytes at a time)
+//!   crcs  4G    CRC-32 of each check group of 2^c bytes of the blocks (the last shorter)
+//! ```
+//!
+//! The blocks are checked lazily: the first probe into a check group checksums the group
+//! and remembers it in a bitmap; a damaged group fails every probe into it.
+
+use super::huffman::{canonical_codes, code_lengths, Decoder};
+use super::pairs::{self, Grammar, PairOptions};
+use crate::table::format::{get_u32, get_u64, put_u32, put_u64};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+const DESCRIPTOR_LEN: usize = 64;
+/// Bytes a decoder may read past the last block.
+const SLACK: usize = 8;
+
+/// How a stream is compressed.
+#[derive(Copy, Clone, Debug)]
+pub struct StreamOptions {
+    /// log2 of the bytes per block.
+    pub block_log: u32,
+    /// log2 of the bytes per check group (at least `block_log`).
+    pub check_log: u32,
+    /// Average number of blocks per hint span (a power of two).
+    pub blocks_per_hint: u64,
+    /// The pair grammar's limits.
+    pub pairs: PairOptions,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        StreamOptions {
+            block_log: 5,
+            check_log: 12,
+            blocks_per_hint: 8,
+            pairs: PairOptions::default(),
+        }
+    }
+}
+
+/// Why a value could not be read.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StreamError {
+    /// The checksum of the check group holding block `.0` does not match.
+    Checksum(u32),
+    /// Block `.0` does not decode as its index says (the file is damaged).
+    Corrupt(u32),
+}
+
+/// Compresses `values` (each below `leaf_values.len()`, which name the value of each leaf
+/// symbol) into a stream's bytes.
+pub fn encode(mut values: Vec<u16>, leaf_values: &[u16], opts: &StreamOptions) -> Vec<u8> {
+    let n = values.len() as u64;
+    assert!(n < 1 << 32, "a stream holds fewer than 2^32 values");
+    let leaves = leaf_values.len() as u16;
+    if values.par_iter().all(|&v| v == values[0]) {
+        // Every value is the same: no blocks, and leaf symbol 0 names the value.
+        let mut lv = leaf_values.to_vec();
+        lv.swap(0, values.first().copied().unwrap_or(0) as usize);
+        let g = Grammar {
+            leaves,
+            pairs: Vec::new(),
+        };
+        return write(n, &lv, &g, &vec![0; leaves as usize], &[], &[], 0, opts);
+    }
+    let grammar = pairs::build(&mut values, leaves, &opts.pairs);
+    let mut freq = vec![0u64; grammar.symbols()];
+    for &s in &values {
+        freq[s as usize] += 1;
+    }
+    let lengths = code_lengths(&freq);
+    let (blocks, starts) = pack(&values, &grammar, &lengths, opts.block_log);
+    let k = starts.len() as u64;
+    let hint_log = (n * opts.blocks_per_hint)
+        .div_ceil(k.max(1))
+        .next_power_of_two()
+        .trailing_zeros();
+    write(
+        n,
+        leaf_values,
+        &grammar,
+        &lengths,
+        &blocks,
+        &starts,
+        hint_log,
+        opts,
+    )
+}
+
+/// Packs the codes of `seq` into blocks; returns the blocks and each block's first value.
+fn pack(seq: &[u16], g: &Grammar, lengths: &[u8], block_log: u32) -> (Vec<u8>, Vec<u32>) {
+    let codes = canonical_codes(lengths);
+    let sym_len = g.lengths();
+    let block_bits = 8u32 << block_log;
+    let mut blocks: Vec<u8> = Vec::new();
+    let mut starts = Vec::new();
+    let mut block = vec![0u8; 1 << block_log];
+    let mut used = block_bits; // no block open yet
+    let mut value = 0u64;
+    for &s in seq {
+        let (code, l) = (codes[s as usize], lengths[s as usize] as u32);
+        if used + l > block_bits {
+            if !starts.is_empty() {
+                blocks.extend_from_slice(&block);
+            }
+            block.fill(0);
+            starts.push(value as u32);
+            used = 0;
+        }
+        for i in 0..l {
+            if code >> (l - 1 - i) & 1 == 1 {
+                let at = used + i;
+                block[(at / 8) as usize] |= 0x80 >> (at % 8);
+            }
+        }
+        used += l;
+        value += sym_len[s as usize];
+    }
+    if !starts.is_empty() {
+        blocks.extend_from_slice(&block);
+    }
+    (blocks, starts)
+}
+
+/// The hint table: for each span of 2^`hint_log` values, the block holding its first value.
+fn hints(n: u64, starts: &[u32], hint_log: u32) -> Vec<u32> {
+    let spans = n.div_ceil(1 << hint_log);
+    let mut out = Vec::with_capacity(spans as usize + 1);
+    let mut b = 0usize;
+    for j in 0..spans {
+        let v = j << hint_log;
+        while b + 1 < starts.len() && u64::from(starts[b + 1]) <= v {
+            b += 1;
+        }
+        out.push(b as u32);
+    }
+    out.push(starts.len().saturating_sub(1) as u32);
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write(
+    n: u64,
+    leaf_values: &[u16],
+    g: &Grammar,
+    lengths: &[u8],
+    blocks: &[u8],
+    starts: &[u32],
+    hint_log: u32,
+    opts: &StreamOptions,
+) -> Vec<u8> {
+    let mut out = vec![0u8; DESCRIPTOR_LEN];
+    for v in leaf_values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(lengths);
+    for p in &g.pairs {
+        out.extend_from_slice(&p[0].to_le_bytes());
+        out.extend_from_slice(&p[1].to_le_bytes());
+    }
+    for s in starts {
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    if !starts.is_empty() {
+        for h in hints(n, starts, hint_log) {
+            out.extend_from_slice(&h.to_le_bytes());
+        }
+    }
+    out.resize(out.len().next_multiple_of(64), 0);
+    let blocks_at = out.len();
+    out.extend_from_slice(blocks);
+    out.extend_from_slice(&[0; SLACK]);
+    let crcs_at = out.len();
+    let group = 1usize << opts.check_log;
+    let crcs: Vec<u32> = blocks.par_chunks(group).map(crc32fast::hash).collect();
+    for c in &crcs {
+        out.extend_from_slice(&c.to_le_bytes());
+    }
+    let d = &mut out[..DESCRIPTOR_LEN];
+    put_u64(d, 0, n);
+    put_u32(d, 8, leaf_values.len() as u32);
+    put_u32(d, 12, g.symbols() as u32);
+    put_u32(d, 16, starts.len() as u32);
+    d[20] = opts.block_log as u8;
+    d[21] = hint_log as u8;
+    d[22] = opts.check_log as u8;
+    put_u32(d, 24, blocks_at as u32);
+    put_u32(d, 28, crcs_at as u32);
+    let total = out.len();
+    put_u32(&mut out, 32, total as u32);
+    let crcs_crc = crc32fast::hash(&out[crcs_at..]);
+    put_u32(&mut out, 36, crcs_crc);
+    let crc = index_crc(&out, blocks_at);
+    put_u32(&mut out, 60, crc);
+    out
+}
+
+/// CRC-32 of the descriptor (without its own checksum) and the tables after it.
+fn index_crc(bytes: &[u8], blocks_at: usize) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&bytes[..60]);
+    h.update(&bytes[DESCRIPTOR_LEN..blocks_at]);
+    h.finalize()
+}
+
+/// An open stream: its tables decoded at open, its blocks read in place from the file.
+#[derive(Debug)]
+pub struct Stream {
+    n: u64,
+    leaf_values: Vec<u16>,
+    leaves: u16,
+    pairs: Vec<[u16; 2]>,
+    /// Values each symbol expands to.
+    lengths: Vec<u32>,
+    decoder: Decoder,
+    blocks: u32,
+    block_log: u32,
+    hint_log: u32,
+    check_log: u32,
+    /// Absolute offsets (in the file) of the block starts, hints, blocks and group CRCs.
+    starts_at: usize,
+    hints_at: usize,
+    blocks_at: usize,
+    crcs_at: usize,
+    /// One bit per check group: checked and found sound.
+    checked: Box<[AtomicU64]>,
+}
+
+impl Stream {
+    /// Parses and checks the stream at `at` in `file`, of at most `len` bytes.
+    pub fn open(file: &[u8], at: usize, len: usize) -> Result<Stream, String> {
+        let bytes = file
+            .get(at..at.saturating_add(len))
+            .ok_or("stream runs past the end of the file (truncated?)")?;
+        if bytes.len() < DESCRIPTOR_LEN {
+            return Err("stream descriptor truncated".into());
+        }
+        let n = get_u64(bytes, 0);
+        let leaves = get_u32(bytes, 8) as usize;
+        let symbols = get_u32(bytes, 12) as usize;
+        let blocks = get_u32(bytes, 16);
+        let (block_log, hint_log, check_log) =
+            (bytes[20] as u32, bytes[21] as u32, bytes[22] as u32);
+        let blocks_at = get_u32(bytes, 24) as usize;
+        let crcs_at = get_u32(bytes, 28) as usize;
+        let total = get_u32(bytes, 32) as usize;
+        if total != len {
+            return Err(format!(
+                "stream is {len} bytes, its descriptor says {total} (truncated?)"
+            ));
+        }
+        if n >= 1 << 32
+            || leaves == 0
+            || leaves > 1 << 16
+            || symbols < leaves
+            || symbols > 1 << 16
+            || !(3..=16).contains(&block_log)
+            || !(block_log..=24).contains(&check_log)
+            || hint_log > 40
+        {
+            return Err("stream descriptor out of range (file corrupted)".into());
+        }
+        let spans = if blocks == 0 {
+            0
+        } else {
+            n.div_ceil(1 << hint_log) as usize + 1
+        };
+        let tables_len =
+            2 * leaves + symbols + 4 * (symbols - leaves) + 4 * blocks as usize + 4 * spans;
+        let block_bytes = (blocks as usize) << block_log;
+        let groups = block_bytes.div_ceil(1 << check_log);
+        if DESCRIPTOR_LEN + tables_len > blocks_at
+            || blocks_at % 64 != 0
+            || blocks_at + block_bytes + SLACK != crcs_at
+            || crcs_at + 4 * groups != total
+        {
+            return Err("stream layout does not add up (file corrupted)".into());
+        }
+        if index_crc(bytes, blocks_at) != get_u32(bytes, 60) {
+            return Err("stream index checksum mismatch (file corrupted)".into());
+        }
+        if crc32fast::hash(&bytes[crcs_at..]) != get_u32(bytes, 36) {
+            return Err("stream block checksums damaged (file corrupted)".into());
+        }
+        let mut p = DESCRIPTOR_LEN;
+        let leaf_values: Vec<u16> = (0..leaves)
+            .map(|i| u16::from_le_bytes([bytes[p + 2 * i], bytes[p + 2 * i + 1]]))
+            .collect();
+        p += 2 * leaves;
+        let code_lengths = &bytes[p..p + symbols];
+        p += symbols;
+        let mut pairs = Vec::with_capacity(symbols - leaves);
+        let mut lengths: Vec<u32> = vec![1; leaves];
+        for s in leaves..symbols {
+            let a = u16::from_le_bytes([bytes[p], bytes[p + 1]]);
+            let b = u16::from_le_bytes([bytes[p + 2], bytes[p + 3]]);
+            p += 4;
+            if a as usize >= s || b as usize >= s {
+                return Err("stream grammar refers forward (file corrupted)".into());
+            }
+            let len = u64::from(lengths[a as usize]) + u64::from(lengths[b as usize]);
+            lengths.push(u32::try_from(len).map_err(|_| "stream symbol too long")?);
+            pairs.push([a, b]);
+        }
+        let decoder = Decoder::new(code_lengths).map_err(|e| format!("stream {e}"))?;
+        let starts_at = at + p;
+        let hints_at = starts_at + 4 * blocks as usize;
+        let s = Stream {
+            n,
+            leaf_values,
+            leaves: leaves as u16,
+            pairs,
+            lengths,
+            decoder,
+            blocks,
+            block_log,
+            hint_log,
+            check_log,
+            starts_at,
+            hints_at,
+            blocks_at: at + blocks_at,
+            crcs_at: at + crcs_at,
+            checked: (0..groups.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        };
+        s.check_index(file)?;
+        Ok(s)
+    }
+
+    /// Block starts increase from 0 and stay below N; hints point to blocks that exist.
+    fn check_index(&self, file: &[u8]) -> Result<(), String> {
+        let mut prev = 0u32;
+        for b in 0..self.blocks {
+            let s = self.start(file, b);
+            if (b == 0 && s != 0) || (b > 0 && s <= prev) || u64::from(s) >= self.n {
+                return Err("stream block index out of order (file corrupted)".into());
+            }
+            prev = s;
+        }
+        if self.blocks > 0 {
+            let spans = self.n.div_ceil(1 << self.hint_log) as usize;
+            for j in 0..=spans {
+                if self.hint(file, j) >= self.blocks {
+                    return Err("stream hint out of range (file corrupted)".into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    /// True when the stream holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    #[inline]
+    fn start(&self, file: &[u8], b: u32) -> u32 {
+        get_u32(file, self.starts_at + 4 * b as usize)
+    }
+
+    #[inline]
+    fn hint(&self, file: &[u8], j: usize) -> u32 {
+        get_u32(file, self.hints_at + 4 * j)
+    }
+
+    /// The block holding value `idx` (< N).
+    #[inline]
+    fn locate(&self, file: &[u8], idx: u64) -> u32 {
+        let j = (idx >> self.hint_log) as usize;
+        let (mut lo, mut hi) = (self.hint(file, j), self.hint(file, j + 1));
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if u64::from(self.start(file, mid)) <= idx {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+
+    /// Checks the check group holding block `b` once.
+    #[inline]
+    fn check_block(&self, file: &[u8], b: u32) -> Result<(), StreamError> {
+        let g = ((b as usize) << self.block_log) >> self.check_log;
+        let (word, bit) = (&self.checked[g / 64], 1u64 << (g % 64));
+        if word.load(Relaxed) & bit != 0 {
+            return Ok(());
+        }
+        let from = self.blocks_at + (g << self.check_log);
+        let to = (from + (1 << self.check_log)).min(self.crcs_at - SLACK);
+        if crc32fast::hash(&file[from..to]) != get_u32(file, self.crcs_at + 4 * g) {
+            return Err(StreamError::Checksum(b));
+        }
+        word.fetch_or(bit, Relaxed);
+        Ok(())
+    }
+
+    /// The value at `idx` (< N).
+    #[inline]
+    pub fn get(&self, file: &[u8], idx: u64) -> Result<u16, StreamError> {
+        if self.blocks == 0 {
+            return Ok(self.leaf_values[0]);
+        }
+        let b = self.locate(file, idx);
+        self.check_block(file, b)?;
+        let mut off = idx - u64::from(self.start(file, b));
+        let base = self.blocks_at + ((b as usize) << self.block_log);
+        let end = 8u32 << self.block_log;
+        let mut bit = 0u32;
+        while bit < end {
+            let at = base + (bit >> 3) as usize;
+            let bytes: [u8; 8] = file[at..at + 8].try_into().expect("8 bytes");
+            let w = u64::from_be_bytes(bytes) << (bit & 7);
+            let Some((sym, l)) = self.decoder.decode(w) else {
+                break;
+            };
+            bit += l;
+            let len = u64::from(self.lengths[sym as usize]);
+            if off < len {
+                if bit > end {
+                    break;
+                }
+                return Ok(self.leaf_values[self.descend(sym, off as u32) as usize]);
+            }
+            off -= len;
+        }
+        Err(StreamError::Corrupt(b))
+    }
+
+    /// The leaf at offset `off` of the expansion of `sym`.
+    #[inline]
+    fn descend(&self, mut sym: u16, mut off: u32) -> u16 {
+        while sym >= self.leaves {
+            let [a, b] = self.pairs[(sym - self.leaves) as usize];
+            let la = self.lengths[a as usize];
+            if off < la {
+                sym = a;
+            } else {
+                off -= la;
+                sym = b;
+            }
+        }
+        sym
+    }
+
+    /// Every value in order, decoded in parallel, every check group checked.
+    pub fn decode_all(&self, file: &[u8]) -> Result<Vec<u16>, StreamError> {
+        let mut out = vec![0u16; self.n as usize];
+        if self.blocks == 0 {
+            out.fill(self.leaf_values[0]);
+            return Ok(out);
+        }
+        // Split the output at block starts so that each block decodes into its own slice.
+        let mut slices = Vec::with_capacity(self.blocks as usize);
+        let mut rest = &mut out[..];
+        for b in 0..self.blocks {
+            let end = if b + 1 < self.blocks {
+                self.start(file, b + 1)
+            } else {
+                self.n as u32
+            };
+            let (head, tail) = rest.split_at_mut((end - self.start(file, b)) as usize);
+            slices.push((b, head));
+            rest = tail;
+        }
+        slices
+            .into_par_iter()
+            .try_for_each(|(b, slice)| self.decode_block(file, b, slice))?;
+        Ok(out)
+    }
+
+    /// Decodes block `b` whole into `out`, which has exactly its number of values.
+    fn decode_block(&self, file: &[u8], b: u32, out: &mut [u16]) -> Result<(), StreamError> {
+        self.check_block(file, b)?;
+        let base = self.blocks_at + ((b as usize) << self.block_log);
+        let end = 8u32 << self.block_log;
+        let (mut bit, mut filled) = (0u32, 0usize);
+        let mut stack = Vec::new();
+        while filled < out.len() {
+            let at = base + (bit >> 3) as usize;
+            let bytes: [u8; 8] = file[at..at + 8].try_into().expect("8 bytes");
+            let w = u64::from_be_bytes(bytes) << (bit & 7);
+            let (sym, l) = self.decoder.decode(w).ok_or(StreamError::Corrupt(b))?;
+            bit += l;
+            if bit > end || filled + self.lengths[sym as usize] as usize > out.len() {
+                return Err(StreamError::Corrupt(b));
+            }
+            stack.push(sym);
+            while let Some(s) = stack.pop() {
+                if s < self.leaves {
+                    out[filled] = self.leaf_values[s as usize];
+                    filled += 1;
+                } else {
+                    let [x, y] = self.pairs[(s - self.leaves) as usize];
+                    stack.push(y);
+                    stack.push(x);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(n: usize, seed: u64) -> Vec<u16> {
+        let mut x = seed;
+        let mut out = Vec::with_capacity(n);
+        let mut run = 0u16;
+        for i in 0..n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x % 17 == 0 {
+                run = (x >> 20) as u16 % 6;
+            }
+            out.push(if i % 64 < 3 { 5 } else { run });
+        }
+        out
+    }
+
+    fn check(values: &[u16], leaf_values: &[u16], opts: &StreamOptions) -> usize {
+        let bytes = encode(values.to_vec(), leaf_values, opts);
+        let mut file = vec![0xAAu8; 8];
+        file.extend_from_slice(&bytes);
+        let s = Stream::open(&file, 8, bytes.len()).unwrap();
+        assert_eq!(s.len(), values.len() as u64);
+        for (i, &v) in values.iter().enumerate() {
+            assert_eq!(
+                s.get(&file, i as u64),
+                Ok(leaf_values[v as usize]),
+                "value {i}"
+            );
+        }
+        let all = s.decode_all(&file).unwrap();
+        assert!(all
+            .iter()
+            .zip(values)
+            .all(|(&a, &v)| a == leaf_values[v as usize]));
+        bytes.len()
+    }
+
+    #[test]
+    fn round_trips() {
+        let leaf_values = [10, 11, 12, 13, 14, 15];
+        let values = sample(200_000, 7);
+        for block_log in [5, 6, 8] {
+            let opts = StreamOptions {
+                block_log,
+                ..StreamOptions::default()
+            };
+            let size = check(&values, &leaf_values, &opts);
+            assert!(size < values.len() / 8, "{size} bytes");
+        }
+        check(&[3], &leaf_values, &StreamOptions::default());
+        check(&[1, 2], &leaf_values, &StreamOptions::default());
+        check(&vec![4; 10_000], &leaf_values, &StreamOptions::default());
+        check(&[], &leaf_values, &StreamOptions::default());
+    }
+
+    #[test]
+    fn damage_is_detected() {
+        let leaf_values = [0, 1, 2, 3, 4, 5];
+        let values = sample(100_000, 3);
+        let bytes = encode(values.clone(), &leaf_values, &StreamOptions::default());
+        let blocks_at = get_u32(&bytes, 24) as usize;
+        let crcs_at = get_u32(&bytes, 28) as usize;
+        // A flipped bit in the blocks: the probes into that group fail, the others answer.
+        let mut bad = bytes.clone();
+        let hit = blocks_at + (crcs_at - blocks_at) / 2;
+        bad[hit] ^= 0x10;
+        let s = Stream::open(&bad, 0, bad.len()).unwrap();
+        let (mut failed, mut answered) = (0, 0);
+        for (i, &v) in values.iter().enumerate() {
+            match s.get(&bad, i as u64) {
+                Ok(x) => {
+                    assert_eq!(x, v);
+                    answered += 1;
+                }
+                Err(StreamError::Checksum(_)) => failed += 1,
+                Err(e) => panic!("{e:?}"),
+            }
+        }
+        assert!(failed > 0 && answered > 0);
+        assert!(s.decode_all(&bad).is_err());
+        // A flipped bit in the tables is refused at open.
+        let mut bad = bytes.clone();
+        bad[DESCRIPTOR_LEN + 3] ^= 1;
+        assert!(Stream::open(&bad, 0, bad.len()).is_err());
+        // A cut stream is refused.
+        assert!(Stream::open(&bytes[..bytes.len() - 1], 0, bytes.len() - 1).is_err());
+        assert!(Stream::open(&bytes, 0, bytes.len() + 1).is_err());
+    }
+}
