@@ -1,12 +1,17 @@
-//! Probe speed, one thread, on the same 1,000 random legal positions of KQvKR, KRvKN and
-//! KRvKP: retrobook with a warm block cache and with the cache dropped before every probe,
-//! against shakmaty-syzygy probing the Syzygy files of the same tables (WDL, and DTZ as the
-//! nearest thing Syzygy has to a distance), side by side in one run.
+//! Probe speed, one thread, against shakmaty-syzygy probing the Syzygy files of the same
+//! tables (WDL, and DTZ as the nearest thing Syzygy has to a distance), side by side in one
+//! run:
+//! - `probe`: the same 1,000 random legal positions of KQvKR, KRvKN and KRvKP, probed again
+//!   and again (warm), and with retrobook's DTM cache dropped before every probe;
+//! - `probe-cold-5`: 100,000 random legal positions of KQRvKR, each probed once per pass,
+//!   so that nearly every probe reads a block no earlier probe of the pass has read, as
+//!   probes from inside a search do; retrobook's DTM cache is dropped before each pass.
 //!
-//! Run: `cargo bench --bench probe`. Tables are built once into `target/bench-tables`; the
-//! Syzygy files are read from `../shared/data/syzygy` (or `RETROBOOK_SYZYGY`).
+//! Run: `cargo bench --bench probe`. Tables are built once into `target/bench-tables` (the
+//! five-piece table and its sub-tables take some minutes the first time); the Syzygy files
+//! are read from `../shared/data/syzygy` (or `RETROBOOK_SYZYGY`).
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use retrobook::chess::{Color, Position};
 use retrobook::generate::{generate, plan};
 use retrobook::material::Material;
@@ -17,13 +22,21 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const TABLES: [&str; 3] = ["KQvKR", "KRvKN", "KRvKP"];
+/// The five-piece table of the cold probes.
+const COLD_TABLE: &str = "KQRvKR";
+/// Positions per pass of the cold probes.
+const COLD_POSITIONS: usize = 100_000;
 
 fn tables() -> Tablebase {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-tables");
     std::fs::create_dir_all(&dir).expect("bench tables folder");
     let mut tb = Tablebase::new();
     let _ = tb.add_dir_lenient(&dir);
-    let targets: Vec<Material> = TABLES.iter().map(|s| s.parse().unwrap()).collect();
+    let targets: Vec<Material> = TABLES
+        .iter()
+        .chain([&COLD_TABLE])
+        .map(|s| s.parse().unwrap())
+        .collect();
     for m in plan(&targets, &tb) {
         let r = generate(m, &tb, &dir, &Silent).expect("table builds");
         tb.add_file(&r.path).expect("table opens");
@@ -50,15 +63,30 @@ fn positions(tb: &Tablebase, m: &Material, n: usize) -> Vec<Position> {
     out
 }
 
-fn bench_probe(c: &mut Criterion) {
-    let tb = tables();
-    let syzygy_dir = std::env::var_os("RETROBOOK_SYZYGY")
+/// The same positions as shakmaty sees them.
+fn as_shakmaty(ours: &[Position]) -> Vec<Chess> {
+    ours.iter()
+        .map(|p| {
+            let fen: Fen = p.to_string().parse().unwrap();
+            fen.into_position(CastlingMode::Standard).unwrap()
+        })
+        .collect()
+}
+
+fn syzygy() -> shakmaty_syzygy::Tablebase<Chess> {
+    let dir = std::env::var_os("RETROBOOK_SYZYGY")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/syzygy"));
     let mut syzygy = shakmaty_syzygy::Tablebase::<Chess>::new();
     syzygy
-        .add_directory(&syzygy_dir)
+        .add_directory(&dir)
         .expect("Syzygy files (set RETROBOOK_SYZYGY)");
+    syzygy
+}
+
+fn bench_probe(c: &mut Criterion) {
+    let tb = tables();
+    let syzygy = syzygy();
 
     let mut group = c.benchmark_group("probe");
     group
@@ -67,13 +95,7 @@ fn bench_probe(c: &mut Criterion) {
     for sig in TABLES {
         let m: Material = sig.parse().unwrap();
         let ours = positions(&tb, &m, 1000);
-        let theirs: Vec<Chess> = ours
-            .iter()
-            .map(|p| {
-                let fen: Fen = p.to_string().parse().unwrap();
-                fen.into_position(CastlingMode::Standard).unwrap()
-            })
-            .collect();
+        let theirs = as_shakmaty(&ours);
         // Each iteration probes all 1,000 positions: reported times are per 1,000 probes.
         group.bench_function(format!("{sig}/wdl/retrobook-warm"), |b| {
             b.iter(|| {
@@ -121,5 +143,56 @@ fn bench_probe(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_probe);
+fn bench_cold(c: &mut Criterion) {
+    let tb = tables();
+    let syzygy = syzygy();
+    let m: Material = COLD_TABLE.parse().unwrap();
+    let ours = positions(&tb, &m, COLD_POSITIONS);
+    let theirs = as_shakmaty(&ours);
+    let mut group = c.benchmark_group("probe-cold-5");
+    // Each iteration is one pass over all positions: reported figures are per probe.
+    group
+        .throughput(Throughput::Elements(COLD_POSITIONS as u64))
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(10));
+    group.bench_function(format!("{COLD_TABLE}/wdl/retrobook"), |b| {
+        b.iter(|| {
+            for p in &ours {
+                black_box(tb.probe_wdl(p).unwrap());
+            }
+        })
+    });
+    group.bench_function(format!("{COLD_TABLE}/wdl/shakmaty-syzygy"), |b| {
+        b.iter(|| {
+            for p in &theirs {
+                black_box(syzygy.probe_wdl_after_zeroing(p).unwrap());
+            }
+        })
+    });
+    group.bench_function(format!("{COLD_TABLE}/dtm/retrobook"), |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                tb.clear_cache();
+                let start = Instant::now();
+                for p in &ours {
+                    black_box(tb.probe_dtm(p).unwrap());
+                }
+                total += start.elapsed();
+            }
+            total
+        })
+    });
+    group.bench_function(format!("{COLD_TABLE}/dtz/shakmaty-syzygy"), |b| {
+        b.iter(|| {
+            for p in &theirs {
+                black_box(syzygy.probe_dtz(p).ok());
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_probe, bench_cold);
 criterion_main!(benches);

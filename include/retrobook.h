@@ -82,8 +82,8 @@ extern "C" {
 // `paths` is NULL or a NUL-terminated string.
 struct RbTablebase *rb_open(const char *paths);
 
-// `rb_open` with a cache of decoded blocks of about `cache_bytes` bytes (the default is
-// 64 MiB).
+// `rb_open` with a cache of distance-to-mate answers of about `cache_bytes` bytes (the
+// default is 64 MiB; WDL probes use no cache).
 //
 // # Safety
 // `paths` is NULL or a NUL-terminated string.
@@ -158,6 +158,30 @@ int32_t rb_probe_root(const struct RbTablebase *tb,
                       bool white_to_move,
                       struct RbRootMove *moves,
                       uintptr_t capacity);
+
+// The moves an engine may play at the root, as Fathom's `tb_probe_root` chooses them: the
+// legal moves that keep the position's win, draw or loss, fastest mate first (slowest
+// loss first), each with its value for the side playing it. Writes at most `capacity`
+// moves to `moves` and returns how many there are (more than `capacity` means the list was
+// cut; 0 when the side to move is mated or stalemated), or `RB_FAILED`.
+//
+// # Safety
+// `tb` is NULL or an open tablebase; `moves` is NULL or points to `capacity` writable
+// `RbRootMove`s.
+int32_t rb_probe_root_best(const struct RbTablebase *tb,
+                           uint64_t white,
+                           uint64_t black,
+                           uint64_t kings,
+                           uint64_t queens,
+                           uint64_t rooks,
+                           uint64_t bishops,
+                           uint64_t knights,
+                           uint64_t pawns,
+                           uint32_t ep,
+                           uint32_t castling,
+                           bool white_to_move,
+                           struct RbRootMove *moves,
+                           uintptr_t capacity);
 
 // `rb_probe_wdl` of a position given as FEN (six fields or four-field EPD).
 //

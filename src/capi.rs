@@ -118,8 +118,8 @@ pub unsafe extern "C" fn rb_open(paths: *const c_char) -> *mut RbTablebase {
     guarded(std::ptr::null_mut(), || open(paths, None))
 }
 
-/// `rb_open` with a cache of decoded blocks of about `cache_bytes` bytes (the default is
-/// 64 MiB).
+/// `rb_open` with a cache of distance-to-mate answers of about `cache_bytes` bytes (the
+/// default is 64 MiB; WDL probes use no cache).
 ///
 /// # Safety
 /// `paths` is NULL or a NUL-terminated string.
@@ -325,17 +325,67 @@ pub unsafe extern "C" fn rb_probe_root(
             white_to_move,
         )?;
         let ranked = with_tb(tb, |tb| tb.best_moves(&pos).ok())?;
-        let entries = ranked.iter().map(|(m, after)| {
-            let (from, to, promotion) = move_fields(m);
-            RbRootMove {
-                from,
-                to,
-                promotion,
-                dtm: dtm_code(after.back()),
-            }
-        });
+        let entries = ranked.iter().map(|(m, after)| root_move(m, after.back()));
         write_list(moves, capacity, entries)
     })
+}
+
+/// The moves an engine may play at the root, as Fathom's `tb_probe_root` chooses them: the
+/// legal moves that keep the position's win, draw or loss, fastest mate first (slowest
+/// loss first), each with its value for the side playing it. Writes at most `capacity`
+/// moves to `moves` and returns how many there are (more than `capacity` means the list was
+/// cut; 0 when the side to move is mated or stalemated), or `RB_FAILED`.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase; `moves` is NULL or points to `capacity` writable
+/// `RbRootMove`s.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn rb_probe_root_best(
+    tb: *const RbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    ep: u32,
+    castling: u32,
+    white_to_move: bool,
+    moves: *mut RbRootMove,
+    capacity: usize,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        let pos = position(
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+            ep,
+            castling,
+            white_to_move,
+        )?;
+        let best = with_tb(tb, |tb| tb.probe_root(&pos).ok())?;
+        let entries = best.iter().map(|r| root_move(&r.mv, r.dtm));
+        write_list(moves, capacity, entries)
+    })
+}
+
+/// A move and its value for the side playing it, as the C struct carries them.
+fn root_move(m: &Move, value: Dtm) -> RbRootMove {
+    let (from, to, promotion) = move_fields(m);
+    RbRootMove {
+        from,
+        to,
+        promotion,
+        dtm: dtm_code(value),
+    }
 }
 
 /// `rb_probe_wdl` of a position given as FEN (six fields or four-field EPD).

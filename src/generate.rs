@@ -71,10 +71,10 @@ pub fn generate(
     let start = Instant::now();
     let index = TableIndex::new(material);
     let indices = 2 * index.size();
-    let loaded = LoadedTables::load(tb, &material.subtables())
+    let loaded = LoadedTables::for_building(tb, material)
         .map_err(|e| format!("cannot build {material}: {e}"))?;
     let game = ChessGame::new(index, &loaded);
-    let mut solution = solve(&game, observer);
+    let solution = solve(&game, observer);
     if let Some(e) = game.take_error() {
         return Err(format!("cannot build {material}: {e}"));
     }
@@ -82,15 +82,7 @@ pub fn generate(
         game.index(),
         [&solution.values[0][..], &solution.values[1][..]],
     );
-    let [v0, v1] = &mut solution.values;
-    let (path, bytes) = write_table(
-        dir,
-        &material,
-        [v0, v1],
-        [&solution.illegal[0], &solution.illegal[1]],
-        stats,
-        &WriteOptions::default(),
-    )?;
+    let (path, bytes) = write_table(dir, &material, &solution, stats, &WriteOptions::default())?;
     Ok(Report {
         material,
         indices,

@@ -581,7 +581,7 @@ fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
     }
     let tb = Tablebase::open(dir).map_err(runtime)?;
     if targets.is_empty() {
-        targets = tb.materials().copied().collect();
+        targets = tb.materials().collect();
         sort_for_generation(&mut targets);
     }
     if targets.is_empty() {

@@ -44,6 +44,15 @@ impl Material {
         Material { counts }
     }
 
+    /// A number naming this material (counts as 4-bit digits), for fast table look-ups.
+    #[inline]
+    pub fn key(&self) -> u64 {
+        self.counts
+            .iter()
+            .flatten()
+            .fold(0u64, |k, &c| k << 4 | u64::from(c & 15))
+    }
+
     /// Number of pieces of `color` and `role`.
     #[inline]
     pub fn count(&self, color: Color, role: Role) -> u8 {
@@ -109,35 +118,49 @@ impl Material {
     /// Materials (canonical, bare kings excluded) that one capture and/or promotion leads to.
     pub fn subtables(&self) -> Vec<Material> {
         let mut out = Vec::new();
+        for mover in Color::ALL {
+            for (m, _) in self.conversions(mover) {
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+        }
+        out
+    }
+
+    /// Where the captures and promotions of `mover` lead: each canonical material (bare
+    /// kings excluded) with the side to move there in its canonical orientation.
+    pub fn conversions(&self, mover: Color) -> Vec<(Material, Color)> {
+        let mut out = Vec::new();
         let mut add = |m: Material| {
-            let c = m.canonical();
-            if !c.is_bare_kings() && !out.contains(&c) {
-                out.push(c);
+            let entry = if m.is_canonical() {
+                (m, !mover)
+            } else {
+                (m.flipped(), mover)
+            };
+            if !m.is_bare_kings() && !out.contains(&entry) {
+                out.push(entry);
             }
         };
-        for mover in Color::ALL {
-            let victim = !mover;
-            let captures: Vec<Option<Role>> = std::iter::once(None)
-                .chain(
-                    NAMING_ORDER
-                        .iter()
-                        .filter(|&&r| self.count(victim, r) > 0)
-                        .map(|&r| Some(r)),
-                )
-                .collect();
-            for &cap in &captures {
-                let mut base = *self;
-                if let Some(r) = cap {
-                    base.counts[victim.index()][r.index()] -= 1;
-                    add(base);
-                }
-                if self.count(mover, Role::Pawn) > 0 && cap != Some(Role::Pawn) {
-                    for p in Role::PROMOTIONS {
-                        let mut m = base;
-                        m.counts[mover.index()][Role::Pawn.index()] -= 1;
-                        m.counts[mover.index()][p.index()] += 1;
-                        add(m);
-                    }
+        let victim = !mover;
+        let captures = std::iter::once(None).chain(
+            NAMING_ORDER
+                .iter()
+                .filter(|&&r| self.count(victim, r) > 0)
+                .map(|&r| Some(r)),
+        );
+        for cap in captures {
+            let mut base = *self;
+            if let Some(r) = cap {
+                base.counts[victim.index()][r.index()] -= 1;
+                add(base);
+            }
+            if self.count(mover, Role::Pawn) > 0 && cap != Some(Role::Pawn) {
+                for p in Role::PROMOTIONS {
+                    let mut m = base;
+                    m.counts[mover.index()][Role::Pawn.index()] -= 1;
+                    m.counts[mover.index()][p.index()] += 1;
+                    add(m);
                 }
             }
         }

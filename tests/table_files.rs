@@ -9,7 +9,7 @@ use retrobook::chess::{Color, Position};
 use retrobook::generate::{generate, plan};
 use retrobook::material::Material;
 use retrobook::retro::Silent;
-use retrobook::table::{TableFile, HEADER_LEN};
+use retrobook::table::TableFile;
 use retrobook::{ProbeError, Tablebase};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -47,8 +47,8 @@ fn edit(path: &Path, f: impl FnOnce(&mut Vec<u8>)) {
 }
 
 fn reseal_header(b: &mut [u8]) {
-    let crc = crc32fast::hash(&b[..252]);
-    b[252..256].copy_from_slice(&crc.to_le_bytes());
+    let crc = crc32fast::hash(&b[..508]);
+    b[508..512].copy_from_slice(&crc.to_le_bytes());
 }
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
@@ -83,21 +83,54 @@ fn truncated_files_are_refused() {
     refused(dir.path(), &path, "shorter than a table header");
 }
 
+/// Where stream `stream` (0, 1: white and black WDL, 2: DTM) starts, from the header.
+fn stream_at(b: &[u8], stream: usize) -> usize {
+    u64_at(b, 200 + 16 * stream) as usize
+}
+
 #[test]
-fn damaged_header_and_block_table_are_refused() {
+fn damaged_header_and_stream_index_are_refused() {
     let (dir, path) = copy();
     let original = std::fs::read(&path).unwrap();
     edit(&path, |b| b[60] ^= 0x10); // a statistics byte
     refused(dir.path(), &path, "header checksum");
-    std::fs::write(&path, &original).unwrap();
-    edit(&path, |b| b[HEADER_LEN + 9] ^= 0x01); // the second byte of an offset
-    refused(dir.path(), &path, "block table checksum");
+    for stream in 0..3 {
+        std::fs::write(&path, &original).unwrap();
+        edit(&path, |b| {
+            let at = stream_at(b, stream) + 64; // the first leaf value
+            b[at] ^= 0x01;
+        });
+        refused(dir.path(), &path, "index checksum");
+    }
     std::fs::write(&path, &original).unwrap();
     edit(&path, |b| {
-        b[8] = 3; // a future format version, header checksum valid
+        b[8] = 4; // a future format version, header checksum valid
         reseal_header(b);
     });
-    refused(dir.path(), &path, "version 3");
+    refused(dir.path(), &path, "version 4");
+}
+
+#[test]
+fn an_older_format_is_refused_with_a_hint_to_regenerate() {
+    // A real version-2 file (one zstd-compressed DTM stream for both sides).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("KBvK.rbt");
+    std::fs::copy(common::data("v2/KBvK.rbt"), &path).unwrap();
+    let err = TableFile::open(&path)
+        .err()
+        .expect("a version-2 file is refused");
+    assert!(
+        err.contains("KBvK.rbt") && err.contains("version 2") && err.contains("regenerate"),
+        "{err}"
+    );
+    let out = run(&["info", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("KBvK.rbt") && stderr.contains("regenerate"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
 #[test]
@@ -109,58 +142,111 @@ fn foreign_files_are_refused() {
     refused(dir.path(), &path, "not a retrobook table");
 }
 
-/// A legal white-to-move position of KRvKN at an index in block `block`.
-fn position_in_block(tb: &Tablebase, block: u64) -> (u64, Position) {
+/// Legal positions of KRvKN with `turn` to move, spread over the whole index.
+fn spread_positions(tb: &Tablebase, turn: Color) -> Vec<Position> {
     let m: Material = "KRvKN".parse().unwrap();
     let index = tb.table(&m).unwrap().index();
-    let log = tb.table(&m).unwrap().header().block_log;
-    ((block << log)..((block + 1) << log))
-        .find_map(|i| {
-            let p = index.decode(i, Color::White)?;
-            (!p.opponent_in_check() && index.is_canonical(i, &p)).then_some((i, p))
+    (0..index.size())
+        .step_by(7)
+        .filter_map(|i| {
+            let p = index.decode(i, turn)?;
+            (!p.opponent_in_check() && index.is_canonical(i, &p)).then_some(p)
         })
-        .unwrap()
+        .collect()
+}
+
+/// Flips a bit in the middle of the blocks of `stream` of the file at `path`.
+fn damage_blocks(path: &Path, stream: usize) {
+    edit(path, |b| {
+        let at = stream_at(b, stream);
+        let blocks = at + u32_at(b, at + 24);
+        let crcs = at + u32_at(b, at + 28);
+        b[(blocks + crcs) / 2] ^= 0x04;
+    });
+}
+
+fn u32_at(b: &[u8], at: usize) -> usize {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
+}
+
+/// Every probe of `positions` through `probe` either answers what the undamaged tables
+/// answer or fails naming the file, a block and its checksum (again when repeated: a
+/// failure is not remembered as a value); some fail and some answer. Returns a position
+/// whose probe fails.
+fn some_fail_none_lie<T: PartialEq + std::fmt::Debug>(
+    positions: &[Position],
+    probe: impl Fn(&Position) -> Result<T, ProbeError>,
+    good: impl Fn(&Position) -> Result<T, ProbeError>,
+) -> Position {
+    let (mut failed, mut answered) = (None, 0);
+    for p in positions {
+        match probe(p) {
+            Ok(v) => {
+                assert_eq!(v, good(p).unwrap(), "{p}");
+                answered += 1;
+            }
+            Err(ProbeError::Table(e)) => {
+                assert!(
+                    e.contains("KRvKN.rbt") && e.contains("block") && e.contains("checksum"),
+                    "{e}"
+                );
+                assert!(probe(p).is_err(), "{p} failed once, then answered");
+                failed.get_or_insert(*p);
+            }
+            Err(e) => panic!("{p}: {e:?}"),
+        }
+    }
+    assert!(
+        answered > positions.len() / 2,
+        "{answered} of {} answered",
+        positions.len()
+    );
+    failed.expect("some probe reads the damaged block")
 }
 
 #[test]
 fn a_damaged_block_fails_its_probes_and_only_those() {
-    let (dir, path) = copy();
     let good = Tablebase::open(built()).unwrap();
-    let (_, in_block_3) = position_in_block(&good, 3);
-    let (_, in_block_5) = position_in_block(&good, 5);
-    let expected = good.probe_dtm(&in_block_3).unwrap();
-    edit(&path, |b| {
-        let start = u64_at(b, HEADER_LEN + 8 * 5) as usize;
-        let end = u64_at(b, HEADER_LEN + 8 * 6) as usize;
-        b[(start + end) / 2] ^= 0x04;
-    });
-    // The file opens (blocks are checked when read) ...
-    let tb = Tablebase::open(dir.path()).unwrap();
-    // ... its other blocks answer ...
-    assert_eq!(tb.probe_dtm(&in_block_3).unwrap(), expected);
-    // ... and every probe into the damaged block fails, naming file and block, again and
-    // again (a failed decode is not cached).
-    for _ in 0..3 {
-        match tb.probe_dtm(&in_block_5) {
-            Err(ProbeError::Table(e)) => assert!(
-                e.contains("KRvKN.rbt") && e.contains("block 5") && e.contains("checksum"),
-                "{e}"
-            ),
-            other => panic!("damaged block answered {other:?}"),
-        }
+    let white = spread_positions(&good, Color::White);
+    let black = spread_positions(&good, Color::Black);
+    for stream in 0..3 {
+        let (dir, path) = copy();
+        damage_blocks(&path, stream);
+        // The file opens (blocks are checked when read) ...
+        let tb = Tablebase::open(dir.path()).unwrap();
+        let failing = match stream {
+            // A damaged WDL block fails the WDL probes of its side ...
+            0 | 1 => {
+                let positions = if stream == 0 { &white } else { &black };
+                some_fail_none_lie(positions, |p| tb.probe_wdl(p), |p| good.probe_wdl(p))
+            }
+            // ... and a damaged DTM block the distance probes of both sides.
+            _ => {
+                let stored = tb.table(&"KRvKN".parse().unwrap()).unwrap().dtm_side();
+                let (mine, theirs) = if stored == 0 {
+                    (&white, &black)
+                } else {
+                    (&black, &white)
+                };
+                let some: Vec<Position> = theirs.iter().step_by(4).copied().collect();
+                some_fail_none_lie(&some, |p| tb.probe_dtm(p), |p| good.probe_dtm(p));
+                some_fail_none_lie(mine, |p| tb.probe_dtm(p), |p| good.probe_dtm(p))
+            }
+        };
+        // The CLI says so in one line per position, and `verify` fails.
+        let fen = failing.to_string();
+        let d = dir.path().to_str().unwrap();
+        let out = run(&["probe", &fen, "--tables", d]);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("block") && err.contains("checksum") && !err.contains("panicked"),
+            "{err}"
+        );
+        assert!(err.lines().next().unwrap().contains("checksum"), "{err}");
+        let out = run(&["verify", "KRvKN", "--tables", d]);
+        assert_eq!(out.status.code(), Some(1));
     }
-    // The CLI says so in one line, and `verify` fails.
-    let fen = in_block_5.to_string();
-    let d = dir.path().to_str().unwrap();
-    let out = run(&["probe", &fen, "--tables", d]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("block 5") && !err.contains("panicked"),
-        "{err}"
-    );
-    let out = run(&["verify", "KRvKN", "--tables", d]);
-    assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]
@@ -187,8 +273,9 @@ fn a_killed_gen_leaves_no_file_under_a_final_name() {
                 continue; // a temporary file, never taken for a table
             }
             let t = TableFile::open(&path).unwrap_or_else(|e| panic!("after kill: {e}"));
-            t.decode_side(0).unwrap();
-            t.decode_side(1).unwrap();
+            t.decode_wdl(0).unwrap();
+            t.decode_wdl(1).unwrap();
+            t.decode_dtm().unwrap();
         }
     }
     let out = run(&["gen", "KQvKR", "--tables", d]);

@@ -198,11 +198,11 @@ fn copy_tables(to: &Path, names: &[&str]) {
 fn verify_names_the_position_of_an_altered_value() {
     let dir = tempfile::tempdir().unwrap();
     copy_tables(dir.path(), &["KRvKN", "KRvK", "KNvK"]);
-    let path = dir.path().join("KRvKN.rbt");
     let tb = Tablebase::open(dir.path()).unwrap();
     let m: Material = "KRvKN".parse().unwrap();
     let table = tb.table(&m).unwrap();
-    let white = table.decode_side(0).unwrap();
+    let loaded = retrobook::probe::LoadedTables::load(&tb, &[m]).unwrap();
+    let white = loaded.values(&m).unwrap()[0].clone().unwrap();
     // The first white-to-move position that is won: make it a draw.
     let (idx, pos) = (0..table.index().size())
         .find_map(|i| {
@@ -213,10 +213,13 @@ fn verify_names_the_position_of_an_altered_value() {
             .then_some((i, p))
         })
         .unwrap();
+    drop(loaded);
     drop(tb);
     // Written with valid checksums: only the one-ply check can catch it, and it names the
     // position.
-    rewrite_table(&path, |v| v[0][idx as usize] = 0);
+    rewrite_table(dir.path(), "KRvKN", |v| {
+        v[0][idx as usize] = Dtm::Draw.encode()
+    });
     let out = run(&["verify", "KRvKN", "--tables", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -283,6 +286,7 @@ fn every_stored_value_equals_the_solver() {
     use retrobook::index::TableIndex;
     use retrobook::probe::LoadedTables;
     use retrobook::retro::{solve, ChessGame, Silent};
+    use retrobook::table::values::{code_wdl, wdl_rank, OR_CONVERSION};
     let tb = Tablebase::open(tables()).unwrap();
     let mut checked = 0u64;
     for m in Material::all_up_to(4) {
@@ -294,13 +298,32 @@ fn every_stored_value_equals_the_solver() {
         let subtables = LoadedTables::load(&tb, &m.subtables()).unwrap();
         let game = ChessGame::new(TableIndex::new(m), &subtables);
         let solution = solve(&game, &Silent);
-        for side in 0..2 {
-            let stored = table.decode_side(side).unwrap();
+        // The file's values: the stored side decoded, the other searched one ply deep.
+        let from_file = LoadedTables::load(&tb, &[m]).unwrap();
+        let from_file = from_file.values(&m).unwrap();
+        for (side, stored) in from_file.iter().enumerate() {
+            let stored = stored.as_ref().unwrap();
+            let codes = table.decode_wdl(side).unwrap();
             let solved = &solution.values[side];
             assert_eq!(stored.len(), solved.len(), "{m}");
             let illegal = |i: usize| solution.illegal[side][i / 64] >> (i % 64) & 1 == 1;
             let bad = (0..stored.len()).find(|&i| !illegal(i) && stored[i] != solved[i]);
             assert_eq!(bad, None, "{m} side {side}: file and solver differ");
+            // The WDL layer holds the value, or a floor that a conversion lifts to it.
+            let bad_code = (0..stored.len()).find(|&i| {
+                let wdl = Dtm::decode(solved[i]).wdl();
+                let c = codes[i];
+                !illegal(i)
+                    && if c < OR_CONVERSION {
+                        code_wdl(c) != wdl
+                    } else {
+                        wdl_rank(code_wdl(c - OR_CONVERSION)) > wdl_rank(wdl)
+                    }
+            });
+            assert_eq!(
+                bad_code, None,
+                "{m} side {side}: WDL layer and solver differ"
+            );
             checked += (0..stored.len()).filter(|&i| !illegal(i)).count() as u64;
         }
     }
@@ -317,7 +340,7 @@ fn random_positions(tb: &Tablebase, per_table: usize) -> Vec<Position> {
         seed
     };
     let mut out = Vec::new();
-    let mut materials: Vec<Material> = tb.materials().copied().collect();
+    let mut materials: Vec<Material> = tb.materials().collect();
     materials.sort_by_key(|m| m.to_string());
     for m in materials {
         let index = tb.table(&m).unwrap().index();
@@ -380,8 +403,9 @@ fn a_killed_gen_all_4_restarts_to_the_same_tables() {
             if !path.file_name().unwrap().to_string_lossy().starts_with('.') {
                 let t = retrobook::table::TableFile::open(&path)
                     .unwrap_or_else(|e| panic!("after a kill: {e}"));
-                t.decode_side(0).unwrap();
-                t.decode_side(1).unwrap();
+                t.decode_wdl(0).unwrap();
+                t.decode_wdl(1).unwrap();
+                t.decode_dtm().unwrap();
             }
         }
     }

@@ -289,6 +289,38 @@ impl Position {
         }
     }
 
+    /// Appends to `list` (cleared first) the legal captures and promotions of the side to
+    /// move: the moves that change the material, found without generating the others.
+    pub fn conversion_moves(&self, list: &mut MoveList) {
+        list.clear();
+        let us = self.turn();
+        let enemy = self.by_color(!us);
+        let occ = self.occupied();
+        for role in Role::PIECES {
+            for from in self.pieces(us, role) {
+                for to in attacks::attacks(role, us, from, occ) & enemy {
+                    list.push(Move::piece(role, from, to, self.role_at(to)));
+                }
+            }
+        }
+        let (forward, last_rank): (i32, u32) = if us == Color::White { (8, 7) } else { (-8, 0) };
+        for from in self.pieces(us, Role::Pawn) {
+            for to in attacks::pawn_attacks(us, from) {
+                if enemy.contains(to) {
+                    push_pawn_move(list, from, to, self.role_at(to), MoveKind::Normal);
+                } else if Some(to) == self.ep_square() {
+                    push_pawn_move(list, from, to, Some(Role::Pawn), MoveKind::EnPassant);
+                }
+            }
+            if let Some(one) = from.offset(forward) {
+                if one.rank() == last_rank && !occ.contains(one) {
+                    push_pawn_move(list, from, one, None, MoveKind::Normal);
+                }
+            }
+        }
+        self.keep_legal(list);
+    }
+
     /// True when the side to move has at least one legal move.
     pub fn has_legal_move(&self) -> bool {
         let mut list = MoveList::new();

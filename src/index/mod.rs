@@ -7,8 +7,10 @@
 //! is not part of the index: a table holds one array per side to move.
 
 mod combinations;
+mod layout;
 mod symmetry;
 
+pub use layout::{Layout, Part, LAYOUT_BYTES};
 pub use symmetry::{KingPairs, Symmetry};
 
 use crate::chess::{Bitboard, Color, Piece, Position, Role, Square};
@@ -25,6 +27,21 @@ struct Group {
     domain: u32,
     /// C(domain, count).
     size: u64,
+}
+
+/// Most piece groups an index has (one per colour and role besides the kings).
+pub const MAX_GROUPS: usize = 6;
+
+/// The parts of an index: where the kings stand (in the canonical orientation) and the rank
+/// of each piece group's squares. A file `Layout` orders them as it likes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Digits {
+    /// Number of the king pair in the index's `KingPairs`.
+    pub pair: u32,
+    /// White and black king.
+    pub kings: (Square, Square),
+    /// Rank of each group's squares, in the index's group order.
+    pub groups: [u64; MAX_GROUPS],
 }
 
 /// The index of one material signature (in its canonical orientation).
@@ -102,13 +119,87 @@ impl TableIndex {
         let sym = self.kings.canonicalizer(wk, bk);
         let (wk, bk) = (sym.square(wk), sym.square(bk));
         let pair = self.kings.number(wk, bk)? as u64;
-        let idx = self.rank_groups(pair, pos, |b| sym.bitboard(b));
+        let idx = self.rank_index(pair, pos, |b| sym.bitboard(b));
         if self.both_on_diagonal(wk, bk) {
             // The mirror across a1-h8 keeps the kings where they are.
-            let twin = self.rank_groups(pair, pos, |b| sym.bitboard(b).flip_diagonal());
+            let twin = self.rank_index(pair, pos, |b| sym.bitboard(b).flip_diagonal());
             return Some(idx.min(twin));
         }
         Some(idx)
+    }
+
+    /// The digits of `pos`'s index (see `encode`).
+    #[inline]
+    pub fn digits(&self, pos: &Position) -> Option<Digits> {
+        let (wk, bk) = (pos.king(Color::White)?, pos.king(Color::Black)?);
+        let sym = self.kings.canonicalizer(wk, bk);
+        let (wk, bk) = (sym.square(wk), sym.square(bk));
+        let pair = self.kings.number(wk, bk)? as u32;
+        let mut d = Digits {
+            pair,
+            kings: (wk, bk),
+            groups: self.rank_groups(pos, |b| sym.bitboard(b)),
+        };
+        if self.both_on_diagonal(wk, bk) {
+            // The mirror across a1-h8 keeps the kings where they are.
+            let twin = Digits {
+                groups: self.rank_groups(pos, |b| sym.bitboard(b).flip_diagonal()),
+                ..d
+            };
+            if self.index_of(&twin) < self.index_of(&d) {
+                d = twin;
+            }
+        }
+        Some(d)
+    }
+
+    /// The index with these digits.
+    #[inline]
+    pub fn index_of(&self, d: &Digits) -> u64 {
+        self.groups
+            .iter()
+            .zip(&d.groups)
+            .fold(d.pair as u64, |idx, (g, &r)| idx * g.size + r)
+    }
+
+    /// The digits of index `idx` (< `size()`), whether or not it is broken.
+    #[inline]
+    pub fn split(&self, idx: u64) -> Digits {
+        let mut groups = [0u64; MAX_GROUPS];
+        let mut rest = idx % self.per_king_pair;
+        for (i, g) in self.groups.iter().enumerate().rev() {
+            groups[i] = rest % g.size;
+            rest /= g.size;
+        }
+        let pair = (idx / self.per_king_pair) as u32;
+        Digits {
+            pair,
+            kings: self.kings.pair(pair as usize),
+            groups,
+        }
+    }
+
+    /// The king pairs this index numbers.
+    pub fn king_pairs(&self) -> &'static KingPairs {
+        self.kings
+    }
+
+    /// Number of piece groups.
+    pub fn groups(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// Number of ranks of group `g` (the squares its pieces can take, as a set).
+    pub fn group_size(&self, g: usize) -> u64 {
+        self.groups[g].size
+    }
+
+    /// The colour and role of group `g`.
+    pub fn group_piece(&self, g: usize) -> Piece {
+        Piece {
+            color: self.groups[g].color,
+            role: self.groups[g].role,
+        }
     }
 
     /// Without pawns: true when both kings stand on the a1-h8 diagonal.
@@ -130,11 +221,26 @@ impl TableIndex {
     /// The full index from the king pair's number and the piece groups, each group's squares
     /// taken through `image`.
     #[inline]
-    fn rank_groups(&self, pair: u64, pos: &Position, image: impl Fn(Bitboard) -> Bitboard) -> u64 {
+    fn rank_index(&self, pair: u64, pos: &Position, image: impl Fn(Bitboard) -> Bitboard) -> u64 {
         self.groups.iter().fold(pair, |idx, g| {
             let b = image(pos.pieces(g.color, g.role));
             idx * g.size + combinations::rank(b.0 >> g.shift)
         })
+    }
+
+    /// The rank of each piece group's squares, taken through `image`.
+    #[inline]
+    fn rank_groups(
+        &self,
+        pos: &Position,
+        image: impl Fn(Bitboard) -> Bitboard,
+    ) -> [u64; MAX_GROUPS] {
+        let mut out = [0u64; MAX_GROUPS];
+        for (o, g) in out.iter_mut().zip(&self.groups) {
+            let b = image(pos.pieces(g.color, g.role));
+            *o = combinations::rank(b.0 >> g.shift);
+        }
+        out
     }
 
     /// True when `idx` (decoding to `pos`) is the index `encode` gives its class; the other

@@ -1,19 +1,54 @@
 //! `Tablebase`: the tables of one or more folders, probed by position.
+//!
+//! A WDL probe reads one code from the position's WDL stream; only a code marked "or better
+//! through a conversion" makes it look at the position's captures and promotions (their
+//! values read from the sub-tables the same way). A DTM probe of the side a table stores
+//! reads one number from the DTM stream and takes the better of it and the conversions;
+//! a DTM probe of the other side searches one ply, reading the distances of the moves that
+//! keep the position's WDL value.
 
+use super::cache::{DtmCache, DEFAULT_CACHE_BYTES};
 use super::error::ProbeError;
 use crate::chess::{Move, MoveList, Position};
+use crate::index::Digits;
 use crate::material::{Material, MAX_PIECES};
-use crate::retro::SubTables;
-use crate::table::{BlockCache, TableFile, DEFAULT_CACHE_BYTES, EXTENSION};
+use crate::table::values::{code_wdl, dtm_value, wdl_rank, DRAW, OR_CONVERSION, WIN};
+use crate::table::{TableFile, EXTENSION};
 use crate::value::{Dtm, Wdl};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
-/// A set of open tables, keyed by material, with one cache of decoded blocks shared by all
-/// of them. `Send + Sync`: share one across search threads.
+/// Hashes the `Material::key` of a table: one multiplication.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01B3);
+        }
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+struct Entry {
+    file: TableFile,
+    /// Number of the table in the DTM cache's keys.
+    id: u32,
+}
+
+/// A set of open tables, keyed by material, with a bounded cache of DTM answers shared by
+/// all of them. `Send + Sync`: share one across search threads.
 pub struct Tablebase {
-    tables: HashMap<Material, TableFile>,
-    cache: BlockCache,
+    tables: HashMap<u64, Entry, BuildHasherDefault<KeyHasher>>,
+    next_id: u32,
+    cache: DtmCache,
 }
 
 impl Default for Tablebase {
@@ -22,24 +57,40 @@ impl Default for Tablebase {
     }
 }
 
-/// Size of the blocks the cache is sized for (the writer's default).
-const CACHE_BLOCK_BYTES: usize = 1 << 15;
+/// A position found in a table: the table, the side to move there and the index digits.
+struct Located<'a> {
+    entry: &'a Entry,
+    side: usize,
+    digits: Digits,
+}
+
+/// One legal move of a root position with its value for the side playing it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RootMove {
+    /// The move.
+    pub mv: Move,
+    /// Win, draw or loss for the side playing it.
+    pub wdl: Wdl,
+    /// Distance to mate for the side playing it, counted from the root.
+    pub dtm: Dtm,
+}
 
 impl Tablebase {
-    /// No tables, and a block cache of the default budget (64 MiB).
+    /// No tables, and a DTM cache of the default budget (64 MiB).
     pub fn new() -> Tablebase {
         Tablebase::default()
     }
 
-    /// No tables, and a block cache of about `bytes` bytes (blocks of 32 KiB; at least two).
+    /// No tables, and a cache of DTM answers of about `bytes` bytes (8 bytes an answer).
     pub fn with_cache_bytes(bytes: usize) -> Tablebase {
         Tablebase {
-            tables: HashMap::new(),
-            cache: BlockCache::new(bytes, CACHE_BLOCK_BYTES),
+            tables: HashMap::default(),
+            next_id: 0,
+            cache: DtmCache::new(bytes),
         }
     }
 
-    /// Empties the cache of decoded blocks (for measurements of cold probes).
+    /// Empties the cache of DTM answers (for measurements of cold probes).
     pub fn clear_cache(&self) {
         self.cache.clear();
     }
@@ -98,63 +149,108 @@ impl Tablebase {
 
     /// Opens one table file and adds it.
     pub fn add_file(&mut self, path: &Path) -> Result<(), String> {
-        let t = TableFile::open(path)?;
-        self.tables.insert(t.material(), t);
+        let file = TableFile::open(path)?;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.tables
+            .insert(file.material().key(), Entry { file, id });
         Ok(())
     }
 
     /// The open table of `material` (canonical orientation), if any.
     pub fn table(&self, material: &Material) -> Option<&TableFile> {
-        self.tables.get(material)
+        self.tables.get(&material.key()).map(|e| &e.file)
     }
 
     /// Materials of all open tables.
-    pub fn materials(&self) -> impl Iterator<Item = &Material> {
-        self.tables.keys()
+    pub fn materials(&self) -> impl Iterator<Item = Material> + '_ {
+        self.tables.values().map(|e| e.file.material())
     }
 
     /// Largest piece count (kings included) of any open table; 0 when none is open.
     pub fn max_pieces(&self) -> u32 {
-        self.tables.keys().map(|m| m.pieces()).max().unwrap_or(0)
+        self.materials().map(|m| m.pieces()).max().unwrap_or(0)
     }
 
-    /// The table, side to move and index holding a position without en-passant right, or
-    /// None for bare kings (a draw without a table).
-    pub(crate) fn locate(
-        &self,
-        pos: &Position,
-    ) -> Result<Option<(&TableFile, usize, u64)>, ProbeError> {
+    fn find(&self, pos: &Position) -> Result<Option<(&Entry, Position)>, ProbeError> {
         let material = Material::from_position(pos);
         if material.is_bare_kings() {
             return Ok(None);
         }
-        let flipped;
         let (pos, material) = if material.is_canonical() {
-            (pos, material)
+            (*pos, material)
         } else {
-            flipped = pos.color_flipped();
-            (&flipped, material.flipped())
+            (pos.color_flipped(), material.flipped())
         };
-        let table = self
+        let entry = self
             .tables
-            .get(&material)
+            .get(&material.key())
             .ok_or_else(|| ProbeError::MissingTable(material.to_string()))?;
-        let idx = table
-            .index()
-            .encode(pos)
-            .ok_or_else(|| ProbeError::IllegalPosition("kings are adjacent".into()))?;
-        Ok(Some((table, pos.turn().index(), idx)))
+        Ok(Some((entry, pos)))
     }
 
-    /// The stored value of a position without en-passant right.
-    fn stored(&self, pos: &Position) -> Result<Dtm, ProbeError> {
+    #[inline]
+    fn locate(&self, pos: &Position) -> Result<Option<Located<'_>>, ProbeError> {
+        let Some((entry, pos)) = self.find(pos)? else {
+            return Ok(None);
+        };
+        let digits = entry
+            .file
+            .index()
+            .digits(&pos)
+            .ok_or_else(|| ProbeError::IllegalPosition("kings are adjacent".into()))?;
+        Ok(Some(Located {
+            entry,
+            side: pos.turn().index(),
+            digits,
+        }))
+    }
+
+    /// The WDL code (0 loss .. 4 win) of a position without en-passant right.
+    #[inline]
+    fn code(&self, pos: &Position) -> Result<u8, ProbeError> {
         match self.locate(pos)? {
-            None => Ok(Dtm::Draw),
-            Some((table, side, idx)) => table
-                .value(side, idx, &self.cache)
-                .map(Dtm::decode)
-                .map_err(ProbeError::Table),
+            None => Ok(DRAW),
+            Some(l) => self.code_at(pos, &l),
         }
+    }
+
+    #[inline]
+    fn code_at(&self, pos: &Position, l: &Located) -> Result<u8, ProbeError> {
+        let c = l
+            .entry
+            .file
+            .wdl_code(l.side, &l.digits)
+            .map_err(ProbeError::Table)?;
+        if c < OR_CONVERSION {
+            return Ok(c);
+        }
+        // The stored code is a floor; the conversions may do better.
+        let mut best = c - OR_CONVERSION;
+        let mut list = MoveList::new();
+        pos.conversion_moves(&mut list);
+        for m in list.as_slice() {
+            if best == WIN {
+                break;
+            }
+            best = best.max(WIN - self.code(&pos.play(m))?);
+        }
+        Ok(best)
+    }
+
+    /// The WDL code of any legal position (an en-passant right is looked at by playing
+    /// the moves).
+    fn code_any(&self, pos: &Position) -> Result<u8, ProbeError> {
+        if pos.ep_square().is_some() && pos.has_legal_ep_capture() {
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            let mut best = 0;
+            for m in list.as_slice() {
+                best = best.max(WIN - self.code_any(&pos.play(m))?);
+            }
+            return Ok(best);
+        }
+        self.code(pos)
     }
 
     fn check(&self, pos: &Position) -> Result<(), ProbeError> {
@@ -173,20 +269,108 @@ impl Tablebase {
         Ok(())
     }
 
+    /// Win, draw or loss of `pos` for its side to move. Reads the WDL layer only: no
+    /// allocation, no lock, and no move generation unless the stored code says to look at
+    /// the conversions (or the position has an en-passant right).
+    #[inline]
+    pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        self.check(pos)?;
+        self.code_any(pos).map(code_wdl)
+    }
+
     /// Distance to mate of `pos` for its side to move. A position with an en-passant right
     /// is answered by looking one ply ahead, since tables do not index that right.
     pub fn probe_dtm(&self, pos: &Position) -> Result<Dtm, ProbeError> {
         self.check(pos)?;
-        self.dtm_unchecked(pos)
+        self.dtm_any(pos)
     }
 
-    pub(crate) fn dtm_unchecked(&self, pos: &Position) -> Result<Dtm, ProbeError> {
-        dtm_with_en_passant(pos, &|p| self.stored(p))
+    fn dtm_any(&self, pos: &Position) -> Result<Dtm, ProbeError> {
+        if pos.ep_square().is_some() && pos.has_legal_ep_capture() {
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            let mut best = Dtm::Loss(0);
+            for m in list.as_slice() {
+                best = best.max(self.dtm_any(&pos.play(m))?.back());
+            }
+            return Ok(best);
+        }
+        self.dtm(pos)
     }
 
-    /// Win, draw or loss of `pos` for its side to move.
-    pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        Ok(self.probe_dtm(pos)?.wdl())
+    /// Distance to mate of a position without en-passant right.
+    fn dtm(&self, pos: &Position) -> Result<Dtm, ProbeError> {
+        let Some(l) = self.locate(pos)? else {
+            return Ok(Dtm::Draw);
+        };
+        let file = &l.entry.file;
+        let key = DtmCache::key(l.entry.id, l.side, file.index().index_of(&l.digits));
+        if let Some(v) = key.and_then(|k| self.cache.get(k)) {
+            return Ok(v);
+        }
+        let wdl = code_wdl(self.code_at(pos, &l)?);
+        let value = if wdl == Wdl::Draw {
+            Dtm::Draw
+        } else if l.side == file.dtm_side() {
+            self.stored_dtm(pos, &l, wdl)?
+        } else {
+            self.searched_dtm(pos, wdl)?
+        };
+        if let Some(k) = key {
+            self.cache.put(k, value);
+        }
+        Ok(value)
+    }
+
+    /// The distance of a position of the side the DTM layer stores: the better of the
+    /// stored number and the conversions.
+    fn stored_dtm(&self, pos: &Position, l: &Located, wdl: Wdl) -> Result<Dtm, ProbeError> {
+        let file = &l.entry.file;
+        let moves = file.dtm_moves(&l.digits).map_err(ProbeError::Table)?;
+        let mut best = dtm_value(wdl, moves);
+        let mut list = MoveList::new();
+        pos.conversion_moves(&mut list);
+        for m in list.as_slice() {
+            let v = self.dtm(&pos.play(m))?.back();
+            best = Some(best.map_or(v, |b| b.max(v)));
+        }
+        match best {
+            Some(v) if v.wdl() == wdl => Ok(v),
+            _ => Err(ProbeError::Table(format!(
+                "{}: the DTM layer disagrees with the WDL layer at {pos} (file corrupted)",
+                file.path().display()
+            ))),
+        }
+    }
+
+    /// The distance of a position of the side the DTM layer does not store: the best
+    /// move's, found among the moves that keep the position's WDL value.
+    fn searched_dtm(&self, pos: &Position, wdl: Wdl) -> Result<Dtm, ProbeError> {
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        if list.is_empty() {
+            return Ok(if pos.is_check() {
+                Dtm::Loss(0)
+            } else {
+                Dtm::Draw
+            });
+        }
+        let mut best: Option<Dtm> = None;
+        for m in list.as_slice() {
+            let after = pos.play(m);
+            // Moves that do not keep the value cannot be the best.
+            if wdl == Wdl::Win && code_wdl(self.code_any(&after)?) != Wdl::Loss {
+                continue;
+            }
+            let v = self.dtm_any(&after)?.back();
+            best = Some(best.map_or(v, |b| b.max(v)));
+        }
+        match best {
+            Some(v) if v.wdl() == wdl => Ok(v),
+            _ => Err(ProbeError::Table(format!(
+                "the WDL layers disagree around {pos} (a table is corrupted)"
+            ))),
+        }
     }
 
     /// `probe_dtm` of a position given as FEN (six fields or four-field EPD).
@@ -212,30 +396,38 @@ impl Tablebase {
         pos.legal_moves(&mut list);
         let mut out = Vec::with_capacity(list.len());
         for m in list.as_slice() {
-            out.push((*m, self.dtm_unchecked(&pos.play(m))?));
+            out.push((*m, self.dtm_any(&pos.play(m))?));
         }
         // Best for the mover = best `back()` value; ties keep generation order.
         out.sort_by_key(|(_, v)| std::cmp::Reverse(v.back()));
         Ok(out)
     }
-}
 
-/// The value of `pos` from `stored` values, which know no en-passant right: a position with
-/// a legal en-passant capture is answered by looking one ply ahead.
-pub(crate) fn dtm_with_en_passant<E>(
-    pos: &Position,
-    stored: &dyn Fn(&Position) -> Result<Dtm, E>,
-) -> Result<Dtm, E> {
-    if pos.ep_square().is_some() && pos.has_legal_ep_capture() {
+    /// The moves an engine may play at the root: the legal moves that keep the position's
+    /// WDL value, fastest mate first (slowest loss first), each with its WDL value and
+    /// distance for the side playing it. Empty when the side to move has no move.
+    pub fn probe_root(&self, pos: &Position) -> Result<Vec<RootMove>, ProbeError> {
+        self.check(pos)?;
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
-        let mut best = Dtm::Loss(0);
+        let mut moves = Vec::with_capacity(list.len());
+        let mut best = -2;
         for m in list.as_slice() {
-            best = best.max(dtm_with_en_passant(&pos.play(m), stored)?.back());
+            let after = pos.play(m);
+            let wdl = code_wdl(WIN - self.code_any(&after)?);
+            best = best.max(wdl_rank(wdl));
+            moves.push((*m, wdl, after));
         }
-        return Ok(best);
+        let mut out = Vec::new();
+        for (mv, wdl, after) in moves {
+            if wdl_rank(wdl) == best {
+                let dtm = self.dtm_any(&after)?.back();
+                out.push(RootMove { mv, wdl, dtm });
+            }
+        }
+        out.sort_by_key(|r| std::cmp::Reverse(r.dtm));
+        Ok(out)
     }
-    stored(pos)
 }
 
 fn parse_fen(fen: &str) -> Result<Position, ProbeError> {
@@ -243,8 +435,15 @@ fn parse_fen(fen: &str) -> Result<Position, ProbeError> {
         .map_err(|e| ProbeError::InvalidFen(format!("{fen:?}: {e}")))
 }
 
-impl SubTables for Tablebase {
-    fn value(&self, pos: &Position) -> Result<Dtm, String> {
-        self.stored(pos).map_err(|e| e.to_string())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn material_keys_hash_apart() {
+        let mut seen = std::collections::HashSet::new();
+        for m in Material::all_up_to(5) {
+            assert!(seen.insert(m.key()));
+        }
     }
 }

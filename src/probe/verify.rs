@@ -5,7 +5,7 @@
 
 use super::loaded::LoadedTables;
 use super::tablebase::Tablebase;
-use crate::chess::{Color, MoveList};
+use crate::chess::Color;
 use crate::material::Material;
 use crate::retro::{compute_stats, Observer};
 use crate::value::Dtm;
@@ -22,11 +22,10 @@ pub fn verify_table(
         .ok_or_else(|| format!("no table for {material}"))?;
     let index = table.index();
     let n = index.size();
-    let mut needed = material.subtables();
-    needed.push(*material);
-    let loaded = LoadedTables::load(tb, &needed).map_err(|e| format!("cannot read: {e}"))?;
+    let loaded = LoadedTables::load(tb, &[*material]).map_err(|e| format!("cannot read: {e}"))?;
     observer.pass(&format!("verify {material}"), 2 * n);
     let own = loaded.values(material).expect("loaded above");
+    let own: [&[u8]; 2] = [0, 1].map(|s| own[s].as_deref().expect("both sides loaded"));
     for (side, values) in own.iter().enumerate() {
         let turn = Color::from_index(side);
         let first_bad = (0..n as usize)
@@ -42,27 +41,19 @@ pub fn verify_table(
                     return None;
                 }
                 let stored = Dtm::decode(values[idx as usize]);
-                let mut list = MoveList::new();
-                pos.legal_moves(&mut list);
-                let expected = if list.is_empty() {
-                    Ok(if pos.is_check() {
-                        Dtm::Loss(0)
-                    } else {
-                        Dtm::Draw
-                    })
-                } else {
-                    list.as_slice()
-                        .iter()
-                        .map(|m| loaded.dtm(&pos.play(m)).map(Dtm::back))
-                        .try_fold(Dtm::Loss(0), |best, v| v.map(|v| best.max(v)))
-                };
-                match expected {
-                    Ok(e) if e == stored => None,
-                    Ok(e) => Some((
+                // The WDL layer is read as a search reads it, through the probe.
+                let probed = tb.probe_wdl(&pos).map_err(|e| e.to_string());
+                match (loaded.one_ply(&pos), probed) {
+                    (Ok(e), Ok(w)) if e == stored && w == e.wdl() => None,
+                    (Ok(e), Ok(w)) if e == stored => Some((
+                        idx,
+                        format!("{pos}: its moves give {e}, but the WDL layer says {w}"),
+                    )),
+                    (Ok(e), Ok(_)) => Some((
                         idx,
                         format!("{pos}: stored {stored}, but its moves give {e}"),
                     )),
-                    Err(e) => Some((idx, format!("{pos}: {e}"))),
+                    (Err(e), _) | (_, Err(e)) => Some((idx, format!("{pos}: {e}"))),
                 }
             })
             .min_by_key(|(idx, _)| *idx);
@@ -70,7 +61,7 @@ pub fn verify_table(
             return Err(format!("{}: {msg}", table.path().display()));
         }
     }
-    let recount = compute_stats(index, [&own[0], &own[1]]);
+    let recount = compute_stats(index, own);
     if recount != table.header().stats {
         return Err(format!(
             "{}: header statistics differ from a recount",

@@ -6,5 +6,5 @@ mod solver;
 mod stats;
 
 pub use chess::{ChessGame, SubTables};
-pub use solver::{solve, Observer, RetroGame, Silent, Solution, Successor};
+pub use solver::{solve, Observer, RetroGame, Silent, Solution, Successor, NO_EXIT};
 pub use stats::{compute as compute_stats, SideStats, TableStats};

@@ -73,7 +73,23 @@ const C_ILLEGAL: u8 = 255; // not a legal position
 fn summary_code(best: Dtm) -> u8 {
     match best {
         Dtm::Draw => C_DRAW,
-        d => (d.plies().unwrap_or(0).min(250) + 2) as u8,
+        // Capped keeping the parity, so that a win stays a win.
+        d => {
+            let p = d.plies().unwrap_or(0);
+            (p.min(250 - p % 2) + 2) as u8
+        }
+    }
+}
+
+/// A summary code as `Solution::exits` holds it.
+fn exit_code(summary: u8) -> u8 {
+    match summary {
+        C_DRAW => Dtm::Draw.encode(),
+        c => match summary_plies(c) {
+            Some(p) if p % 2 == 1 => Dtm::Win(p).encode(),
+            Some(p) => Dtm::Loss(p).encode(),
+            None => NO_EXIT,
+        },
     }
 }
 
@@ -132,6 +148,45 @@ pub struct Solution {
     /// One bit per index (bit `i % 64` of word `i / 64`), set where the index is not a legal
     /// position of the graph: its value is never read, so a writer may store anything there.
     pub illegal: [Vec<u64>; 2],
+    /// For each index, the best value among its moves that leave the graph
+    /// (`Successor::Fixed`), as `Dtm::encode` gives it, or `NO_EXIT`; read it with
+    /// `best_exit`.
+    pub exits: [Vec<u8>; 2],
+}
+
+/// `Solution::exits` of a position without a move that leaves the graph.
+pub const NO_EXIT: u8 = 255;
+
+impl Solution {
+    /// A solution from its parts (for writers fed from elsewhere than `solve`).
+    pub fn from_parts(
+        values: [Vec<u8>; 2],
+        illegal: [Vec<u64>; 2],
+        exits: [Vec<u8>; 2],
+    ) -> Solution {
+        Solution {
+            values,
+            illegal,
+            exits,
+        }
+    }
+
+    /// True when index `idx` with `side` to move is not a legal position.
+    #[inline]
+    pub fn is_illegal(&self, side: usize, idx: u64) -> bool {
+        self.illegal[side][(idx / 64) as usize] >> (idx % 64) & 1 == 1
+    }
+
+    /// The best value, for the side to move, among the moves of `idx` that leave the graph
+    /// (chess: captures and promotions), or None if it has none. Values beyond 250 plies
+    /// read as 250 or 249 plies.
+    #[inline]
+    pub fn best_exit(&self, side: usize, idx: u64) -> Option<Dtm> {
+        match self.exits[side][idx as usize] {
+            NO_EXIT => None,
+            c => Some(Dtm::decode(c)),
+        }
+    }
 }
 
 fn illegal_bitmap(summary: &[AtomicU8]) -> Vec<u64> {
@@ -199,9 +254,15 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
         illegal_bitmap(&st.summary[1]),
     ];
     let [v0, v1] = st.values;
+    let exits = st.summary.map(|s| {
+        let mut e = into_bytes(s);
+        e.par_iter_mut().for_each(|c| *c = exit_code(*c));
+        e
+    });
     Solution {
         values: [into_bytes(v0), into_bytes(v1)],
         illegal,
+        exits,
     }
 }
 

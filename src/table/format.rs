@@ -1,55 +1,74 @@
-//! The table file layout (version 2), all integers little-endian:
+//! The table file layout (version 3), all integers little-endian.
+//!
+//! A table holds two layers. The WDL layer has one stream per side to move with a code per
+//! position (`WdlCode`); a search probes it without touching anything else. The DTM layer
+//! has one stream, for one side to move only (the one that compresses better); the other
+//! side's distances are found by a one-ply search over the stored side and the sub-tables.
+//! Each stream lays out its side's values in its own order of the index parts (`Layout`),
+//! chosen when the table is written, and is compressed as `codec::stream` describes.
 //!
 //! ```text
 //! offset  size  field
 //!      0     8  magic b"RBTABLE\x1a"
-//!      8     4  format version (2)
-//!     12     4  header length (256)
+//!      8     4  format version (3)
+//!     12     4  header length (512)
 //!     16     8  game, zero-padded ASCII ("chess")
 //!     24    16  signature, zero-padded ASCII (e.g. "KRvKN", canonical orientation)
 //!     40     4  index scheme (1: king pairs x ranked piece groups, see `index`)
-//!     44     4  value encoding (1: one byte per position, 0 = draw, plies + 1 otherwise)
+//!     44     4  value encoding (2: WDL codes and DTM moves, below)
 //!     48     8  indices per side to move (N)
-//!     56    32  white to move: positions, win, draw, loss (u64 each)
-//!     88    32  black to move: positions, win, draw, loss
-//!    120     4  longest mate in plies
-//!    124     4  side to move of a longest mate (0 white, 1 black)
-//!    128     8  index of that position
-//!    136     4  compression (1: zstd)
-//!    140     4  log2 of the values per block (B)
-//!    144     8  blocks per side to move (K = ceil(N / B))
-//!    152     8  offset of the block table (T)
-//!    160     4  CRC-32 of the block table
-//!    164    88  reserved, zero
-//!    252     4  CRC-32 of bytes 0..252
-//!      T        block table: 2K + 1 u64 file offsets, then 2K u32 CRC-32s. Block j of side
-//!               s (0 white to move, 1 black) is number s*K + j; its compressed bytes run
-//!               from offset[s*K + j] to offset[s*K + j + 1] (the last offset is the file
-//!               length) and its CRC-32 covers those bytes. A block decodes to B values
-//!               (the last of each side to the rest of N), indices j*B.. in order.
+//!     56    48  white to move: positions, win, draw, loss, cursed win, cursed loss (u64)
+//!    104    48  black to move: the same
+//!    152     4  longest mate in plies
+//!    156     4  side to move of a longest mate (0 white, 1 black)
+//!    160     8  index of that position
+//!    168     4  side to move the DTM layer stores (0 white, 1 black)
+//!    172     4  reserved, zero
+//!    176     8  layout of the white-to-move WDL stream (`Layout::to_bytes`)
+//!    184     8  layout of the black-to-move WDL stream
+//!    192     8  layout of the DTM stream
+//!    200    16  white-to-move WDL stream: offset, length (u64 each)
+//!    216    16  black-to-move WDL stream: offset, length
+//!    232    16  DTM stream: offset, length
+//!    248   260  reserved, zero
+//!    508     4  CRC-32 of bytes 0..508
+//!    512        the streams, each starting at a multiple of 64
 //! ```
-//! The writer puts the block table right after the header, then the blocks in order; the
-//! reader only relies on the offsets.
+//!
+//! Value encoding 2. A WDL stream holds a code from 0 to 9 per layout number: 0 loss,
+//! 1 blessed loss, 2 draw, 3 cursed win, 4 win, and 5 to 9 the same values meaning "this,
+//! or better through a capture or promotion": the probe then takes the best of the code's
+//! value and the values of the position's conversions (read from the sub-tables). The DTM
+//! stream holds a number of moves m per layout number: with the position's WDL value, a win
+//! in 2m - 1 plies or a loss in 2m plies (m = 0 with a win: no value here); the distance is
+//! the better of that and the best conversion. Holes and illegal positions hold whatever
+//! compresses best, and so may positions whose value a conversion gives.
 
+use crate::index::{Layout, TableIndex, LAYOUT_BYTES};
 use crate::material::Material;
 use crate::retro::{SideStats, TableStats};
 
 /// Identifies a retrobook table file.
 pub const MAGIC: [u8; 8] = *b"RBTABLE\x1a";
 /// The format version this code writes and reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Header length in bytes.
-pub const HEADER_LEN: usize = 256;
+pub const HEADER_LEN: usize = 512;
 /// Index scheme number of `index::TableIndex`.
 pub const INDEX_SCHEME: u32 = 1;
-/// Value encoding number of `Dtm::encode`.
-pub const VALUE_ENCODING: u32 = 1;
-/// Compression number of zstd.
-pub const COMPRESSION_ZSTD: u32 = 1;
+/// Value encoding number described above.
+pub const VALUE_ENCODING: u32 = 2;
 /// File name extension of table files.
 pub const EXTENSION: &str = "rbt";
-/// Smallest and largest block sizes (log2 of values) a reader accepts.
-pub const BLOCK_LOG_RANGE: std::ops::RangeInclusive<u32> = 6..=20;
+
+/// Where one stream lies in the file.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Extent {
+    /// Offset from the start of the file.
+    pub offset: u64,
+    /// Length in bytes.
+    pub len: u64,
+}
 
 /// Everything the header says.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,12 +81,12 @@ pub struct Header {
     pub size: u64,
     /// Statistics (DESIGN.md §2 convention).
     pub stats: TableStats,
-    /// Log2 of the number of values per block.
-    pub block_log: u32,
-    /// Blocks per side to move.
-    pub blocks: u64,
-    /// Where the block table starts and its CRC-32.
-    pub block_table: (u64, u32),
+    /// Side to move (0 white, 1 black) whose distances the DTM layer stores.
+    pub dtm_side: usize,
+    /// Layouts of the white and black WDL streams and of the DTM stream.
+    pub layouts: [[u8; LAYOUT_BYTES]; 3],
+    /// Extents of the same three streams.
+    pub streams: [Extent; 3],
 }
 
 pub(crate) fn put_u32(b: &mut [u8], at: usize, v: u32) {
@@ -97,13 +116,13 @@ fn get_str(b: &[u8], at: usize, len: usize) -> String {
     String::from_utf8_lossy(&field[..end]).into_owned()
 }
 
-impl Header {
-    /// Length in bytes of the block table.
-    pub fn block_table_len(&self) -> u64 {
-        (2 * self.blocks + 1) * 8 + 2 * self.blocks * 4
-    }
+const STATS_AT: [usize; 2] = [56, 104];
+const LAYOUTS_AT: usize = 176;
+const STREAMS_AT: usize = 200;
+const CRC_AT: usize = HEADER_LEN - 4;
 
-    /// The 256 header bytes, checksum included.
+impl Header {
+    /// The 512 header bytes, checksum included.
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(&MAGIC);
@@ -114,8 +133,7 @@ impl Header {
         put_u32(&mut b, 40, INDEX_SCHEME);
         put_u32(&mut b, 44, VALUE_ENCODING);
         put_u64(&mut b, 48, self.size);
-        for (s, at) in [(0, 56), (1, 88)] {
-            let st = &self.stats.sides[s];
+        for (st, at) in self.stats.sides.iter().zip(STATS_AT) {
             for (i, v) in [st.positions, st.win, st.draw, st.loss]
                 .into_iter()
                 .enumerate()
@@ -123,37 +141,49 @@ impl Header {
                 put_u64(&mut b, at + 8 * i, v);
             }
         }
-        put_u32(&mut b, 120, self.stats.max_plies);
-        put_u32(&mut b, 124, self.stats.max_side as u32);
-        put_u64(&mut b, 128, self.stats.max_index);
-        put_u32(&mut b, 136, COMPRESSION_ZSTD);
-        put_u32(&mut b, 140, self.block_log);
-        put_u64(&mut b, 144, self.blocks);
-        put_u64(&mut b, 152, self.block_table.0);
-        put_u32(&mut b, 160, self.block_table.1);
-        let crc = crc32fast::hash(&b[..252]);
-        put_u32(&mut b, 252, crc);
+        put_u32(&mut b, 152, self.stats.max_plies);
+        put_u32(&mut b, 156, self.stats.max_side as u32);
+        put_u64(&mut b, 160, self.stats.max_index);
+        put_u32(&mut b, 168, self.dtm_side as u32);
+        for (i, l) in self.layouts.iter().enumerate() {
+            b[LAYOUTS_AT + LAYOUT_BYTES * i..][..LAYOUT_BYTES].copy_from_slice(l);
+        }
+        for (i, e) in self.streams.iter().enumerate() {
+            put_u64(&mut b, STREAMS_AT + 16 * i, e.offset);
+            put_u64(&mut b, STREAMS_AT + 16 * i + 8, e.len);
+        }
+        let crc = crc32fast::hash(&b[..CRC_AT]);
+        put_u32(&mut b, CRC_AT, crc);
         b
     }
 
     /// Parses and checks a header; the error says what is wrong.
     pub fn from_bytes(b: &[u8]) -> Result<Header, String> {
+        if b.len() < 12 || b[0..8] != MAGIC {
+            return Err(if b.len() < HEADER_LEN {
+                format!("file is {} bytes, shorter than a table header", b.len())
+            } else {
+                "not a retrobook table (bad magic number)".into()
+            });
+        }
+        let version = get_u32(b, 8);
+        if version != VERSION {
+            return Err(format!(
+                "table format version {version}, this program reads version {VERSION}{}",
+                if version < VERSION {
+                    ": regenerate it with `retrobook gen`"
+                } else {
+                    ""
+                }
+            ));
+        }
         if b.len() < HEADER_LEN {
             return Err(format!(
                 "file is {} bytes, shorter than a table header",
                 b.len()
             ));
         }
-        if b[0..8] != MAGIC {
-            return Err("not a retrobook table (bad magic number)".into());
-        }
-        let version = get_u32(b, 8);
-        if version != VERSION {
-            return Err(format!(
-                "table format version {version}, this program reads version {VERSION}"
-            ));
-        }
-        if get_u32(b, 252) != crc32fast::hash(&b[..252]) {
+        if get_u32(b, CRC_AT) != crc32fast::hash(&b[..CRC_AT]) {
             return Err("header checksum mismatch (file corrupted)".into());
         }
         if get_u32(b, 12) as usize != HEADER_LEN {
@@ -170,38 +200,47 @@ impl Header {
         if get_u32(b, 40) != INDEX_SCHEME || get_u32(b, 44) != VALUE_ENCODING {
             return Err("unknown index scheme or value encoding".into());
         }
-        if get_u32(b, 136) != COMPRESSION_ZSTD {
-            return Err("unknown compression".into());
-        }
         let mut stats = TableStats::default();
-        for (s, at) in [(0, 56), (1, 88)] {
-            stats.sides[s] = SideStats {
+        for (side, at) in stats.sides.iter_mut().zip(STATS_AT) {
+            *side = SideStats {
                 positions: get_u64(b, at),
                 win: get_u64(b, at + 8),
                 draw: get_u64(b, at + 16),
                 loss: get_u64(b, at + 24),
             };
         }
-        stats.max_plies = get_u32(b, 120);
-        stats.max_side = get_u32(b, 124) as u8;
-        stats.max_index = get_u64(b, 128);
-        let block_log = get_u32(b, 140);
-        if !BLOCK_LOG_RANGE.contains(&block_log) {
-            return Err(format!("unsupported block size 2^{block_log}"));
+        stats.max_plies = get_u32(b, 152);
+        stats.max_side = get_u32(b, 156) as u8;
+        stats.max_index = get_u64(b, 160);
+        let dtm_side = get_u32(b, 168) as usize;
+        if dtm_side > 1 {
+            return Err("bad DTM side in header".into());
         }
-        let size = get_u64(b, 48);
-        let blocks = get_u64(b, 144);
-        if blocks != size.div_ceil(1 << block_log) {
-            return Err("block count does not match the table size".into());
+        let mut layouts = [[0u8; LAYOUT_BYTES]; 3];
+        for (i, l) in layouts.iter_mut().enumerate() {
+            l.copy_from_slice(&b[LAYOUTS_AT + LAYOUT_BYTES * i..][..LAYOUT_BYTES]);
+        }
+        let mut streams = [Extent::default(); 3];
+        for (i, e) in streams.iter_mut().enumerate() {
+            e.offset = get_u64(b, STREAMS_AT + 16 * i);
+            e.len = get_u64(b, STREAMS_AT + 16 * i + 8);
         }
         Ok(Header {
             game,
             material,
-            size,
+            size: get_u64(b, 48),
             stats,
-            block_log,
-            blocks,
-            block_table: (get_u64(b, 152), get_u32(b, 160)),
+            dtm_side,
+            layouts,
+            streams,
         })
+    }
+
+    /// The three layouts (WDL white, WDL black, DTM) for a table of `index`.
+    pub fn layouts(&self, index: &TableIndex) -> Result<[Layout; 3], String> {
+        let l = |i: usize| {
+            Layout::from_bytes(index, &self.layouts[i]).map_err(|e| format!("bad header: {e}"))
+        };
+        Ok([l(0)?, l(1)?, l(2)?])
     }
 }

@@ -1,13 +1,14 @@
-//! Table files: the layout (`format`), the writer, the memory-mapped reader and the cache of
-//! decoded blocks that probes share.
+//! Table files: the layout (`format`), what each position may store (`values`), the choice
+//! among stored values that compresses best (`fill`), the compression (`codec`), the writer
+//! and the memory-mapped reader.
 
-mod cache;
 pub mod codec;
+mod fill;
 mod format;
 mod reader;
+pub mod values;
 mod writer;
 
-pub use cache::{BlockCache, DEFAULT_CACHE_BYTES};
-pub use format::{Header, EXTENSION, HEADER_LEN, MAGIC, VERSION};
+pub use format::{Extent, Header, EXTENSION, HEADER_LEN, MAGIC, VERSION};
 pub use reader::TableFile;
-pub use writer::{table_path, write_table, WriteOptions};
+pub use writer::{table_path, write_table, LayoutChoice, WriteOptions};

@@ -1,36 +1,28 @@
 //! Opens a table file through a memory map and checks what can be checked cheaply at open:
-//! header, block table and file length. Each block's checksum is checked when
-//! the block is decoded, so a damaged block makes its probes fail, never answer.
+//! the header, each stream's index tables and the file length. Each check group of blocks
+//! is checksummed the first time a probe reads it, so a damaged block makes its probes
+//! fail, never answer.
 
-use super::cache::BlockCache;
-use super::format::{get_u32, get_u64, Header};
-use crate::index::TableIndex;
+use super::codec::{Stream, StreamError};
+use super::format::Header;
+use crate::index::{Digits, Layout, TableIndex};
 use crate::material::Material;
 use memmap2::Mmap;
 use rayon::prelude::*;
-use std::cell::RefCell;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use zstd::zstd_safe::DCtx;
 
-/// Names the sides in messages.
-const SIDE_NAMES: [&str; 2] = ["white-to-move", "black-to-move"];
-
-/// Gives every open table its own key space in a shared cache.
-static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static DCTX: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
-}
+/// Names the streams in messages.
+const STREAM_NAMES: [&str; 3] = ["white-to-move WDL", "black-to-move WDL", "DTM"];
 
 /// An open, checked table file.
 pub struct TableFile {
     path: PathBuf,
     header: Header,
     index: TableIndex,
+    layouts: [Layout; 3],
+    streams: [Stream; 3],
     map: Mmap,
-    id: u64,
 }
 
 impl TableFile {
@@ -41,6 +33,9 @@ impl TableFile {
         // SAFETY: the file is only read; tables are written under a temporary name and
         // renamed, so a finished file is not modified in place by this program.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| fail(e.to_string()))?;
+        // Probes land anywhere: no read-ahead.
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Random);
         let header = Header::from_bytes(&map).map_err(fail)?;
         let index = TableIndex::new(header.material);
         if header.size != index.size() {
@@ -50,45 +45,44 @@ impl TableFile {
                 index.size()
             )));
         }
+        let layouts = header.layouts(&index).map_err(fail)?;
         let len = map.len() as u64;
-        let (table_at, table_crc) = header.block_table;
-        let table_end = table_at.checked_add(header.block_table_len());
-        let Some(table_end) = table_end.filter(|&e| e <= len) else {
-            return Err(fail(format!(
-                "file is {len} bytes, too short for its block table (truncated?)"
-            )));
-        };
-        let table = &map[table_at as usize..table_end as usize];
-        if crc32fast::hash(table) != table_crc {
-            return Err(fail(
-                "block table checksum mismatch (file corrupted)".into(),
-            ));
-        }
-        let count = 2 * header.blocks as usize;
-        let offsets = (0..=count).map(|i| get_u64(table, 8 * i));
-        let mut prev = table_end;
-        for (i, o) in offsets.enumerate() {
-            if o > len {
+        let mut end = 0;
+        let mut open = |i: usize| -> Result<Stream, String> {
+            let e = header.streams[i];
+            let name = STREAM_NAMES[i];
+            let stop = e.offset.checked_add(e.len).filter(|&s| s <= len);
+            let Some(stop) = stop else {
                 return Err(fail(format!(
-                    "file is {len} bytes, block table entry {i} points to {o} (truncated?)"
+                    "file is {len} bytes, its {name} values end at {} (truncated?)",
+                    e.offset.saturating_add(e.len)
+                )));
+            };
+            end = end.max(stop);
+            let s = Stream::open(&map, e.offset as usize, e.len as usize)
+                .map_err(|why| fail(format!("{name} values: {why}")))?;
+            if s.len() != layouts[i].size() {
+                return Err(fail(format!(
+                    "{name} values: {} of them, the layout has {}",
+                    s.len(),
+                    layouts[i].size()
                 )));
             }
-            if o < prev {
-                return Err(fail(format!("block table entry {i} is out of order")));
-            }
-            prev = o;
-        }
-        if prev != len {
+            Ok(s)
+        };
+        let streams = [open(0)?, open(1)?, open(2)?];
+        if end != len {
             return Err(fail(format!(
-                "file is {len} bytes, its block table says {prev} (truncated?)"
+                "file is {len} bytes, its streams end at {end} (truncated or extended?)"
             )));
         }
         Ok(TableFile {
             path: path.to_path_buf(),
             header,
             index,
+            layouts,
+            streams,
             map,
-            id: NEXT_ID.fetch_add(1, Relaxed),
         })
     }
 
@@ -117,61 +111,80 @@ impl TableFile {
         self.map.len() as u64
     }
 
-    /// Number of values block `block` of a side decodes to.
-    fn block_len(&self, block: u64) -> usize {
-        let start = block << self.header.block_log;
-        (self.header.size - start).min(1 << self.header.block_log) as usize
+    /// Bytes of the WDL layer (both sides) and of the DTM layer.
+    pub fn layer_bytes(&self) -> (u64, u64) {
+        let s = &self.header.streams;
+        (s[0].len + s[1].len, s[2].len)
     }
 
-    /// Decodes block `block` of `side` into `out` (resized to the block), checking its
-    /// checksum.
-    pub fn decode_block(&self, side: usize, block: u64, out: &mut Vec<u8>) -> Result<(), String> {
-        out.resize(self.block_len(block), 0);
-        self.decode_into(side, block, out)
+    /// The side to move (0 white, 1 black) whose distances the DTM layer stores.
+    pub fn dtm_side(&self) -> usize {
+        self.header.dtm_side
     }
 
-    /// Decodes block `block` of `side` into `out`, which has exactly the block's length.
-    fn decode_into(&self, side: usize, block: u64, out: &mut [u8]) -> Result<(), String> {
-        let n = (side as u64 * self.header.blocks + block) as usize;
-        let table = &self.map[self.header.block_table.0 as usize..];
-        let start = get_u64(table, 8 * n) as usize;
-        let end = get_u64(table, 8 * (n + 1)) as usize;
-        let crc_at = 8 * (2 * self.header.blocks as usize + 1) + 4 * n;
-        let bytes = &self.map[start..end];
-        let bad = |why: &str| {
-            format!(
-                "{}: block {block} of the {} values is corrupted ({why})",
-                self.path.display(),
-                SIDE_NAMES[side]
-            )
+    fn error(&self, stream: usize, e: StreamError) -> String {
+        let (block, why) = match e {
+            StreamError::Checksum(b) => (b, "checksum mismatch"),
+            StreamError::Corrupt(b) => (b, "does not decode"),
         };
-        if crc32fast::hash(bytes) != get_u32(table, crc_at) {
-            return Err(bad("checksum mismatch"));
-        }
-        let want = out.len();
-        let got = DCTX.with(|d| d.borrow_mut().decompress(out, bytes));
-        match got {
-            Ok(n) if n == want => Ok(()),
-            Ok(n) => Err(bad(&format!("decodes to {n} values, expected {want}"))),
-            Err(code) => Err(bad(zstd::zstd_safe::get_error_name(code))),
-        }
+        format!(
+            "{}: block {block} of the {} values is corrupted ({why})",
+            self.path.display(),
+            STREAM_NAMES[stream]
+        )
     }
 
-    /// The encoded value at `idx` with `side` (0 white, 1 black) to move, through `cache`.
+    /// The WDL code (`values`) of the position with these digits and `side` to move.
     #[inline]
-    pub fn value(&self, side: usize, idx: u64, cache: &BlockCache) -> Result<u8, String> {
-        let block = idx >> self.header.block_log;
-        let key = self.id << 48 | (side as u64) << 47 | block;
-        let offset = (idx & ((1 << self.header.block_log) - 1)) as usize;
-        cache.get(key, offset, |buf| self.decode_block(side, block, buf))
+    pub fn wdl_code(&self, side: usize, d: &Digits) -> Result<u8, String> {
+        let j = self.layouts[side].index(d);
+        match self.streams[side].get(&self.map, j) {
+            Ok(c) => Ok(c as u8),
+            Err(e) => Err(self.error(side, e)),
+        }
     }
 
-    /// All encoded values with `side` to move, decoded in parallel without the cache.
-    pub fn decode_side(&self, side: usize) -> Result<Vec<u8>, String> {
-        let mut out = vec![0u8; self.header.size as usize];
-        out.par_chunks_mut(1 << self.header.block_log)
+    /// The moves the DTM layer stores for the position with these digits (its side to
+    /// move is `dtm_side()`).
+    #[inline]
+    pub fn dtm_moves(&self, d: &Digits) -> Result<u16, String> {
+        let j = self.layouts[2].index(d);
+        self.streams[2]
+            .get(&self.map, j)
+            .map_err(|e| self.error(2, e))
+    }
+
+    /// Every value of stream `stream` (0, 1: WDL codes of white and black to move, 2: DTM
+    /// moves), by solver index: indices the layout cannot hold (broken ones) read 0.
+    fn decode_stream(&self, stream: usize) -> Result<Vec<u16>, String> {
+        let all = self.streams[stream]
+            .decode_all(&self.map)
+            .map_err(|e| self.error(stream, e))?;
+        let layout = &self.layouts[stream];
+        let mut out = vec![0u16; self.index.size() as usize];
+        out.par_chunks_mut(1 << 14)
             .enumerate()
-            .try_for_each(|(b, chunk)| self.decode_into(side, b as u64, chunk))?;
+            .for_each(|(c, chunk)| {
+                for (k, o) in chunk.iter_mut().enumerate() {
+                    let idx = ((c << 14) + k) as u64;
+                    let j = layout.index(&self.index.split(idx));
+                    *o = all.get(j as usize).copied().unwrap_or(0);
+                }
+            });
         Ok(out)
+    }
+
+    /// All WDL codes with `side` to move, by solver index, every block checked.
+    pub fn decode_wdl(&self, side: usize) -> Result<Vec<u8>, String> {
+        Ok(self
+            .decode_stream(side)?
+            .into_iter()
+            .map(|c| c as u8)
+            .collect())
+    }
+
+    /// All DTM moves of the stored side, by solver index, every block checked.
+    pub fn decode_dtm(&self) -> Result<Vec<u16>, String> {
+        self.decode_stream(2)
     }
 }

@@ -2,48 +2,72 @@
 //! complete and synced, so that a killed run never leaves a half-written file under the
 //! final name.
 //!
-//! Choices, measured on all 35 tables of 3-4 pieces (total bytes of the 35 files):
-//! - Illegal and broken indices are never probed, so they take the value of the last legal
-//!   index before them, which lengthens runs: 3% smaller than leaving them 0.
-//! - One byte per value (`Dtm::encode`), each side to move in its own blocks. Interleaving
-//!   the two sides' values of an index was 15% larger.
-//! - 2^15 values per block: 4 Ki values gave 31.4 MB, 16 Ki 26.8 MB, 64 Ki 23.9 MB (zstd 19).
-//!   A cold probe decodes one block (32 KiB, tens of microseconds); larger blocks gain a few
-//!   percent in size for twice the decoding time and cache memory per block.
-//! - zstd level 15: within 2% of level 19 at a third of its compression time, which matters
-//!   for five-piece tables (level 9 is 15% larger).
-//! - No dictionary: a dictionary trained per table made 4 Ki blocks 2% larger (its own bytes
-//!   outweigh the gain) and training was slow; larger blocks gain even less from one.
-//! - No separate WDL stream: a warm probe reads one byte of a cached block whether it wants
-//!   WDL or DTM (72-77 ns either way), and WDL blocks would add 3.4 MB (13%) to the set.
+//! Each stream is built the same way: the values of the solver's indices are gathered in the
+//! order of a layout of the index parts, positions with a choice of stored values (illegal
+//! positions, holes of the layout, positions a conversion decides) get the one that
+//! compresses best (`fill`), and the result is compressed (`codec`). The layout of each
+//! stream, and the side the DTM layer stores, are chosen by compressing samples of every
+//! candidate: which order of the parts compresses best depends on the material.
 //!
-//! With these choices the 35 files take 25.7 MB (Gaviota's DTM files: 27.4 MB).
+//! Choices, measured (KQRvKR, white to move unless said; see the README for the whole set):
+//! - WDL blocks of 32 bytes: a cold probe decodes at most one, tens of codes. DTM blocks of
+//!   256 bytes: 12% smaller than 32-byte blocks, and a cold DTM probe may cost more.
+//! - Positions whose value a conversion reaches store "or better through a conversion"
+//!   where that merges runs: the black-to-move WDL stream of KQRvKR is 2.9 MB exact and a
+//!   few hundred KB this way.
+//! - Distances as moves, the sign read from the WDL layer: wins and losses share symbols.
 
-use super::format::{put_u32, put_u64, Header, EXTENSION, HEADER_LEN};
+use super::codec::{encode, StreamOptions};
+use super::fill::{fill_dtm, fill_wdl};
+use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
+use super::values::{dtm_choice, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
+use crate::index::{Layout, Part, TableIndex};
 use crate::material::Material;
-use crate::retro::TableStats;
+use crate::retro::{Solution, TableStats};
+use crate::value::Dtm;
 use rayon::prelude::*;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// How a table is compressed.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct WriteOptions {
-    /// Log2 of the values per block.
-    pub block_log: u32,
-    /// zstd compression level.
-    pub level: i32,
-    /// Whether illegal indices copy the previous legal value (else they keep 0).
-    pub fill_previous: bool,
+    /// Compression of the WDL streams.
+    pub wdl: StreamOptions,
+    /// Compression of the DTM stream.
+    pub dtm: StreamOptions,
+    /// What a probed "or better through a conversion" code costs against one more run of
+    /// codes (16): higher values make faster, larger WDL streams.
+    pub conversion_cost: u32,
+    /// How each stream's layout is found.
+    pub layouts: LayoutChoice,
+}
+
+/// How the writer finds each stream's layout.
+#[derive(Clone, Debug)]
+pub enum LayoutChoice {
+    /// Compress this many values of every order of the parts (a stream this short or
+    /// shorter whole) and keep the smallest.
+    Sampled(u64),
+    /// This order of the parts for every stream.
+    Fixed(Vec<Part>),
 }
 
 impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
-            block_log: 15,
-            level: 15,
-            fill_previous: true,
+            wdl: StreamOptions {
+                block_log: 5,
+                ..StreamOptions::default()
+            },
+            dtm: StreamOptions {
+                block_log: 8,
+                ..StreamOptions::default()
+            },
+            conversion_cost: 4,
+            layouts: LayoutChoice::Sampled(1 << 18),
         }
     }
 }
@@ -53,107 +77,209 @@ pub fn table_path(dir: &Path, material: &Material) -> PathBuf {
     dir.join(format!("{material}.{EXTENSION}"))
 }
 
-/// Gives every illegal index (bit set in `illegal`) the value of the last legal index
-/// before it in its block, or of the first legal one after it at the start of a block.
-fn fill_illegal(values: &mut [u8], illegal: &[u64], block: usize) {
-    let is_illegal = |i: usize| illegal[i / 64] >> (i % 64) & 1 == 1;
-    values
-        .par_chunks_mut(block)
-        .enumerate()
-        .for_each(|(b, chunk)| {
-            let base = b * block;
-            let first = (0..chunk.len()).find(|&i| !is_illegal(base + i));
-            let mut last = first.map_or(0, |i| chunk[i]);
-            for (i, v) in chunk.iter_mut().enumerate() {
-                if is_illegal(base + i) {
-                    *v = last;
-                } else {
-                    last = *v;
-                }
-            }
-        });
+/// What one stream stores, before the choices are made.
+#[derive(Copy, Clone)]
+enum Kind {
+    /// WDL codes of one side to move.
+    Wdl(usize),
+    /// DTM moves of one side to move.
+    Dtm(usize),
 }
 
-/// Compresses `blocks` in parallel; each comes back with its CRC-32.
-fn compress_blocks(blocks: &[&[u8]], level: i32) -> io::Result<Vec<(Vec<u8>, u32)>> {
-    blocks
-        .par_iter()
-        .map_init(
-            || zstd::bulk::Compressor::new(level),
-            |c, b| {
-                let c = c.as_mut().map_err(|e| io::Error::other(e.to_string()))?;
-                let z = c.compress(b)?;
-                let crc = crc32fast::hash(&z);
-                Ok((z, crc))
-            },
-        )
+/// The choices of every index of a solved table.
+struct Choices<'a> {
+    index: &'a TableIndex,
+    solution: &'a Solution,
+}
+
+impl Choices<'_> {
+    /// The choice set of solver index `idx` for `kind`.
+    #[inline]
+    fn at(&self, kind: Kind, idx: u64) -> u16 {
+        let side = match kind {
+            Kind::Wdl(s) | Kind::Dtm(s) => s,
+        };
+        if self.solution.is_illegal(side, idx) {
+            return any(kind);
+        }
+        let value = Dtm::decode(self.solution.values[side][idx as usize]);
+        let exit = self.solution.best_exit(side, idx);
+        match kind {
+            Kind::Wdl(_) => wdl_choices(value, exit),
+            Kind::Dtm(_) => dtm_choice(value, exit),
+        }
+    }
+
+    /// The choices of the numbers `range` of `layout`, in order.
+    fn gather(&self, kind: Kind, layout: &Layout, range: Range<u64>) -> Vec<u16> {
+        let mut out = vec![0u16; (range.end - range.start) as usize];
+        out.par_chunks_mut(1 << 14)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let first = range.start + (c << 14) as u64;
+                for (k, o) in chunk.iter_mut().enumerate() {
+                    *o = match layout.digits(self.index, first + k as u64) {
+                        Some(d) => self.at(kind, self.index.index_of(&d)),
+                        None => any(kind),
+                    };
+                }
+            });
+        out
+    }
+}
+
+fn any(kind: Kind) -> u16 {
+    match kind {
+        Kind::Wdl(_) => WDL_ANY,
+        Kind::Dtm(_) => DTM_ANY,
+    }
+}
+
+/// Fills the choices of one stream and compresses them.
+fn compress(kind: Kind, mut values: Vec<u16>, opts: &WriteOptions) -> Vec<u8> {
+    match kind {
+        Kind::Wdl(_) => {
+            fill_wdl(&mut values, opts.conversion_cost);
+            let leaves: Vec<u16> = (0..WDL_CODES as u16).collect();
+            encode(values, &leaves, &opts.wdl)
+        }
+        Kind::Dtm(_) => {
+            fill_dtm(&mut values);
+            // Leaf symbols by frequency, most frequent first.
+            let top = values.par_iter().copied().max().unwrap_or(0) as usize;
+            let mut freq = vec![0u64; top + 1];
+            for &v in &values {
+                freq[v as usize] += 1;
+            }
+            let mut leaves: Vec<u16> = (0..=top as u16).filter(|&m| freq[m as usize] > 0).collect();
+            leaves.sort_by_key(|&m| std::cmp::Reverse(freq[m as usize]));
+            let mut symbol = vec![0u16; top + 1];
+            for (s, &m) in leaves.iter().enumerate() {
+                symbol[m as usize] = s as u16;
+            }
+            values.par_iter_mut().for_each(|v| *v = symbol[*v as usize]);
+            encode(values, &leaves, &opts.dtm)
+        }
+    }
+}
+
+/// Sixteen evenly spread ranges of `layout`'s numbers, `sample` numbers in all.
+fn sample_ranges(size: u64, sample: u64) -> Vec<Range<u64>> {
+    if size <= sample {
+        return std::iter::once(0..size).collect();
+    }
+    let len = sample / 16;
+    (0..16)
+        .map(|k| {
+            let start = (size - len) / 15 * k;
+            start..start + len
+        })
         .collect()
 }
 
+/// The layout that compresses a sample of `kind` best, and the sample's compressed size.
+fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) {
+    let (candidates, sample) = match &opts.layouts {
+        LayoutChoice::Sampled(sample) => (Layout::all_orders(c.index), *sample),
+        LayoutChoice::Fixed(parts) => (vec![parts.clone()], 1 << 16),
+    };
+    candidates
+        .into_par_iter()
+        .map(|parts| {
+            let layout = Layout::new(c.index, &parts).expect("a permutation of the parts");
+            let bytes: u64 = sample_ranges(layout.size(), sample)
+                .into_iter()
+                .map(|r| compress(kind, c.gather(kind, &layout, r), opts).len() as u64)
+                .sum();
+            (layout, bytes)
+        })
+        .min_by_key(|(l, bytes)| (*bytes, l.to_bytes()))
+        .expect("at least one layout")
+}
+
 /// Writes the table of `material` into `dir` and returns its path and size in bytes.
-/// `values` are the encoded values of both sides to move (illegal indices, marked in
-/// `illegal`, are overwritten with whatever compresses best).
 pub fn write_table(
     dir: &Path,
     material: &Material,
-    values: [&mut [u8]; 2],
-    illegal: [&[u64]; 2],
+    solution: &Solution,
     stats: TableStats,
     opts: &WriteOptions,
 ) -> Result<(PathBuf, u64), String> {
     let path = table_path(dir, material);
-    let tmp = dir.join(format!(
-        ".{material}.{EXTENSION}.{}.tmp",
-        std::process::id()
-    ));
-    let size = values[0].len() as u64;
-    let block = 1usize << opts.block_log;
-    let [v0, v1] = values;
-    if opts.fill_previous {
-        fill_illegal(v0, illegal[0], block);
-        fill_illegal(v1, illegal[1], block);
-    }
-    let blocks: Vec<&[u8]> = v0.chunks(block).chain(v1.chunks(block)).collect();
-    let result = (|| -> io::Result<u64> {
-        let compressed = compress_blocks(&blocks, opts.level)?;
-        let mut header = Header {
-            game: "chess".into(),
-            material: *material,
-            size,
-            stats,
-            block_log: opts.block_log,
-            blocks: size.div_ceil(block as u64),
-            block_table: (HEADER_LEN as u64, 0),
+    let index = TableIndex::new(*material);
+    let c = Choices {
+        index: &index,
+        solution,
+    };
+    let wdl_layouts = [Kind::Wdl(0), Kind::Wdl(1)].map(|k| choose_layout(&c, k, opts).0);
+    let dtm_trials = [Kind::Dtm(0), Kind::Dtm(1)].map(|k| choose_layout(&c, k, opts));
+    let dtm_side = usize::from(dtm_trials[1].1 < dtm_trials[0].1);
+    let dtm_layout = dtm_trials[dtm_side].0.clone();
+    let jobs = [
+        (Kind::Wdl(0), &wdl_layouts[0]),
+        (Kind::Wdl(1), &wdl_layouts[1]),
+        (Kind::Dtm(dtm_side), &dtm_layout),
+    ];
+    let streams: Vec<Vec<u8>> = jobs
+        .iter()
+        .map(|&(kind, layout)| compress(kind, c.gather(kind, layout, 0..layout.size()), opts))
+        .collect();
+    let mut header = Header {
+        game: "chess".into(),
+        material: *material,
+        size: index.size(),
+        stats,
+        dtm_side,
+        layouts: [
+            wdl_layouts[0].to_bytes(),
+            wdl_layouts[1].to_bytes(),
+            dtm_layout.to_bytes(),
+        ],
+        streams: [Extent::default(); 3],
+    };
+    let mut at = HEADER_LEN as u64;
+    for (e, s) in header.streams.iter_mut().zip(&streams) {
+        at = at.next_multiple_of(64);
+        *e = Extent {
+            offset: at,
+            len: s.len() as u64,
         };
-        let mut table = vec![0u8; header.block_table_len() as usize];
-        let mut at = HEADER_LEN as u64 + header.block_table_len();
-        let crcs = 8 * (compressed.len() + 1);
-        for (i, (z, crc)) in compressed.iter().enumerate() {
-            put_u64(&mut table, 8 * i, at);
-            put_u32(&mut table, crcs + 4 * i, *crc);
-            at += z.len() as u64;
-        }
-        put_u64(&mut table, 8 * compressed.len(), at);
-        header.block_table.1 = crc32fast::hash(&table);
-
-        let file = File::create(&tmp)?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
+        at += s.len() as u64;
+    }
+    write_atomically(dir, &path, |w| {
         w.write_all(&header.to_bytes())?;
-        w.write_all(&table)?;
-        for (z, _) in &compressed {
-            w.write_all(z)?;
+        let mut pos = HEADER_LEN as u64;
+        for (e, s) in header.streams.iter().zip(&streams) {
+            w.write_all(&vec![0u8; (e.offset - pos) as usize])?;
+            w.write_all(s)?;
+            pos = e.offset + e.len;
         }
+        Ok(())
+    })?;
+    Ok((path, at))
+}
+
+/// Writes `path` through `body` under a temporary name in `dir`, synced and renamed when
+/// complete; on failure the temporary file is removed.
+fn write_atomically(
+    dir: &Path,
+    path: &Path,
+    body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> Result<(), String> {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| -> io::Result<()> {
+        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        body(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         drop(file);
-        fs::rename(&tmp, &path)?;
-        Ok(at)
+        fs::rename(&tmp, path)
     })();
-    match result {
-        Ok(bytes) => Ok((path, bytes)),
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            Err(format!("cannot write {}: {e}", path.display()))
-        }
-    }
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        format!("cannot write {}: {e}", path.display())
+    })
 }

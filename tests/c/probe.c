@@ -72,6 +72,28 @@ int main(int argc, char **argv) {
         } else {
             expect(dtm == 0 || dtm == RB_NO_MATE, 1, "rb_probe_root without moves", fen);
         }
+
+        /* The root moves an engine may play: every one keeps the position's value, the first
+           has it exactly, and they are the moves of rb_probe_root that do. */
+        RbRootMove best[256];
+        int nb = rb_probe_root_best(tb, bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7],
+                                    ep, 0, stm == 1, best, 256);
+        if (n != RB_FAILED) {
+            int keep = 0;
+            for (int i = 0; i < n && i < 256; i++) {
+                keep += (moves[i].dtm == RB_NO_MATE) == (dtm == RB_NO_MATE) &&
+                        (dtm == RB_NO_MATE || (moves[i].dtm & 1) == (dtm & 1));
+            }
+            expect(nb, keep, "rb_probe_root_best count", fen);
+            if (nb > 0) {
+                expect(best[0].dtm, dtm, "rb_probe_root_best first move", fen);
+            }
+            for (int i = 0; i < nb && i < 256; i++) {
+                int same_sign = (best[i].dtm == RB_NO_MATE) == (dtm == RB_NO_MATE) &&
+                                (dtm == RB_NO_MATE || (best[i].dtm & 1) == (dtm & 1));
+                expect(same_sign, 1, "rb_probe_root_best keeps the value", fen);
+            }
+        }
         cases++;
     }
 

@@ -70,27 +70,40 @@ pub fn expected_dtm(line: &str) -> Option<(String, Option<retrobook::Dtm>)> {
     Some((fen.trim().to_string(), v))
 }
 
-/// Rewrites a table file through the library's writer after `edit` has changed its decoded
-/// values, so that a deliberately altered value passes every file check and only `verify`
-/// can catch it.
-pub fn rewrite_table(path: &Path, edit: impl FnOnce(&mut [Vec<u8>; 2])) {
-    use retrobook::table::{write_table, TableFile, WriteOptions};
-    let t = TableFile::open(path).unwrap();
-    let mut v = [t.decode_side(0).unwrap(), t.decode_side(1).unwrap()];
-    let (material, stats) = (t.material(), t.header().stats);
-    drop(t);
-    edit(&mut v);
-    let none = vec![0u64; v[0].len().div_ceil(64)];
-    let [a, b] = &mut v;
-    write_table(
-        path.parent().unwrap(),
-        &material,
-        [a, b],
-        [&none, &none],
-        stats,
-        &WriteOptions::default(),
-    )
-    .unwrap();
+/// Rewrites the table of `signature` in `dir` through the library's writer after `edit` has
+/// changed its values (`Dtm::encode`, by side to move and solver index), so that a
+/// deliberately altered value passes every file check and only `verify` can catch it.
+pub fn rewrite_table(dir: &Path, signature: &str, edit: impl FnOnce(&mut [Vec<u8>; 2])) {
+    use retrobook::chess::Color;
+    use retrobook::probe::LoadedTables;
+    use retrobook::retro::{Solution, NO_EXIT};
+    use retrobook::table::{write_table, WriteOptions};
+    let m: retrobook::material::Material = signature.parse().unwrap();
+    let tb = retrobook::Tablebase::open(dir).unwrap();
+    let table = tb.table(&m).unwrap();
+    let (index, stats) = (table.index().clone(), table.header().stats);
+    let loaded = LoadedTables::load(&tb, &[m]).unwrap();
+    let sides = loaded.values(&m).unwrap();
+    let mut values = [0, 1].map(|s| sides[s].clone().unwrap());
+    drop(loaded);
+    drop(tb);
+    let n = index.size();
+    let illegal = Color::ALL.map(|turn| {
+        let mut bits = vec![0u64; n.div_ceil(64) as usize];
+        for i in 0..n {
+            let legal = index
+                .decode(i, turn)
+                .is_some_and(|p| !p.opponent_in_check() && index.is_canonical(i, &p));
+            if !legal {
+                bits[(i / 64) as usize] |= 1 << (i % 64);
+            }
+        }
+        bits
+    });
+    edit(&mut values);
+    let exits = [0, 1].map(|_| vec![NO_EXIT; n as usize]);
+    let solution = Solution::from_parts(values, illegal, exits);
+    write_table(dir, &m, &solution, stats, &WriteOptions::default()).unwrap();
 }
 
 /// The 17,500 Gaviota DTM samples of `dtm-samples-34.epd` (500 per 3-4-piece table).

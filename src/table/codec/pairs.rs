@@ -79,35 +79,72 @@ impl Default for PairOptions {
     }
 }
 
-/// Counts the non-overlapping occurrences of every pair in `seq` (a run of k equal symbols
-/// holds k/2 pairs of them) into a dense `alphabet`² table.
-fn count_pairs(seq: &[u16], alphabet: usize) -> Vec<u32> {
-    let chunks = seq.len().div_ceil(CHUNK);
-    (0..chunks)
-        .into_par_iter()
-        .fold(
-            || vec![0u32; alphabet * alphabet],
-            |mut counts, c| {
-                let start = c * CHUNK;
-                let end = (start + CHUNK).min(seq.len());
-                let mut i = start;
-                while i + 1 < end {
-                    let (a, b) = (seq[i] as usize, seq[i + 1] as usize);
-                    counts[a * alphabet + b] += 1;
-                    i += if a == b && i + 2 < end && seq[i + 2] as usize == a {
-                        2
-                    } else {
-                        1
-                    };
+/// Calls `f(a, b)` for the non-overlapping pairs of one chunk (a run of k equal symbols
+/// holds k/2 pairs of them).
+#[inline]
+fn for_each_pair(chunk: &[u16], mut f: impl FnMut(usize, usize)) {
+    let mut i = 0;
+    while i + 1 < chunk.len() {
+        let (a, b) = (chunk[i] as usize, chunk[i + 1] as usize);
+        f(a, b);
+        i += if a == b && i + 2 < chunk.len() && chunk[i + 2] as usize == a {
+            2
+        } else {
+            1
+        };
+    }
+}
+
+/// The pairs of `seq` (symbols below `alphabet`) that occur at least `min_count` times,
+/// counted inside each chunk, as (count, first, second).
+fn count_pairs(seq: &[u16], alphabet: usize, min_count: u32) -> Vec<(u32, u16, u16)> {
+    let split = |key: usize, c: u32| (c, (key / alphabet) as u16, (key % alphabet) as u16);
+    if alphabet * alphabet <= 2 * seq.len() {
+        // Dense counts, one table per group of chunks.
+        let groups = rayon::current_num_threads().clamp(1, seq.len().div_ceil(CHUNK).max(1));
+        let per = seq.len().div_ceil(CHUNK).div_ceil(groups) * CHUNK;
+        let counts = seq
+            .par_chunks(per.max(1))
+            .map(|part| {
+                let mut counts = vec![0u32; alphabet * alphabet];
+                for chunk in part.chunks(CHUNK) {
+                    for_each_pair(chunk, |a, b| counts[a * alphabet + b] += 1);
                 }
                 counts
-            },
-        )
-        .reduce_with(|mut a, b| {
-            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-            a
-        })
-        .unwrap_or_default()
+            })
+            .reduce_with(|mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                a
+            })
+            .unwrap_or_default();
+        counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c >= min_count)
+            .map(|(k, &c)| split(k, c))
+            .collect()
+    } else {
+        // Few pairs for the alphabet: sort the pairs' keys and count the runs.
+        let mut keys: Vec<u32> = seq
+            .par_chunks(CHUNK)
+            .flat_map_iter(|chunk| {
+                let mut v = Vec::new();
+                for_each_pair(chunk, |a, b| v.push((a * alphabet + b) as u32));
+                v
+            })
+            .collect();
+        keys.par_sort_unstable();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < keys.len() {
+            let j = i + keys[i..].partition_point(|&k| k == keys[i]);
+            if (j - i) as u32 >= min_count {
+                out.push(split(keys[i] as usize, (j - i) as u32));
+            }
+            i = j;
+        }
+        out
+    }
 }
 
 /// Replaces, chunk by chunk and left to right, every occurrence of a chosen pair; `left[a]`
@@ -152,13 +189,7 @@ pub fn build(seq: &mut Vec<u16>, leaves: u16, opts: &PairOptions) -> Grammar {
     let max_symbols = opts.max_symbols.min(1 << 16);
     while g.symbols() < max_symbols && seq.len() > 1 {
         let alphabet = g.symbols();
-        let counts = count_pairs(seq, alphabet);
-        let mut candidates: Vec<(u32, u16, u16)> = counts
-            .iter()
-            .enumerate()
-            .filter(|&(_, &c)| c >= opts.min_count)
-            .map(|(i, &c)| (c, (i / alphabet) as u16, (i % alphabet) as u16))
-            .collect();
+        let mut candidates = count_pairs(seq, alphabet, opts.min_count);
         if candidates.is_empty() {
             break;
         }
