@@ -1,6 +1,7 @@
 //! The Rust probing API's promises: `Tablebase` is `Send + Sync`, FEN convenience calls
-//! give typed errors, and a probe on a warm cache allocates nothing (counted by this test
-//! binary's global allocator).
+//! give typed errors, a WDL probe allocates nothing even on never-touched positions, a DTM
+//! probe on a warm cache nothing either (counted by this test binary's global allocator),
+//! and the root probe keeps the moves that keep the position's value.
 
 use retrobook::chess::Position;
 use retrobook::generate::{generate, plan};
@@ -85,27 +86,78 @@ fn probes_and_errors() {
     ));
 }
 
-#[test]
-fn warm_probes_do_not_allocate() {
-    let (_dir, tb) = tables();
+/// Legal positions of KPvK with `turn` to move, spread over the index.
+fn spread(tb: &Tablebase, turn: retrobook::chess::Color) -> Vec<Position> {
     let m: Material = "KPvK".parse().unwrap();
     let index = tb.table(&m).unwrap().index();
-    let positions: Vec<Position> = (0..index.size())
+    (0..index.size())
         .step_by(7)
-        .filter_map(|i| index.decode(i, retrobook::chess::Color::Black))
+        .filter_map(|i| index.decode(i, turn))
         .filter(|p| p.validate().is_ok())
+        .collect()
+}
+
+#[test]
+fn wdl_probes_and_warm_dtm_probes_do_not_allocate() {
+    use retrobook::chess::Color;
+    let (_dir, tb) = tables();
+    let positions: Vec<Position> = [Color::White, Color::Black]
+        .into_iter()
+        .flat_map(|turn| spread(&tb, turn))
         .collect();
-    assert!(positions.len() > 5000);
-    // Warm the cache, then count.
+    assert!(positions.len() > 10_000);
+    let counted = |f: &dyn Fn()| {
+        ALLOCATIONS.store(0, Relaxed);
+        COUNTING.with(|c| c.set(true));
+        f();
+        COUNTING.with(|c| c.set(false));
+        ALLOCATIONS.load(Relaxed)
+    };
+    // Never-touched positions, promotions among their moves: WDL probes alone.
+    let cold = counted(&|| {
+        for p in &positions {
+            tb.probe_wdl(p).unwrap();
+        }
+    });
+    assert_eq!(cold, 0, "allocations while probing WDL");
+    // DTM probes once the cache holds their answers.
     for p in &positions {
         tb.probe_dtm(p).unwrap();
     }
-    ALLOCATIONS.store(0, Relaxed);
-    COUNTING.with(|c| c.set(true));
-    for p in &positions {
-        tb.probe_dtm(p).unwrap();
-        tb.probe_wdl(p).unwrap();
+    let warm = counted(&|| {
+        for p in &positions {
+            tb.probe_dtm(p).unwrap();
+            tb.probe_wdl(p).unwrap();
+        }
+    });
+    assert_eq!(warm, 0, "allocations while probing a warm cache");
+}
+
+#[test]
+fn the_root_probe_keeps_the_moves_that_keep_the_value() {
+    use retrobook::chess::Color;
+    let (_dir, tb) = tables();
+    let mut seen_choice = false;
+    for pos in spread(&tb, Color::White).into_iter().step_by(13) {
+        let own = tb.probe_dtm(&pos).unwrap();
+        let root = tb.probe_root(&pos).unwrap();
+        let all = tb.best_moves(&pos).unwrap();
+        let keeping: Vec<_> = all
+            .iter()
+            .filter(|(_, after)| after.back().wdl() == own.wdl())
+            .collect();
+        assert_eq!(root.len(), keeping.len(), "{pos}");
+        for (r, (mv, after)) in root.iter().zip(&keeping) {
+            assert_eq!(r.wdl, own.wdl(), "{pos}");
+            assert_eq!(r.dtm, after.back(), "{pos} {mv}");
+        }
+        if let Some(first) = root.first() {
+            assert_eq!(first.dtm, own, "{pos}");
+        }
+        seen_choice |= root.len() > 1 && root.len() < all.len();
     }
-    COUNTING.with(|c| c.set(false));
-    assert_eq!(ALLOCATIONS.load(Relaxed), 0, "allocations while probing");
+    assert!(
+        seen_choice,
+        "some position has moves that do not keep its value"
+    );
 }

@@ -12,7 +12,7 @@ use crate::chess::{Color, MoveKind, MoveList, Position};
 use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
 use crate::retro::SubTables;
-use crate::table::values::{code_wdl, dtm_value, wdl_rank, OR_CONVERSION};
+use crate::table::values::{code_wdl, dtm_value, wdl_rank, DRAW, OR_CONVERSION};
 use crate::table::TableFile;
 use crate::value::{Dtm, Wdl};
 use rayon::prelude::*;
@@ -141,6 +141,9 @@ impl<'a> LoadedTables<'a> {
         (0..index.size())
             .into_par_iter()
             .map(|idx| {
+                if codes[idx as usize] == DRAW {
+                    return Ok(Dtm::Draw.encode());
+                }
                 let Some(pos) = legal(index, idx, turn) else {
                     return Ok(0);
                 };
@@ -179,14 +182,19 @@ impl<'a> LoadedTables<'a> {
             .collect()
     }
 
-    /// The distances of the side `table` does not store, by a one-ply search.
+    /// The distances of the side `table` does not store, by a one-ply search where the WDL
+    /// layer does not already say draw.
     fn search_other(&self, table: &TableFile) -> Result<Vec<u8>, String> {
         let side = 1 - table.dtm_side();
+        let codes = table.decode_wdl(side)?;
         let index = table.index();
         let turn = Color::from_index(side);
         (0..index.size())
             .into_par_iter()
             .map(|idx| {
+                if codes[idx as usize] == DRAW {
+                    return Ok(Dtm::Draw.encode());
+                }
                 let Some(pos) = legal(index, idx, turn) else {
                     return Ok(0);
                 };
