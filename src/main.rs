@@ -457,6 +457,9 @@ fn open_info_table(arg: &str, dir: &Path) -> Result<TableFile, Failure> {
     TableFile::open(&path).map_err(runtime)
 }
 
+/// Names of the sides to move, by index.
+const SIDE_NAMES: [&str; 2] = ["white", "black"];
+
 fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     let t = open_info_table(arg, dir)?;
     let h = t.header();
@@ -475,6 +478,9 @@ fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
             "signature": h.material.to_string(),
             "pieces": h.material.pieces(),
             "bytes": t.bytes(),
+            "wdl_bytes": t.layer_bytes().0,
+            "dtm_bytes": t.layer_bytes().1,
+            "dtm_side": SIDE_NAMES[t.dtm_side()],
             "white": side(0),
             "black": side(1),
             "max_dtm": {"plies": st.max_plies, "moves": st.max_plies.div_ceil(2), "fen": fen},
@@ -487,6 +493,11 @@ fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
             h.material.pieces(),
             t.bytes(),
             t.path().display()
+        ))?;
+        let (wdl, dtm) = t.layer_bytes();
+        say(format!(
+            "  layers: WDL {wdl} bytes, DTM {dtm} bytes ({} to move stored)",
+            SIDE_NAMES[t.dtm_side()]
         ))?;
         for (s, name) in [(0, "white to move"), (1, "black to move")] {
             let x = &st.sides[s];

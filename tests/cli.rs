@@ -174,6 +174,10 @@ fn info_json_has_the_contract_shape() {
     assert_eq!(v["signature"], "KQvK");
     assert_eq!(v["pieces"], 3);
     assert!(v["bytes"].as_u64().unwrap() > 0);
+    // The two layers, and the side whose distances the DTM layer stores.
+    let layers = v["wdl_bytes"].as_u64().unwrap() + v["dtm_bytes"].as_u64().unwrap();
+    assert!(layers > 0 && layers < v["bytes"].as_u64().unwrap(), "{v}");
+    assert!(v["dtm_side"] == "white" || v["dtm_side"] == "black", "{v}");
     for side in ["white", "black"] {
         for k in ["positions", "win", "draw", "loss"] {
             assert!(v[side][k].is_u64(), "{side}.{k}");
