@@ -48,6 +48,16 @@ impl Dtm {
     /// Most plies the one-byte encoding holds.
     pub const MAX_PLIES: u32 = 254;
 
+    /// The value of a position whose side to move has no move: mated when in check,
+    /// stalemated otherwise.
+    pub fn without_moves(in_check: bool) -> Dtm {
+        if in_check {
+            Dtm::Loss(0)
+        } else {
+            Dtm::Draw
+        }
+    }
+
     /// The win/draw/loss part.
     pub fn wdl(self) -> Wdl {
         match self {

@@ -305,13 +305,7 @@ impl Position {
         }
         let (forward, last_rank): (i32, u32) = if us == Color::White { (8, 7) } else { (-8, 0) };
         for from in self.pieces(us, Role::Pawn) {
-            for to in attacks::pawn_attacks(us, from) {
-                if enemy.contains(to) {
-                    push_pawn_move(list, from, to, self.role_at(to), MoveKind::Normal);
-                } else if Some(to) == self.ep_square() {
-                    push_pawn_move(list, from, to, Some(Role::Pawn), MoveKind::EnPassant);
-                }
-            }
+            self.pawn_captures(list, from);
             if let Some(one) = from.offset(forward) {
                 if one.rank() == last_rank && !occ.contains(one) {
                     push_pawn_move(list, from, one, None, MoveKind::Normal);
@@ -352,17 +346,10 @@ impl Position {
 
     fn pawn_moves(&self, list: &mut MoveList) {
         let us = self.turn();
-        let enemy = self.by_color(!us);
         let occ = self.occupied();
         let (forward, start_rank): (i32, u32) = if us == Color::White { (8, 1) } else { (-8, 6) };
         for from in self.pieces(us, Role::Pawn) {
-            for to in attacks::pawn_attacks(us, from) {
-                if enemy.contains(to) {
-                    push_pawn_move(list, from, to, self.role_at(to), MoveKind::Normal);
-                } else if Some(to) == self.ep_square() {
-                    push_pawn_move(list, from, to, Some(Role::Pawn), MoveKind::EnPassant);
-                }
-            }
+            self.pawn_captures(list, from);
             if let Some(one) = from.offset(forward) {
                 if !occ.contains(one) {
                     push_pawn_move(list, from, one, None, MoveKind::Normal);
@@ -374,6 +361,20 @@ impl Position {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// The captures (en passant included) of the side to move's pawn on `from`.
+    #[inline]
+    fn pawn_captures(&self, list: &mut MoveList, from: Square) {
+        let us = self.turn();
+        let enemy = self.by_color(!us);
+        for to in attacks::pawn_attacks(us, from) {
+            if enemy.contains(to) {
+                push_pawn_move(list, from, to, self.role_at(to), MoveKind::Normal);
+            } else if Some(to) == self.ep_square() {
+                push_pawn_move(list, from, to, Some(Role::Pawn), MoveKind::EnPassant);
             }
         }
     }

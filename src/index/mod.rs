@@ -243,6 +243,14 @@ impl TableIndex {
         out
     }
 
+    /// The position with index `idx` and `turn` to move if it is legal (the side not to
+    /// move not in check) and canonical: the positions a table holds values for.
+    #[inline]
+    pub fn legal(&self, idx: u64, turn: Color) -> Option<Position> {
+        let pos = self.decode(idx, turn)?;
+        (!pos.opponent_in_check() && self.is_canonical(idx, &pos)).then_some(pos)
+    }
+
     /// True when `idx` (decoding to `pos`) is the index `encode` gives its class; the other
     /// indices (mirror images of canonical ones) are never used and count as broken.
     #[inline]

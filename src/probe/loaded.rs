@@ -7,9 +7,9 @@
 //! side's come from a one-ply search over them and the sub-tables. Only the sides that are
 //! asked for, and what they need, are decoded.
 
+use super::en_passant::with_en_passant;
 use super::tablebase::Tablebase;
 use crate::chess::{Color, MoveKind, MoveList, Position};
-use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
 use crate::retro::SubTables;
 use crate::table::values::{code_wdl, dtm_value, wdl_rank, DRAW, OR_CONVERSION};
@@ -27,35 +27,6 @@ pub struct LoadedTables<'a> {
     /// to reach it. A short list that the solver scans hundreds of millions of times,
     /// faster than any hash.
     keys: Vec<(u64, usize, &'a TableFile, bool)>,
-}
-
-/// The value of `pos`, which may have an en-passant right, from `without`, which knows only
-/// positions without one: the moves of such a position are those of the same placement
-/// without the right, and the en-passant captures.
-pub(crate) fn with_en_passant<T: Ord + Copy, E>(
-    pos: &Position,
-    without: &dyn Fn(&Position) -> Result<T, E>,
-    back: fn(T) -> T,
-    stalemate: T,
-) -> Result<T, E> {
-    if pos.ep_square().is_none() || !pos.has_legal_ep_capture() {
-        return without(pos);
-    }
-    let mut plain = *pos;
-    plain.set_ep_square(None);
-    let base = without(&plain)?;
-    let mut best: Option<T> = None;
-    for m in pos.en_passant_moves() {
-        let v = back(without(&pos.play(&m))?);
-        best = Some(best.map_or(v, |b| b.max(v)));
-    }
-    let best = best.expect("an en-passant capture");
-    // Without the right the side to move may be stalemated: then only the captures count.
-    if best >= base || (base == stalemate && !plain.has_legal_move()) {
-        Ok(best)
-    } else {
-        Ok(base)
-    }
 }
 
 /// The sides of tables (canonical material, side to move) that `(material, side)` needs
@@ -131,76 +102,76 @@ impl<'a> LoadedTables<'a> {
         Ok(loaded)
     }
 
-    /// The distances of the stored side of `table`.
-    fn decode_stored(&self, table: &TableFile) -> Result<Vec<u8>, String> {
-        let side = table.dtm_side();
+    /// The value of every legal position of `table` with `side` to move, by solver index:
+    /// draws as the WDL layer says, the others by `value` (given the index and the WDL
+    /// code); illegal indices hold 0.
+    fn by_position(
+        &self,
+        table: &TableFile,
+        side: usize,
+        value: impl Fn(u64, &Position, u8) -> Result<Dtm, String> + Sync,
+    ) -> Result<Vec<u8>, String> {
         let codes = table.decode_wdl(side)?;
-        let moves = table.decode_dtm()?;
         let index = table.index();
         let turn = Color::from_index(side);
         (0..index.size())
             .into_par_iter()
             .map(|idx| {
-                if codes[idx as usize] == DRAW {
+                let code = codes[idx as usize];
+                if code == DRAW {
                     return Ok(Dtm::Draw.encode());
                 }
-                let Some(pos) = legal(index, idx, turn) else {
-                    return Ok(0);
-                };
-                let mut list = MoveList::new();
-                pos.conversion_moves(&mut list);
-                let mut conv: Option<Dtm> = None;
-                for m in list.as_slice() {
-                    let v = self.value(&pos.play(m))?.back();
-                    conv = Some(conv.map_or(v, |c| c.max(v)));
+                match index.legal(idx, turn) {
+                    Some(pos) => value(idx, &pos, code).map(Dtm::encode),
+                    None => Ok(0),
                 }
-                let wdl = match codes[idx as usize] {
-                    c if c < OR_CONVERSION => code_wdl(c),
-                    c => {
-                        let floor = code_wdl(c - OR_CONVERSION);
-                        match conv {
-                            Some(v) if wdl_rank(v.wdl()) > wdl_rank(floor) => v.wdl(),
-                            _ => floor,
-                        }
-                    }
-                };
-                let value = match (wdl, dtm_value(wdl, moves[idx as usize]), conv) {
-                    (Wdl::Draw, _, _) => Dtm::Draw,
-                    (_, Some(s), Some(c)) => s.max(c),
-                    (_, Some(s), None) => s,
-                    (_, None, Some(c)) => c,
-                    (_, None, None) => Dtm::Draw,
-                };
-                if value.wdl() != wdl {
-                    return Err(format!(
-                        "{}: the DTM and WDL layers disagree at {pos} (file corrupted)",
-                        table.path().display()
-                    ));
-                }
-                Ok(value.encode())
             })
             .collect()
+    }
+
+    /// The distances of the stored side of `table`: the stored number or the conversions,
+    /// whichever is better.
+    fn decode_stored(&self, table: &TableFile) -> Result<Vec<u8>, String> {
+        let moves = table.decode_dtm()?;
+        self.by_position(table, table.dtm_side(), |idx, pos, code| {
+            let mut list = MoveList::new();
+            pos.conversion_moves(&mut list);
+            let mut conv: Option<Dtm> = None;
+            for m in list.as_slice() {
+                let v = self.value(&pos.play(m))?.back();
+                conv = Some(conv.map_or(v, |c| c.max(v)));
+            }
+            let wdl = match code {
+                c if c < OR_CONVERSION => code_wdl(c),
+                c => {
+                    let floor = code_wdl(c - OR_CONVERSION);
+                    match conv {
+                        Some(v) if wdl_rank(v.wdl()) > wdl_rank(floor) => v.wdl(),
+                        _ => floor,
+                    }
+                }
+            };
+            let value = match (wdl, dtm_value(wdl, moves[idx as usize]), conv) {
+                (Wdl::Draw, _, _) => Dtm::Draw,
+                (_, Some(s), Some(c)) => s.max(c),
+                (_, Some(s), None) => s,
+                (_, None, Some(c)) => c,
+                (_, None, None) => Dtm::Draw,
+            };
+            if value.wdl() != wdl {
+                return Err(format!(
+                    "{}: the DTM and WDL layers disagree at {pos} (file corrupted)",
+                    table.path().display()
+                ));
+            }
+            Ok(value)
+        })
     }
 
     /// The distances of the side `table` does not store, by a one-ply search where the WDL
     /// layer does not already say draw.
     fn search_other(&self, table: &TableFile) -> Result<Vec<u8>, String> {
-        let side = 1 - table.dtm_side();
-        let codes = table.decode_wdl(side)?;
-        let index = table.index();
-        let turn = Color::from_index(side);
-        (0..index.size())
-            .into_par_iter()
-            .map(|idx| {
-                if codes[idx as usize] == DRAW {
-                    return Ok(Dtm::Draw.encode());
-                }
-                let Some(pos) = legal(index, idx, turn) else {
-                    return Ok(0);
-                };
-                self.one_ply(&pos).map(Dtm::encode)
-            })
-            .collect()
+        self.by_position(table, 1 - table.dtm_side(), |_, pos, _| self.one_ply(pos))
     }
 
     /// The best value over the moves of `pos` (no en-passant right), each read from the
@@ -209,11 +180,7 @@ impl<'a> LoadedTables<'a> {
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
         if list.is_empty() {
-            return Ok(if pos.is_check() {
-                Dtm::Loss(0)
-            } else {
-                Dtm::Draw
-            });
+            return Ok(Dtm::without_moves(pos.is_check()));
         }
         let mut best = Dtm::Loss(0);
         for m in list.as_slice() {
@@ -251,12 +218,6 @@ impl<'a> LoadedTables<'a> {
             .map(Vec::len)
             .sum()
     }
-}
-
-/// The position at `idx` with `turn` to move, if it is a legal, canonical one.
-fn legal(index: &TableIndex, idx: u64, turn: Color) -> Option<Position> {
-    let pos = index.decode(idx, turn)?;
-    (!pos.opponent_in_check() && index.is_canonical(idx, &pos)).then_some(pos)
 }
 
 impl SubTables for LoadedTables<'_> {

@@ -2,6 +2,7 @@
 //! re-checks a finished table against its successors.
 
 mod cache;
+mod en_passant;
 mod error;
 mod loaded;
 mod tablebase;

@@ -8,6 +8,7 @@
 //! keep the position's WDL value.
 
 use super::cache::{DtmCache, DEFAULT_CACHE_BYTES};
+use super::en_passant::with_en_passant;
 use super::error::ProbeError;
 use crate::chess::{Move, MoveList, Position};
 use crate::index::Digits;
@@ -239,18 +240,9 @@ impl Tablebase {
     }
 
     /// The WDL code of any legal position (an en-passant right is looked at by playing
-    /// the moves).
+    /// the en-passant captures).
     fn code_any(&self, pos: &Position) -> Result<u8, ProbeError> {
-        if pos.ep_square().is_some() && pos.has_legal_ep_capture() {
-            let mut list = MoveList::new();
-            pos.legal_moves(&mut list);
-            let mut best = 0;
-            for m in list.as_slice() {
-                best = best.max(WIN - self.code_any(&pos.play(m))?);
-            }
-            return Ok(best);
-        }
-        self.code(pos)
+        with_en_passant(pos, &|p| self.code(p), |c| WIN - c, DRAW)
     }
 
     fn check(&self, pos: &Position) -> Result<(), ProbeError> {
@@ -286,16 +278,7 @@ impl Tablebase {
     }
 
     fn dtm_any(&self, pos: &Position) -> Result<Dtm, ProbeError> {
-        if pos.ep_square().is_some() && pos.has_legal_ep_capture() {
-            let mut list = MoveList::new();
-            pos.legal_moves(&mut list);
-            let mut best = Dtm::Loss(0);
-            for m in list.as_slice() {
-                best = best.max(self.dtm_any(&pos.play(m))?.back());
-            }
-            return Ok(best);
-        }
-        self.dtm(pos)
+        with_en_passant(pos, &|p| self.dtm(p), Dtm::back, Dtm::Draw)
     }
 
     /// Distance to mate of a position without en-passant right.
@@ -349,11 +332,7 @@ impl Tablebase {
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
         if list.is_empty() {
-            return Ok(if pos.is_check() {
-                Dtm::Loss(0)
-            } else {
-                Dtm::Draw
-            });
+            return Ok(Dtm::without_moves(pos.is_check()));
         }
         let mut best: Option<Dtm> = None;
         for m in list.as_slice() {

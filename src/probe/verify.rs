@@ -36,10 +36,7 @@ pub fn verify_table(
                 if idx % (1 << 12) == 0 {
                     observer.advance((1u64 << 12).min(n - idx));
                 }
-                let pos = index.decode(idx, turn)?;
-                if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
-                    return None;
-                }
+                let pos = index.legal(idx, turn)?;
                 let stored = Dtm::decode(values[idx as usize]);
                 // The WDL layer is read as a search reads it, through the probe.
                 let probed = tb.probe_wdl(&pos).map_err(|e| e.to_string());

@@ -96,12 +96,7 @@ impl<'a> ChessGame<'a> {
 
     /// A legal position of this table, or None.
     pub fn position(&self, side: usize, idx: u64) -> Option<Position> {
-        let pos = self.index.decode(idx, Color::from_index(side))?;
-        if pos.opponent_in_check() || !self.index.is_canonical(idx, &pos) {
-            None
-        } else {
-            Some(pos)
-        }
+        self.index.legal(idx, Color::from_index(side))
     }
 
     fn encode(&self, pos: &Position) -> u64 {
@@ -141,11 +136,7 @@ impl RetroGame for ChessGame<'_> {
                 None => Successor::Table(j),
             });
         }
-        Some(if pos.is_check() {
-            Dtm::Loss(0)
-        } else {
-            Dtm::Draw
-        })
+        Some(Dtm::without_moves(pos.is_check()))
     }
 
     fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>)) {
