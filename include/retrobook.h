@@ -24,6 +24,21 @@
 // `rb_probe_wdl`: the side to move wins.
 #define RB_WIN 1
 
+// `rb_probe_wdl50`: lost within the 50-move rule (Fathom's `TB_LOSS`).
+#define RB_WDL50_LOSS 0
+
+// `rb_probe_wdl50`: lost, but the 50-move rule draws it.
+#define RB_WDL50_BLESSED_LOSS 1
+
+// `rb_probe_wdl50`: draw.
+#define RB_WDL50_DRAW 2
+
+// `rb_probe_wdl50`: won, but the 50-move rule draws it.
+#define RB_WDL50_CURSED_WIN 3
+
+// `rb_probe_wdl50`: won within the 50-move rule.
+#define RB_WDL50_WIN 4
+
 // An open opening book; opaque to C. Thread-safe.
 typedef struct RbBook RbBook;
 
@@ -119,6 +134,26 @@ int32_t rb_probe_wdl(const struct RbTablebase *tb,
                      uint32_t castling,
                      bool white_to_move);
 
+// Win, draw or loss under the 50-move rule with the move count at zero, in five values:
+// `RB_WDL50_LOSS` (0), `RB_WDL50_BLESSED_LOSS`, `RB_WDL50_DRAW`, `RB_WDL50_CURSED_WIN`,
+// `RB_WDL50_WIN` (4), numbered as Fathom numbers them; or `RB_FAILED`. Arguments as
+// `rb_probe_wdl`.
+//
+// # Safety
+// `tb` is NULL or an open tablebase.
+int32_t rb_probe_wdl50(const struct RbTablebase *tb,
+                       uint64_t white,
+                       uint64_t black,
+                       uint64_t kings,
+                       uint64_t queens,
+                       uint64_t rooks,
+                       uint64_t bishops,
+                       uint64_t knights,
+                       uint64_t pawns,
+                       uint32_t ep,
+                       uint32_t castling,
+                       bool white_to_move);
+
 // Plies to mate with best play: odd when the side to move mates, even when it is mated
 // (0: checkmated now); `RB_NO_MATE` when neither side can force mate; `RB_FAILED`.
 //
@@ -188,6 +223,12 @@ int32_t rb_probe_root_best(const struct RbTablebase *tb,
 // # Safety
 // `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string.
 int32_t rb_probe_wdl_fen(const struct RbTablebase *tb, const char *fen);
+
+// `rb_probe_wdl50` of a position given as FEN.
+//
+// # Safety
+// `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string.
+int32_t rb_probe_wdl50_fen(const struct RbTablebase *tb, const char *fen);
 
 // `rb_probe_dtm` of a position given as FEN.
 //

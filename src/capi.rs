@@ -26,6 +26,16 @@ pub const RB_LOSS: i32 = -1;
 pub const RB_DRAW: i32 = 0;
 /// `rb_probe_wdl`: the side to move wins.
 pub const RB_WIN: i32 = 1;
+/// `rb_probe_wdl50`: lost within the 50-move rule (Fathom's `TB_LOSS`).
+pub const RB_WDL50_LOSS: i32 = 0;
+/// `rb_probe_wdl50`: lost, but the 50-move rule draws it.
+pub const RB_WDL50_BLESSED_LOSS: i32 = 1;
+/// `rb_probe_wdl50`: draw.
+pub const RB_WDL50_DRAW: i32 = 2;
+/// `rb_probe_wdl50`: won, but the 50-move rule draws it.
+pub const RB_WDL50_CURSED_WIN: i32 = 3;
+/// `rb_probe_wdl50`: won within the 50-move rule.
+pub const RB_WDL50_WIN: i32 = 4;
 
 /// An open set of tables; opaque to C. Thread-safe: share one among search threads.
 pub struct RbTablebase(Tablebase);
@@ -246,6 +256,49 @@ pub unsafe extern "C" fn rb_probe_wdl(
     })
 }
 
+/// Win, draw or loss under the 50-move rule with the move count at zero, in five values:
+/// `RB_WDL50_LOSS` (0), `RB_WDL50_BLESSED_LOSS`, `RB_WDL50_DRAW`, `RB_WDL50_CURSED_WIN`,
+/// `RB_WDL50_WIN` (4), numbered as Fathom numbers them; or `RB_FAILED`. Arguments as
+/// `rb_probe_wdl`.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn rb_probe_wdl50(
+    tb: *const RbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    ep: u32,
+    castling: u32,
+    white_to_move: bool,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        let pos = position(
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+            ep,
+            castling,
+            white_to_move,
+        )?;
+        with_tb(tb, |tb| {
+            tb.probe_wdl5(&pos).ok().map(|w| i32::from(w.code()))
+        })
+    })
+}
+
 /// Plies to mate with best play: odd when the side to move mates, even when it is mated
 /// (0: checkmated now); `RB_NO_MATE` when neither side can force mate; `RB_FAILED`.
 ///
@@ -397,6 +450,20 @@ pub unsafe extern "C" fn rb_probe_wdl_fen(tb: *const RbTablebase, fen: *const c_
     guarded(RB_FAILED, || {
         let pos = fen_position(fen)?;
         with_tb(tb, |tb| tb.probe_wdl(&pos).ok().map(wdl_code))
+    })
+}
+
+/// `rb_probe_wdl50` of a position given as FEN.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rb_probe_wdl50_fen(tb: *const RbTablebase, fen: *const c_char) -> i32 {
+    guarded(RB_FAILED, || {
+        let pos = fen_position(fen)?;
+        with_tb(tb, |tb| {
+            tb.probe_wdl5(&pos).ok().map(|w| i32::from(w.code()))
+        })
     })
 }
 

@@ -1,16 +1,19 @@
-//! Building tables: plans the order (sub-tables first), runs the solver, counts statistics
-//! and writes the file. The CLI's `gen` is a thin layer over this.
+//! Building tables: plans the order (sub-tables first), runs the solver, classes wins and
+//! losses under the 50-move rule, counts statistics and writes the file. The CLI's `gen` is
+//! a thin layer over this.
 //!
 //! Memory of one table: 3 bytes per index and side to move for the solver, plus every
-//! sub-table decoded (1 byte per index and side), plus the compressed file until it is
-//! written. Measured peaks: 108 MiB for all 3-4-piece tables, 724 MiB for KBNvKN, 3.2 GiB
-//! for KRPvKR (355 million indices per side: 2.1 GB of solver state and 0.9 GB of
-//! sub-tables), well inside a 24 GiB machine for every 5-piece table.
+//! sub-table decoded (1 byte per index and side, and a bit for its cursed values), plus the
+//! compressed file until it is written. A table with mates beyond 100 plies is solved a
+//! second time under the 50-move rule (`retro::fifty`): 3 more bytes per index and side
+//! while the first solution (2 bytes) is held. Measured peaks: 108 MiB for all 3-4-piece
+//! tables, 1.2 GiB for KRBvKR; by the model about 4.4 GB for KRPvKR, the largest 5-piece
+//! table (355 million indices per side), well inside a 24 GiB machine.
 
 use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
 use crate::probe::{LoadedTables, Tablebase};
-use crate::retro::{compute_stats, solve, ChessGame, Observer, TableStats};
+use crate::retro::{compute_stats, fifty, solve, ChessGame, Observer, TableStats};
 use crate::table::{write_table, WriteOptions};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -74,13 +77,15 @@ pub fn generate(
     let loaded = LoadedTables::for_building(tb, material)
         .map_err(|e| format!("cannot build {material}: {e}"))?;
     let game = ChessGame::new(index, &loaded);
-    let solution = solve(&game, observer);
+    let mut solution = solve(&game, observer);
+    fifty::apply(&game, &mut solution, observer);
     if let Some(e) = game.take_error() {
         return Err(format!("cannot build {material}: {e}"));
     }
     let stats = compute_stats(
         game.index(),
         [&solution.values[0][..], &solution.values[1][..]],
+        [&solution.cursed[0][..], &solution.cursed[1][..]],
     );
     let (path, bytes) = write_table(dir, &material, &solution, stats, &WriteOptions::default())?;
     Ok(Report {

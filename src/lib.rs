@@ -12,7 +12,7 @@ pub mod material;
 pub mod retro;
 pub mod value;
 
-pub use value::{Dtm, Wdl};
+pub use value::{Dtm, Wdl, Wdl5};
 pub mod book;
 pub mod capi;
 pub mod generate;

@@ -471,7 +471,14 @@ fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
         .map_or("-".to_string(), |p| p.to_string());
     let side = |s: usize| {
         let x = &st.sides[s];
-        json!({"positions": x.positions, "win": x.win, "draw": x.draw, "loss": x.loss})
+        json!({
+            "positions": x.positions,
+            "win": x.win,
+            "draw": x.draw,
+            "loss": x.loss,
+            "cursed_win": x.cursed_win,
+            "cursed_loss": x.cursed_loss,
+        })
     };
     if json {
         let v = json!({
@@ -502,8 +509,8 @@ fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
         for (s, name) in [(0, "white to move"), (1, "black to move")] {
             let x = &st.sides[s];
             say(format!(
-                "  {name}: {} positions, {} win, {} draw, {} loss",
-                x.positions, x.win, x.draw, x.loss
+                "  {name}: {} positions, {} win ({} cursed), {} draw, {} loss ({} blessed)",
+                x.positions, x.win, x.cursed_win, x.draw, x.loss, x.cursed_loss
             ))?;
         }
         say(format!(
@@ -535,10 +542,11 @@ fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
             .map_err(|e| e.to_string())
             .and_then(|pos| {
                 let v = tb.probe_dtm(&pos).map_err(|e| e.to_string())?;
+                let rule = tb.probe_wdl5(&pos).map_err(|e| e.to_string())?;
                 let moves = tb.best_moves(&pos).map_err(|e| e.to_string())?;
-                Ok((v, moves))
+                Ok((v, rule, moves))
             });
-        let (v, moves) = match answer {
+        let (v, rule, moves) = match answer {
             Ok(a) => a,
             Err(e) => {
                 eprintln!("retrobook: {fen:?}: {e}");
@@ -549,6 +557,7 @@ fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
         let line = if json {
             let mut o = dtm_json(v);
             o["fen"] = json!(fen);
+            o["wdl50"] = json!(rule.as_str());
             o["moves"] = moves
                 .iter()
                 .map(|(m, mv)| {
@@ -562,6 +571,12 @@ fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
             let mut s = format!("{fen}\n  {v}");
             if let Some(n) = v.moves() {
                 s += &format!(" (mate in {n})");
+            }
+            if rule.is_cursed() {
+                s += &format!(
+                    ", a {} (drawn by the 50-move rule)",
+                    rule.as_str().replace('-', " ")
+                );
             }
             for (m, mv) in &moves {
                 s += &format!("\n    {m:<6} {}", mv.back());

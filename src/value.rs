@@ -32,6 +32,97 @@ impl fmt::Display for Wdl {
     }
 }
 
+/// Win, draw or loss under the 50-move rule, Syzygy's five values: a cursed win is won but not
+/// within the rule (the defender reaches 100 plies without a capture or pawn move), a blessed
+/// loss the other way round. Ordered from worst to best for the side to move.
+#[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
+pub enum Wdl5 {
+    /// Lost, and within the 50-move rule.
+    Loss,
+    /// Lost without the 50-move rule, drawn with it.
+    BlessedLoss,
+    /// Drawn.
+    Draw,
+    /// Won without the 50-move rule, drawn with it.
+    CursedWin,
+    /// Won, and within the 50-move rule.
+    Win,
+}
+
+impl Wdl5 {
+    /// All five, worst first (their `code`s in order).
+    pub const ALL: [Wdl5; 5] = [
+        Wdl5::Loss,
+        Wdl5::BlessedLoss,
+        Wdl5::Draw,
+        Wdl5::CursedWin,
+        Wdl5::Win,
+    ];
+
+    /// The class of a value whose win or loss is (`cursed`) or is not spoilt by the rule.
+    #[inline]
+    pub fn new(wdl: Wdl, cursed: bool) -> Wdl5 {
+        match (wdl, cursed) {
+            (Wdl::Win, false) => Wdl5::Win,
+            (Wdl::Win, true) => Wdl5::CursedWin,
+            (Wdl::Draw, _) => Wdl5::Draw,
+            (Wdl::Loss, true) => Wdl5::BlessedLoss,
+            (Wdl::Loss, false) => Wdl5::Loss,
+        }
+    }
+
+    /// The value without the 50-move rule.
+    #[inline]
+    pub fn wdl(self) -> Wdl {
+        match self {
+            Wdl5::Win | Wdl5::CursedWin => Wdl::Win,
+            Wdl5::Draw => Wdl::Draw,
+            Wdl5::Loss | Wdl5::BlessedLoss => Wdl::Loss,
+        }
+    }
+
+    /// True for a cursed win or a blessed loss.
+    #[inline]
+    pub fn is_cursed(self) -> bool {
+        matches!(self, Wdl5::CursedWin | Wdl5::BlessedLoss)
+    }
+
+    /// The value for the opponent (of the position before a move, seen from after it).
+    #[inline]
+    pub fn back(self) -> Wdl5 {
+        Wdl5::ALL[4 - self.code() as usize]
+    }
+
+    /// 0 (loss) to 4 (win), as the WDL layer and the C ABI number them.
+    #[inline]
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The value of a `code` below 5.
+    #[inline]
+    pub fn from_code(code: u8) -> Wdl5 {
+        Wdl5::ALL[code as usize]
+    }
+
+    /// `win`, `cursed-win`, `draw`, `blessed-loss` or `loss`, as in the JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wdl5::Win => "win",
+            Wdl5::CursedWin => "cursed-win",
+            Wdl5::Draw => "draw",
+            Wdl5::BlessedLoss => "blessed-loss",
+            Wdl5::Loss => "loss",
+        }
+    }
+}
+
+impl fmt::Display for Wdl5 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Distance to mate in plies with best play, from the side to move's view. A win has an odd
 /// number of plies (mate in 1 = 1 ply), a loss an even number (checkmated now = 0 plies).
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
@@ -164,6 +255,18 @@ mod tests {
         for code in 0..=255u8 {
             assert_eq!(Dtm::decode(code).encode(), code);
         }
+    }
+
+    #[test]
+    fn fifty_move_classes() {
+        for w in Wdl5::ALL {
+            assert_eq!(Wdl5::from_code(w.code()), w);
+            assert_eq!(w.back().back(), w);
+            assert_eq!(Wdl5::new(w.wdl(), w.is_cursed()), w);
+        }
+        assert_eq!(Wdl5::CursedWin.back(), Wdl5::BlessedLoss);
+        assert!(Wdl5::Win > Wdl5::CursedWin && Wdl5::CursedWin > Wdl5::Draw);
+        assert!(Wdl5::Draw > Wdl5::BlessedLoss && Wdl5::BlessedLoss > Wdl5::Loss);
     }
 
     #[test]

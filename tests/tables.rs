@@ -1,6 +1,7 @@
 //! Every 3- and 4-piece table, built once by the `gen` command, checked against data nobody
 //! here wrote: Syzygy's published statistics, the Gaviota longest mates and DTM samples,
-//! python-chess's Gaviota-checked positions, and the Syzygy WDL tables themselves.
+//! python-chess's Gaviota-checked positions, and the Syzygy WDL tables themselves; and
+//! KRBvKR built on them, whose cursed wins and blessed losses are held against Syzygy's.
 
 mod common;
 
@@ -8,7 +9,7 @@ use common::{data, expected_dtm, gaviota_samples, rewrite_table, run, run_ok};
 use rayon::prelude::*;
 use retrobook::chess::{Color, Position};
 use retrobook::material::Material;
-use retrobook::{Dtm, Tablebase};
+use retrobook::{Dtm, Tablebase, Wdl5};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -30,11 +31,38 @@ fn tables_arg() -> &'static str {
     tables().to_str().unwrap()
 }
 
+/// `info --json` of `sig` in `dir`, its counts checked against Syzygy's published ones.
+fn info_equal_to_syzygy(sig: &str, dir: &str) -> Value {
+    static STATS: OnceLock<Value> = OnceLock::new();
+    let stats = STATS.get_or_init(|| {
+        serde_json::from_str(&std::fs::read_to_string(data("syzygy-stats-345.json")).unwrap())
+            .unwrap()
+    });
+    let info: Value =
+        serde_json::from_str(&run_ok(&["info", sig, "--tables", dir, "--json"])).unwrap();
+    let reference = stats
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["table"] == sig)
+        .expect("table in stats");
+    for side in ["white", "black"] {
+        for k in [
+            "positions",
+            "win",
+            "draw",
+            "loss",
+            "cursed_win",
+            "cursed_loss",
+        ] {
+            assert_eq!(info[side][k], reference[side][k], "{sig} {side} {k}");
+        }
+    }
+    info
+}
+
 #[test]
 fn statistics_equal_syzygy_and_longest_mates_equal_gaviota() {
-    let stats: Value =
-        serde_json::from_str(&std::fs::read_to_string(data("syzygy-stats-345.json")).unwrap())
-            .unwrap();
     let maxima = std::fs::read_to_string(data("dtm-max-34.tsv")).unwrap();
     let mut checked = 0;
     for line in maxima.lines().skip(1) {
@@ -44,20 +72,7 @@ fn statistics_equal_syzygy_and_longest_mates_equal_gaviota() {
             f[1].parse::<u64>().unwrap(),
             f[2].parse::<u64>().unwrap(),
         );
-        let info: Value =
-            serde_json::from_str(&run_ok(&["info", sig, "--tables", tables_arg(), "--json"]))
-                .unwrap();
-        let reference = stats
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["table"] == sig)
-            .expect("table in stats");
-        for side in ["white", "black"] {
-            for k in ["positions", "win", "draw", "loss"] {
-                assert_eq!(info[side][k], reference[side][k], "{sig} {side} {k}");
-            }
-        }
+        let info = info_equal_to_syzygy(sig, tables_arg());
         assert_eq!(info["signature"], sig);
         assert_eq!(
             info["max_dtm"]["plies"].as_u64(),
@@ -158,13 +173,16 @@ fn wdl_equals_syzygy_on_every_position() {
                     if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
                         return 0;
                     }
-                    let ours = tb.probe_wdl(&pos).unwrap();
+                    let ours = tb.probe_wdl5(&pos).unwrap();
+                    assert_eq!(tb.probe_wdl(&pos).unwrap(), ours.wdl(), "{sig}: {pos}");
                     let fen: Fen = pos.to_string().parse().unwrap();
                     let spos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
                     let theirs = match syzygy.probe_wdl_after_zeroing(&spos).unwrap() {
-                        SWdl::Win | SWdl::CursedWin => retrobook::Wdl::Win,
-                        SWdl::Draw => retrobook::Wdl::Draw,
-                        SWdl::Loss | SWdl::BlessedLoss => retrobook::Wdl::Loss,
+                        SWdl::Win => Wdl5::Win,
+                        SWdl::CursedWin => Wdl5::CursedWin,
+                        SWdl::Draw => Wdl5::Draw,
+                        SWdl::BlessedLoss => Wdl5::BlessedLoss,
+                        SWdl::Loss => Wdl5::Loss,
                     };
                     assert_eq!(ours, theirs, "{sig}: {pos}");
                     1
@@ -445,4 +463,101 @@ fn a_killed_gen_restarts_to_the_same_tables() {
             "{name} differs from the uninterrupted run"
         );
     }
+}
+
+/// A five-piece table with wins the 50-move rule spoils (KRBvKR: 2,180 cursed wins and 675
+/// blessed losses), built on the 3-4-piece set: its counts equal Syzygy's published ones,
+/// and every position it calls cursed or blessed Syzygy's own KRBvKR calls the same; with
+/// equal counts, the two sets are the same. The CLI and the five-valued C call read the
+/// same classes back from the file.
+#[test]
+fn the_fifty_move_rule_matches_syzygy_on_krbvkr() {
+    use shakmaty::{fen::Fen, CastlingMode, Chess};
+    use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let names: Vec<String> = std::fs::read_dir(tables())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".rbt").map(str::to_string))
+        .collect();
+    copy_tables(
+        dir.path(),
+        &names.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    run_ok(&["gen", "KRBvKR", "--tables", d]);
+    let info = info_equal_to_syzygy("KRBvKR", d);
+    assert!(info["white"]["cursed_win"].as_u64() > Some(0));
+
+    let mut syzygy = Syzygy::<Chess>::new();
+    syzygy.add_directory(data("syzygy")).unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let index = tb
+        .table(&"KRBvKR".parse().unwrap())
+        .unwrap()
+        .index()
+        .clone();
+    let mut cursed = 0;
+    let mut examples = Vec::new();
+    for side in 0..2 {
+        let found: Vec<Position> = (0..index.size())
+            .into_par_iter()
+            .filter_map(|idx| {
+                let pos = index.decode(idx, Color::from_index(side))?;
+                if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
+                    return None;
+                }
+                tb.probe_wdl5(&pos).unwrap().is_cursed().then_some(pos)
+            })
+            .collect();
+        for pos in &found {
+            let fen: Fen = pos.to_string().parse().unwrap();
+            let spos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
+            let theirs = syzygy.probe_wdl_after_zeroing(&spos).unwrap();
+            let ours = tb.probe_wdl5(pos).unwrap();
+            let same = matches!(
+                (ours, theirs),
+                (Wdl5::CursedWin, SWdl::CursedWin) | (Wdl5::BlessedLoss, SWdl::BlessedLoss)
+            );
+            assert!(same, "{pos}: ours {ours}, Syzygy's {theirs:?}");
+        }
+        cursed += found.len();
+        examples.extend(found.first().copied());
+    }
+    // Symmetric positions count once in the statistics and once here.
+    let total = ["white", "black"]
+        .iter()
+        .map(|s| info[s]["cursed_win"].as_u64().unwrap() + info[s]["cursed_loss"].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(cursed as u64, total);
+
+    // The CLI and the C ABI give the same classes.
+    use retrobook::capi::{rb_close, rb_open, rb_probe_wdl50_fen, rb_probe_wdl_fen};
+    let path = std::ffi::CString::new(d).unwrap();
+    // SAFETY: a NUL-terminated path; the tablebase is closed once below.
+    let c_tb = unsafe { rb_open(path.as_ptr()) };
+    assert!(!c_tb.is_null());
+    assert_eq!(examples.len(), 2, "a cursed win and a blessed loss");
+    for pos in examples {
+        let w = tb.probe_wdl5(&pos).unwrap();
+        let fen = pos.to_string();
+        let out: Value =
+            serde_json::from_str(&run_ok(&["probe", &fen, "--tables", d, "--json"])).unwrap();
+        assert_eq!(out["wdl50"], w.as_str(), "{fen}");
+        assert_eq!(out["wdl"], w.wdl().as_str(), "{fen}");
+        let text = run_ok(&["probe", &fen, "--tables", d]);
+        assert!(text.contains("50-move rule"), "{text}");
+        let c_fen = std::ffi::CString::new(fen.clone()).unwrap();
+        // SAFETY: an open tablebase and a NUL-terminated FEN.
+        let (five, three) = unsafe {
+            (
+                rb_probe_wdl50_fen(c_tb, c_fen.as_ptr()),
+                rb_probe_wdl_fen(c_tb, c_fen.as_ptr()),
+            )
+        };
+        assert_eq!(five, i32::from(w.code()), "{fen}");
+        assert_eq!(three, if w == Wdl5::CursedWin { 1 } else { -1 }, "{fen}");
+    }
+    // SAFETY: opened above, closed once.
+    unsafe { rb_close(c_tb) };
 }

@@ -11,17 +11,19 @@ use super::en_passant::with_en_passant;
 use super::tablebase::Tablebase;
 use crate::chess::{Color, MoveKind, MoveList, Position};
 use crate::material::{sort_for_generation, Material};
-use crate::retro::SubTables;
-use crate::table::values::{code_wdl, dtm_value, wdl_rank, DRAW, OR_CONVERSION};
+use crate::retro::{bit, SubTables};
+use crate::table::values::{dtm_value, DRAW, OR_CONVERSION};
 use crate::table::TableFile;
-use crate::value::{Dtm, Wdl};
+use crate::value::{Dtm, Wdl, Wdl5};
 use rayon::prelude::*;
 
 /// Decoded values (`Dtm::encode`, one byte per index) of some sides of some tables of a
-/// `Tablebase`.
+/// `Tablebase`, and which of them the 50-move rule spoils.
 pub struct LoadedTables<'a> {
     /// Each loaded table's material and the sides decoded.
     values: Vec<(Material, [Option<Vec<u8>>; 2])>,
+    /// For each loaded table and side, one bit per index: a cursed win or blessed loss.
+    cursed: Vec<[Vec<u64>; 2]>,
     /// For each loaded table and each orientation of its material: the material's key,
     /// the table's place in `values`, the table, and whether positions are colour-flipped
     /// to reach it. A short list that the solver scans hundreds of millions of times,
@@ -80,98 +82,126 @@ impl<'a> LoadedTables<'a> {
         materials.dedup();
         let mut loaded = LoadedTables {
             values: Vec::new(),
+            cursed: Vec::new(),
             keys: Vec::new(),
         };
         for m in materials {
             let table = tb.table(&m).ok_or_else(|| format!("no table for {m}"))?;
             let stored = table.dtm_side();
             let mut sides: [Option<Vec<u8>>; 2] = [None, None];
-            sides[stored] = Some(loaded.decode_stored(table)?);
+            let mut cursed: [Vec<u64>; 2] = Default::default();
+            (sides[stored], cursed[stored]) =
+                loaded.decode_stored(table).map(|(v, c)| (Some(v), c))?;
             let at = loaded.values.len();
             loaded.values.push((m, sides));
+            loaded.cursed.push(cursed);
             loaded.keys.push((m.key(), at, table, false));
             if m.flipped() != m {
                 loaded.keys.push((m.flipped().key(), at, table, true));
             }
             let other = 1 - stored;
             if all.contains(&(m, Color::from_index(other))) {
-                let v = loaded.search_other(table)?;
+                let (v, c) = loaded.search_other(table)?;
                 loaded.values[at].1[other] = Some(v);
+                loaded.cursed[at][other] = c;
             }
         }
         Ok(loaded)
     }
 
-    /// The value of every legal position of `table` with `side` to move, by solver index:
-    /// draws as the WDL layer says, the others by `value` (given the index and the WDL
-    /// code); illegal indices hold 0.
+    /// The value of every legal position of `table` with `side` to move, by solver index,
+    /// and the bitmap of the cursed ones: draws as the WDL layer says, the others by
+    /// `value` (given the index, the position, its class under the 50-move rule and its
+    /// best conversions, looked at when the WDL code asks or `all_conversions`); illegal
+    /// indices hold 0.
     fn by_position(
         &self,
         table: &TableFile,
         side: usize,
-        value: impl Fn(u64, &Position, u8) -> Result<Dtm, String> + Sync,
-    ) -> Result<Vec<u8>, String> {
+        all_conversions: bool,
+        value: impl Fn(u64, &Position, Wdl5, Option<(Dtm, Wdl5)>) -> Result<Dtm, String> + Sync,
+    ) -> Result<(Vec<u8>, Vec<u64>), String> {
         let codes = table.decode_wdl(side)?;
         let index = table.index();
         let turn = Color::from_index(side);
-        (0..index.size())
+        let words: Vec<(Vec<u8>, u64)> = (0..index.size().div_ceil(64))
             .into_par_iter()
-            .map(|idx| {
-                let code = codes[idx as usize];
-                if code == DRAW {
-                    return Ok(Dtm::Draw.encode());
+            .map(|w| {
+                let range = w * 64..((w + 1) * 64).min(index.size());
+                let mut values = Vec::with_capacity(64);
+                let mut cursed = 0u64;
+                for idx in range {
+                    let code = codes[idx as usize];
+                    let v = match (code, index.legal(idx, turn)) {
+                        (DRAW, _) | (_, None) => Dtm::Draw,
+                        (_, Some(pos)) => {
+                            let conv = if all_conversions || code >= OR_CONVERSION {
+                                self.conversions(&pos)?
+                            } else {
+                                None
+                            };
+                            let class = if code < OR_CONVERSION {
+                                Wdl5::from_code(code)
+                            } else {
+                                let floor = Wdl5::from_code(code - OR_CONVERSION);
+                                conv.map_or(floor, |c| c.1.max(floor))
+                            };
+                            cursed |= u64::from(class.is_cursed()) << (idx % 64);
+                            let v = value(idx, &pos, class, conv)?;
+                            if v.wdl() != class.wdl() {
+                                return Err(format!(
+                                    "{}: the DTM and WDL layers disagree at {pos} (file corrupted)",
+                                    table.path().display()
+                                ));
+                            }
+                            v
+                        }
+                    };
+                    values.push(v.encode());
                 }
-                match index.legal(idx, turn) {
-                    Some(pos) => value(idx, &pos, code).map(Dtm::encode),
-                    None => Ok(0),
-                }
+                Ok((values, cursed))
             })
-            .collect()
+            .collect::<Result<_, String>>()?;
+        let cursed = words.iter().map(|w| w.1).collect();
+        Ok((words.into_iter().flat_map(|w| w.0).collect(), cursed))
+    }
+
+    /// The best conversion of `pos` by distance and, apart, by class under the 50-move rule
+    /// (a capture or promotion restarts the count, so classes compare as they are).
+    fn conversions(&self, pos: &Position) -> Result<Option<(Dtm, Wdl5)>, String> {
+        let mut list = MoveList::new();
+        pos.conversion_moves(&mut list);
+        let mut best: Option<(Dtm, Wdl5)> = None;
+        for m in list.as_slice() {
+            let (v, c) = self.value50(&pos.play(m))?;
+            let (v, c) = (v.back(), c.back());
+            best = Some(best.map_or((v, c), |(bv, bc)| (bv.max(v), bc.max(c))));
+        }
+        Ok(best)
     }
 
     /// The distances of the stored side of `table`: the stored number or the conversions,
     /// whichever is better.
-    fn decode_stored(&self, table: &TableFile) -> Result<Vec<u8>, String> {
+    fn decode_stored(&self, table: &TableFile) -> Result<(Vec<u8>, Vec<u64>), String> {
         let moves = table.decode_dtm()?;
-        self.by_position(table, table.dtm_side(), |idx, pos, code| {
-            let mut list = MoveList::new();
-            pos.conversion_moves(&mut list);
-            let mut conv: Option<Dtm> = None;
-            for m in list.as_slice() {
-                let v = self.value(&pos.play(m))?.back();
-                conv = Some(conv.map_or(v, |c| c.max(v)));
-            }
-            let wdl = match code {
-                c if c < OR_CONVERSION => code_wdl(c),
-                c => {
-                    let floor = code_wdl(c - OR_CONVERSION);
-                    match conv {
-                        Some(v) if wdl_rank(v.wdl()) > wdl_rank(floor) => v.wdl(),
-                        _ => floor,
-                    }
-                }
-            };
-            let value = match (wdl, dtm_value(wdl, moves[idx as usize]), conv) {
+        self.by_position(table, table.dtm_side(), true, |idx, _, class, conv| {
+            let wdl = class.wdl();
+            Ok(match (wdl, dtm_value(wdl, moves[idx as usize]), conv) {
                 (Wdl::Draw, _, _) => Dtm::Draw,
-                (_, Some(s), Some(c)) => s.max(c),
+                (_, Some(s), Some((c, _))) => s.max(c),
                 (_, Some(s), None) => s,
-                (_, None, Some(c)) => c,
+                (_, None, Some((c, _))) => c,
                 (_, None, None) => Dtm::Draw,
-            };
-            if value.wdl() != wdl {
-                return Err(format!(
-                    "{}: the DTM and WDL layers disagree at {pos} (file corrupted)",
-                    table.path().display()
-                ));
-            }
-            Ok(value)
+            })
         })
     }
 
     /// The distances of the side `table` does not store, by a one-ply search where the WDL
     /// layer does not already say draw.
-    fn search_other(&self, table: &TableFile) -> Result<Vec<u8>, String> {
-        self.by_position(table, 1 - table.dtm_side(), |_, pos, _| self.one_ply(pos))
+    fn search_other(&self, table: &TableFile) -> Result<(Vec<u8>, Vec<u64>), String> {
+        self.by_position(table, 1 - table.dtm_side(), false, |_, pos, _, _| {
+            self.one_ply(pos)
+        })
     }
 
     /// The best value over the moves of `pos` (no en-passant right), each read from the
@@ -209,6 +239,13 @@ impl<'a> LoadedTables<'a> {
             .map(|(_, v)| v)
     }
 
+    /// The cursed wins and blessed losses of one loaded table (one bit per index, white
+    /// to move, black to move).
+    pub fn cursed(&self, material: &Material) -> Option<&[Vec<u64>; 2]> {
+        let at = self.values.iter().position(|(m, _)| m == material)?;
+        Some(&self.cursed[at])
+    }
+
     /// Bytes held decoded.
     pub fn bytes(&self) -> usize {
         self.values
@@ -220,13 +257,16 @@ impl<'a> LoadedTables<'a> {
     }
 }
 
-impl SubTables for LoadedTables<'_> {
+impl LoadedTables<'_> {
+    /// Where `pos` (any orientation) is held: the table's place, the side to move and the
+    /// index; None for bare kings.
     #[inline]
-    fn value(&self, pos: &Position) -> Result<Dtm, String> {
-        let key = Material::from_position(pos).key();
+    fn slot(&self, pos: &Position) -> Result<Option<(usize, usize, u64)>, String> {
+        let material = Material::from_position(pos);
+        let key = material.key();
         let Some(&(_, at, table, flip)) = self.keys.iter().find(|k| k.0 == key) else {
-            if Material::from_position(pos).is_bare_kings() {
-                return Ok(Dtm::Draw);
+            if material.is_bare_kings() {
+                return Ok(None);
             }
             return Err(format!("{pos}: no table loaded for it (internal error)"));
         };
@@ -236,12 +276,36 @@ impl SubTables for LoadedTables<'_> {
             .index()
             .encode(&p)
             .ok_or_else(|| format!("{pos}: kings are adjacent"))?;
-        match &self.values[at].1[side] {
-            Some(v) => Ok(Dtm::decode(v[idx as usize])),
-            None => Err(format!(
+        if self.values[at].1[side].is_none() {
+            return Err(format!(
                 "{}: side {side} not decoded (internal error)",
                 table.path().display()
-            )),
+            ));
         }
+        Ok(Some((at, side, idx)))
+    }
+}
+
+impl SubTables for LoadedTables<'_> {
+    #[inline]
+    fn value(&self, pos: &Position) -> Result<Dtm, String> {
+        Ok(match self.slot(pos)? {
+            None => Dtm::Draw,
+            Some((at, side, idx)) => {
+                Dtm::decode(self.values[at].1[side].as_ref().expect("decoded")[idx as usize])
+            }
+        })
+    }
+
+    #[inline]
+    fn value50(&self, pos: &Position) -> Result<(Dtm, Wdl5), String> {
+        Ok(match self.slot(pos)? {
+            None => (Dtm::Draw, Wdl5::Draw),
+            Some((at, side, idx)) => {
+                let v =
+                    Dtm::decode(self.values[at].1[side].as_ref().expect("decoded")[idx as usize]);
+                (v, Wdl5::new(v.wdl(), bit(&self.cursed[at][side], idx)))
+            }
+        })
     }
 }

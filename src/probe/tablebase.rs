@@ -15,7 +15,7 @@ use crate::index::Digits;
 use crate::material::{Material, MAX_PIECES};
 use crate::table::values::{code_wdl, dtm_value, wdl_rank, DRAW, OR_CONVERSION, WIN};
 use crate::table::{TableFile, EXTENSION};
-use crate::value::{Dtm, Wdl};
+use crate::value::{Dtm, Wdl, Wdl5};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
@@ -268,6 +268,15 @@ impl Tablebase {
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         self.check(pos)?;
         self.code_any(pos).map(code_wdl)
+    }
+
+    /// Win, draw or loss of `pos` under the 50-move rule, the move count at zero (Syzygy's
+    /// five values: a cursed win or blessed loss is drawn by the rule). Costs what
+    /// `probe_wdl` costs.
+    #[inline]
+    pub fn probe_wdl5(&self, pos: &Position) -> Result<Wdl5, ProbeError> {
+        self.check(pos)?;
+        self.code_any(pos).map(Wdl5::from_code)
     }
 
     /// Distance to mate of `pos` for its side to move. A position with an en-passant right

@@ -58,7 +58,8 @@ pub fn verify_table(
             return Err(format!("{}: {msg}", table.path().display()));
         }
     }
-    let recount = compute_stats(index, own);
+    let cursed = loaded.cursed(material).expect("loaded above");
+    let recount = compute_stats(index, own, [&cursed[0][..], &cursed[1][..]]);
     if recount != table.header().stats {
         return Err(format!(
             "{}: header statistics differ from a recount",

@@ -8,7 +8,7 @@
 use super::solver::{RetroGame, Successor};
 use crate::chess::{Color, MoveKind, MoveList, Position, UnMoveKind};
 use crate::index::TableIndex;
-use crate::value::Dtm;
+use crate::value::{Dtm, Wdl5};
 use std::cell::Cell;
 use std::sync::Mutex;
 
@@ -18,17 +18,17 @@ thread_local! {
 }
 
 /// The calling thread's move buffer, empty, given back when dropped.
-struct Scratch(Vec<(u64, Option<Dtm>)>);
+pub(super) struct Scratch(pub(super) Vec<(u64, Option<Dtm>)>);
 
 impl Scratch {
-    fn take() -> Scratch {
+    pub(super) fn take() -> Scratch {
         let mut buf = SCRATCH.take();
         buf.clear();
         Scratch(buf)
     }
 
     /// Merges entries of equal index (see the module doc on multiplicity).
-    fn merge_equal(&mut self) {
+    pub(super) fn merge_equal(&mut self) {
         self.0.sort_unstable_by_key(|e| e.0);
         self.0.dedup_by_key(|e| e.0);
     }
@@ -44,6 +44,9 @@ impl Drop for Scratch {
 pub trait SubTables: Sync {
     /// The value of `pos` (no en-passant right, no castling) for its side to move.
     fn value(&self, pos: &Position) -> Result<Dtm, String>;
+
+    /// `value` with its class under the 50-move rule, the move count starting at zero.
+    fn value50(&self, pos: &Position) -> Result<(Dtm, Wdl5), String>;
 }
 
 /// One chess table as a game graph for the solver.
@@ -74,16 +77,23 @@ impl<'a> ChessGame<'a> {
     }
 
     fn sub_value(&self, pos: &Position) -> Dtm {
-        match self.subtables.value(pos) {
-            Ok(v) => v,
-            Err(e) => {
-                self.error
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .get_or_insert(e);
-                Dtm::Draw
-            }
-        }
+        self.or_note(self.subtables.value(pos), Dtm::Draw)
+    }
+
+    /// The value of a position of a sub-table with its class under the 50-move rule.
+    pub(super) fn sub_value50(&self, pos: &Position) -> (Dtm, Wdl5) {
+        self.or_note(self.subtables.value50(pos), (Dtm::Draw, Wdl5::Draw))
+    }
+
+    /// `r`'s value, or `fallback` after noting the error for `take_error`.
+    fn or_note<T>(&self, r: Result<T, String>, fallback: T) -> T {
+        r.unwrap_or_else(|e| {
+            self.error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert(e);
+            fallback
+        })
     }
 
     /// Best value, for the side to move in `pos` (which has an en-passant square), of its
@@ -99,7 +109,7 @@ impl<'a> ChessGame<'a> {
         self.index.legal(idx, Color::from_index(side))
     }
 
-    fn encode(&self, pos: &Position) -> u64 {
+    pub(super) fn encode(&self, pos: &Position) -> u64 {
         // Every position reached by a legal move keeps its kings apart, so it has an index.
         self.index.encode(pos).unwrap_or(0)
     }

@@ -2,9 +2,11 @@
 //! (`chess`), plus the statistics a finished table reports.
 
 mod chess;
+pub mod fifty;
 mod solver;
 mod stats;
 
 pub use chess::{ChessGame, SubTables};
-pub use solver::{solve, Observer, RetroGame, Silent, Solution, Successor, NO_EXIT};
+pub(crate) use solver::bit;
+pub use solver::{solve, solve_within, Observer, RetroGame, Silent, Solution, Successor, NO_EXIT};
 pub use stats::{compute as compute_stats, SideStats, TableStats};

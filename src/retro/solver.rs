@@ -12,7 +12,7 @@
 //! counter), as relaxed atomics: the value is set once by compare-and-swap, and the counter's
 //! atomic decrement tells exactly one thread that it reached zero. No locks on the hot path.
 
-use crate::value::Dtm;
+use crate::value::{Dtm, Wdl5};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -152,6 +152,19 @@ pub struct Solution {
     /// (`Successor::Fixed`), as `Dtm::encode` gives it, or `NO_EXIT`; read it with
     /// `best_exit`.
     pub exits: [Vec<u8>; 2],
+    /// One bit per index, set where the win or loss does not hold under the 50-move rule
+    /// (a cursed win or a blessed loss); empty until the rule is applied (`fifty::apply`).
+    pub cursed: [Vec<u64>; 2],
+    /// One bit per index, set where the best exit under the 50-move rule is a cursed win
+    /// or a blessed loss; empty until the rule is applied.
+    pub exit_cursed: [Vec<u64>; 2],
+}
+
+/// Bit `idx` of a bitmap of one bit per index; an empty bitmap holds no bit.
+#[inline]
+pub(crate) fn bit(bits: &[u64], idx: u64) -> bool {
+    bits.get((idx / 64) as usize)
+        .is_some_and(|w| w >> (idx % 64) & 1 == 1)
 }
 
 /// `Solution::exits` of a position without a move that leaves the graph.
@@ -168,13 +181,29 @@ impl Solution {
             values,
             illegal,
             exits,
+            cursed: Default::default(),
+            exit_cursed: Default::default(),
         }
     }
 
     /// True when index `idx` with `side` to move is not a legal position.
     #[inline]
     pub fn is_illegal(&self, side: usize, idx: u64) -> bool {
-        self.illegal[side][(idx / 64) as usize] >> (idx % 64) & 1 == 1
+        bit(&self.illegal[side], idx)
+    }
+
+    /// The value of `idx` with its class under the 50-move rule.
+    #[inline]
+    pub fn value(&self, side: usize, idx: u64) -> (Dtm, Wdl5) {
+        let v = Dtm::decode(self.values[side][idx as usize]);
+        (v, Wdl5::new(v.wdl(), bit(&self.cursed[side], idx)))
+    }
+
+    /// `best_exit` with the class under the 50-move rule of the best exit under that rule.
+    #[inline]
+    pub fn best_exit_class(&self, side: usize, idx: u64) -> Option<(Dtm, Wdl5)> {
+        self.best_exit(side, idx)
+            .map(|e| (e, Wdl5::new(e.wdl(), bit(&self.exit_cursed[side], idx))))
     }
 
     /// The best value, for the side to move, among the moves of `idx` that leave the graph
@@ -202,6 +231,11 @@ fn illegal_bitmap(summary: &[AtomicU8]) -> Vec<u64> {
 
 /// Solves `game`: distance to mate for every position, both sides to move.
 pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
+    solve_within(game, Dtm::MAX_PLIES, observer)
+}
+
+/// Solves `game` up to `max_plies`: wins and losses that take longer stay draws.
+pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Observer) -> Solution {
     let n = game.size() as usize;
     let st = State {
         game,
@@ -222,7 +256,7 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
         });
     }
     let mut idle = 0;
-    for level in 1..=Dtm::MAX_PLIES {
+    for level in 1..=max_plies.min(Dtm::MAX_PLIES) {
         st.found.store(0, Relaxed);
         observer.pass(&format!("ply {level}"), 2 * n as u64);
         for side in 0..2 {
@@ -259,11 +293,7 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
         e.par_iter_mut().for_each(|c| *c = exit_code(*c));
         e
     });
-    Solution {
-        values: [into_bytes(v0), into_bytes(v1)],
-        illegal,
-        exits,
-    }
+    Solution::from_parts([into_bytes(v0), into_bytes(v1)], illegal, exits)
 }
 
 impl<G: RetroGame> State<'_, G> {

@@ -2,6 +2,7 @@
 //! legal positions per side to move, each symmetry class once, identical pieces told apart; win/draw/loss from the side to
 //! move's view; and the longest mate over both sides to move.
 
+use super::solver::bit;
 use crate::chess::Color;
 use crate::index::TableIndex;
 use crate::value::Dtm;
@@ -19,6 +20,10 @@ pub struct SideStats {
     pub draw: u64,
     /// Lost for the side to move.
     pub loss: u64,
+    /// Wins (counted in `win`) that the 50-move rule draws.
+    pub cursed_win: u64,
+    /// Losses (counted in `loss`) that the 50-move rule draws: blessed losses.
+    pub cursed_loss: u64,
 }
 
 impl SideStats {
@@ -27,6 +32,8 @@ impl SideStats {
         self.win += o.win;
         self.draw += o.draw;
         self.loss += o.loss;
+        self.cursed_win += o.cursed_win;
+        self.cursed_loss += o.cursed_loss;
     }
 }
 
@@ -63,8 +70,9 @@ fn better(a: Option<(u32, u64)>, b: Option<(u32, u64)>) -> Option<(u32, u64)> {
     }
 }
 
-/// Counts the statistics of `values` (encoded `Dtm`, one array per side to move).
-pub fn compute(index: &TableIndex, values: [&[u8]; 2]) -> TableStats {
+/// Counts the statistics of `values` (encoded `Dtm`, one array per side to move), whose
+/// cursed wins and blessed losses are the bits of `cursed` (empty: none).
+pub fn compute(index: &TableIndex, values: [&[u8]; 2], cursed: [&[u64]; 2]) -> TableStats {
     let mut out = TableStats::default();
     let mut best: Option<(u32, u8, u64)> = None;
     for (side, side_values) in values.iter().enumerate() {
@@ -84,10 +92,17 @@ pub fn compute(index: &TableIndex, values: [&[u8]; 2]) -> TableStats {
                 }
                 acc.stats.positions += w;
                 let v = Dtm::decode(side_values[idx as usize]);
+                let spoilt = bit(cursed[side], idx);
                 match v {
-                    Dtm::Win(_) => acc.stats.win += w,
+                    Dtm::Win(_) => {
+                        acc.stats.win += w;
+                        acc.stats.cursed_win += w * u64::from(spoilt);
+                    }
                     Dtm::Draw => acc.stats.draw += w,
-                    Dtm::Loss(_) => acc.stats.loss += w,
+                    Dtm::Loss(_) => {
+                        acc.stats.loss += w;
+                        acc.stats.cursed_loss += w * u64::from(spoilt);
+                    }
                 }
                 if let Some(p) = v.plies() {
                     acc.longest = better(acc.longest, Some((p, idx)));

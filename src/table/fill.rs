@@ -112,13 +112,13 @@ pub fn fill_dtm(choices: &mut [u16]) {
 mod tests {
     use super::*;
     use crate::table::values::{dtm_choice, wdl_choices, DRAW, DTM_ANY, LOSS, WDL_ANY, WIN};
-    use crate::value::Dtm;
+    use crate::value::{Dtm, Wdl5};
 
     #[test]
     fn wdl_fill_respects_choices_and_merges_runs() {
-        let lost = wdl_choices(Dtm::Loss(4), None);
-        let drawn_by_capture = wdl_choices(Dtm::Draw, Some(Dtm::Draw));
-        let drawn = wdl_choices(Dtm::Draw, None);
+        let lost = wdl_choices(Wdl5::Loss, None);
+        let drawn_by_capture = wdl_choices(Wdl5::Draw, Some(Wdl5::Draw));
+        let drawn = wdl_choices(Wdl5::Draw, None);
         let input: Vec<u16> = [lost, lost, WDL_ANY, lost, drawn_by_capture, lost, lost]
             .into_iter()
             .chain([drawn, WDL_ANY, drawn])
@@ -136,7 +136,7 @@ mod tests {
         for (c, &allowed) in dear.iter().zip(&input) {
             assert!(allowed >> c & 1 == 1);
         }
-        let mut wins = vec![wdl_choices(Dtm::Win(1), None); 100_000];
+        let mut wins = vec![wdl_choices(Wdl5::Win, None); 100_000];
         fill_wdl(&mut wins, 16);
         assert!(wins.iter().all(|&c| c == WIN as u16));
     }

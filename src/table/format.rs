@@ -134,9 +134,16 @@ impl Header {
         put_u32(&mut b, 44, VALUE_ENCODING);
         put_u64(&mut b, 48, self.size);
         for (st, at) in self.stats.sides.iter().zip(STATS_AT) {
-            for (i, v) in [st.positions, st.win, st.draw, st.loss]
-                .into_iter()
-                .enumerate()
+            for (i, v) in [
+                st.positions,
+                st.win,
+                st.draw,
+                st.loss,
+                st.cursed_win,
+                st.cursed_loss,
+            ]
+            .into_iter()
+            .enumerate()
             {
                 put_u64(&mut b, at + 8 * i, v);
             }
@@ -207,6 +214,8 @@ impl Header {
                 win: get_u64(b, at + 8),
                 draw: get_u64(b, at + 16),
                 loss: get_u64(b, at + 24),
+                cursed_win: get_u64(b, at + 32),
+                cursed_loss: get_u64(b, at + 40),
             };
         }
         stats.max_plies = get_u32(b, 152);

@@ -6,7 +6,7 @@
 //! the conversions; illegal positions and holes may store anything. The writer picks among
 //! the choices what compresses best (`fill`).
 
-use crate::value::{Dtm, Wdl};
+use crate::value::{Dtm, Wdl, Wdl5};
 
 /// WDL code of a loss.
 pub const LOSS: u8 = 0;
@@ -21,16 +21,6 @@ pub const WDL_CODES: u8 = 10;
 
 /// Choice bit of positions that are never probed (illegal, or holes of a layout).
 pub const UNPROBED: u16 = 1 << 15;
-
-/// The WDL code of a value (the 50-move classes come with the generator's counting).
-#[inline]
-pub fn wdl_code(value: Dtm) -> u8 {
-    match value.wdl() {
-        Wdl::Loss => LOSS,
-        Wdl::Draw => DRAW,
-        Wdl::Win => WIN,
-    }
-}
 
 /// The value a WDL code (with or without `OR_CONVERSION`) names.
 #[inline]
@@ -52,13 +42,13 @@ pub fn wdl_rank(w: Wdl) -> i8 {
     }
 }
 
-/// The WDL codes a legal position of `value`, whose best conversion is `exit`, may store:
-/// bit c set for code c.
+/// The WDL codes a legal position of class `value` (`Wdl5::code`), whose best conversion
+/// has class `exit`, may store: bit c set for code c.
 #[inline]
-pub fn wdl_choices(value: Dtm, exit: Option<Dtm>) -> u16 {
-    let exact = wdl_code(value);
+pub fn wdl_choices(value: Wdl5, exit: Option<Wdl5>) -> u16 {
+    let exact = value.code();
     let mut bits = 1u16 << exact | 1 << (exact + OR_CONVERSION);
-    if exit.is_some_and(|e| e.wdl() == value.wdl()) {
+    if exit == Some(value) {
         // Any code no better than the value, marked to look at the conversions.
         for c in 0..=exact {
             bits |= 1 << (c + OR_CONVERSION);
@@ -141,13 +131,18 @@ mod tests {
     fn choices_never_overstate() {
         // A position lost unless a conversion draws may store a loss or a draw marked
         // "or a conversion", never a plain draw or a win.
-        let c = wdl_choices(Dtm::Draw, Some(Dtm::Draw));
+        let c = wdl_choices(Wdl5::Draw, Some(Wdl5::Draw));
         assert_eq!(
             c,
             1 << DRAW | 1 << (LOSS + 5) | 1 << (1 + 5) | 1 << (DRAW + 5)
         );
-        let c = wdl_choices(Dtm::Win(3), Some(Dtm::Draw));
+        let c = wdl_choices(Wdl5::Win, Some(Wdl5::Draw));
         assert_eq!(c, 1 << WIN | 1 << (WIN + 5));
+        // A cursed win whose best conversion wins within the rule cannot defer to it.
+        let c = wdl_choices(Wdl5::CursedWin, Some(Wdl5::Win));
+        assert_eq!(c, 1 << 3 | 1 << (3 + 5));
+        let c = wdl_choices(Wdl5::CursedWin, Some(Wdl5::CursedWin));
+        assert_eq!(c, 1 << 3 | 0b1111 << 5);
         assert_eq!(
             dtm_range(dtm_choice(Dtm::Win(5), Some(Dtm::Win(5)))),
             (3, u16::MAX, true)

@@ -104,11 +104,15 @@ impl Choices<'_> {
         if self.solution.is_illegal(side, idx) {
             return any(kind);
         }
-        let value = Dtm::decode(self.solution.values[side][idx as usize]);
-        let exit = self.solution.best_exit(side, idx);
         match kind {
-            Kind::Wdl(_) => wdl_choices(value, exit),
-            Kind::Dtm(_) => dtm_choice(value, exit),
+            Kind::Wdl(_) => wdl_choices(
+                self.solution.value(side, idx).1,
+                self.solution.best_exit_class(side, idx).map(|e| e.1),
+            ),
+            Kind::Dtm(_) => dtm_choice(
+                Dtm::decode(self.solution.values[side][idx as usize]),
+                self.solution.best_exit(side, idx),
+            ),
         }
     }
 
