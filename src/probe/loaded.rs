@@ -257,11 +257,14 @@ impl<'a> LoadedTables<'a> {
     }
 }
 
+/// A loaded side's decoded values and cursed bits, and a position's index in them.
+type Slot<'s> = (&'s [u8], &'s [u64], u64);
+
 impl LoadedTables<'_> {
-    /// Where `pos` (any orientation) is held: the table's place, the side to move and the
-    /// index; None for bare kings.
+    /// The decoded values and cursed bits of the table and side `pos` (any orientation)
+    /// belongs to, and its index there; None for bare kings.
     #[inline]
-    fn slot(&self, pos: &Position) -> Result<Option<(usize, usize, u64)>, String> {
+    fn slot(&self, pos: &Position) -> Result<Option<Slot<'_>>, String> {
         let material = Material::from_position(pos);
         let key = material.key();
         let Some(&(_, at, table, flip)) = self.keys.iter().find(|k| k.0 == key) else {
@@ -276,35 +279,31 @@ impl LoadedTables<'_> {
             .index()
             .encode(&p)
             .ok_or_else(|| format!("{pos}: kings are adjacent"))?;
-        if self.values[at].1[side].is_none() {
-            return Err(format!(
+        match &self.values[at].1[side] {
+            Some(v) => Ok(Some((v, &self.cursed[at][side], idx))),
+            None => Err(format!(
                 "{}: side {side} not decoded (internal error)",
                 table.path().display()
-            ));
+            )),
         }
-        Ok(Some((at, side, idx)))
     }
 }
 
 impl SubTables for LoadedTables<'_> {
     #[inline]
     fn value(&self, pos: &Position) -> Result<Dtm, String> {
-        Ok(match self.slot(pos)? {
-            None => Dtm::Draw,
-            Some((at, side, idx)) => {
-                Dtm::decode(self.values[at].1[side].as_ref().expect("decoded")[idx as usize])
-            }
-        })
+        Ok(self
+            .slot(pos)?
+            .map_or(Dtm::Draw, |(v, _, idx)| Dtm::decode(v[idx as usize])))
     }
 
     #[inline]
     fn value50(&self, pos: &Position) -> Result<(Dtm, Wdl5), String> {
         Ok(match self.slot(pos)? {
             None => (Dtm::Draw, Wdl5::Draw),
-            Some((at, side, idx)) => {
-                let v =
-                    Dtm::decode(self.values[at].1[side].as_ref().expect("decoded")[idx as usize]);
-                (v, Wdl5::new(v.wdl(), bit(&self.cursed[at][side], idx)))
+            Some((v, cursed, idx)) => {
+                let v = Dtm::decode(v[idx as usize]);
+                (v, Wdl5::new(v.wdl(), bit(cursed, idx)))
             }
         })
     }

@@ -15,7 +15,7 @@
 //! consistent with itself). Tables without pawns take one round.
 
 use super::chess::{ChessGame, Scratch};
-use super::solver::{bit, solve_within, Observer, RetroGame, Solution, Successor, NO_EXIT};
+use super::solver::{bitmap, solve_within, Observer, RetroGame, Solution, Successor, NO_EXIT};
 use crate::chess::{MoveKind, MoveList, Role};
 use crate::value::{Dtm, Wdl5};
 use rayon::prelude::*;
@@ -65,15 +65,7 @@ fn same_bits(a: &[Vec<u64>; 2], b: &[Vec<u64>; 2]) -> bool {
 /// One bit per index: a win or loss (`values`) that the game under the rule (`rule`)
 /// leaves drawn.
 fn cursed_bits(values: &[u8], rule: &[u8]) -> Vec<u64> {
-    values
-        .par_chunks(64)
-        .zip(rule.par_chunks(64))
-        .map(|(v, r)| {
-            v.iter().zip(r).enumerate().fold(0u64, |w, (i, (&v, &r))| {
-                w | u64::from(v != 0 && r == 0) << i
-            })
-        })
-        .collect()
+    bitmap(values.len(), |i| values[i] != 0 && rule[i] == 0)
 }
 
 /// The solver's view of a move that ends the game under the rule, into a position whose
@@ -107,12 +99,6 @@ impl<'a> Round<'a> {
             resets: AtomicBool::new(false),
         }
     }
-
-    /// The class of index `idx` with `side` to move, as the previous round left it.
-    fn class(&self, side: usize, idx: u64) -> Wdl5 {
-        let v = Dtm::decode(self.solution.values[side][idx as usize]);
-        Wdl5::new(v.wdl(), bit(&self.solution.cursed[side], idx))
-    }
 }
 
 impl RetroGame for Round<'_> {
@@ -140,7 +126,8 @@ impl RetroGame for Round<'_> {
                 f(ending(class));
             } else if m.role == Role::Pawn {
                 self.resets.store(true, Relaxed);
-                let mut class = self.class(1 - side, self.game.encode(&after));
+                // Its class as the previous round left it.
+                let mut class = self.solution.value(1 - side, self.game.encode(&after)).1;
                 if m.kind == MoveKind::DoublePush {
                     // The opponent may also capture en passant, itself a reset.
                     for ep in after.en_passant_moves() {

@@ -218,15 +218,20 @@ impl Solution {
     }
 }
 
-fn illegal_bitmap(summary: &[AtomicU8]) -> Vec<u64> {
-    summary
-        .par_chunks(64)
-        .map(|c| {
-            c.iter().enumerate().fold(0u64, |w, (i, s)| {
-                w | (u64::from(s.load(Relaxed) == C_ILLEGAL) << i)
-            })
+/// A bitmap of one bit per index below `n` (bit `i % 64` of word `i / 64`), set where
+/// `set(i)` holds.
+pub(crate) fn bitmap(n: usize, set: impl Fn(usize) -> bool + Sync) -> Vec<u64> {
+    (0..n.div_ceil(64))
+        .into_par_iter()
+        .map(|w| {
+            (w * 64..(w * 64 + 64).min(n))
+                .fold(0u64, |bits, i| bits | u64::from(set(i)) << (i % 64))
         })
         .collect()
+}
+
+fn illegal_bitmap(summary: &[AtomicU8]) -> Vec<u64> {
+    bitmap(summary.len(), |i| summary[i].load(Relaxed) == C_ILLEGAL)
 }
 
 /// Solves `game`: distance to mate for every position, both sides to move.
