@@ -113,7 +113,8 @@ fn every_unmove_leads_back_by_a_legal_move() {
     let mut count = 0;
     for _ in 0..3000 {
         let pos = random_position(&mut rng);
-        pos.for_each_unmove(&ALL_ROLES, true, |u, before| {
+        pos.for_each_unmove(&ALL_ROLES, true, |u| {
+            let before = pos.unplay(&u);
             assert!(before.validate().is_ok(), "{before} from {pos} by {u:?}");
             let mut list = MoveList::new();
             before.legal_moves(&mut list);
@@ -165,7 +166,8 @@ fn every_move_is_among_the_unmoves_of_its_result() {
             for m in list.as_slice() {
                 let after = src.play(m);
                 let mut found = false;
-                after.for_each_unmove(&ALL_ROLES, true, |u, before| {
+                after.for_each_unmove(&ALL_ROLES, true, |u| {
+                    let before = after.unplay(&u);
                     let same_ep =
                         m.kind != MoveKind::EnPassant || before.ep_square() == src.ep_square();
                     if key(&before) == key(&src)

@@ -6,6 +6,7 @@
 //! that are legal positions are produced (the side that is then not to move is not in check).
 
 use super::attacks;
+use super::bitboard::Bitboard;
 use super::color::{Color, Piece, Role};
 use super::position::Position;
 use super::square::Square;
@@ -39,21 +40,22 @@ pub struct UnMove {
 }
 
 impl Position {
-    /// Calls `f` with every un-move and the legal predecessor it gives. `uncaptures` lists the
-    /// roles of the side to move that may be restored by un-captures (empty: quiet un-moves
-    /// only); `unpromotions` allows un-promotions. The position's en-passant square is ignored.
+    /// Calls `f` with every un-move whose predecessor (`unplay`) is legal. `uncaptures` lists
+    /// the roles of the side to move that may be restored by un-captures (empty: quiet
+    /// un-moves only); `unpromotions` allows un-promotions. The position's en-passant square
+    /// is ignored. The predecessor is not built: retrograde analysis often needs only its
+    /// index, and legality is read from this position's bitboards.
     pub fn for_each_unmove(
         &self,
         uncaptures: &[Role],
         unpromotions: bool,
-        mut f: impl FnMut(UnMove, Position),
+        mut f: impl FnMut(UnMove),
     ) {
         let mover = !self.turn();
         let occ = self.occupied();
         let mut emit = |u: UnMove| {
-            let q = self.unplay(&u);
-            if !q.opponent_in_check() {
-                f(u, q);
+            if self.unmove_is_legal(&u) {
+                f(u);
             }
         };
         let restorable = |sq: Square| {
@@ -183,6 +185,28 @@ impl Position {
                 }
             }
         }
+    }
+
+    /// True when the predecessor of un-move `u` leaves the side to move here (not to move
+    /// there) out of check. A restored piece only blocks lines to its own king; the moved
+    /// piece attacks from where it stood before.
+    #[inline]
+    fn unmove_is_legal(&self, u: &UnMove) -> bool {
+        let mover = !self.turn();
+        let Some(king) = self.king(self.turn()) else {
+            return true;
+        };
+        let from = Bitboard::from_square(u.from);
+        let mut occ = (self.occupied() & !from) | Bitboard::from_square(u.to);
+        if u.uncapture.is_some() {
+            occ |= Bitboard::from_square(match u.kind {
+                UnMoveKind::EnPassant => Square::from_coords(u.from.file(), u.to.rank()),
+                _ => u.from,
+            });
+        }
+        let role = if u.unpromotion { Role::Pawn } else { u.role };
+        (self.attackers(king, mover, occ) & !from).is_empty()
+            && !attacks::attacks(role, mover, u.to, occ).contains(king)
     }
 
     /// The predecessor given by un-move `u` (which must come from `for_each_unmove`).

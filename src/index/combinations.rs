@@ -47,6 +47,10 @@ pub fn rank(set: u64) -> u64 {
 /// The set of `k` elements below `n` with rank `r`.
 #[inline]
 pub fn unrank(mut r: u64, k: u32, n: u32) -> u64 {
+    if k == 1 {
+        // C(e, 1) = e: a single piece's rank is its square.
+        return 1 << r;
+    }
     let mut set = 0u64;
     let mut top = n;
     for i in (1..=k as usize).rev() {

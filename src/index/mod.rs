@@ -27,6 +27,8 @@ struct Group {
     domain: u32,
     /// C(domain, count).
     size: u64,
+    /// What one step of this group's rank adds to the index (product of later group sizes).
+    stride: u64,
 }
 
 /// Most piece groups an index has (one per colour and role besides the kings).
@@ -52,7 +54,11 @@ pub struct TableIndex {
     groups: Vec<Group>,
     per_king_pair: u64,
     size: u64,
+    /// The group of each colour and role (`NO_GROUP` for none), for index arithmetic.
+    group_of: [[u8; 6]; 2],
 }
+
+const NO_GROUP: u8 = u8::MAX;
 
 impl TableIndex {
     /// The index scheme of `material` (as given: callers pass canonical material).
@@ -83,13 +89,24 @@ impl TableIndex {
                         shift,
                         domain,
                         size,
+                        stride: 0,
                     });
                 }
             }
         }
-        let per_king_pair = groups.iter().map(|g| g.size).product();
+        let mut stride = 1;
+        for g in groups.iter_mut().rev() {
+            g.stride = stride;
+            stride *= g.size;
+        }
+        let per_king_pair = stride;
         let size = per_king_pair * kings.len() as u64;
+        let mut group_of = [[NO_GROUP; 6]; 2];
+        for (i, g) in groups.iter().enumerate() {
+            group_of[g.color.index()][g.role.index()] = i as u8;
+        }
         TableIndex {
+            group_of,
             material,
             kings,
             groups,
@@ -126,6 +143,60 @@ impl TableIndex {
             return Some(idx.min(twin));
         }
         Some(idx)
+    }
+
+    /// True when index arithmetic (`step`, `king_step`) applies to positions whose kings
+    /// stand on `wk` and `bk` (in the index's canonical orientation): without pawns, both
+    /// kings on the a1-h8 diagonal make an index and its mirror image compete, which only
+    /// `encode` settles.
+    #[inline]
+    pub fn steps_apply(&self, wk: Square, bk: Square) -> bool {
+        !self.both_on_diagonal(wk, bk)
+    }
+
+    /// The index of the position that differs from the one of index `idx` (a legal,
+    /// canonical index whose kings `steps_apply`) only in where one of its `piece`s stands:
+    /// `before` is the set of those pieces' squares, and one of them moved from `from` to the
+    /// empty square `to`. One step of index arithmetic instead of an `encode`; None for a
+    /// king (see `king_step`).
+    #[inline]
+    pub fn step(
+        &self,
+        idx: u64,
+        piece: Piece,
+        before: Bitboard,
+        from: Square,
+        to: Square,
+    ) -> Option<u64> {
+        let g = match self.group_of[piece.color.index()][piece.role.index()] {
+            NO_GROUP => return None,
+            g => &self.groups[g as usize],
+        };
+        if g.count == 1 {
+            return Some(
+                (idx + to.index() as u64 * g.stride).wrapping_sub(from.index() as u64 * g.stride),
+            );
+        }
+        let after = (before & !Bitboard::from_square(from)) | Bitboard::from_square(to);
+        let old = combinations::rank(before.0 >> g.shift);
+        let new = combinations::rank(after.0 >> g.shift);
+        Some((idx + new * g.stride).wrapping_sub(old * g.stride))
+    }
+
+    /// The index of the position that differs from the one of index `idx` (as for `step`)
+    /// only in that the king of `color` moved to `to`, the other king on `other`, or None
+    /// when the new king pair needs a symmetry (or makes mirror images compete): `encode`.
+    #[inline]
+    pub fn king_step(&self, idx: u64, color: Color, to: Square, other: Square) -> Option<u64> {
+        let (wk, bk) = match color {
+            Color::White => (to, other),
+            Color::Black => (other, to),
+        };
+        if self.kings.canonicalizer(wk, bk) != Symmetry::default() || !self.steps_apply(wk, bk) {
+            return None;
+        }
+        let pair = self.kings.number(wk, bk)? as u64;
+        Some(pair * self.per_king_pair + idx % self.per_king_pair)
     }
 
     /// The digits of `pos`'s index (see `encode`).

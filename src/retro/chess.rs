@@ -6,7 +6,9 @@
 //! the indexed position, or takes the best en-passant capture (a sub-table value).
 
 use super::solver::{RetroGame, Successor};
-use crate::chess::{Color, MoveKind, MoveList, Position, UnMoveKind};
+use crate::chess::{
+    Color, Move, MoveKind, MoveList, Piece, Position, Role, Square, UnMove, UnMoveKind,
+};
 use crate::index::TableIndex;
 use crate::value::{Dtm, Wdl5};
 use std::cell::Cell;
@@ -18,25 +20,36 @@ thread_local! {
 }
 
 /// The calling thread's move buffer, empty, given back when dropped.
-pub(super) struct Scratch(pub(super) Vec<(u64, Option<Dtm>)>);
+pub(super) struct Scratch {
+    pub(super) list: Vec<(u64, Option<Dtm>)>,
+    /// Some index was found by `encode`, not by index arithmetic.
+    pub(super) encoded: bool,
+}
 
 impl Scratch {
     pub(super) fn take() -> Scratch {
-        let mut buf = SCRATCH.take();
-        buf.clear();
-        Scratch(buf)
+        let mut list = SCRATCH.take();
+        list.clear();
+        Scratch {
+            list,
+            encoded: false,
+        }
     }
 
-    /// Merges entries of equal index (see the module doc on multiplicity).
-    pub(super) fn merge_equal(&mut self) {
-        self.0.sort_unstable_by_key(|e| e.0);
-        self.0.dedup_by_key(|e| e.0);
+    /// Merges entries of equal index: without pawns, a symmetry can map two moves' positions
+    /// onto one index, and the solver counts each position once. Only indices that `encode`
+    /// found can coincide (index arithmetic keeps distinct positions in one orientation).
+    pub(super) fn merge_equal(&mut self, index: &TableIndex) {
+        if self.encoded && !index.material().has_pawns() {
+            self.list.sort_unstable_by_key(|e| e.0);
+            self.list.dedup_by_key(|e| e.0);
+        }
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        SCRATCH.set(std::mem::take(&mut self.0));
+        SCRATCH.set(std::mem::take(&mut self.list));
     }
 }
 
@@ -109,6 +122,63 @@ impl<'a> ChessGame<'a> {
         self.index.legal(idx, Color::from_index(side))
     }
 
+    /// The index of `pos` (of index `idx`) after its `color` piece of `role` went from
+    /// `from` to the empty square `to`, by index arithmetic where the index allows it.
+    #[inline]
+    fn step(
+        &self,
+        idx: u64,
+        pos: &Position,
+        color: Color,
+        role: Role,
+        from: Square,
+        to: Square,
+    ) -> Option<u64> {
+        let (wk, bk) = (pos.king(Color::White)?, pos.king(Color::Black)?);
+        if !self.index.steps_apply(wk, bk) {
+            return None;
+        }
+        if role == Role::King {
+            let other = if color == Color::White { bk } else { wk };
+            return self.index.king_step(idx, color, to, other);
+        }
+        let before = pos.pieces(color, role);
+        self.index
+            .step(idx, Piece { color, role }, before, from, to)
+    }
+
+    /// The index of the position `m` (a quiet move of `pos`, of index `idx`) leads to.
+    #[inline]
+    pub(super) fn moved_index(
+        &self,
+        idx: u64,
+        pos: &Position,
+        m: &Move,
+        encoded: &mut bool,
+    ) -> u64 {
+        self.step(idx, pos, pos.turn(), m.role, m.from, m.to)
+            .unwrap_or_else(|| {
+                *encoded = true;
+                self.encode(&pos.play(m))
+            })
+    }
+
+    /// The index of the predecessor of `pos` (of index `idx`) by the quiet un-move `u`.
+    #[inline]
+    pub(super) fn unmoved_index(
+        &self,
+        idx: u64,
+        pos: &Position,
+        u: &UnMove,
+        encoded: &mut bool,
+    ) -> u64 {
+        self.step(idx, pos, !pos.turn(), u.role, u.from, u.to)
+            .unwrap_or_else(|| {
+                *encoded = true;
+                self.encode(&pos.unplay(u))
+            })
+    }
+
     pub(super) fn encode(&self, pos: &Position) -> u64 {
         // Every position reached by a legal move keeps its kings apart, so it has an index.
         self.index.encode(pos).unwrap_or(0)
@@ -126,21 +196,19 @@ impl RetroGame for ChessGame<'_> {
         pos.legal_moves(&mut list);
         let mut inside = Scratch::take();
         for m in list.as_slice() {
-            let after = pos.play(m);
             if m.is_conversion() {
-                f(Successor::Fixed(self.sub_value(&after)));
-            } else {
-                let alt = match m.kind {
-                    MoveKind::DoublePush => self.en_passant_option(&after),
-                    _ => None,
-                };
-                inside.0.push((self.encode(&after), alt));
+                f(Successor::Fixed(self.sub_value(&pos.play(m))));
+                continue;
             }
+            let alt = match m.kind {
+                MoveKind::DoublePush => self.en_passant_option(&pos.play(m)),
+                _ => None,
+            };
+            let j = self.moved_index(idx, &pos, m, &mut inside.encoded);
+            inside.list.push((j, alt));
         }
-        if !self.index.material().has_pawns() {
-            inside.merge_equal();
-        }
-        for &(j, alt) in &inside.0 {
+        inside.merge_equal(&self.index);
+        for &(j, alt) in &inside.list {
             f(match alt {
                 Some(a) => Successor::Either(j, a),
                 None => Successor::Table(j),
@@ -154,7 +222,7 @@ impl RetroGame for ChessGame<'_> {
             return;
         };
         let mut before = Scratch::take();
-        pos.for_each_unmove(&[], false, |u, q| {
+        pos.for_each_unmove(&[], false, |u| {
             let alt = match u.kind {
                 UnMoveKind::DoublePush => {
                     let mut with_ep = pos;
@@ -163,13 +231,107 @@ impl RetroGame for ChessGame<'_> {
                 }
                 _ => None,
             };
-            before.0.push((self.encode(&q), alt));
+            let i = self.unmoved_index(idx, &pos, &u, &mut before.encoded);
+            before.list.push((i, alt));
         });
-        if !self.index.material().has_pawns() {
-            before.merge_equal();
-        }
-        for &(i, alt) in &before.0 {
+        before.merge_equal(&self.index);
+        for &(i, alt) in &before.list {
             f(i, alt);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retro::solver::Successor;
+
+    /// Every conversion draws: these tests look at the moves inside a table only.
+    struct AllDrawn;
+
+    impl SubTables for AllDrawn {
+        fn value(&self, _: &Position) -> Result<Dtm, String> {
+            Ok(Dtm::Draw)
+        }
+        fn value50(&self, _: &Position) -> Result<(Dtm, Wdl5), String> {
+            Ok((Dtm::Draw, Wdl5::Draw))
+        }
+    }
+
+    fn inside(game: &ChessGame, side: usize, idx: u64) -> Option<Vec<u64>> {
+        let mut out = Vec::new();
+        game.successors(side, idx, &mut |s| match s {
+            Successor::Table(j) | Successor::Either(j, _) => out.push(j),
+            Successor::Fixed(_) => {}
+        })?;
+        out.sort_unstable();
+        Some(out)
+    }
+
+    fn before(game: &ChessGame, side: usize, idx: u64) -> Vec<u64> {
+        let mut out = Vec::new();
+        game.predecessors(side, idx, &mut |i, _| out.push(i));
+        out.sort_unstable();
+        out
+    }
+
+    /// The moves inside the table as plain move generation and `encode` give them.
+    fn by_encoding(game: &ChessGame, side: usize, idx: u64) -> Option<Vec<u64>> {
+        let pos = game.position(side, idx)?;
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        let mut out: Vec<u64> = list
+            .as_slice()
+            .iter()
+            .filter(|m| !m.is_conversion())
+            .map(|m| game.encode(&pos.play(m)))
+            .collect();
+        out.sort_unstable();
+        if !game.index().material().has_pawns() {
+            out.dedup();
+        }
+        Some(out)
+    }
+
+    /// Index arithmetic gives the indices `encode` gives, and the predecessors of a
+    /// position are exactly the positions whose moves reach it: checked on every index of
+    /// three-piece tables and on samples of four-piece ones (identical pieces, pawns with
+    /// double pushes and en passant, both kings on the diagonal).
+    #[test]
+    fn moves_and_unmoves_agree_with_encoding() {
+        for (sig, sample) in [
+            ("KRvK", 1),
+            ("KPvK", 1),
+            ("KRRvK", 97),
+            ("KBNvK", 89),
+            ("KQvKR", 101),
+            ("KPvKP", 53),
+            ("KPPvK", 61),
+        ] {
+            let game = ChessGame::new(TableIndex::new(sig.parse().unwrap()), &AllDrawn);
+            let n = game.size();
+            let mut checked = 0;
+            for side in 0..2 {
+                for idx in (0..n).step_by(sample) {
+                    let Some(succ) = inside(&game, side, idx) else {
+                        assert!(before(&game, side, idx).is_empty());
+                        continue;
+                    };
+                    assert_eq!(Some(&succ), by_encoding(&game, side, idx).as_ref(), "{sig}");
+                    for &j in &succ {
+                        assert!(
+                            before(&game, 1 - side, j).contains(&idx),
+                            "{sig} {idx}->{j}"
+                        );
+                    }
+                    for i in before(&game, side, idx) {
+                        let theirs = inside(&game, 1 - side, i).expect("a legal predecessor");
+                        assert!(theirs.contains(&idx), "{sig} {i}->{idx}");
+                    }
+                    checked += 1;
+                }
+            }
+            assert!(checked > 1000, "{sig}: {checked} positions");
         }
     }
 }

@@ -119,33 +119,38 @@ impl RetroGame for Round<'_> {
         let mut quiet = Scratch::take();
         let mut best_conversion: Option<Wdl5> = None;
         for m in list.as_slice() {
-            let after = pos.play(m);
             if m.is_conversion() {
-                let class = self.game.sub_value50(&after).1;
+                let class = self.game.sub_value50(&pos.play(m)).1;
                 best_conversion = best_conversion.max(Some(class.back()));
                 f(ending(class));
             } else if m.role == Role::Pawn {
                 self.resets.store(true, Relaxed);
                 // Its class as the previous round left it.
-                let mut class = self.solution.value(1 - side, self.game.encode(&after)).1;
+                let mut class = self
+                    .solution
+                    .value(
+                        1 - side,
+                        self.game.moved_index(idx, &pos, m, &mut quiet.encoded),
+                    )
+                    .1;
                 if m.kind == MoveKind::DoublePush {
                     // The opponent may also capture en passant, itself a reset.
+                    let after = pos.play(m);
                     for ep in after.en_passant_moves() {
                         class = class.max(self.game.sub_value50(&after.play(&ep)).1.back());
                     }
                 }
                 f(ending(class));
             } else {
-                quiet.0.push((self.game.encode(&after), None));
+                let j = self.game.moved_index(idx, &pos, m, &mut quiet.encoded);
+                quiet.list.push((j, None));
             }
         }
         if best_conversion.is_some_and(Wdl5::is_cursed) {
             self.exit_cursed[side][(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
         }
-        if !self.game.index().material().has_pawns() {
-            quiet.merge_equal();
-        }
-        for &(j, _) in &quiet.0 {
+        quiet.merge_equal(self.game.index());
+        for &(j, _) in &quiet.list {
             f(Successor::Table(j));
         }
         Some(Dtm::without_moves(pos.is_check()))
@@ -157,19 +162,17 @@ impl RetroGame for Round<'_> {
         };
         let mut before = Scratch::take();
         let other = 1 - side;
-        pos.for_each_unmove(&[], false, |u, q| {
+        pos.for_each_unmove(&[], false, |u| {
             if u.role != Role::Pawn {
-                let j = self.game.encode(&q);
+                let j = self.game.unmoved_index(idx, &pos, &u, &mut before.encoded);
                 // Drawn positions were made ends of the game (`successors`).
                 if self.solution.values[other][j as usize] != Dtm::Draw.encode() {
-                    before.0.push((j, None));
+                    before.list.push((j, None));
                 }
             }
         });
-        if !self.game.index().material().has_pawns() {
-            before.merge_equal();
-        }
-        for &(i, _) in &before.0 {
+        before.merge_equal(self.game.index());
+        for &(i, _) in &before.list {
             f(i, None);
         }
     }
