@@ -200,10 +200,38 @@ impl Position {
         let Some(king) = self.king(self.turn()) else {
             return;
         };
+        // Out of check, a piece that is not the first on a line from its king cannot be
+        // pinned: its moves are legal without a look (kings and en passant aside).
+        let occ = self.occupied();
+        let unpinned = if self.is_check() {
+            Bitboard::EMPTY
+        } else {
+            !(attacks::rook_attacks(king, occ) | attacks::bishop_attacks(king, occ))
+        };
+        // Squares the king may not step on: attacked with the king itself off the board, so
+        // that a slider's line through it counts (found once, at the first king move).
+        let mut danger = None;
         list.retain(|m| match m.kind {
             MoveKind::CastleKing | MoveKind::CastleQueen => true, // checked when generated
+            MoveKind::Normal if m.role == Role::King => !danger
+                .get_or_insert_with(|| {
+                    self.attacked_squares(!self.turn(), occ & !Bitboard::from_square(king))
+                })
+                .contains(m.to),
+            MoveKind::Normal | MoveKind::DoublePush if unpinned.contains(m.from) => true,
             _ => self.leaves_king_safe(m, king),
         });
+    }
+
+    /// Every square a piece of `by` attacks, with `occupied` as the blockers.
+    fn attacked_squares(&self, by: Color, occupied: Bitboard) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        for role in Role::ALL {
+            for sq in self.pieces(by, role) {
+                out |= attacks::attacks(role, by, sq, occupied);
+            }
+        }
+        out
     }
 
     /// True when `m` does not leave the mover's king (on `king`) attacked. Works on the

@@ -53,8 +53,22 @@ impl Position {
     ) {
         let mover = !self.turn();
         let occ = self.occupied();
+        // Where an un-move can only be illegal through the moved piece's own attack: no
+        // other piece gives check now, and the square it leaves opens no line to the king.
+        let quiet_lines = match self.king(self.turn()) {
+            Some(k) => {
+                let lines = attacks::rook_attacks(k, occ) | attacks::bishop_attacks(k, occ);
+                let checkers = self.attackers(k, mover, occ);
+                match checkers.count() {
+                    0 => !lines,
+                    1 => !lines & checkers,
+                    _ => Bitboard::EMPTY,
+                }
+            }
+            None => Bitboard::EMPTY,
+        };
         let mut emit = |u: UnMove| {
-            if self.unmove_is_legal(&u) {
+            if self.unmove_is_legal(&u, quiet_lines) {
                 f(u);
             }
         };
@@ -190,8 +204,9 @@ impl Position {
     /// True when the predecessor of un-move `u` leaves the side to move here (not to move
     /// there) out of check. A restored piece only blocks lines to its own king; the moved
     /// piece attacks from where it stood before.
+    /// `quiet_lines`: squares whose piece, taken back, needs no look at the other pieces.
     #[inline]
-    fn unmove_is_legal(&self, u: &UnMove) -> bool {
+    fn unmove_is_legal(&self, u: &UnMove, quiet_lines: Bitboard) -> bool {
         let mover = !self.turn();
         let Some(king) = self.king(self.turn()) else {
             return true;
@@ -205,8 +220,9 @@ impl Position {
             });
         }
         let role = if u.unpromotion { Role::Pawn } else { u.role };
-        (self.attackers(king, mover, occ) & !from).is_empty()
-            && !attacks::attacks(role, mover, u.to, occ).contains(king)
+        !attacks::attacks(role, mover, u.to, occ).contains(king)
+            && (quiet_lines.contains(u.from)
+                || (self.attackers(king, mover, occ) & !from).is_empty())
     }
 
     /// The predecessor given by un-move `u` (which must come from `for_each_unmove`).
