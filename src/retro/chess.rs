@@ -1,6 +1,11 @@
 //! Chess as a `RetroGame`: positions of one material signature, numbered by its
 //! `TableIndex`; captures and promotions leave into sub-tables, read through `SubTables`.
 //!
+//! Moves and un-moves inside the table change one part of the index: the square (or the
+//! rank of the set of squares) of the piece moved, or the king pair when a king moves and
+//! needs no symmetry, so most successors and predecessors are found by index arithmetic
+//! (`TableIndex::step`); the others, and every conversion, by building the position.
+//!
 //! En passant: tables do not index en-passant rights, so a double pawn push that lets the
 //! opponent capture en passant is reported as `Successor::Either`: the opponent plays on as in
 //! the indexed position, or takes the best en-passant capture (a sub-table value).
