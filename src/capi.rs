@@ -12,7 +12,7 @@ use crate::book::polyglot_move::promotion_code;
 use crate::book::Book;
 use crate::chess::{Castling, Color, Move, Position, Role, Square};
 use crate::probe::Tablebase;
-use crate::value::{Dtm, Wdl};
+use crate::value::{Dtm, Wdl, Wdl5};
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -208,6 +208,16 @@ fn wdl_code(w: Wdl) -> i32 {
     }
 }
 
+fn wdl50_code(w: Wdl5) -> i32 {
+    match w {
+        Wdl5::Loss => RB_WDL50_LOSS,
+        Wdl5::BlessedLoss => RB_WDL50_BLESSED_LOSS,
+        Wdl5::Draw => RB_WDL50_DRAW,
+        Wdl5::CursedWin => RB_WDL50_CURSED_WIN,
+        Wdl5::Win => RB_WDL50_WIN,
+    }
+}
+
 fn dtm_code(d: Dtm) -> i32 {
     d.plies().map_or(RB_NO_MATE, |p| p as i32)
 }
@@ -293,9 +303,7 @@ pub unsafe extern "C" fn rb_probe_wdl50(
             castling,
             white_to_move,
         )?;
-        with_tb(tb, |tb| {
-            tb.probe_wdl5(&pos).ok().map(|w| i32::from(w.code()))
-        })
+        with_tb(tb, |tb| tb.probe_wdl5(&pos).ok().map(wdl50_code))
     })
 }
 
@@ -461,9 +469,7 @@ pub unsafe extern "C" fn rb_probe_wdl_fen(tb: *const RbTablebase, fen: *const c_
 pub unsafe extern "C" fn rb_probe_wdl50_fen(tb: *const RbTablebase, fen: *const c_char) -> i32 {
     guarded(RB_FAILED, || {
         let pos = fen_position(fen)?;
-        with_tb(tb, |tb| {
-            tb.probe_wdl5(&pos).ok().map(|w| i32::from(w.code()))
-        })
+        with_tb(tb, |tb| tb.probe_wdl5(&pos).ok().map(wdl50_code))
     })
 }
 

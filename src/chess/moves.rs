@@ -203,7 +203,7 @@ impl Position {
         // Out of check, a piece that is not the first on a line from its king cannot be
         // pinned: its moves are legal without a look (kings and en passant aside).
         let occ = self.occupied();
-        let unpinned = if self.is_check() {
+        let unpinned = if self.is_attacked(king, !self.turn()) {
             Bitboard::EMPTY
         } else {
             !(attacks::rook_attacks(king, occ) | attacks::bishop_attacks(king, occ))

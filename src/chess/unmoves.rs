@@ -55,20 +55,18 @@ impl Position {
         let occ = self.occupied();
         // Where an un-move can only be illegal through the moved piece's own attack: no
         // other piece gives check now, and the square it leaves opens no line to the king.
-        let quiet_lines = match self.king(self.turn()) {
-            Some(k) => {
-                let lines = attacks::rook_attacks(k, occ) | attacks::bishop_attacks(k, occ);
-                let checkers = self.attackers(k, mover, occ);
-                match checkers.count() {
-                    0 => !lines,
-                    1 => !lines & checkers,
-                    _ => Bitboard::EMPTY,
-                }
+        let king = self.king(self.turn());
+        let quiet_lines = king.map_or(Bitboard::EMPTY, |k| {
+            let lines = attacks::rook_attacks(k, occ) | attacks::bishop_attacks(k, occ);
+            let checkers = self.attackers(k, mover, occ);
+            match checkers.count() {
+                0 => !lines,
+                1 => !lines & checkers,
+                _ => Bitboard::EMPTY,
             }
-            None => Bitboard::EMPTY,
-        };
+        });
         let mut emit = |u: UnMove| {
-            if self.unmove_is_legal(&u, quiet_lines) {
+            if king.is_none_or(|k| self.unmove_is_legal(&u, k, quiet_lines)) {
                 f(u);
             }
         };
@@ -201,16 +199,13 @@ impl Position {
         }
     }
 
-    /// True when the predecessor of un-move `u` leaves the side to move here (not to move
-    /// there) out of check. A restored piece only blocks lines to its own king; the moved
-    /// piece attacks from where it stood before.
-    /// `quiet_lines`: squares whose piece, taken back, needs no look at the other pieces.
+    /// True when the predecessor of un-move `u` leaves the side to move here (its king on
+    /// `king`; not to move there) out of check. A restored piece only blocks lines to its
+    /// own king; the moved piece attacks from where it stood before. `quiet_lines`: squares
+    /// whose piece, taken back, needs no look at the other pieces.
     #[inline]
-    fn unmove_is_legal(&self, u: &UnMove, quiet_lines: Bitboard) -> bool {
+    fn unmove_is_legal(&self, u: &UnMove, king: Square, quiet_lines: Bitboard) -> bool {
         let mover = !self.turn();
-        let Some(king) = self.king(self.turn()) else {
-            return true;
-        };
         let from = Bitboard::from_square(u.from);
         let mut occ = (self.occupied() & !from) | Bitboard::from_square(u.to);
         if u.uncapture.is_some() {

@@ -172,11 +172,6 @@ impl TableIndex {
             NO_GROUP => return None,
             g => &self.groups[g as usize],
         };
-        if g.count == 1 {
-            return Some(
-                (idx + to.index() as u64 * g.stride).wrapping_sub(from.index() as u64 * g.stride),
-            );
-        }
         let after = (before & !Bitboard::from_square(from)) | Bitboard::from_square(to);
         let old = combinations::rank(before.0 >> g.shift);
         let new = combinations::rank(after.0 >> g.shift);

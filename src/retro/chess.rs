@@ -41,6 +41,13 @@ impl Scratch {
         }
     }
 
+    /// Adds an index (and whether `encode` found it) with its extra option.
+    #[inline]
+    pub(super) fn push(&mut self, (idx, encoded): (u64, bool), alt: Option<Dtm>) {
+        self.encoded |= encoded;
+        self.list.push((idx, alt));
+    }
+
     /// Merges entries of equal index: without pawns, a symmetry can map two moves' positions
     /// onto one index, and the solver counts each position once. Only indices that `encode`
     /// found can coincide (index arithmetic keeps distinct positions in one orientation).
@@ -65,6 +72,14 @@ pub trait SubTables: Sync {
 
     /// `value` with its class under the 50-move rule, the move count starting at zero.
     fn value50(&self, pos: &Position) -> Result<(Dtm, Wdl5), String>;
+}
+
+/// A legal position of a table with its index, and its kings where index arithmetic
+/// applies to its moves (`TableIndex::steps_apply`).
+pub(super) struct Placed {
+    pub(super) idx: u64,
+    pub(super) pos: Position,
+    steps: Option<(Square, Square)>,
 }
 
 /// One chess table as a game graph for the solver.
@@ -115,11 +130,18 @@ impl<'a> ChessGame<'a> {
     }
 
     /// Best value, for the side to move in `pos` (which has an en-passant square), of its
-    /// legal en-passant captures, or None if it has none.
+    /// legal en-passant captures, each valued by `value` from the mover's view, or None if
+    /// it has none.
+    pub(super) fn best_en_passant<T: Ord>(
+        &self,
+        pos: &Position,
+        value: impl Fn(&Position) -> T,
+    ) -> Option<T> {
+        pos.en_passant_moves().map(|m| value(&pos.play(&m))).max()
+    }
+
     fn en_passant_option(&self, pos: &Position) -> Option<Dtm> {
-        pos.en_passant_moves()
-            .map(|m| self.sub_value(&pos.play(&m)).back())
-            .max()
+        self.best_en_passant(pos, |after| self.sub_value(after).back())
     }
 
     /// A legal position of this table, or None.
@@ -127,61 +149,49 @@ impl<'a> ChessGame<'a> {
         self.index.legal(idx, Color::from_index(side))
     }
 
-    /// The index of `pos` (of index `idx`) after its `color` piece of `role` went from
-    /// `from` to the empty square `to`, by index arithmetic where the index allows it.
+    /// A legal position of this table with its index, or None.
+    pub(super) fn placed(&self, side: usize, idx: u64) -> Option<Placed> {
+        let pos = self.position(side, idx)?;
+        let kings = (pos.king(Color::White)?, pos.king(Color::Black)?);
+        Some(Placed {
+            idx,
+            pos,
+            steps: self.index.steps_apply(kings.0, kings.1).then_some(kings),
+        })
+    }
+
+    /// The index of `at` after its `color` piece of `role` went from `from` to the empty
+    /// square `to`, by index arithmetic where the index allows it.
     #[inline]
-    fn step(
-        &self,
-        idx: u64,
-        pos: &Position,
-        color: Color,
-        role: Role,
-        from: Square,
-        to: Square,
-    ) -> Option<u64> {
-        let (wk, bk) = (pos.king(Color::White)?, pos.king(Color::Black)?);
-        if !self.index.steps_apply(wk, bk) {
-            return None;
-        }
+    fn step(&self, at: &Placed, color: Color, role: Role, from: Square, to: Square) -> Option<u64> {
+        let (wk, bk) = at.steps?;
         if role == Role::King {
             let other = if color == Color::White { bk } else { wk };
-            return self.index.king_step(idx, color, to, other);
+            return self.index.king_step(at.idx, color, to, other);
         }
-        let before = pos.pieces(color, role);
+        let before = at.pos.pieces(color, role);
         self.index
-            .step(idx, Piece { color, role }, before, from, to)
+            .step(at.idx, Piece { color, role }, before, from, to)
     }
 
-    /// The index of the position `m` (a quiet move of `pos`, of index `idx`) leads to.
+    /// The index of the position the quiet move `m` of `at` leads to, and whether `encode`
+    /// found it (see `Scratch::merge_equal`).
     #[inline]
-    pub(super) fn moved_index(
-        &self,
-        idx: u64,
-        pos: &Position,
-        m: &Move,
-        encoded: &mut bool,
-    ) -> u64 {
-        self.step(idx, pos, pos.turn(), m.role, m.from, m.to)
-            .unwrap_or_else(|| {
-                *encoded = true;
-                self.encode(&pos.play(m))
-            })
+    pub(super) fn moved_index(&self, at: &Placed, m: &Move) -> (u64, bool) {
+        match self.step(at, at.pos.turn(), m.role, m.from, m.to) {
+            Some(j) => (j, false),
+            None => (self.encode(&at.pos.play(m)), true),
+        }
     }
 
-    /// The index of the predecessor of `pos` (of index `idx`) by the quiet un-move `u`.
+    /// The index of the predecessor of `at` by the quiet un-move `u`, and whether `encode`
+    /// found it.
     #[inline]
-    pub(super) fn unmoved_index(
-        &self,
-        idx: u64,
-        pos: &Position,
-        u: &UnMove,
-        encoded: &mut bool,
-    ) -> u64 {
-        self.step(idx, pos, !pos.turn(), u.role, u.from, u.to)
-            .unwrap_or_else(|| {
-                *encoded = true;
-                self.encode(&pos.unplay(u))
-            })
+    pub(super) fn unmoved_index(&self, at: &Placed, u: &UnMove) -> (u64, bool) {
+        match self.step(at, !at.pos.turn(), u.role, u.from, u.to) {
+            Some(i) => (i, false),
+            None => (self.encode(&at.pos.unplay(u)), true),
+        }
     }
 
     pub(super) fn encode(&self, pos: &Position) -> u64 {
@@ -196,7 +206,8 @@ impl RetroGame for ChessGame<'_> {
     }
 
     fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm> {
-        let pos = self.position(side, idx)?;
+        let at = self.placed(side, idx)?;
+        let pos = &at.pos;
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
         let mut inside = Scratch::take();
@@ -209,8 +220,7 @@ impl RetroGame for ChessGame<'_> {
                 MoveKind::DoublePush => self.en_passant_option(&pos.play(m)),
                 _ => None,
             };
-            let j = self.moved_index(idx, &pos, m, &mut inside.encoded);
-            inside.list.push((j, alt));
+            inside.push(self.moved_index(&at, m), alt);
         }
         inside.merge_equal(&self.index);
         for &(j, alt) in &inside.list {
@@ -223,21 +233,20 @@ impl RetroGame for ChessGame<'_> {
     }
 
     fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>)) {
-        let Some(pos) = self.position(side, idx) else {
+        let Some(at) = self.placed(side, idx) else {
             return;
         };
         let mut before = Scratch::take();
-        pos.for_each_unmove(&[], false, |u| {
+        at.pos.for_each_unmove(&[], false, |u| {
             let alt = match u.kind {
                 UnMoveKind::DoublePush => {
-                    let mut with_ep = pos;
+                    let mut with_ep = at.pos;
                     with_ep.set_ep_square(Some(u.from.midpoint(u.to)));
                     self.en_passant_option(&with_ep)
                 }
                 _ => None,
             };
-            let i = self.unmoved_index(idx, &pos, &u, &mut before.encoded);
-            before.list.push((i, alt));
+            before.push(self.unmoved_index(&at, &u), alt);
         });
         before.merge_equal(&self.index);
         for &(i, alt) in &before.list {

@@ -113,7 +113,8 @@ impl RetroGame for Round<'_> {
             // hold a draw and which no move reaches).
             return Some(Dtm::Draw);
         }
-        let pos = self.game.position(side, idx)?;
+        let at = self.game.placed(side, idx)?;
+        let pos = &at.pos;
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
         let mut quiet = Scratch::take();
@@ -128,22 +129,20 @@ impl RetroGame for Round<'_> {
                 // Its class as the previous round left it.
                 let mut class = self
                     .solution
-                    .value(
-                        1 - side,
-                        self.game.moved_index(idx, &pos, m, &mut quiet.encoded),
-                    )
+                    .value(1 - side, self.game.moved_index(&at, m).0)
                     .1;
                 if m.kind == MoveKind::DoublePush {
                     // The opponent may also capture en passant, itself a reset.
-                    let after = pos.play(m);
-                    for ep in after.en_passant_moves() {
-                        class = class.max(self.game.sub_value50(&after.play(&ep)).1.back());
+                    let ep = self.game.best_en_passant(&pos.play(m), |after| {
+                        self.game.sub_value50(after).1.back()
+                    });
+                    if let Some(ep) = ep {
+                        class = class.max(ep);
                     }
                 }
                 f(ending(class));
             } else {
-                let j = self.game.moved_index(idx, &pos, m, &mut quiet.encoded);
-                quiet.list.push((j, None));
+                quiet.push(self.game.moved_index(&at, m), None);
             }
         }
         if best_conversion.is_some_and(Wdl5::is_cursed) {
@@ -157,17 +156,17 @@ impl RetroGame for Round<'_> {
     }
 
     fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>)) {
-        let Some(pos) = self.game.position(side, idx) else {
+        let Some(at) = self.game.placed(side, idx) else {
             return;
         };
         let mut before = Scratch::take();
         let other = 1 - side;
-        pos.for_each_unmove(&[], false, |u| {
+        at.pos.for_each_unmove(&[], false, |u| {
             if u.role != Role::Pawn {
-                let j = self.game.unmoved_index(idx, &pos, &u, &mut before.encoded);
+                let (j, encoded) = self.game.unmoved_index(&at, &u);
                 // Drawn positions were made ends of the game (`successors`).
                 if self.solution.values[other][j as usize] != Dtm::Draw.encode() {
-                    before.list.push((j, None));
+                    before.push((j, encoded), None);
                 }
             }
         });

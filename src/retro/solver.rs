@@ -199,11 +199,12 @@ impl Solution {
         (v, Wdl5::new(v.wdl(), bit(&self.cursed[side], idx)))
     }
 
-    /// `best_exit` with the class under the 50-move rule of the best exit under that rule.
+    /// The class under the 50-move rule of the best exit under that rule (None without an
+    /// exit).
     #[inline]
-    pub fn best_exit_class(&self, side: usize, idx: u64) -> Option<(Dtm, Wdl5)> {
+    pub fn best_exit_class(&self, side: usize, idx: u64) -> Option<Wdl5> {
         self.best_exit(side, idx)
-            .map(|e| (e, Wdl5::new(e.wdl(), bit(&self.exit_cursed[side], idx))))
+            .map(|e| Wdl5::new(e.wdl(), bit(&self.exit_cursed[side], idx)))
     }
 
     /// The best value, for the side to move, among the moves of `idx` that leave the graph

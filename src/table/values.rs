@@ -25,11 +25,7 @@ pub const UNPROBED: u16 = 1 << 15;
 /// The value a WDL code (with or without `OR_CONVERSION`) names.
 #[inline]
 pub fn code_wdl(code: u8) -> Wdl {
-    match code % OR_CONVERSION {
-        0 | 1 => Wdl::Loss,
-        2 => Wdl::Draw,
-        _ => Wdl::Win,
-    }
+    Wdl5::from_code(code % OR_CONVERSION).wdl()
 }
 
 /// Rank of a WDL value for the side to move (greater is better).

@@ -107,7 +107,7 @@ impl Choices<'_> {
         match kind {
             Kind::Wdl(_) => wdl_choices(
                 self.solution.value(side, idx).1,
-                self.solution.best_exit_class(side, idx).map(|e| e.1),
+                self.solution.best_exit_class(side, idx),
             ),
             Kind::Dtm(_) => dtm_choice(
                 Dtm::decode(self.solution.values[side][idx as usize]),
