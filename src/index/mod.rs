@@ -172,6 +172,11 @@ impl TableIndex {
             NO_GROUP => return None,
             g => &self.groups[g as usize],
         };
+        if g.count == 1 {
+            // A lone piece's rank is its square (less the shift, which cancels out).
+            let (from, to) = (from.index() as u64, to.index() as u64);
+            return Some((idx + to * g.stride).wrapping_sub(from * g.stride));
+        }
         let after = (before & !Bitboard::from_square(from)) | Bitboard::from_square(to);
         let old = combinations::rank(before.0 >> g.shift);
         let new = combinations::rank(after.0 >> g.shift);
