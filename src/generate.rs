@@ -2,17 +2,24 @@
 //! losses under the 50-move rule, counts statistics and writes the file. The CLI's `gen` is
 //! a thin layer over this.
 //!
-//! Memory of one table: 3 bytes per index and side to move for the solver, plus every
-//! sub-table decoded (1 byte per index and side, and a bit for its cursed values), plus the
-//! compressed file until it is written. A table with mates beyond 100 plies is solved a
-//! second time under the 50-move rule (`retro::fifty`): 3 more bytes per index and side
-//! while the first solution (2 bytes) is held. Measured peaks: 108 MiB for all 3-4-piece
-//! tables, 1.2 GiB for KRBvKR; by the model about 4.4 GB for KRPvKR, the largest 5-piece
-//! table (355 million indices per side), well inside a 24 GiB machine.
+//! Memory of one table, with n indices per side to move (`estimate` follows this model):
+//! - the solver: 3 bytes per index and side (value, fixed-move summary, move counter), 6n;
+//! - the 50-move pass, for a table with mates beyond 100 plies: a second solve (6n) while
+//!   the first solution (value and best exit, 4n) and the bitmaps of both are held, 10.5n.
+//!   Whether it runs is known only once the table is solved, so the estimate always
+//!   counts it;
+//! - the writer: the solution (4n) and one stream gathered in the layout's order, with the
+//!   codec's working copy, 3 bytes per number of the layout (holes included: 1.39n numbers
+//!   without pawns, 1.13n with), 8.2n without pawns;
+//! - every sub-table side decoded (1 byte per index and a bit for its cursed values), and
+//!   while the largest is decoded, about 6 bytes per index of it.
+//!
+//! Measured peaks (VmHWM) against the estimate of 1.2 GiB: KRBvKR 1,226 MiB in the 50-move
+//! pass and 941 MiB writing; KQRvKR, with no mate beyond 100 plies, 958 MiB writing.
 
-use crate::index::TableIndex;
+use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
-use crate::probe::{LoadedTables, Tablebase};
+use crate::probe::{sides_for_building, LoadedTables, Tablebase};
 use crate::retro::{compute_stats, fifty, solve, ChessGame, Observer, TableStats};
 use crate::table::{write_table, WriteOptions};
 use std::path::{Path, PathBuf};
@@ -54,6 +61,42 @@ pub fn plan(targets: &[Material], have: &Tablebase) -> Vec<Material> {
     }
     sort_for_generation(&mut out);
     out
+}
+
+/// What building one table is expected to cost.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// Peak memory of the process while it builds the table, at most, in bytes.
+    pub peak_bytes: u64,
+    /// CPU time, roughly, in seconds (about the wall time times the threads).
+    pub cpu_seconds: f64,
+}
+
+/// Memory besides the tables: code, thread stacks, mapped headers.
+const BASE_BYTES: u64 = 32 << 20;
+
+/// CPU time per index (both sides counted), measured on 5-piece tables with a 50-move pass
+/// (KRBvKR); tables without one take about 0.8 of it.
+const CPU_SECONDS_PER_INDEX: f64 = 1.2e-6;
+
+/// The cost of building `material` (canonical) by the model in this module's doc, with
+/// the sub-tables `tb` holds (a sub-table not yet built counts with both sides decoded).
+pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
+    let index = TableIndex::new(material);
+    let n = index.size();
+    let parts = &Layout::all_orders(&index)[0];
+    let layout = Layout::new(&index, parts).map_or(n, |l| l.size());
+    let own = (21 * n / 2).max(4 * n + 3 * layout);
+    let (mut held, mut decoding) = (0u64, 0u64);
+    for (m, _) in sides_for_building(tb, material) {
+        let size = TableIndex::new(m).size();
+        held += size + size.div_ceil(64) * 8;
+        decoding = decoding.max(6 * size);
+    }
+    Estimate {
+        peak_bytes: BASE_BYTES + held + own.max(decoding),
+        cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX,
+    }
 }
 
 /// Builds the table of `material` (canonical) into `dir`, reading its sub-tables from `tb`.

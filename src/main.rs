@@ -4,10 +4,10 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
+use cli::plan::{Limit, Plan};
 use indicatif::{MultiProgress, ProgressBar};
 use retrobook::chess::{Color, Position};
-use retrobook::generate::{generate, plan, remove_stale_temporaries, Report};
-use retrobook::index::TableIndex;
+use retrobook::generate::{estimate, generate, plan, remove_stale_temporaries, Report};
 use retrobook::material::{sort_for_generation, Material};
 use retrobook::probe::verify_table;
 use retrobook::retro::Observer;
@@ -43,6 +43,13 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        /// Refuse to start if a table's estimated peak memory exceeds this many MiB
+        /// (default: the memory available when the run starts).
+        #[arg(long, value_name = "MIB")]
+        memory: Option<u64>,
+        /// Print the tables to build with their estimated time and peak memory, and stop.
+        #[arg(long)]
+        plan: bool,
         /// One JSON object per table on stdout.
         #[arg(long)]
         json: bool,
@@ -222,8 +229,10 @@ fn main() -> ExitCode {
             all,
             tables,
             threads,
+            memory,
+            plan,
             json,
-        } => cmd_gen(&signatures, all, &tables, threads, json),
+        } => cmd_gen(&signatures, all, &tables, threads, memory, plan, json),
         Command::Info {
             table,
             tables,
@@ -363,6 +372,8 @@ fn cmd_gen(
     all: Option<u32>,
     dir: &Path,
     threads: Option<usize>,
+    memory: Option<u64>,
+    show_plan: bool,
     json: bool,
 ) -> Result<(), Failure> {
     set_threads(threads)?;
@@ -396,8 +407,28 @@ fn cmd_gen(
         eprintln!("retrobook: removed {stale} unfinished file(s) of an interrupted run");
     }
     let todo = plan(&targets, &tb);
-    let work: u64 = todo.iter().map(|m| 2 * TableIndex::new(*m).size()).sum();
-    let bars = Bars::new(!json, work);
+    let estimates = Plan::new(&todo, &tb);
+    let threads = rayon::current_num_threads();
+    if show_plan {
+        if json {
+            estimates.json().try_for_each(say)?;
+        } else {
+            estimates.lines(threads).try_for_each(say)?;
+        }
+        return Ok(());
+    }
+    let limit = Limit::new(memory);
+    if let Some(msg) = limit.as_ref().and_then(|l| estimates.refused(l)) {
+        return Err(runtime(msg));
+    }
+    let needed = plan(&targets, &Tablebase::new()).len();
+    if !json && !todo.is_empty() {
+        say(estimates.summary(threads, needed - todo.len()))?;
+    }
+    if let Some(warning) = limit.as_ref().and_then(|l| estimates.at_risk(l)) {
+        eprintln!("retrobook: {warning}");
+    }
+    let bars = Bars::new(!json, estimates.indices());
     if !json && !todo.is_empty() {
         say(REPORT_HEADER)?;
     }
@@ -406,6 +437,11 @@ fn cmd_gen(
         bars.table.set_prefix(m.to_string());
         bars.total
             .set_message(format!("table {}/{}", i + 1, todo.len()));
+        let e = estimate(*m, &tb);
+        if let Some(l) = limit.as_ref().filter(|l| e.peak_bytes > l.bytes) {
+            let kept = "the tables built before it are kept";
+            return Err(runtime(cli::plan::over(*m, &e, l, kept)));
+        }
         let report = generate(*m, &tb, dir, &bars).map_err(|e| {
             runtime(format!(
                 "{e} (finished tables are kept; run the same command again to resume)"
@@ -425,7 +461,6 @@ fn cmd_gen(
     bars.table.finish_and_clear();
     bars.total.finish_and_clear();
     if !json {
-        let needed = plan(&targets, &Tablebase::new()).len();
         say(format!(
             "built {} tables ({} already present) in {:.2} s, {} indices, into {}",
             todo.len(),

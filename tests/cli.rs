@@ -165,6 +165,83 @@ fn gen_builds_sub_tables_first_and_skips_finished_ones() {
     );
 }
 
+/// `gen --plan --json` for `sig` in `dir`: each table's name and estimated peak in KiB.
+fn planned_peaks(sig: &str, dir: &str) -> Vec<(String, u64)> {
+    let out = run(&["gen", sig, "--tables", dir, "--plan", "--json"]);
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let peak = v["estimated_peak_memory_bytes"].as_u64().unwrap();
+            (v["signature"].as_str().unwrap().to_string(), peak >> 10)
+        })
+        .collect()
+}
+
+#[test]
+fn gen_plan_lists_the_tables_with_their_estimates_and_builds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let peaks = planned_peaks("KQvKN", dir.path().to_str().unwrap());
+    let names: Vec<&str> = peaks.iter().map(|p| p.0.as_str()).collect();
+    assert_eq!(names, ["KNvK", "KQvK", "KQvKN"]);
+    assert!(
+        peaks[2].1 > peaks[1].1,
+        "a larger table needs more: {peaks:?}"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn gen_plan_estimates_become_final_once_the_sub_tables_exist() {
+    let empty = tempfile::tempdir().unwrap();
+    let before = planned_peaks("KQvKR", empty.path().to_str().unwrap());
+    let after = planned_peaks("KQvKR", small_tables().to_str().unwrap());
+    assert_eq!(before.len(), 3, "{before:?}");
+    assert_eq!(after.len(), 1, "KQvK and KRvK exist: {after:?}");
+    let out = run(&[
+        "gen",
+        "KQvKR",
+        "--tables",
+        small_tables().to_str().unwrap(),
+        "--plan",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    assert_eq!(v["final"], true);
+    // Knowing which side each sub-table stores can only lower the estimate.
+    assert!(after[0].1 <= before[2].1, "{after:?} {before:?}");
+}
+
+#[test]
+fn gen_refuses_a_table_over_the_memory_limit_before_building_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    fails(
+        &["gen", "KQvK", "--memory", "1", "--tables", d],
+        1,
+        "KQvK needs up to",
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn gen_stops_before_the_first_table_over_the_memory_limit_and_keeps_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let peaks = planned_peaks("KQvKN", d);
+    // A limit between the sub-tables' estimates and KQvKN's.
+    let limit = ((peaks[1].1 + peaks[2].1) / 2 >> 10).to_string();
+    let out = run(&["gen", "KQvKN", "--memory", &limit, "--tables", d, "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("KQvKN needs up to"), "{err}");
+    assert!(err.contains("built before it are kept"), "{err}");
+    assert!(dir.path().join("KNvK.rbt").is_file());
+    assert!(dir.path().join("KQvK.rbt").is_file());
+    assert!(!dir.path().join("KQvKN.rbt").exists());
+}
+
 #[test]
 fn info_json_has_the_contract_shape() {
     let d = small_tables().to_str().unwrap();

@@ -3,4 +3,5 @@
 
 pub mod book;
 pub mod graph;
+pub mod plan;
 pub mod progress;

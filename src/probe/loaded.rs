@@ -33,15 +33,38 @@ pub struct LoadedTables<'a> {
 
 /// The sides of tables (canonical material, side to move) that `(material, side)` needs
 /// decoded first: its own stored side when it is not that side, and where its conversions
-/// lead.
+/// lead. Of a table not yet built, the stored side is unknown: both are counted.
 fn needs(tb: &Tablebase, material: Material, side: Color) -> Vec<(Material, Color)> {
     let mut out = material.conversions(side);
-    if let Some(t) = tb.table(&material) {
-        if t.dtm_side() != side.index() {
-            out.push((material, Color::from_index(t.dtm_side())));
-        }
+    let stored = tb.table(&material).map(|t| t.dtm_side());
+    if stored != Some(side.index()) {
+        let other = stored.map_or(!side, Color::from_index);
+        out.push((material, other));
     }
     out
+}
+
+/// The sides of tables that building `material` decodes: where its conversions lead, and
+/// what those need in turn (`needs`).
+pub fn sides_for_building(tb: &Tablebase, material: Material) -> Vec<(Material, Color)> {
+    let wanted: Vec<(Material, Color)> = Color::ALL
+        .into_iter()
+        .flat_map(|c| material.conversions(c))
+        .collect();
+    closure(tb, &wanted)
+}
+
+/// `wanted` and every side it needs, transitively.
+fn closure(tb: &Tablebase, wanted: &[(Material, Color)]) -> Vec<(Material, Color)> {
+    let mut all: Vec<(Material, Color)> = Vec::new();
+    let mut stack = wanted.to_vec();
+    while let Some(x) = stack.pop() {
+        if !all.contains(&x) {
+            stack.extend(needs(tb, x.0, x.1));
+            all.push(x);
+        }
+    }
+    all
 }
 
 impl<'a> LoadedTables<'a> {
@@ -52,31 +75,19 @@ impl<'a> LoadedTables<'a> {
             .filter(|m| tb.table(m).is_some())
             .flat_map(|&m| Color::ALL.map(|c| (m, c)))
             .collect();
-        LoadedTables::load_sides(tb, &wanted)
+        LoadedTables::load_sides(tb, closure(tb, &wanted))
     }
 
     /// Decodes what the solver needs to build `material`: the sides its conversions reach.
     pub fn for_building(tb: &'a Tablebase, material: Material) -> Result<LoadedTables<'a>, String> {
-        let wanted: Vec<(Material, Color)> = Color::ALL
-            .into_iter()
-            .flat_map(|c| material.conversions(c))
-            .collect();
-        LoadedTables::load_sides(tb, &wanted)
+        LoadedTables::load_sides(tb, sides_for_building(tb, material))
     }
 
+    /// Decodes `all` (closed over `needs`), smaller tables first.
     fn load_sides(
         tb: &'a Tablebase,
-        wanted: &[(Material, Color)],
+        all: Vec<(Material, Color)>,
     ) -> Result<LoadedTables<'a>, String> {
-        // Close over what each side needs, then decode smaller tables first.
-        let mut all: Vec<(Material, Color)> = Vec::new();
-        let mut stack = wanted.to_vec();
-        while let Some(x) = stack.pop() {
-            if !all.contains(&x) {
-                stack.extend(needs(tb, x.0, x.1));
-                all.push(x);
-            }
-        }
         let mut materials: Vec<Material> = all.iter().map(|x| x.0).collect();
         sort_for_generation(&mut materials);
         materials.dedup();
