@@ -231,7 +231,7 @@ fn gen_stops_before_the_first_table_over_the_memory_limit_and_keeps_the_others()
     let d = dir.path().to_str().unwrap();
     let peaks = planned_peaks("KQvKN", d);
     // A limit between the sub-tables' estimates and KQvKN's.
-    let limit = ((peaks[1].1 + peaks[2].1) / 2 >> 10).to_string();
+    let limit = (((peaks[1].1 + peaks[2].1) / 2) >> 10).to_string();
     let out = run(&["gen", "KQvKN", "--memory", &limit, "--tables", d, "--json"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
