@@ -11,15 +11,16 @@
 //! - the writer: the solution (4n) and one stream gathered in the layout's order, with the
 //!   codec's working copy, 3 bytes per number of the layout (holes included: 1.39n numbers
 //!   without pawns, 1.13n with), 8.2n without pawns;
-//! - every sub-table side decoded (1 byte per index and a bit for its cursed values), and
-//!   while the largest is decoded, about 6 bytes per index of it.
+//! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
+//!   cursed values); while they are decoded, also the sides needed only to decode them,
+//!   and the decoder's working memory (`probe::Schedule`).
 //!
 //! Measured peaks (VmHWM) against the estimate of 1.2 GiB: KRBvKR 1,226 MiB in the 50-move
 //! pass and 941 MiB writing; KQRvKR, with no mate beyond 100 plies, 958 MiB writing.
 
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
-use crate::probe::{sides_for_building, LoadedTables, Tablebase};
+use crate::probe::{schedule_for_building, LoadedTables, Tablebase};
 use crate::retro::{compute_stats, fifty, solve, ChessGame, Observer, TableStats};
 use crate::table::{write_table, WriteOptions};
 use std::path::{Path, PathBuf};
@@ -87,14 +88,9 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let parts = &Layout::all_orders(&index)[0];
     let layout = Layout::new(&index, parts).map_or(n, |l| l.size());
     let own = (21 * n / 2).max(4 * n + 3 * layout);
-    let (mut held, mut decoding) = (0u64, 0u64);
-    for (m, _) in sides_for_building(tb, material) {
-        let size = TableIndex::new(m).size();
-        held += size + size.div_ceil(64) * 8;
-        decoding = decoding.max(6 * size);
-    }
+    let (loading, held) = schedule_for_building(tb, material).bytes();
     Estimate {
-        peak_bytes: BASE_BYTES + held + own.max(decoding),
+        peak_bytes: BASE_BYTES + loading.max(held + own),
         cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX,
     }
 }

@@ -10,6 +10,7 @@
 use super::en_passant::with_en_passant;
 use super::tablebase::Tablebase;
 use crate::chess::{Color, MoveKind, MoveList, Position};
+use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
 use crate::retro::{bit, SubTables};
 use crate::table::values::{dtm_value, DRAW, OR_CONVERSION};
@@ -32,89 +33,175 @@ pub struct LoadedTables<'a> {
 }
 
 /// The sides of tables (canonical material, side to move) that `(material, side)` needs
-/// decoded first: its own stored side when it is not that side, and where its conversions
-/// lead. Of a table not yet built, the stored side is unknown: both are counted.
-fn needs(tb: &Tablebase, material: Material, side: Color) -> Vec<(Material, Color)> {
+/// decoded first, given the side its file stores: that side when it is not `side`, and
+/// where the conversions of `side` lead.
+fn needs(material: Material, side: Color, stored: Color) -> Vec<(Material, Color)> {
     let mut out = material.conversions(side);
-    let stored = tb.table(&material).map(|t| t.dtm_side());
-    if stored != Some(side.index()) {
-        let other = stored.map_or(!side, Color::from_index);
-        out.push((material, other));
+    if stored != side {
+        out.push((material, stored));
     }
     out
 }
 
-/// The sides of tables that building `material` decodes: where its conversions lead, and
-/// what those need in turn (`needs`).
-pub fn sides_for_building(tb: &Tablebase, material: Material) -> Vec<(Material, Color)> {
-    let wanted: Vec<(Material, Color)> = Color::ALL
-        .into_iter()
-        .flat_map(|c| material.conversions(c))
-        .collect();
-    closure(tb, &wanted)
-}
-
-/// `wanted` and every side it needs, transitively.
-fn closure(tb: &Tablebase, wanted: &[(Material, Color)]) -> Vec<(Material, Color)> {
-    let mut all: Vec<(Material, Color)> = Vec::new();
+/// `wanted` and every side it needs, transitively (`stored` of each material).
+fn closure(wanted: &[Side], stored: impl Fn(&Material) -> Color) -> Vec<Side> {
+    let mut all: Vec<Side> = Vec::new();
     let mut stack = wanted.to_vec();
     while let Some(x) = stack.pop() {
         if !all.contains(&x) {
-            stack.extend(needs(tb, x.0, x.1));
+            stack.extend(needs(x.0, x.1, stored(&x.0)));
             all.push(x);
         }
     }
     all
 }
 
+/// A side of a table: canonical material and side to move.
+type Side = (Material, Color);
+
+/// Bytes per index the decoder holds while it decodes a stored side (the WDL codes, the
+/// DTM moves, the values in pieces and gathered) and while it searches the other side.
+const DECODE_BYTES: u64 = 6;
+const SEARCH_BYTES: u64 = 4;
+
+/// The order in which sides are decoded, and when each is let go: a side that is only
+/// needed to decode others (a sub-table's stored side, where the solver reads the other;
+/// the conversions of a side found by search) is freed once the last of them is done, so
+/// that only the sides asked for stay.
+pub struct Schedule {
+    /// Each side in decoding order, with the sides that may be freed once it is done.
+    steps: Vec<(Side, Vec<Side>)>,
+    /// Each side's index size, and whether it is found by search rather than decoded.
+    costs: Vec<(u64, bool)>,
+}
+
+impl Schedule {
+    /// The schedule that decodes `wanted` and what it needs (`needs`, transitively),
+    /// smaller tables first and each table's stored side before the other.
+    /// Of a table not yet built (for estimates), the stored side is unknown: where one side
+    /// is asked for, the other is taken as stored, the costlier case.
+    fn new(tb: &Tablebase, wanted: &[Side]) -> Schedule {
+        let known = |m: &Material| tb.table(m).map(|t| Color::from_index(t.dtm_side()));
+        let asked = closure(wanted, |m| known(m).unwrap_or(Color::White));
+        let stored = |m: &Material| {
+            known(m).unwrap_or_else(|| {
+                let only_white = !asked.contains(&(*m, Color::Black));
+                if only_white {
+                    Color::Black
+                } else {
+                    Color::White
+                }
+            })
+        };
+        let all = closure(wanted, stored);
+        let mut materials: Vec<Material> = all.iter().map(|x| x.0).collect();
+        sort_for_generation(&mut materials);
+        materials.dedup();
+        let order: Vec<Side> = materials
+            .iter()
+            .flat_map(|&m| [(m, stored(&m)), (m, !stored(&m))])
+            .filter(|x| all.contains(x))
+            .collect();
+        let deps: Vec<Vec<Side>> = order
+            .iter()
+            .map(|x| needs(x.0, x.1, stored(&x.0)))
+            .collect();
+        let mut users: Vec<usize> = order
+            .iter()
+            .map(|x| deps.iter().filter(|d| d.contains(x)).count())
+            .collect();
+        let mut steps = Vec::with_capacity(order.len());
+        let mut costs = Vec::with_capacity(order.len());
+        for (i, &x) in order.iter().enumerate() {
+            let mut free = Vec::new();
+            for d in &deps[i] {
+                let j = order.iter().position(|y| y == d).expect("needs are closed");
+                users[j] -= 1;
+                if users[j] == 0 && !wanted.contains(d) {
+                    free.push(*d);
+                }
+            }
+            steps.push((x, free));
+            costs.push((TableIndex::new(x.0).size(), x.1 != stored(&x.0)));
+        }
+        Schedule { steps, costs }
+    }
+
+    /// The most bytes held while decoding, and the bytes held once done.
+    pub fn bytes(&self) -> (u64, u64) {
+        let held_by = |n: u64| n + n.div_ceil(64) * 8;
+        let size = |x: &Side| TableIndex::new(x.0).size();
+        let (mut held, mut peak) = (0u64, 0u64);
+        for ((_, free), &(n, searched)) in self.steps.iter().zip(&self.costs) {
+            let work = if searched { SEARCH_BYTES } else { DECODE_BYTES };
+            peak = peak.max(held + work * n);
+            held += held_by(n);
+            held -= free.iter().map(|x| held_by(size(x))).sum::<u64>();
+        }
+        (peak, held)
+    }
+}
+
+/// The schedule that decodes what building `material` needs: the sides its conversions
+/// reach, and what those need in turn.
+pub fn schedule_for_building(tb: &Tablebase, material: Material) -> Schedule {
+    let wanted: Vec<Side> = Color::ALL
+        .into_iter()
+        .flat_map(|c| material.conversions(c))
+        .collect();
+    Schedule::new(tb, &wanted)
+}
+
 impl<'a> LoadedTables<'a> {
     /// Decodes both sides of the tables of `materials` (canonical) that `tb` has open.
     pub fn load(tb: &'a Tablebase, materials: &[Material]) -> Result<LoadedTables<'a>, String> {
-        let wanted: Vec<(Material, Color)> = materials
+        let wanted: Vec<Side> = materials
             .iter()
             .filter(|m| tb.table(m).is_some())
             .flat_map(|&m| Color::ALL.map(|c| (m, c)))
             .collect();
-        LoadedTables::load_sides(tb, closure(tb, &wanted))
+        LoadedTables::run(tb, &Schedule::new(tb, &wanted))
     }
 
     /// Decodes what the solver needs to build `material`: the sides its conversions reach.
     pub fn for_building(tb: &'a Tablebase, material: Material) -> Result<LoadedTables<'a>, String> {
-        LoadedTables::load_sides(tb, sides_for_building(tb, material))
+        LoadedTables::run(tb, &schedule_for_building(tb, material))
     }
 
-    /// Decodes `all` (closed over `needs`), smaller tables first.
-    fn load_sides(
-        tb: &'a Tablebase,
-        all: Vec<(Material, Color)>,
-    ) -> Result<LoadedTables<'a>, String> {
-        let mut materials: Vec<Material> = all.iter().map(|x| x.0).collect();
-        sort_for_generation(&mut materials);
-        materials.dedup();
+    /// Decodes the sides of `schedule` in its order, freeing those it lets go.
+    fn run(tb: &'a Tablebase, schedule: &Schedule) -> Result<LoadedTables<'a>, String> {
         let mut loaded = LoadedTables {
             values: Vec::new(),
             cursed: Vec::new(),
             keys: Vec::new(),
         };
-        for m in materials {
-            let table = tb.table(&m).ok_or_else(|| format!("no table for {m}"))?;
-            let stored = table.dtm_side();
-            let mut sides: [Option<Vec<u8>>; 2] = [None, None];
-            let mut cursed: [Vec<u64>; 2] = Default::default();
-            (sides[stored], cursed[stored]) =
-                loaded.decode_stored(table).map(|(v, c)| (Some(v), c))?;
-            let at = loaded.values.len();
-            loaded.values.push((m, sides));
-            loaded.cursed.push(cursed);
-            loaded.keys.push((m.key(), at, table, false));
-            if m.flipped() != m {
-                loaded.keys.push((m.flipped().key(), at, table, true));
-            }
-            let other = 1 - stored;
-            if all.contains(&(m, Color::from_index(other))) {
-                let (v, c) = loaded.search_other(table)?;
-                loaded.values[at].1[other] = Some(v);
-                loaded.cursed[at][other] = c;
+        for ((m, side), free) in &schedule.steps {
+            let table = tb.table(m).ok_or_else(|| format!("no table for {m}"))?;
+            let at = match loaded.values.iter().position(|(x, _)| x == m) {
+                Some(at) => at,
+                None => {
+                    loaded.values.push((*m, [None, None]));
+                    loaded.cursed.push(Default::default());
+                    let at = loaded.values.len() - 1;
+                    loaded.keys.push((m.key(), at, table, false));
+                    if m.flipped() != *m {
+                        loaded.keys.push((m.flipped().key(), at, table, true));
+                    }
+                    at
+                }
+            };
+            let (v, c) = if side.index() == table.dtm_side() {
+                loaded.decode_stored(table)?
+            } else {
+                loaded.search_other(table)?
+            };
+            loaded.values[at].1[side.index()] = Some(v);
+            loaded.cursed[at][side.index()] = c;
+            for (fm, fside) in free {
+                if let Some(f) = loaded.values.iter().position(|(x, _)| x == fm) {
+                    loaded.values[f].1[fside.index()] = None;
+                    loaded.cursed[f][fside.index()] = Vec::new();
+                }
             }
         }
         Ok(loaded)
@@ -317,5 +404,71 @@ impl SubTables for LoadedTables<'_> {
                 (v, Wdl5::new(v.wdl(), bit(cursed, idx)))
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Replays `schedule`: each side's needs are held when it is decoded, nothing is freed
+    /// twice or before it is decoded, and the sides held at the end are exactly `wanted`.
+    fn check(schedule: &Schedule, wanted: &[Side], stored: impl Fn(&Material) -> Color) {
+        let mut held: Vec<Side> = Vec::new();
+        for (x, free) in &schedule.steps {
+            for d in needs(x.0, x.1, stored(&x.0)) {
+                assert!(held.contains(&d), "{x:?} needs {d:?}, not held");
+            }
+            assert!(!held.contains(x), "{x:?} decoded twice");
+            held.push(*x);
+            for f in free {
+                let at = held.iter().position(|h| h == f);
+                held.remove(at.unwrap_or_else(|| panic!("{f:?} freed but not held")));
+            }
+        }
+        held.sort_by_key(|x| (x.0.key(), x.1.index()));
+        let mut want = wanted.to_vec();
+        want.sort_by_key(|x| (x.0.key(), x.1.index()));
+        want.dedup();
+        assert_eq!(held, want);
+    }
+
+    #[test]
+    fn schedules_hold_what_each_step_needs_and_keep_only_what_is_wanted() {
+        let tb = Tablebase::new();
+        for sig in ["KPPvKP", "KRPvKR", "KQvKR", "KBNvK"] {
+            let m: Material = sig.parse().unwrap();
+            let wanted: Vec<Side> = Color::ALL
+                .into_iter()
+                .flat_map(|c| m.conversions(c))
+                .collect();
+            let schedule = schedule_for_building(&tb, m);
+            let asked = closure(&wanted, |_| Color::White);
+            // The stored sides the schedule assumed for tables not yet built.
+            let stored = |x: &Material| {
+                if asked.contains(&(*x, Color::Black)) {
+                    Color::White
+                } else {
+                    Color::Black
+                }
+            };
+            check(&schedule, &wanted, stored);
+            let (peak, end) = schedule.bytes();
+            assert!(peak >= end, "{sig}: {peak} < {end}");
+        }
+    }
+
+    #[test]
+    fn a_side_needed_only_to_decode_another_is_freed() {
+        // KRPvKR's promotions lead to KQRvKR with black to move; stored as white to move, its
+        // white side is decoded, searched over, and let go.
+        let tb = Tablebase::new();
+        let m: Material = "KRPvKR".parse().unwrap();
+        let schedule = schedule_for_building(&tb, m);
+        let q: Material = "KQRvKR".parse().unwrap();
+        let freed: Vec<Side> = schedule.steps.iter().flat_map(|s| s.1.clone()).collect();
+        assert!(freed.contains(&(q, Color::White)), "{freed:?}");
+        let (peak, end) = schedule.bytes();
+        assert!(end < peak, "less is held at the end than while decoding");
     }
 }

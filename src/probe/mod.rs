@@ -10,6 +10,6 @@ mod verify;
 
 pub use cache::DEFAULT_CACHE_BYTES;
 pub use error::ProbeError;
-pub use loaded::{sides_for_building, LoadedTables};
+pub use loaded::{schedule_for_building, LoadedTables, Schedule};
 pub use tablebase::{RootMove, Tablebase};
 pub use verify::verify_table;
