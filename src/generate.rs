@@ -5,9 +5,9 @@
 //! Memory of one table, with n indices per side to move (`estimate` follows this model):
 //! - the solver: 3 bytes per index and side (value, fixed-move summary, move counter), 6n;
 //! - the 50-move pass, for a table with mates beyond 100 plies: a second solve (6n) while
-//!   the first solution (value and best exit, 4n) and the bitmaps of both are held, 10.5n.
-//!   Whether it runs is known only once the table is solved, so the estimate always
-//!   counts it;
+//!   the first solution (value and best exit, 4n) is held, with the bitmaps of both (the
+//!   illegal, cursed and exit classes, one bit per index each), 11.5n. Whether it runs is
+//!   known only once the table is solved, so the estimate always counts it;
 //! - the writer: the solution (4n) and one stream gathered in the layout's order, with the
 //!   codec's working copy, 3 bytes per number of the layout (holes included: 1.39n numbers
 //!   without pawns, 1.13n with), 8.2n without pawns;
@@ -15,8 +15,9 @@
 //!   cursed values); while they are decoded, also the sides needed only to decode them,
 //!   and the decoder's working memory (`probe::Schedule`).
 //!
-//! Measured peaks (VmHWM) against the estimate of 1.2 GiB: KRBvKR 1,226 MiB in the 50-move
-//! pass and 941 MiB writing; KQRvKR, with no mate beyond 100 plies, 958 MiB writing.
+//! Measured peaks (VmHWM) against the estimate: KRBvKR 1,226 MiB (estimate 1,366 MiB), in
+//! the 50-move pass, 941 MiB writing; KQRvKR, with no mate beyond 100 plies, 958 MiB
+//! writing (estimate 1,366 MiB); KRPvKR 4,270 MiB (estimate 4,401 MiB).
 
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
@@ -87,7 +88,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let n = index.size();
     let parts = &Layout::all_orders(&index)[0];
     let layout = Layout::new(&index, parts).map_or(n, |l| l.size());
-    let own = (21 * n / 2).max(4 * n + 3 * layout);
+    let own = (23 * n / 2).max(4 * n + 3 * layout);
     let (loading, held) = schedule_for_building(tb, material).bytes();
     Estimate {
         peak_bytes: BASE_BYTES + loading.max(held + own),
@@ -121,9 +122,11 @@ pub fn generate(
     if let Some(e) = game.take_error() {
         return Err(format!("cannot build {material}: {e}"));
     }
+    let solved = &solution;
+    let value = |side: usize| move |idx: u64| solved.value(side, idx).0;
     let stats = compute_stats(
         game.index(),
-        [&solution.values[0][..], &solution.values[1][..]],
+        [&value(0), &value(1)],
         [&solution.cursed[0][..], &solution.cursed[1][..]],
     );
     let (path, bytes) = write_table(dir, &material, &solution, stats, &WriteOptions::default())?;

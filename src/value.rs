@@ -136,8 +136,16 @@ pub enum Dtm {
 }
 
 impl Dtm {
-    /// Most plies the one-byte encoding holds.
-    pub const MAX_PLIES: u32 = 254;
+    /// Most plies a distance may have: the table files store up to 16,383 moves.
+    pub const MAX_PLIES: u32 = 32_765;
+
+    /// Most plies the one-byte encoding holds exactly; longer distances encode as `LONG`
+    /// and are kept apart by whoever stores them (they are rare: six-piece mates reach 523
+    /// plies, and only a handful of positions take more than 253).
+    pub const BYTE_PLIES: u32 = 253;
+
+    /// The byte of a distance beyond `BYTE_PLIES`.
+    pub const LONG: u8 = 255;
 
     /// The value of a position whose side to move has no move: mated when in check,
     /// stalemated otherwise.
@@ -197,29 +205,78 @@ impl Dtm {
         }
     }
 
-    /// One byte: 0 = draw, plies + 1 otherwise (wins are the odd plies).
+    /// The value of a distance in plies: odd plies win, even plies lose.
+    #[inline]
+    pub fn from_plies(p: u32) -> Dtm {
+        if p % 2 == 1 {
+            Dtm::Win(p)
+        } else {
+            Dtm::Loss(p)
+        }
+    }
+
+    /// One byte: 0 = draw, plies + 1 up to `BYTE_PLIES` (wins are the odd plies), `LONG`
+    /// beyond.
     #[inline]
     pub fn encode(self) -> u8 {
         match self {
             Dtm::Draw => 0,
-            Dtm::Win(p) | Dtm::Loss(p) => (p.min(Self::MAX_PLIES) + 1) as u8,
+            Dtm::Win(p) | Dtm::Loss(p) if p > Self::BYTE_PLIES => Self::LONG,
+            Dtm::Win(p) | Dtm::Loss(p) => (p + 1) as u8,
         }
     }
 
-    /// The value of an encoded byte.
+    /// The value of an encoded byte below `LONG`; `long` gives the distance a `LONG` byte
+    /// stands for.
     #[inline]
-    pub fn decode(code: u8) -> Dtm {
+    pub fn decode_with(code: u8, long: impl FnOnce() -> u32) -> Dtm {
         match code {
             0 => Dtm::Draw,
-            c => {
-                let p = c as u32 - 1;
-                if p % 2 == 1 {
-                    Dtm::Win(p)
-                } else {
-                    Dtm::Loss(p)
-                }
-            }
+            Self::LONG => Dtm::from_plies(long()),
+            c => Dtm::from_plies(c as u32 - 1),
         }
+    }
+
+    /// The value of an encoded byte known not to be `LONG` (the one-byte encoding holds
+    /// every distance of tables up to five pieces).
+    #[inline]
+    pub fn decode(code: u8) -> Dtm {
+        Dtm::decode_with(code, || {
+            debug_assert!(false, "a long distance decoded without its list");
+            Self::BYTE_PLIES + 1
+        })
+    }
+}
+
+/// The distances beyond `Dtm::BYTE_PLIES` of one side of a table, whose bytes hold
+/// `Dtm::LONG`: (index, plies), sorted by index.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LongDistances(Vec<(u64, u32)>);
+
+impl LongDistances {
+    /// The list of `entries`, in any order.
+    pub fn new(mut entries: Vec<(u64, u32)>) -> LongDistances {
+        entries.sort_unstable();
+        LongDistances(entries)
+    }
+
+    /// The value of index `idx`, whose byte is `code`.
+    #[inline]
+    pub fn value(&self, code: u8, idx: u64) -> Dtm {
+        Dtm::decode_with(code, || {
+            let at = self.0.binary_search_by_key(&idx, |e| e.0);
+            self.0[at.expect("every LONG byte has its distance listed")].1
+        })
+    }
+
+    /// Number of distances listed.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when none is listed.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
 
@@ -252,8 +309,13 @@ mod tests {
 
     #[test]
     fn encoding_round_trips() {
-        for code in 0..=255u8 {
+        for code in 0..Dtm::LONG {
             assert_eq!(Dtm::decode(code).encode(), code);
+        }
+        for p in [254, 255, 523, Dtm::MAX_PLIES] {
+            let v = Dtm::from_plies(p);
+            assert_eq!(v.encode(), Dtm::LONG);
+            assert_eq!(Dtm::decode_with(Dtm::LONG, || p), v);
         }
     }
 

@@ -15,7 +15,7 @@ use crate::material::{sort_for_generation, Material};
 use crate::retro::{bit, SubTables};
 use crate::table::values::{dtm_value, DRAW, OR_CONVERSION};
 use crate::table::TableFile;
-use crate::value::{Dtm, Wdl, Wdl5};
+use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
 use rayon::prelude::*;
 
 /// Decoded values (`Dtm::encode`, one byte per index) of some sides of some tables of a
@@ -25,6 +25,8 @@ pub struct LoadedTables<'a> {
     values: Vec<(Material, [Option<Vec<u8>>; 2])>,
     /// For each loaded table and side, one bit per index: a cursed win or blessed loss.
     cursed: Vec<[Vec<u64>; 2]>,
+    /// For each loaded table and side, the distances whose byte is `Dtm::LONG`.
+    long: Vec<[LongDistances; 2]>,
     /// For each loaded table and each orientation of its material: the material's key,
     /// the table's place in `values`, the table, and whether positions are colour-flipped
     /// to reach it. A short list that the solver scans hundreds of millions of times,
@@ -173,6 +175,7 @@ impl<'a> LoadedTables<'a> {
         let mut loaded = LoadedTables {
             values: Vec::new(),
             cursed: Vec::new(),
+            long: Vec::new(),
             keys: Vec::new(),
         };
         for ((m, side), free) in &schedule.steps {
@@ -182,6 +185,7 @@ impl<'a> LoadedTables<'a> {
                 None => {
                     loaded.values.push((*m, [None, None]));
                     loaded.cursed.push(Default::default());
+                    loaded.long.push(Default::default());
                     let at = loaded.values.len() - 1;
                     loaded.keys.push((m.key(), at, table, false));
                     if m.flipped() != *m {
@@ -190,17 +194,19 @@ impl<'a> LoadedTables<'a> {
                     at
                 }
             };
-            let (v, c) = if side.index() == table.dtm_side() {
+            let d = if side.index() == table.dtm_side() {
                 loaded.decode_stored(table)?
             } else {
                 loaded.search_other(table)?
             };
-            loaded.values[at].1[side.index()] = Some(v);
-            loaded.cursed[at][side.index()] = c;
+            loaded.values[at].1[side.index()] = Some(d.values);
+            loaded.cursed[at][side.index()] = d.cursed;
+            loaded.long[at][side.index()] = d.long;
             for (fm, fside) in free {
                 if let Some(f) = loaded.values.iter().position(|(x, _)| x == fm) {
                     loaded.values[f].1[fside.index()] = None;
                     loaded.cursed[f][fside.index()] = Vec::new();
+                    loaded.long[f][fside.index()] = LongDistances::default();
                 }
             }
         }
@@ -208,7 +214,7 @@ impl<'a> LoadedTables<'a> {
     }
 
     /// The value of every legal position of `table` with `side` to move, by solver index,
-    /// and the bitmap of the cursed ones: draws as the WDL layer says, the others by
+    /// with the bitmap of the cursed ones and the long distances: draws as the WDL layer says, the others by
     /// `value` (given the index, the position, its class under the 50-move rule and its
     /// best conversions, looked at when the WDL code asks or `all_conversions`); illegal
     /// indices hold 0.
@@ -218,16 +224,18 @@ impl<'a> LoadedTables<'a> {
         side: usize,
         all_conversions: bool,
         value: impl Fn(u64, &Position, Wdl5, Option<(Dtm, Wdl5)>) -> Result<Dtm, String> + Sync,
-    ) -> Result<(Vec<u8>, Vec<u64>), String> {
+    ) -> Result<Decoded, String> {
         let codes = table.decode_wdl(side)?;
         let index = table.index();
         let turn = Color::from_index(side);
-        let words: Vec<(Vec<u8>, u64)> = (0..index.size().div_ceil(64))
+        type Word = (Vec<u8>, u64, Vec<(u64, u32)>);
+        let words: Vec<Word> = (0..index.size().div_ceil(64))
             .into_par_iter()
             .map(|w| {
                 let range = w * 64..((w + 1) * 64).min(index.size());
                 let mut values = Vec::with_capacity(64);
                 let mut cursed = 0u64;
+                let mut long = Vec::new();
                 for idx in range {
                     let code = codes[idx as usize];
                     let v = match (code, index.legal(idx, turn)) {
@@ -255,13 +263,23 @@ impl<'a> LoadedTables<'a> {
                             v
                         }
                     };
-                    values.push(v.encode());
+                    let code = v.encode();
+                    if code == Dtm::LONG {
+                        long.push((idx, v.plies().expect("a distance")));
+                    }
+                    values.push(code);
                 }
-                Ok((values, cursed))
+                Ok((values, cursed, long))
             })
             .collect::<Result<_, String>>()?;
         let cursed = words.iter().map(|w| w.1).collect();
-        Ok((words.into_iter().flat_map(|w| w.0).collect(), cursed))
+        let long = LongDistances::new(words.iter().flat_map(|w| w.2.iter().copied()).collect());
+        let values = words.into_iter().flat_map(|w| w.0).collect();
+        Ok(Decoded {
+            values,
+            cursed,
+            long,
+        })
     }
 
     /// The best conversion of `pos` by distance and, apart, by class under the 50-move rule
@@ -280,7 +298,7 @@ impl<'a> LoadedTables<'a> {
 
     /// The distances of the stored side of `table`: the stored number or the conversions,
     /// whichever is better.
-    fn decode_stored(&self, table: &TableFile) -> Result<(Vec<u8>, Vec<u64>), String> {
+    fn decode_stored(&self, table: &TableFile) -> Result<Decoded, String> {
         let moves = table.decode_dtm()?;
         self.by_position(table, table.dtm_side(), true, |idx, _, class, conv| {
             let wdl = class.wdl();
@@ -296,7 +314,7 @@ impl<'a> LoadedTables<'a> {
 
     /// The distances of the side `table` does not store, by a one-ply search where the WDL
     /// layer does not already say draw.
-    fn search_other(&self, table: &TableFile) -> Result<(Vec<u8>, Vec<u64>), String> {
+    fn search_other(&self, table: &TableFile) -> Result<Decoded, String> {
         self.by_position(table, 1 - table.dtm_side(), false, |_, pos, _, _| {
             self.one_ply(pos)
         })
@@ -337,6 +355,13 @@ impl<'a> LoadedTables<'a> {
             .map(|(_, v)| v)
     }
 
+    /// The value of index `idx` of a loaded table and side, where decoded.
+    pub fn dtm_at(&self, material: &Material, side: usize, idx: u64) -> Option<Dtm> {
+        let at = self.values.iter().position(|(m, _)| m == material)?;
+        let code = *self.values[at].1[side].as_ref()?.get(idx as usize)?;
+        Some(self.long[at][side].value(code, idx))
+    }
+
     /// The cursed wins and blessed losses of one loaded table (one bit per index, white
     /// to move, black to move).
     pub fn cursed(&self, material: &Material) -> Option<&[Vec<u64>; 2]> {
@@ -355,8 +380,19 @@ impl<'a> LoadedTables<'a> {
     }
 }
 
-/// A loaded side's decoded values and cursed bits, and a position's index in them.
-type Slot<'s> = (&'s [u8], &'s [u64], u64);
+/// One side of a table as decoded.
+struct Decoded {
+    /// `Dtm::encode` of each index.
+    values: Vec<u8>,
+    /// One bit per index: a cursed win or blessed loss.
+    cursed: Vec<u64>,
+    /// The distances whose byte is `Dtm::LONG`.
+    long: LongDistances,
+}
+
+/// A loaded side's decoded values, cursed bits and long distances, and a position's index
+/// in them.
+type Slot<'s> = (&'s [u8], &'s [u64], &'s LongDistances, u64);
 
 impl LoadedTables<'_> {
     /// The decoded values and cursed bits of the table and side `pos` (any orientation)
@@ -378,7 +414,7 @@ impl LoadedTables<'_> {
             .encode(&p)
             .ok_or_else(|| format!("{pos}: kings are adjacent"))?;
         match &self.values[at].1[side] {
-            Some(v) => Ok(Some((v, &self.cursed[at][side], idx))),
+            Some(v) => Ok(Some((v, &self.cursed[at][side], &self.long[at][side], idx))),
             None => Err(format!(
                 "{}: side {side} not decoded (internal error)",
                 table.path().display()
@@ -390,17 +426,17 @@ impl LoadedTables<'_> {
 impl SubTables for LoadedTables<'_> {
     #[inline]
     fn value(&self, pos: &Position) -> Result<Dtm, String> {
-        Ok(self
-            .slot(pos)?
-            .map_or(Dtm::Draw, |(v, _, idx)| Dtm::decode(v[idx as usize])))
+        Ok(self.slot(pos)?.map_or(Dtm::Draw, |(v, _, long, idx)| {
+            long.value(v[idx as usize], idx)
+        }))
     }
 
     #[inline]
     fn value50(&self, pos: &Position) -> Result<(Dtm, Wdl5), String> {
         Ok(match self.slot(pos)? {
             None => (Dtm::Draw, Wdl5::Draw),
-            Some((v, cursed, idx)) => {
-                let v = Dtm::decode(v[idx as usize]);
+            Some((v, cursed, long, idx)) => {
+                let v = long.value(v[idx as usize], idx);
                 (v, Wdl5::new(v.wdl(), bit(cursed, idx)))
             }
         })

@@ -8,7 +8,6 @@ use super::tablebase::Tablebase;
 use crate::chess::Color;
 use crate::material::Material;
 use crate::retro::{compute_stats, Observer};
-use crate::value::Dtm;
 use rayon::prelude::*;
 
 /// Checks the table of `material` in `tb`; the error names the first wrong position.
@@ -24,9 +23,16 @@ pub fn verify_table(
     let n = index.size();
     let loaded = LoadedTables::load(tb, &[*material]).map_err(|e| format!("cannot read: {e}"))?;
     observer.pass(&format!("verify {material}"), 2 * n);
-    let own = loaded.values(material).expect("loaded above");
-    let own: [&[u8]; 2] = [0, 1].map(|s| own[s].as_deref().expect("both sides loaded"));
-    for (side, values) in own.iter().enumerate() {
+    let value = |side: usize| {
+        let loaded = &loaded;
+        move |idx: u64| {
+            loaded
+                .dtm_at(material, side, idx)
+                .expect("both sides loaded")
+        }
+    };
+    for side in 0..2 {
+        let stored_value = value(side);
         let turn = Color::from_index(side);
         let first_bad = (0..n as usize)
             .into_par_iter()
@@ -37,7 +43,7 @@ pub fn verify_table(
                     observer.advance((1u64 << 12).min(n - idx));
                 }
                 let pos = index.legal(idx, turn)?;
-                let stored = Dtm::decode(values[idx as usize]);
+                let stored = stored_value(idx);
                 // The WDL layer is read as a search reads it, through the probe.
                 let probed = tb.probe_wdl(&pos).map_err(|e| e.to_string());
                 match (loaded.one_ply(&pos), probed) {
@@ -59,7 +65,11 @@ pub fn verify_table(
         }
     }
     let cursed = loaded.cursed(material).expect("loaded above");
-    let recount = compute_stats(index, own, [&cursed[0][..], &cursed[1][..]]);
+    let recount = compute_stats(
+        index,
+        [&value(0), &value(1)],
+        [&cursed[0][..], &cursed[1][..]],
+    );
     if recount != table.header().stats {
         return Err(format!(
             "{}: header statistics differ from a recount",

@@ -11,8 +11,12 @@
 //! Memory: three bytes per position and side to move (value, fixed-move summary, move
 //! counter), as relaxed atomics: the value is set once by compare-and-swap, and the counter's
 //! atomic decrement tells exactly one thread that it reached zero. No locks on the hot path.
+//!
+//! Distances beyond a byte (`Dtm::BYTE_PLIES`) are rare: their byte says `Dtm::LONG` and
+//! the distance goes to a list. Levels past that point no longer scan every position for
+//! the previous level's: they expand the list of the positions it found.
 
-use crate::value::{Dtm, Wdl5};
+use crate::value::{Dtm, LongDistances, Wdl5};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -64,38 +68,31 @@ impl Observer for Silent {
     fn advance(&self, _: u64) {}
 }
 
-// Summary of a position's fixed moves, one byte.
+// Summary of a position's fixed moves, one byte: 2 + plies of the best one up to
+// `SUMMARY_PLIES`, or one of these.
 const C_NONE: u8 = 0; // no fixed move
 const C_DRAW: u8 = 1; // the best fixed move draws
+const C_LONG: u8 = 253; // longer than `SUMMARY_PLIES`: the plies are listed apart
 const C_TERMINAL: u8 = 254; // no move at all
 const C_ILLEGAL: u8 = 255; // not a legal position
-
-fn summary_code(best: Dtm) -> u8 {
-    match best {
-        Dtm::Draw => C_DRAW,
-        // Capped keeping the parity, so that a win stays a win.
-        d => {
-            let p = d.plies().unwrap_or(0);
-            (p.min(250 - p % 2) + 2) as u8
-        }
-    }
-}
+const SUMMARY_PLIES: u32 = 250;
 
 /// A summary code as `Solution::exits` holds it.
 fn exit_code(summary: u8) -> u8 {
     match summary {
         C_DRAW => Dtm::Draw.encode(),
+        C_LONG => EXIT_LONG,
         c => match summary_plies(c) {
-            Some(p) if p % 2 == 1 => Dtm::Win(p).encode(),
-            Some(p) => Dtm::Loss(p).encode(),
+            Some(p) => Dtm::from_plies(p).encode(),
             None => NO_EXIT,
         },
     }
 }
 
+/// The plies of a summary code that holds them.
 fn summary_plies(code: u8) -> Option<u32> {
     match code {
-        C_NONE | C_DRAW | C_TERMINAL | C_ILLEGAL => None,
+        C_NONE | C_DRAW | C_LONG | C_TERMINAL | C_ILLEGAL => None,
         c => Some(c as u32 - 2),
     }
 }
@@ -110,6 +107,9 @@ enum Deferred {
     /// The move of `(side, idx)` into `j` loses at that level through its extra option,
     /// unless its indexed part already lost earlier.
     MoveLoses(u8, u64, u64),
+    /// `(side, idx)`'s best fixed move, longer than `SUMMARY_PLIES`, decides it at that
+    /// level if its other moves allow.
+    Exit(u8, u64),
 }
 
 fn atomic_bytes(n: usize) -> Vec<AtomicU8> {
@@ -138,6 +138,15 @@ struct State<'g, G: RetroGame> {
     pending: Mutex<Vec<Vec<Deferred>>>,
     last_static_level: AtomicU32,
     found: AtomicU64,
+    /// Per side, the positions found beyond `Dtm::BYTE_PLIES`, with their plies.
+    long: [Mutex<Vec<(u64, u32)>>; 2],
+    /// The positions found at the current level beyond `Dtm::BYTE_PLIES`, to expand at
+    /// the next.
+    frontier: Mutex<Vec<(u8, u64)>>,
+    /// Per side, the best fixed moves longer than `SUMMARY_PLIES` (summary `C_LONG`),
+    /// listed while setting up and sorted once it is done.
+    exits_listed: [Mutex<Vec<(u64, u32)>>; 2],
+    exits_long: std::sync::OnceLock<[LongDistances; 2]>,
 }
 
 /// The solver's output: one encoded value (see `Dtm::encode`) per index and side to move;
@@ -158,6 +167,10 @@ pub struct Solution {
     /// One bit per index, set where the best exit under the 50-move rule is a cursed win
     /// or a blessed loss; empty until the rule is applied.
     pub exit_cursed: [Vec<u64>; 2],
+    /// The distances of the values that are `Dtm::LONG`.
+    pub long: [LongDistances; 2],
+    /// The distances of the exits that are `EXIT_LONG`.
+    pub exits_long: [LongDistances; 2],
 }
 
 /// Bit `idx` of a bitmap of one bit per index; an empty bitmap holds no bit.
@@ -169,6 +182,9 @@ pub(crate) fn bit(bits: &[u64], idx: u64) -> bool {
 
 /// `Solution::exits` of a position without a move that leaves the graph.
 pub const NO_EXIT: u8 = 255;
+
+/// `Solution::exits` of an exit longer than 250 plies, listed in `Solution::exits_long`.
+pub const EXIT_LONG: u8 = 254;
 
 impl Solution {
     /// A solution from its parts (for writers fed from elsewhere than `solve`).
@@ -183,6 +199,8 @@ impl Solution {
             exits,
             cursed: Default::default(),
             exit_cursed: Default::default(),
+            long: Default::default(),
+            exits_long: Default::default(),
         }
     }
 
@@ -195,7 +213,7 @@ impl Solution {
     /// The value of `idx` with its class under the 50-move rule.
     #[inline]
     pub fn value(&self, side: usize, idx: u64) -> (Dtm, Wdl5) {
-        let v = Dtm::decode(self.values[side][idx as usize]);
+        let v = self.long[side].value(self.values[side][idx as usize], idx);
         (v, Wdl5::new(v.wdl(), bit(&self.cursed[side], idx)))
     }
 
@@ -208,12 +226,12 @@ impl Solution {
     }
 
     /// The best value, for the side to move, among the moves of `idx` that leave the graph
-    /// (chess: captures and promotions), or None if it has none. Values beyond 250 plies
-    /// read as 250 or 249 plies.
+    /// (chess: captures and promotions), or None if it has none.
     #[inline]
     pub fn best_exit(&self, side: usize, idx: u64) -> Option<Dtm> {
         match self.exits[side][idx as usize] {
             NO_EXIT => None,
+            EXIT_LONG => Some(self.exits_long[side].value(Dtm::LONG, idx)),
             c => Some(Dtm::decode(c)),
         }
     }
@@ -251,6 +269,10 @@ pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Obser
         pending: Mutex::new(vec![Vec::new(); Dtm::MAX_PLIES as usize + 2]),
         last_static_level: AtomicU32::new(0),
         found: AtomicU64::new(0),
+        long: Default::default(),
+        frontier: Mutex::new(Vec::new()),
+        exits_listed: Default::default(),
+        exits_long: std::sync::OnceLock::new(),
     };
     observer.pass("setting up", 2 * n as u64);
     for side in 0..2 {
@@ -261,21 +283,36 @@ pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Obser
             observer.advance((CHUNK.min(n - start)) as u64);
         });
     }
+    let listed = st
+        .exits_listed
+        .each_ref()
+        .map(|l| LongDistances::new(std::mem::take(&mut *lock(l))));
+    let _ = st.exits_long.set(listed);
     let mut idle = 0;
     for level in 1..=max_plies.min(Dtm::MAX_PLIES) {
         st.found.store(0, Relaxed);
-        observer.pass(&format!("ply {level}"), 2 * n as u64);
-        for side in 0..2 {
-            (0..n).into_par_iter().step_by(CHUNK).for_each(|start| {
-                for idx in start..(start + CHUNK).min(n) {
-                    st.visit(side, idx as u64, level);
+        let frontier = std::mem::take(&mut *lock(&st.frontier));
+        if level > Dtm::BYTE_PLIES + 1 {
+            // The previous level's positions are all listed, and no fixed move is this long.
+            observer.pass(&format!("ply {level}"), frontier.len() as u64);
+            frontier.par_chunks(CHUNK).for_each(|chunk| {
+                for &(side, idx) in chunk {
+                    st.expand(side as usize, idx, level);
                 }
-                observer.advance((CHUNK.min(n - start)) as u64);
+                observer.advance(chunk.len() as u64);
             });
+        } else {
+            observer.pass(&format!("ply {level}"), 2 * n as u64);
+            for side in 0..2 {
+                (0..n).into_par_iter().step_by(CHUNK).for_each(|start| {
+                    for idx in start..(start + CHUNK).min(n) {
+                        st.visit(side, idx as u64, level);
+                    }
+                    observer.advance((CHUNK.min(n - start)) as u64);
+                });
+            }
         }
-        let pending = std::mem::take(
-            &mut st.pending.lock().unwrap_or_else(|e| e.into_inner())[level as usize],
-        );
+        let pending = std::mem::take(&mut lock(&st.pending)[level as usize]);
         pending
             .into_par_iter()
             .for_each(|d| st.run_deferred(d, level));
@@ -299,7 +336,17 @@ pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Obser
         e.par_iter_mut().for_each(|c| *c = exit_code(*c));
         e
     });
-    Solution::from_parts([into_bytes(v0), into_bytes(v1)], illegal, exits)
+    let mut solution = Solution::from_parts([into_bytes(v0), into_bytes(v1)], illegal, exits);
+    solution.long = st
+        .long
+        .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
+    solution.exits_long = st.exits_long.into_inner().unwrap_or_default();
+    solution
+}
+
+/// Locks a mutex whose holder cannot have left its data half-changed (pushes and takes).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl<G: RetroGame> State<'_, G> {
@@ -310,7 +357,7 @@ impl<G: RetroGame> State<'_, G> {
     fn defer(&self, level: u32, work: Deferred) {
         if level <= Dtm::MAX_PLIES {
             self.note_static(level);
-            self.pending.lock().unwrap_or_else(|e| e.into_inner())[level as usize].push(work);
+            lock(&self.pending)[level as usize].push(work);
         }
     }
 
@@ -318,13 +365,15 @@ impl<G: RetroGame> State<'_, G> {
         match work {
             Deferred::Win(side, idx) => self.resolve_win(side as usize, idx, level),
             Deferred::MoveLoses(side, idx, j) => {
-                let code = self.values[1 - side as usize][j as usize].load(Relaxed);
-                let indexed_part_won =
-                    code != 0 && (code - 1) % 2 == 1 && ((code - 1) as u32) < level;
+                let indexed_part_won = matches!(
+                    self.plies_now(1 - side as usize, j),
+                    Some(p) if p % 2 == 1 && p < level
+                );
                 if !indexed_part_won {
                     self.count_down(side as usize, idx, level);
                 }
             }
+            Deferred::Exit(side, idx) => self.exit_decides(side as usize, idx, level, C_LONG),
         }
     }
 
@@ -357,18 +406,34 @@ impl<G: RetroGame> State<'_, G> {
                 self.values[side][idx as usize].store(t.encode(), Relaxed);
                 C_TERMINAL
             }
-            Some(_) => match best {
+            Some(_) => match best.map(|b| (b, b.plies())) {
                 None => C_NONE,
-                Some(b) => {
-                    if let Some(p) = b.plies() {
-                        self.note_static(p);
-                    }
-                    summary_code(b)
+                Some((_, None)) => C_DRAW,
+                Some((_, Some(p))) if p > SUMMARY_PLIES => {
+                    lock(&self.exits_listed[side]).push((idx, p));
+                    self.defer(p, Deferred::Exit(side as u8, idx));
+                    C_LONG
+                }
+                Some((_, Some(p))) => {
+                    self.note_static(p);
+                    (p + 2) as u8
                 }
             },
         };
         self.summary[side][idx as usize].store(summary, Relaxed);
         self.counters[side][idx as usize].store(inside.min(255) as u8, Relaxed);
+    }
+
+    /// The plies of `idx` as far as found (None: not yet, or a draw).
+    fn plies_now(&self, side: usize, idx: u64) -> Option<u32> {
+        match self.values[side][idx as usize].load(Relaxed) {
+            0 => None,
+            Dtm::LONG => lock(&self.long[side])
+                .iter()
+                .find(|e| e.0 == idx)
+                .map(|e| e.1),
+            c => Some(c as u32 - 1),
+        }
     }
 
     /// One position during the pass for `level`: take back its moves if it was resolved at
@@ -377,6 +442,30 @@ impl<G: RetroGame> State<'_, G> {
     fn visit(&self, side: usize, idx: u64, level: u32) {
         let code = self.values[side][idx as usize].load(Relaxed);
         if code as u32 == level {
+            self.expand(side, idx, level);
+        }
+        if code == 0 {
+            let summary = self.summary[side][idx as usize].load(Relaxed);
+            if summary_plies(summary) == Some(level) {
+                self.exit_decides(side, idx, level, summary);
+            }
+        }
+    }
+
+    /// `idx`'s best fixed move takes `level` plies: a win now, or a loss now if no other
+    /// move holds out.
+    fn exit_decides(&self, side: usize, idx: u64, level: u32, summary: u8) {
+        if level % 2 == 1 {
+            self.resolve_win(side, idx, level);
+        } else if self.counters[side][idx as usize].load(Relaxed) == 0 {
+            self.resolve_loss(side, idx, level, summary);
+        }
+    }
+
+    /// Takes back the moves into `idx`, resolved at the level before `level`.
+    #[inline]
+    fn expand(&self, side: usize, idx: u64, level: u32) {
+        {
             let other = 1 - side;
             let prev = level - 1; // plies of `idx`
             if level % 2 == 1 {
@@ -396,16 +485,6 @@ impl<G: RetroGame> State<'_, G> {
                     Some(Dtm::Win(w)) if w < prev => {}
                     _ => self.count_down(other, p, level),
                 });
-            }
-        }
-        if code == 0 {
-            let summary = self.summary[side][idx as usize].load(Relaxed);
-            if summary_plies(summary) == Some(level) {
-                if level % 2 == 1 {
-                    self.resolve_win(side, idx, level);
-                } else if self.counters[side][idx as usize].load(Relaxed) == 0 {
-                    self.resolve_loss(side, idx, level, summary);
-                }
             }
         }
     }
@@ -430,6 +509,10 @@ impl<G: RetroGame> State<'_, G> {
     fn resolve_loss(&self, side: usize, idx: u64, level: u32, summary: u8) {
         let ok = match summary {
             C_NONE => true,
+            C_LONG => {
+                let long = &self.exits_long.get().expect("set up")[side];
+                matches!(long.value(Dtm::LONG, idx), Dtm::Loss(p) if p <= level)
+            }
             c => matches!(summary_plies(c), Some(p) if p % 2 == 0 && p <= level),
         };
         if ok {
@@ -439,12 +522,167 @@ impl<G: RetroGame> State<'_, G> {
 
     fn set(&self, side: usize, idx: u64, level: u32) {
         let cell = &self.values[side][idx as usize];
-        if cell.load(Relaxed) == 0
-            && cell
-                .compare_exchange(0, (level + 1) as u8, Relaxed, Relaxed)
-                .is_ok()
-        {
+        let code = Dtm::from_plies(level).encode();
+        if cell.load(Relaxed) == 0 && cell.compare_exchange(0, code, Relaxed, Relaxed).is_ok() {
             self.found.fetch_add(1, Relaxed);
+            if code == Dtm::LONG {
+                lock(&self.long[side]).push((idx, level));
+                lock(&self.frontier).push((side as u8, idx));
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An explicit game graph: each position's moves, and who moves into whom.
+    struct Graph {
+        moves: [Vec<Vec<Successor>>; 2],
+        preds: [Vec<Vec<u64>>; 2],
+    }
+
+    impl Graph {
+        fn new(moves: [Vec<Vec<Successor>>; 2]) -> Graph {
+            let n = moves[0].len();
+            let mut preds = [vec![Vec::new(); n], vec![Vec::new(); n]];
+            for (side, side_moves) in moves.iter().enumerate() {
+                for (i, list) in side_moves.iter().enumerate() {
+                    for m in list {
+                        if let Successor::Table(j) = m {
+                            preds[1 - side][*j as usize].push(i as u64);
+                        }
+                    }
+                }
+            }
+            Graph { moves, preds }
+        }
+
+        /// Distance to mate by its definition, level after level, looking forward at every
+        /// position's moves (no un-moves, no counters).
+        fn oracle(&self) -> [Vec<Dtm>; 2] {
+            let n = self.moves[0].len();
+            let mut val: [Vec<Option<Dtm>>; 2] = [vec![None; n], vec![None; n]];
+            for (side, v) in val.iter_mut().enumerate() {
+                for (i, x) in v.iter_mut().enumerate() {
+                    if self.moves[side][i].is_empty() {
+                        *x = Some(Dtm::Loss(0));
+                    }
+                }
+            }
+            for level in 1..=2000 {
+                let before = val.clone();
+                for side in 0..2 {
+                    for i in 0..n {
+                        if before[side][i].is_some() {
+                            continue;
+                        }
+                        let outcomes: Vec<Option<Dtm>> = self.moves[side][i]
+                            .iter()
+                            .map(|m| match *m {
+                                Successor::Table(j) => before[1 - side][j as usize].map(Dtm::back),
+                                Successor::Fixed(d) => Some(d.back()),
+                                Successor::Either(..) => unreachable!(),
+                            })
+                            .collect();
+                        let wins = outcomes.contains(&Some(Dtm::Win(level)));
+                        let loses = outcomes
+                            .iter()
+                            .all(|o| matches!(o, Some(Dtm::Loss(p)) if *p <= level));
+                        if level % 2 == 1 && wins || level % 2 == 0 && loses {
+                            val[side][i] = Some(Dtm::from_plies(level));
+                        }
+                    }
+                }
+            }
+            val.map(|v| v.into_iter().map(|x| x.unwrap_or(Dtm::Draw)).collect())
+        }
+    }
+
+    impl RetroGame for Graph {
+        fn size(&self) -> u64 {
+            self.moves[0].len() as u64
+        }
+
+        fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm> {
+            self.moves[side][idx as usize].iter().for_each(|&m| f(m));
+            Some(Dtm::Loss(0))
+        }
+
+        fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>)) {
+            self.preds[side][idx as usize]
+                .iter()
+                .for_each(|&p| f(p, None));
+        }
+    }
+
+    /// A chain of forced moves 700 plies long (position k moves to k - 1, 0 is mated), with
+    /// side branches: losers that can step back up the chain, exits far beyond 250 plies
+    /// both ways, and a loop that draws.
+    fn long_chain() -> Graph {
+        let n = 700u64;
+        let moves = [0, 1].map(|side: u64| {
+            (0..n)
+                .map(|k| {
+                    let mut m = Vec::new();
+                    if k > 0 {
+                        m.push(Successor::Table(k - 1));
+                    }
+                    if k % 3 == 0 && k + 1 < n {
+                        m.push(Successor::Table(k + 1));
+                    }
+                    let even = (k as u32 + side as u32) & !1;
+                    if k % 50 == 7 {
+                        m.push(Successor::Fixed(Dtm::Loss(even + 290)));
+                    }
+                    if k % 70 == 11 {
+                        m.push(Successor::Fixed(Dtm::Win(even + 301)));
+                    }
+                    if k % 97 == 5 {
+                        m = vec![Successor::Table(k), Successor::Fixed(Dtm::Draw)];
+                    }
+                    m
+                })
+                .collect()
+        });
+        Graph::new(moves)
+    }
+
+    #[test]
+    fn distances_beyond_a_byte_match_the_definition() {
+        let g = long_chain();
+        let expected = g.oracle();
+        let solution = solve(&g, &Silent);
+        let mut longest = 0;
+        for (side, want) in expected.iter().enumerate() {
+            for idx in 0..g.size() {
+                let (v, _) = solution.value(side, idx);
+                assert_eq!(v, want[idx as usize], "side {side} index {idx}");
+                longest = longest.max(v.plies().unwrap_or(0));
+                let best_fixed = g.moves[side][idx as usize]
+                    .iter()
+                    .filter_map(|m| match m {
+                        Successor::Fixed(d) => Some(d.back()),
+                        _ => None,
+                    })
+                    .max();
+                assert_eq!(
+                    solution.best_exit(side, idx),
+                    best_fixed,
+                    "side {side} index {idx}"
+                );
+            }
+        }
+        assert!(longest > 600, "the chain reaches {longest} plies");
+        let beyond = |v: &Vec<Dtm>| {
+            v.iter()
+                .filter(|d| d.plies() > Some(Dtm::BYTE_PLIES))
+                .count()
+        };
+        for (long, want) in solution.long.iter().zip(&expected) {
+            assert_eq!(long.len(), beyond(want));
+        }
+        assert!(!solution.exits_long[0].is_empty());
     }
 }

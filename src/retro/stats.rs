@@ -70,9 +70,12 @@ fn better(a: Option<(u32, u64)>, b: Option<(u32, u64)>) -> Option<(u32, u64)> {
     }
 }
 
-/// Counts the statistics of `values` (encoded `Dtm`, one array per side to move), whose
-/// cursed wins and blessed losses are the bits of `cursed` (empty: none).
-pub fn compute(index: &TableIndex, values: [&[u8]; 2], cursed: [&[u64]; 2]) -> TableStats {
+/// The value of each index of one side to move.
+pub type SideValues<'a> = &'a (dyn Fn(u64) -> Dtm + Sync);
+
+/// Counts the statistics of `values` (one per side to move), whose cursed wins and blessed
+/// losses are the bits of `cursed` (empty: none).
+pub fn compute(index: &TableIndex, values: [SideValues; 2], cursed: [&[u64]; 2]) -> TableStats {
     let mut out = TableStats::default();
     let mut best: Option<(u32, u8, u64)> = None;
     for (side, side_values) in values.iter().enumerate() {
@@ -91,7 +94,7 @@ pub fn compute(index: &TableIndex, values: [&[u8]; 2], cursed: [&[u64]; 2]) -> T
                     return acc;
                 }
                 acc.stats.positions += w;
-                let v = Dtm::decode(side_values[idx as usize]);
+                let v = side_values(idx);
                 let spoilt = bit(cursed[side], idx);
                 match v {
                     Dtm::Win(_) => {

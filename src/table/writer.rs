@@ -26,7 +26,6 @@ use super::values::{dtm_choice, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
 use crate::index::{Layout, Part, TableIndex};
 use crate::material::Material;
 use crate::retro::{Solution, TableStats};
-use crate::value::Dtm;
 use rayon::prelude::*;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -110,7 +109,7 @@ impl Choices<'_> {
                 self.solution.best_exit_class(side, idx),
             ),
             Kind::Dtm(_) => dtm_choice(
-                Dtm::decode(self.solution.values[side][idx as usize]),
+                self.solution.value(side, idx).0,
                 self.solution.best_exit(side, idx),
             ),
         }

@@ -1,0 +1,79 @@
+//! Distances beyond what a byte holds (six-piece mates reach 523 plies) survive the writer,
+//! the file and the readers: a real table's distances lengthened by 400 plies are read back
+//! the same, from the DTM layer, through the decoder of whole tables and through probes.
+
+use retrobook::index::TableIndex;
+use retrobook::material::Material;
+use retrobook::probe::LoadedTables;
+use retrobook::retro::{solve, ChessGame, Silent, TableStats};
+use retrobook::table::values::dtm_value;
+use retrobook::table::{write_table, TableFile, WriteOptions};
+use retrobook::value::LongDistances;
+use retrobook::{Dtm, Tablebase};
+
+/// `v` lengthened by 400 plies, mates on the board left as they are.
+fn longer(v: Dtm) -> Dtm {
+    match v.plies() {
+        Some(p) if p > 0 => Dtm::from_plies(p + 400),
+        _ => v,
+    }
+}
+
+#[test]
+fn distances_beyond_a_byte_round_trip_through_the_file() {
+    let m: Material = "KRvK".parse().unwrap();
+    let empty = Tablebase::new();
+    let subtables = LoadedTables::for_building(&empty, m).unwrap();
+    let game = ChessGame::new(TableIndex::new(m), &subtables);
+    let mut solution = solve(&game, &Silent);
+    let n = TableIndex::new(m).size();
+    let expected: [Vec<Dtm>; 2] =
+        [0, 1].map(|side| (0..n).map(|i| longer(solution.value(side, i).0)).collect());
+    for (side, want) in expected.iter().enumerate() {
+        let mut long = Vec::new();
+        for (i, v) in want.iter().enumerate() {
+            let code = v.encode();
+            if code == Dtm::LONG {
+                long.push((i as u64, v.plies().unwrap()));
+            }
+            solution.values[side][i] = code;
+        }
+        assert!(!long.is_empty());
+        solution.long[side] = LongDistances::new(long);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = write_table(
+        dir.path(),
+        &m,
+        &solution,
+        TableStats::default(),
+        &WriteOptions::default(),
+    )
+    .unwrap();
+    let file = TableFile::open(&path).unwrap();
+    let side = file.dtm_side();
+    let moves = file.decode_dtm().unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let loaded = LoadedTables::load(&tb, &[m]).unwrap();
+    let mut checked = 0;
+    for idx in 0..n {
+        if solution.is_illegal(side, idx) {
+            continue;
+        }
+        let want = expected[side][idx as usize];
+        let stored = dtm_value(want.wdl(), moves[idx as usize]).unwrap_or(Dtm::Draw);
+        assert_eq!(stored, want, "index {idx}: the DTM layer");
+        assert_eq!(
+            loaded.dtm_at(&m, side, idx),
+            Some(want),
+            "index {idx}: decoded"
+        );
+        if checked % 97 == 0 {
+            let pos = TableIndex::new(m).legal(idx, retrobook::chess::Color::from_index(side));
+            let pos = pos.expect("a legal index");
+            assert_eq!(tb.probe_dtm(&pos).unwrap(), want, "{pos}: probed");
+        }
+        checked += usize::from(want.plies() > Some(Dtm::BYTE_PLIES));
+    }
+    assert!(checked > 1000, "{checked} long distances checked");
+}
