@@ -79,10 +79,11 @@ pub struct Schedule {
 
 impl Schedule {
     /// The schedule that decodes `wanted` and what it needs (`needs`, transitively),
-    /// smaller tables first and each table's stored side before the other.
-    /// Of a table not yet built (for estimates), the stored side is unknown: where one side
-    /// is asked for, the other is taken as stored, the costlier case.
-    fn new(tb: &Tablebase, wanted: &[Side]) -> Schedule {
+    /// smaller tables first and each table's stored side before the other, and keeps
+    /// `wanted` and `keep`. Of a table not yet built (for estimates), the stored side is
+    /// unknown: where one side is asked for, the other is taken as stored, the costlier
+    /// case.
+    fn new(tb: &Tablebase, wanted: &[Side], keep: &[Side]) -> Schedule {
         let known = |m: &Material| tb.table(m).map(|t| Color::from_index(t.dtm_side()));
         let asked = closure(wanted, |m| known(m).unwrap_or(Color::White));
         let stored = |m: &Material| {
@@ -119,7 +120,7 @@ impl Schedule {
             for d in &deps[i] {
                 let j = order.iter().position(|y| y == d).expect("needs are closed");
                 users[j] -= 1;
-                if users[j] == 0 && !wanted.contains(d) {
+                if users[j] == 0 && !wanted.contains(d) && !keep.contains(d) {
                     free.push(*d);
                 }
             }
@@ -151,18 +152,20 @@ pub fn schedule_for_building(tb: &Tablebase, material: Material) -> Schedule {
         .into_iter()
         .flat_map(|c| material.conversions(c))
         .collect();
-    Schedule::new(tb, &wanted)
+    Schedule::new(tb, &wanted, &[])
 }
 
 impl<'a> LoadedTables<'a> {
-    /// Decodes both sides of the tables of `materials` (canonical) that `tb` has open.
+    /// Decodes both sides of the tables of `materials` (canonical) that `tb` has open,
+    /// and keeps what a one-ply search over them reads (`one_ply`, as `verify` runs it).
     pub fn load(tb: &'a Tablebase, materials: &[Material]) -> Result<LoadedTables<'a>, String> {
         let wanted: Vec<Side> = materials
             .iter()
             .filter(|m| tb.table(m).is_some())
             .flat_map(|&m| Color::ALL.map(|c| (m, c)))
             .collect();
-        LoadedTables::run(tb, &Schedule::new(tb, &wanted))
+        let keep: Vec<Side> = wanted.iter().flat_map(|x| x.0.conversions(x.1)).collect();
+        LoadedTables::run(tb, &Schedule::new(tb, &wanted, &keep))
     }
 
     /// Decodes what the solver needs to build `material`: the sides its conversions reach.
