@@ -465,27 +465,25 @@ impl<G: RetroGame> State<'_, G> {
     /// Takes back the moves into `idx`, resolved at the level before `level`.
     #[inline]
     fn expand(&self, side: usize, idx: u64, level: u32) {
-        {
-            let other = 1 - side;
-            let prev = level - 1; // plies of `idx`
-            if level % 2 == 1 {
-                // `idx` is lost: every move into it wins.
-                self.game.predecessors(side, idx, &mut |p, alt| match alt {
-                    None => self.resolve_win(other, p, level),
-                    // The opponent may take his extra option instead: the move wins only if
-                    // that loses too, and as late as the longer of the two.
-                    Some(Dtm::Loss(e)) if e <= prev => self.resolve_win(other, p, level),
-                    Some(Dtm::Loss(e)) => self.defer(e + 1, Deferred::Win(other as u8, p)),
-                    Some(_) => {}
-                });
-            } else {
-                // `idx` is won: one more losing move for each predecessor, unless the move
-                // already lost earlier through an extra option.
-                self.game.predecessors(side, idx, &mut |p, alt| match alt {
-                    Some(Dtm::Win(w)) if w < prev => {}
-                    _ => self.count_down(other, p, level),
-                });
-            }
+        let other = 1 - side;
+        let prev = level - 1; // plies of `idx`
+        if level % 2 == 1 {
+            // `idx` is lost: every move into it wins.
+            self.game.predecessors(side, idx, &mut |p, alt| match alt {
+                None => self.resolve_win(other, p, level),
+                // The opponent may take his extra option instead: the move wins only if
+                // that loses too, and as late as the longer of the two.
+                Some(Dtm::Loss(e)) if e <= prev => self.resolve_win(other, p, level),
+                Some(Dtm::Loss(e)) => self.defer(e + 1, Deferred::Win(other as u8, p)),
+                Some(_) => {}
+            });
+        } else {
+            // `idx` is won: one more losing move for each predecessor, unless the move
+            // already lost earlier through an extra option.
+            self.game.predecessors(side, idx, &mut |p, alt| match alt {
+                Some(Dtm::Win(w)) if w < prev => {}
+                _ => self.count_down(other, p, level),
+            });
         }
     }
 
@@ -498,7 +496,8 @@ impl<G: RetroGame> State<'_, G> {
     }
 
     /// One more move of `idx` is known to lose; at zero the position loses now, unless a
-    /// fixed move holds out longer (then the summary scan resolves it at that level).
+    /// fixed move holds out longer (then the summary scan, or for a long one its deferred
+    /// work, resolves it at that level).
     fn count_down(&self, side: usize, idx: u64, level: u32) {
         if self.counters[side][idx as usize].fetch_sub(1, Relaxed) == 1 {
             let summary = self.summary[side][idx as usize].load(Relaxed);
