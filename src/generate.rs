@@ -82,12 +82,12 @@ const BASE_BYTES: u64 = 32 << 20;
 const CPU_SECONDS_PER_INDEX: f64 = 1.2e-6;
 
 /// The cost of building `material` (canonical) by the model in this module's doc, with
-/// the sub-tables `tb` holds (a sub-table not yet built counts with both sides decoded).
+/// the sub-tables `tb` holds (of a sub-table not yet built, the costlier stored side is
+/// assumed: `probe::Schedule`).
 pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let index = TableIndex::new(material);
     let n = index.size();
-    let parts = &Layout::all_orders(&index)[0];
-    let layout = Layout::new(&index, parts).map_or(n, |l| l.size());
+    let layout = Layout::size_for(&index);
     let own = (23 * n / 2).max(4 * n + 3 * layout);
     let (loading, held) = schedule_for_building(tb, material).bytes();
     // 5% above the model: KRPvKR's measured peaks came within 1% of it.

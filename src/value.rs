@@ -238,13 +238,11 @@ impl Dtm {
     }
 
     /// The value of an encoded byte known not to be `LONG` (the one-byte encoding holds
-    /// every distance of tables up to five pieces).
+    /// every distance of tables up to five pieces); a `LONG` byte here is a bug of the
+    /// caller, which must read it with its list (`LongDistances`).
     #[inline]
     pub fn decode(code: u8) -> Dtm {
-        Dtm::decode_with(code, || {
-            debug_assert!(false, "a long distance decoded without its list");
-            Self::BYTE_PLIES + 1
-        })
+        Dtm::decode_with(code, || panic!("a long distance decoded without its list"))
     }
 }
 

@@ -220,7 +220,7 @@ fn verify_names_the_position_of_an_altered_value() {
     let m: Material = "KRvKN".parse().unwrap();
     let table = tb.table(&m).unwrap();
     let loaded = retrobook::probe::LoadedTables::load(&tb, &[m]).unwrap();
-    let white = loaded.values(&m).unwrap()[0].clone().unwrap();
+    let white = loaded.values(&m, 0).unwrap().to_vec();
     // The first white-to-move position that is won: make it a draw.
     let (idx, pos) = (0..table.index().size())
         .find_map(|i| {
@@ -318,9 +318,8 @@ fn every_stored_value_equals_the_solver() {
         let solution = solve(&game, &Silent);
         // The file's values: the stored side decoded, the other searched one ply deep.
         let from_file = LoadedTables::load(&tb, &[m]).unwrap();
-        let from_file = from_file.values(&m).unwrap();
-        for (side, stored) in from_file.iter().enumerate() {
-            let stored = stored.as_ref().unwrap();
+        for side in 0..2 {
+            let stored = from_file.values(&m, side).unwrap();
             let codes = table.decode_wdl(side).unwrap();
             let solved = &solution.values[side];
             assert_eq!(stored.len(), solved.len(), "{m}");

@@ -15,7 +15,8 @@ pub struct Planned {
     pub indices: u64,
     pub estimate: Estimate,
     /// True when every sub-table exists already, so that the estimate is final; otherwise
-    /// it counts both sides of the missing ones, and is made again before the table starts.
+    /// it assumes the costlier stored side of the missing ones, and is made again before
+    /// the table starts.
     pub settled: bool,
 }
 

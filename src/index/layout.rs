@@ -57,6 +57,13 @@ pub struct Layout {
     domain: Vec<Square>,
 }
 
+/// The parts of `index`'s layouts in index order: the kings, then the groups.
+fn index_parts(index: &TableIndex) -> Vec<Part> {
+    let mut parts = vec![Part::WhiteKing, Part::BlackKing];
+    parts.extend((0..index.groups() as u8).map(Part::Group));
+    parts
+}
+
 /// Bytes a layout takes in a file header.
 pub const LAYOUT_BYTES: usize = 8;
 
@@ -64,8 +71,7 @@ impl Layout {
     /// The layout with `parts` in this order (most significant first); an error unless they
     /// name each king and each group of `index` exactly once.
     pub fn new(index: &TableIndex, parts: &[Part]) -> Result<Layout, String> {
-        let mut expected: Vec<Part> = vec![Part::WhiteKing, Part::BlackKing];
-        expected.extend((0..index.groups() as u8).map(Part::Group));
+        let expected = index_parts(index);
         let mut sorted = parts.to_vec();
         sorted.sort_by_key(|p| p.code());
         if sorted != expected {
@@ -95,11 +101,17 @@ impl Layout {
 
     /// Every order of the parts of `index`'s layouts.
     pub fn all_orders(index: &TableIndex) -> Vec<Vec<Part>> {
-        let mut parts = vec![Part::WhiteKing, Part::BlackKing];
-        parts.extend((0..index.groups() as u8).map(Part::Group));
+        let mut parts = index_parts(index);
         let mut out = Vec::new();
         permute(&mut parts, 0, &mut out);
         out
+    }
+
+    /// Numbers in every layout of `index` (holes included; the same for every order).
+    pub fn size_for(index: &TableIndex) -> u64 {
+        Layout::new(index, &index_parts(index))
+            .expect("the parts in index order")
+            .size()
     }
 
     /// The parts, most significant first.

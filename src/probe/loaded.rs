@@ -22,11 +22,7 @@ use rayon::prelude::*;
 /// `Tablebase`, and which of them the 50-move rule spoils.
 pub struct LoadedTables<'a> {
     /// Each loaded table's material and the sides decoded.
-    values: Vec<(Material, [Option<Vec<u8>>; 2])>,
-    /// For each loaded table and side, one bit per index: a cursed win or blessed loss.
-    cursed: Vec<[Vec<u64>; 2]>,
-    /// For each loaded table and side, the distances whose byte is `Dtm::LONG`.
-    long: Vec<[LongDistances; 2]>,
+    tables: Vec<(Material, [Option<Decoded>; 2])>,
     /// For each loaded table and each orientation of its material: the material's key,
     /// the table's place in `values`, the table, and whether positions are colour-flipped
     /// to reach it. A short list that the solver scans hundreds of millions of times,
@@ -71,10 +67,18 @@ const SEARCH_BYTES: u64 = 4;
 /// the conversions of a side found by search) is freed once the last of them is done, so
 /// that only the sides asked for stay.
 pub struct Schedule {
-    /// Each side in decoding order, with the sides that may be freed once it is done.
-    steps: Vec<(Side, Vec<Side>)>,
-    /// Each side's index size, and whether it is found by search rather than decoded.
-    costs: Vec<(u64, bool)>,
+    steps: Vec<Step>,
+}
+
+/// One side of a `Schedule`.
+struct Step {
+    side: Side,
+    /// Indices of the table.
+    size: u64,
+    /// Found by a one-ply search rather than decoded from the file.
+    searched: bool,
+    /// The earlier steps whose sides may be freed once this one is done.
+    free: Vec<usize>,
 }
 
 impl Schedule {
@@ -114,32 +118,42 @@ impl Schedule {
             .map(|x| deps.iter().filter(|d| d.contains(x)).count())
             .collect();
         let mut steps = Vec::with_capacity(order.len());
-        let mut costs = Vec::with_capacity(order.len());
-        for (i, &x) in order.iter().enumerate() {
+        for (i, &side) in order.iter().enumerate() {
             let mut free = Vec::new();
             for d in &deps[i] {
                 let j = order.iter().position(|y| y == d).expect("needs are closed");
                 users[j] -= 1;
                 if users[j] == 0 && !wanted.contains(d) && !keep.contains(d) {
-                    free.push(*d);
+                    free.push(j);
                 }
             }
-            steps.push((x, free));
-            costs.push((TableIndex::new(x.0).size(), x.1 != stored(&x.0)));
+            steps.push(Step {
+                side,
+                size: TableIndex::new(side.0).size(),
+                searched: side.1 != stored(&side.0),
+                free,
+            });
         }
-        Schedule { steps, costs }
+        Schedule { steps }
     }
 
     /// The most bytes held while decoding, and the bytes held once done.
     pub fn bytes(&self) -> (u64, u64) {
         let held_by = |n: u64| n + n.div_ceil(64) * 8;
-        let size = |x: &Side| TableIndex::new(x.0).size();
         let (mut held, mut peak) = (0u64, 0u64);
-        for ((_, free), &(n, searched)) in self.steps.iter().zip(&self.costs) {
-            let work = if searched { SEARCH_BYTES } else { DECODE_BYTES };
-            peak = peak.max(held + work * n);
-            held += held_by(n);
-            held -= free.iter().map(|x| held_by(size(x))).sum::<u64>();
+        for step in &self.steps {
+            let work = if step.searched {
+                SEARCH_BYTES
+            } else {
+                DECODE_BYTES
+            };
+            peak = peak.max(held + work * step.size);
+            held += held_by(step.size);
+            held -= step
+                .free
+                .iter()
+                .map(|&j| held_by(self.steps[j].size))
+                .sum::<u64>();
         }
         (peak, held)
     }
@@ -176,49 +190,45 @@ impl<'a> LoadedTables<'a> {
     /// Decodes the sides of `schedule` in its order, freeing those it lets go.
     fn run(tb: &'a Tablebase, schedule: &Schedule) -> Result<LoadedTables<'a>, String> {
         let mut loaded = LoadedTables {
-            values: Vec::new(),
-            cursed: Vec::new(),
-            long: Vec::new(),
+            tables: Vec::new(),
             keys: Vec::new(),
         };
-        for ((m, side), free) in &schedule.steps {
-            let table = tb.table(m).ok_or_else(|| format!("no table for {m}"))?;
-            let at = match loaded.values.iter().position(|(x, _)| x == m) {
-                Some(at) => at,
-                None => {
-                    loaded.values.push((*m, [None, None]));
-                    loaded.cursed.push(Default::default());
-                    loaded.long.push(Default::default());
-                    let at = loaded.values.len() - 1;
-                    loaded.keys.push((m.key(), at, table, false));
-                    if m.flipped() != *m {
-                        loaded.keys.push((m.flipped().key(), at, table, true));
-                    }
-                    at
+        for step in &schedule.steps {
+            let (m, side) = step.side;
+            let table = tb.table(&m).ok_or_else(|| format!("no table for {m}"))?;
+            let at = loaded.at(&m).unwrap_or_else(|| {
+                let at = loaded.tables.len();
+                loaded.tables.push((m, [None, None]));
+                loaded.keys.push((m.key(), at, table, false));
+                if m.flipped() != m {
+                    loaded.keys.push((m.flipped().key(), at, table, true));
                 }
-            };
-            let d = if side.index() == table.dtm_side() {
-                loaded.decode_stored(table)?
-            } else {
+                at
+            });
+            let decoded = if step.searched {
                 loaded.search_other(table)?
+            } else {
+                loaded.decode_stored(table)?
             };
-            loaded.values[at].1[side.index()] = Some(d.values);
-            loaded.cursed[at][side.index()] = d.cursed;
-            loaded.long[at][side.index()] = d.long;
-            for (fm, fside) in free {
-                if let Some(f) = loaded.values.iter().position(|(x, _)| x == fm) {
-                    loaded.values[f].1[fside.index()] = None;
-                    loaded.cursed[f][fside.index()] = Vec::new();
-                    loaded.long[f][fside.index()] = LongDistances::default();
+            loaded.tables[at].1[side.index()] = Some(decoded);
+            for &j in &step.free {
+                let (fm, fside) = schedule.steps[j].side;
+                if let Some(f) = loaded.at(&fm) {
+                    loaded.tables[f].1[fside.index()] = None;
                 }
             }
         }
         Ok(loaded)
     }
 
+    /// The place of `material`'s table among those loaded.
+    fn at(&self, material: &Material) -> Option<usize> {
+        self.tables.iter().position(|(m, _)| m == material)
+    }
+
     /// The value of every legal position of `table` with `side` to move, by solver index,
-    /// with the bitmap of the cursed ones and the long distances: draws as the WDL layer says, the others by
-    /// `value` (given the index, the position, its class under the 50-move rule and its
+    /// with the cursed ones and the long distances: draws as the WDL layer says, the others
+    /// by `value` (given the index, the position, its class under the 50-move rule and its
     /// best conversions, looked at when the WDL code asks or `all_conversions`); illegal
     /// indices hold 0.
     fn by_position(
@@ -349,37 +359,27 @@ impl<'a> LoadedTables<'a> {
         with_en_passant(pos, &|p| self.value(p), Dtm::back, Dtm::Draw)
     }
 
-    /// The decoded values of one loaded table (white to move, black to move), where
+    /// The side of a loaded table with `side` to move, where decoded.
+    fn decoded(&self, material: &Material, side: usize) -> Option<&Decoded> {
+        self.tables[self.at(material)?].1[side].as_ref()
+    }
+
+    /// The encoded values (`Dtm::encode`) of a loaded table with `side` to move, where
     /// decoded.
-    pub fn values(&self, material: &Material) -> Option<&[Option<Vec<u8>>; 2]> {
-        self.values
-            .iter()
-            .find(|(m, _)| m == material)
-            .map(|(_, v)| v)
+    pub fn values(&self, material: &Material, side: usize) -> Option<&[u8]> {
+        self.decoded(material, side).map(|d| &d.values[..])
     }
 
     /// The value of index `idx` of a loaded table and side, where decoded.
     pub fn dtm_at(&self, material: &Material, side: usize, idx: u64) -> Option<Dtm> {
-        let at = self.values.iter().position(|(m, _)| m == material)?;
-        let code = *self.values[at].1[side].as_ref()?.get(idx as usize)?;
-        Some(self.long[at][side].value(code, idx))
+        let d = self.decoded(material, side)?;
+        Some(d.long.value(*d.values.get(idx as usize)?, idx))
     }
 
-    /// The cursed wins and blessed losses of one loaded table (one bit per index, white
-    /// to move, black to move).
-    pub fn cursed(&self, material: &Material) -> Option<&[Vec<u64>; 2]> {
-        let at = self.values.iter().position(|(m, _)| m == material)?;
-        Some(&self.cursed[at])
-    }
-
-    /// Bytes held decoded.
-    pub fn bytes(&self) -> usize {
-        self.values
-            .iter()
-            .flat_map(|(_, v)| v)
-            .flatten()
-            .map(Vec::len)
-            .sum()
+    /// The cursed wins and blessed losses of a loaded table with `side` to move (one bit
+    /// per index), where decoded.
+    pub fn cursed(&self, material: &Material, side: usize) -> Option<&[u64]> {
+        self.decoded(material, side).map(|d| &d.cursed[..])
     }
 }
 
@@ -393,9 +393,15 @@ struct Decoded {
     long: LongDistances,
 }
 
-/// A loaded side's decoded values, cursed bits and long distances, and a position's index
-/// in them.
-type Slot<'s> = (&'s [u8], &'s [u64], &'s LongDistances, u64);
+impl Decoded {
+    #[inline]
+    fn value(&self, idx: u64) -> Dtm {
+        self.long.value(self.values[idx as usize], idx)
+    }
+}
+
+/// A loaded side and a position's index in it.
+type Slot<'s> = (&'s Decoded, u64);
 
 impl LoadedTables<'_> {
     /// The decoded values and cursed bits of the table and side `pos` (any orientation)
@@ -416,8 +422,8 @@ impl LoadedTables<'_> {
             .index()
             .encode(&p)
             .ok_or_else(|| format!("{pos}: kings are adjacent"))?;
-        match &self.values[at].1[side] {
-            Some(v) => Ok(Some((v, &self.cursed[at][side], &self.long[at][side], idx))),
+        match &self.tables[at].1[side] {
+            Some(d) => Ok(Some((d, idx))),
             None => Err(format!(
                 "{}: side {side} not decoded (internal error)",
                 table.path().display()
@@ -429,18 +435,16 @@ impl LoadedTables<'_> {
 impl SubTables for LoadedTables<'_> {
     #[inline]
     fn value(&self, pos: &Position) -> Result<Dtm, String> {
-        Ok(self.slot(pos)?.map_or(Dtm::Draw, |(v, _, long, idx)| {
-            long.value(v[idx as usize], idx)
-        }))
+        Ok(self.slot(pos)?.map_or(Dtm::Draw, |(d, idx)| d.value(idx)))
     }
 
     #[inline]
     fn value50(&self, pos: &Position) -> Result<(Dtm, Wdl5), String> {
         Ok(match self.slot(pos)? {
             None => (Dtm::Draw, Wdl5::Draw),
-            Some((v, cursed, long, idx)) => {
-                let v = long.value(v[idx as usize], idx);
-                (v, Wdl5::new(v.wdl(), bit(cursed, idx)))
+            Some((d, idx)) => {
+                let v = d.value(idx);
+                (v, Wdl5::new(v.wdl(), bit(&d.cursed, idx)))
             }
         })
     }
@@ -454,13 +458,14 @@ mod tests {
     /// twice or before it is decoded, and the sides held at the end are exactly `wanted`.
     fn check(schedule: &Schedule, wanted: &[Side], stored: impl Fn(&Material) -> Color) {
         let mut held: Vec<Side> = Vec::new();
-        for (x, free) in &schedule.steps {
+        for step in &schedule.steps {
+            let x = &step.side;
             for d in needs(x.0, x.1, stored(&x.0)) {
                 assert!(held.contains(&d), "{x:?} needs {d:?}, not held");
             }
             assert!(!held.contains(x), "{x:?} decoded twice");
             held.push(*x);
-            for f in free {
+            for f in step.free.iter().map(|&j| &schedule.steps[j].side) {
                 let at = held.iter().position(|h| h == f);
                 held.remove(at.unwrap_or_else(|| panic!("{f:?} freed but not held")));
             }
@@ -505,7 +510,11 @@ mod tests {
         let m: Material = "KRPvKR".parse().unwrap();
         let schedule = schedule_for_building(&tb, m);
         let q: Material = "KQRvKR".parse().unwrap();
-        let freed: Vec<Side> = schedule.steps.iter().flat_map(|s| s.1.clone()).collect();
+        let freed: Vec<Side> = schedule
+            .steps
+            .iter()
+            .flat_map(|s| s.free.iter().map(|&j| schedule.steps[j].side))
+            .collect();
         assert!(freed.contains(&(q, Color::White)), "{freed:?}");
         let (peak, end) = schedule.bytes();
         assert!(end < peak, "less is held at the end than while decoding");

@@ -64,12 +64,8 @@ pub fn verify_table(
             return Err(format!("{}: {msg}", table.path().display()));
         }
     }
-    let cursed = loaded.cursed(material).expect("loaded above");
-    let recount = compute_stats(
-        index,
-        [&value(0), &value(1)],
-        [&cursed[0][..], &cursed[1][..]],
-    );
+    let cursed = [0, 1].map(|side| loaded.cursed(material, side).expect("loaded above"));
+    let recount = compute_stats(index, [&value(0), &value(1)], cursed);
     if recount != table.header().stats {
         return Err(format!(
             "{}: header statistics differ from a recount",

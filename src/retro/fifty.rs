@@ -15,12 +15,9 @@
 //! consistent with itself). Tables without pawns take one round.
 
 use super::chess::{ChessGame, Scratch};
-use super::solver::{
-    bitmap, solve_within, Observer, RetroGame, Solution, Successor, EXIT_LONG, NO_EXIT,
-};
+use super::solver::{bitmap, solve_within, Observer, RetroGame, Solution, Successor};
 use crate::chess::{MoveKind, MoveList, Role};
 use crate::value::{Dtm, Wdl5};
-use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 /// Plies without a capture or pawn move after which the game is drawn.
@@ -31,12 +28,7 @@ pub const RULE_PLIES: u32 = 100;
 pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer) {
     // A mate within 100 plies is forced within the rule whatever the defence: without a
     // longer value or exit nothing is cursed.
-    let long_value = |c: &u8| *c == Dtm::LONG || Dtm::decode(*c).plies() > Some(RULE_PLIES);
-    let long_exit =
-        |c: &u8| *c != NO_EXIT && (*c == EXIT_LONG || Dtm::decode(*c).plies() > Some(RULE_PLIES));
-    if !solution.values.iter().any(|v| v.par_iter().any(long_value))
-        && !solution.exits.iter().any(|v| v.par_iter().any(long_exit))
-    {
+    if !solution.reaches_beyond(RULE_PLIES) {
         return;
     }
     loop {

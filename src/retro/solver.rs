@@ -225,6 +225,14 @@ impl Solution {
             .map(|e| Wdl5::new(e.wdl(), bit(&self.exit_cursed[side], idx)))
     }
 
+    /// True when some value or best exit takes more than `plies`.
+    pub fn reaches_beyond(&self, plies: u32) -> bool {
+        let beyond = |c: &u8| *c == Dtm::LONG || Dtm::decode(*c).plies() > Some(plies);
+        let exit_beyond = |c: &u8| *c != NO_EXIT && (*c == EXIT_LONG || beyond(c));
+        self.values.iter().any(|v| v.par_iter().any(beyond))
+            || self.exits.iter().any(|v| v.par_iter().any(exit_beyond))
+    }
+
     /// The best value, for the side to move, among the moves of `idx` that leave the graph
     /// (chess: captures and promotions), or None if it has none.
     #[inline]
@@ -406,15 +414,15 @@ impl<G: RetroGame> State<'_, G> {
                 self.values[side][idx as usize].store(t.encode(), Relaxed);
                 C_TERMINAL
             }
-            Some(_) => match best.map(|b| (b, b.plies())) {
+            Some(_) => match best.map(Dtm::plies) {
                 None => C_NONE,
-                Some((_, None)) => C_DRAW,
-                Some((_, Some(p))) if p > SUMMARY_PLIES => {
+                Some(None) => C_DRAW,
+                Some(Some(p)) if p > SUMMARY_PLIES => {
                     lock(&self.exits_listed[side]).push((idx, p));
                     self.defer(p, Deferred::Exit(side as u8, idx));
                     C_LONG
                 }
-                Some((_, Some(p))) => {
+                Some(Some(p)) => {
                     self.note_static(p);
                     (p + 2) as u8
                 }
