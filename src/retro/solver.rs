@@ -8,9 +8,19 @@
 //! graph (captures and promotions into sub-tables) have fixed values, summarized once per
 //! position before the levels start. Whatever is never resolved is a draw.
 //!
+//! A level's pass visits only the blocks of positions marked for it: a block is marked for
+//! level n when one of its positions gets a value of n - 1 plies (to be taken back at n), or
+//! when a fixed move may decide one of its positions at n. Late levels, which find few
+//! positions, touch little memory.
+//!
+//! A fixed move that wins is stored at once as the position's value, provisional until its
+//! level: a move inside the graph that wins sooner replaces it (values only shrink, and a
+//! stored value above the current level is known to be provisional).
+//!
 //! Memory: three bytes per position and side to move (value, fixed-move summary, move
-//! counter), as relaxed atomics: the value is set once by compare-and-swap, and the counter's
-//! atomic decrement tells exactly one thread that it reached zero. No locks on the hot path.
+//! counter), as relaxed atomics, and 32 bytes of marks per block of `BLOCK` positions: the
+//! value is set by compare-and-swap, and the counter's atomic decrement tells exactly one
+//! thread that it reached zero. No locks on the hot path.
 //!
 //! Distances beyond a byte (`Dtm::BYTE_PLIES`) are rare: their byte says `Dtm::LONG` and
 //! the distance goes to a list. Levels past that point no longer scan every position for
@@ -99,6 +109,20 @@ fn summary_plies(code: u8) -> Option<u32> {
 
 const CHUNK: usize = 1 << 12;
 
+/// Positions per block of marks (`State::marks`); divides `CHUNK`.
+const BLOCK: usize = 1 << 9;
+
+/// Levels a block can be marked for: every level whose pass scans the positions (beyond
+/// it, passes expand a list).
+const MARKED_LEVELS: usize = Dtm::BYTE_PLIES as usize + 2;
+
+/// One block's marks: bit n set when the pass for level n must visit the block.
+type Marks = [AtomicU64; MARKED_LEVELS.div_ceil(64)];
+
+fn new_marks(n: usize) -> Vec<Marks> {
+    (0..n.div_ceil(BLOCK)).map(|_| Default::default()).collect()
+}
+
 /// Work for a later level, for the rare moves with an extra option (`Successor::Either`).
 #[derive(Copy, Clone)]
 enum Deferred {
@@ -135,6 +159,8 @@ struct State<'g, G: RetroGame> {
     /// Moves inside the graph not yet known to lose for the mover (at most 255: a chess
     /// position of 5 pieces has far fewer moves).
     counters: [Vec<AtomicU8>; 2],
+    /// Per side, the marks of each block of `BLOCK` positions.
+    marks: [Vec<Marks>; 2],
     pending: Mutex<Vec<Vec<Deferred>>>,
     last_static_level: AtomicU32,
     found: AtomicU64,
@@ -274,6 +300,7 @@ pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Obser
         values: [atomic_bytes(n), atomic_bytes(n)],
         summary: [atomic_bytes(n), atomic_bytes(n)],
         counters: [atomic_bytes(n), atomic_bytes(n)],
+        marks: [new_marks(n), new_marks(n)],
         pending: Mutex::new(vec![Vec::new(); Dtm::MAX_PLIES as usize + 2]),
         last_static_level: AtomicU32::new(0),
         found: AtomicU64::new(0),
@@ -313,10 +340,15 @@ pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Obser
             observer.pass(&format!("ply {level}"), 2 * n as u64);
             for side in 0..2 {
                 (0..n).into_par_iter().step_by(CHUNK).for_each(|start| {
-                    for idx in start..(start + CHUNK).min(n) {
-                        st.visit(side, idx as u64, level);
+                    let end = (start + CHUNK).min(n);
+                    for block in (start..end).step_by(BLOCK) {
+                        if st.marked(side, block, level) {
+                            for idx in block..(block + BLOCK).min(end) {
+                                st.visit(side, idx as u64, level);
+                            }
+                        }
                     }
-                    observer.advance((CHUNK.min(n - start)) as u64);
+                    observer.advance((end - start) as u64);
                 });
             }
         }
@@ -385,6 +417,26 @@ impl<G: RetroGame> State<'_, G> {
         }
     }
 
+    /// Marks `idx`'s block for the pass of `level`.
+    #[inline]
+    fn mark(&self, side: usize, idx: u64, level: u32) {
+        let level = level as usize;
+        if level < MARKED_LEVELS {
+            let word = &self.marks[side][idx as usize / BLOCK][level / 64];
+            let bit = 1u64 << (level % 64);
+            if word.load(Relaxed) & bit == 0 {
+                word.fetch_or(bit, Relaxed);
+            }
+        }
+    }
+
+    /// True when the pass of `level` must visit the block starting at `start`.
+    #[inline]
+    fn marked(&self, side: usize, start: usize, level: u32) -> bool {
+        let level = level as usize;
+        self.marks[side][start / BLOCK][level / 64].load(Relaxed) >> (level % 64) & 1 == 1
+    }
+
     fn init(&self, side: usize, idx: u64) {
         let mut best: Option<Dtm> = None;
         let mut any = false;
@@ -412,6 +464,7 @@ impl<G: RetroGame> State<'_, G> {
             None => C_ILLEGAL,
             Some(t) if !any => {
                 self.values[side][idx as usize].store(t.encode(), Relaxed);
+                self.mark(side, idx, t.plies().unwrap_or(0) + 1);
                 C_TERMINAL
             }
             Some(_) => match best.map(Dtm::plies) {
@@ -424,6 +477,13 @@ impl<G: RetroGame> State<'_, G> {
                 }
                 Some(Some(p)) => {
                     self.note_static(p);
+                    if p % 2 == 1 {
+                        // Provisional until level p (see the module doc).
+                        self.values[side][idx as usize].store(Dtm::from_plies(p).encode(), Relaxed);
+                        self.mark(side, idx, p + 1);
+                    } else if inside == 0 {
+                        self.mark(side, idx, p);
+                    }
                     (p + 2) as u8
                 }
             },
@@ -445,7 +505,8 @@ impl<G: RetroGame> State<'_, G> {
     }
 
     /// One position during the pass for `level`: take back its moves if it was resolved at
-    /// the previous level, and resolve it if its fixed moves decide it at this level.
+    /// the previous level, and resolve it if its fixed moves decide it at this level (a loss:
+    /// wins by fixed moves are stored from the start).
     #[inline]
     fn visit(&self, side: usize, idx: u64, level: u32) {
         let code = self.values[side][idx as usize].load(Relaxed);
@@ -509,11 +570,16 @@ impl<G: RetroGame> State<'_, G> {
     fn count_down(&self, side: usize, idx: u64, level: u32) {
         if self.counters[side][idx as usize].fetch_sub(1, Relaxed) == 1 {
             let summary = self.summary[side][idx as usize].load(Relaxed);
-            self.resolve_loss(side, idx, level, summary);
+            if !self.resolve_loss(side, idx, level, summary) {
+                if let Some(p) = summary_plies(summary).filter(|&p| p > level) {
+                    self.mark(side, idx, p);
+                }
+            }
         }
     }
 
-    fn resolve_loss(&self, side: usize, idx: u64, level: u32, summary: u8) {
+    /// Sets `idx` lost at `level` if its fixed moves allow it (true if they do).
+    fn resolve_loss(&self, side: usize, idx: u64, level: u32, summary: u8) -> bool {
         let ok = match summary {
             C_NONE => true,
             C_LONG => {
@@ -525,13 +591,19 @@ impl<G: RetroGame> State<'_, G> {
         if ok {
             self.set(side, idx, level);
         }
+        ok
     }
 
+    /// Resolves `idx` at `level` unless it already is (a provisional value, above the
+    /// level, gives way).
     fn set(&self, side: usize, idx: u64, level: u32) {
         let cell = &self.values[side][idx as usize];
         let code = Dtm::from_plies(level).encode();
-        if cell.load(Relaxed) == 0 && cell.compare_exchange(0, code, Relaxed, Relaxed).is_ok() {
+        let taken = |old: u8| (old == 0 || old != Dtm::LONG && old > code).then_some(code);
+        if taken(cell.load(Relaxed)).is_some() && cell.fetch_update(Relaxed, Relaxed, taken).is_ok()
+        {
             self.found.fetch_add(1, Relaxed);
+            self.mark(side, idx, level + 1);
             if code == Dtm::LONG {
                 lock(&self.long[side]).push((idx, level));
                 lock(&self.frontier).push((side as u8, idx));
