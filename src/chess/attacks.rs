@@ -100,6 +100,44 @@ const fn rays_union(dirs: [usize; 4]) -> [u64; 64] {
     table
 }
 
+/// For each pair of squares on one line: the squares strictly between them (`BETWEEN`) and
+/// the whole line through them (`LINE`); 0 for squares on no common line.
+const fn line_tables() -> [[[u64; 64]; 64]; 2] {
+    let mut t = [[[0u64; 64]; 64]; 2];
+    let mut a = 0;
+    while a < 64 {
+        let mut d = 0;
+        while d < 8 {
+            let line = RAYS[d][a] | RAYS[(d + 4) % 8][a] | 1 << a;
+            let mut rest = RAYS[d][a];
+            while rest != 0 {
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                t[0][a][b] = RAYS[d][a] & !RAYS[d][b] & !(1 << b);
+                t[1][a][b] = line;
+            }
+            d += 1;
+        }
+        a += 1;
+    }
+    t
+}
+
+static LINES: [[[u64; 64]; 64]; 2] = line_tables();
+
+/// The squares strictly between `a` and `b` when they share a rank, file or diagonal, else
+/// none.
+#[inline]
+pub fn between(a: Square, b: Square) -> Bitboard {
+    Bitboard(LINES[0][a.index()][b.index()])
+}
+
+/// The whole rank, file or diagonal through `a` and `b`, or none if they share no line.
+#[inline]
+pub fn line(a: Square, b: Square) -> Bitboard {
+    Bitboard(LINES[1][a.index()][b.index()])
+}
+
 const ROOK_RAYS: [u64; 64] = rays_union([0, 2, 4, 6]);
 const BISHOP_RAYS: [u64; 64] = rays_union([1, 3, 5, 7]);
 

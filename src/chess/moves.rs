@@ -200,13 +200,13 @@ impl Position {
         let Some(king) = self.king(self.turn()) else {
             return;
         };
-        // Out of check, a piece that is not the first on a line from its king cannot be
-        // pinned: its moves are legal without a look (kings and en passant aside).
+        // Out of check, a piece moves legally unless it is pinned and leaves the pin's line
+        // (en passant aside: it takes two pieces off a rank). In check, each move is looked at.
         let occ = self.occupied();
-        let unpinned = if self.is_attacked(king, !self.turn()) {
-            Bitboard::EMPTY
+        let pinned = if self.is_attacked(king, !self.turn()) {
+            None
         } else {
-            !(attacks::rook_attacks(king, occ) | attacks::bishop_attacks(king, occ))
+            Some(self.pinned(king, occ))
         };
         // Squares the king may not step on: attacked with the king itself off the board, so
         // that a slider's line through it counts (found once, at the first king move).
@@ -218,9 +218,28 @@ impl Position {
                     self.attacked_squares(!self.turn(), occ & !Bitboard::from_square(king))
                 })
                 .contains(m.to),
-            MoveKind::Normal | MoveKind::DoublePush if unpinned.contains(m.from) => true,
+            MoveKind::Normal | MoveKind::DoublePush if pinned.is_some() => pinned
+                .is_some_and(|p| !p.contains(m.from) || attacks::line(king, m.from).contains(m.to)),
             _ => self.leaves_king_safe(m, king),
         });
+    }
+
+    /// The pieces of the side to move that stand alone between their king (on `king`) and
+    /// an enemy slider on the line through both.
+    fn pinned(&self, king: Square, occupied: Bitboard) -> Bitboard {
+        let us = self.turn();
+        let theirs = |r: Role| self.pieces(!us, r);
+        let queens = theirs(Role::Queen);
+        let snipers = (attacks::rook_rays(king) & (theirs(Role::Rook) | queens))
+            | (attacks::bishop_rays(king) & (theirs(Role::Bishop) | queens));
+        let mut pinned = Bitboard::EMPTY;
+        for s in snipers {
+            let blockers = attacks::between(king, s) & occupied;
+            if blockers.count() == 1 {
+                pinned |= blockers & self.by_color(us);
+            }
+        }
+        pinned
     }
 
     /// Every square a piece of `by` attacks, with `occupied` as the blockers.

@@ -19,49 +19,60 @@ use crate::value::{Dtm, Wdl5};
 use std::cell::Cell;
 use std::sync::Mutex;
 
+type Entries = Vec<(u64, Option<Dtm>)>;
+
 thread_local! {
-    /// A reusable buffer per thread, so that collecting moves allocates only once.
-    static SCRATCH: Cell<Vec<(u64, Option<Dtm>)>> = const { Cell::new(Vec::new()) };
+    /// Reusable buffers per thread, so that collecting moves allocates only once.
+    static SCRATCH: Cell<(Entries, Entries)> = const { Cell::new((Vec::new(), Vec::new())) };
 }
 
-/// The calling thread's move buffer, empty, given back when dropped.
+/// The calling thread's move buffers, empty, given back when dropped.
 pub(super) struct Scratch {
-    pub(super) list: Vec<(u64, Option<Dtm>)>,
-    /// Some index was found by `encode`, not by index arithmetic.
-    pub(super) encoded: bool,
+    pub(super) list: Entries,
+    /// Entries whose index `encode` found, not index arithmetic, until `merge_equal`.
+    encoded: Entries,
 }
 
 impl Scratch {
     pub(super) fn take() -> Scratch {
-        let mut list = SCRATCH.take();
+        let (mut list, mut encoded) = SCRATCH.take();
         list.clear();
-        Scratch {
-            list,
-            encoded: false,
-        }
+        encoded.clear();
+        Scratch { list, encoded }
     }
 
     /// Adds an index (and whether `encode` found it) with its extra option.
     #[inline]
     pub(super) fn push(&mut self, (idx, encoded): (u64, bool), alt: Option<Dtm>) {
-        self.encoded |= encoded;
-        self.list.push((idx, alt));
+        if encoded {
+            self.encoded.push((idx, alt));
+        } else {
+            self.list.push((idx, alt));
+        }
     }
 
-    /// Merges entries of equal index: without pawns, a symmetry can map two moves' positions
-    /// onto one index, and the solver counts each position once. Only indices that `encode`
-    /// found can coincide (index arithmetic keeps distinct positions in one orientation).
+    /// Moves the encoded entries to `list`, merging entries of equal index: without pawns, a
+    /// symmetry can map two moves' positions onto one index, and the solver counts each
+    /// position once. Only indices that `encode` found can coincide with another (index
+    /// arithmetic keeps distinct positions in one orientation), and they are few: each is
+    /// looked for in the list.
     pub(super) fn merge_equal(&mut self, index: &TableIndex) {
-        if self.encoded && !index.material().has_pawns() {
-            self.list.sort_unstable_by_key(|e| e.0);
-            self.list.dedup_by_key(|e| e.0);
+        let merge = !index.material().has_pawns();
+        for &(idx, alt) in &self.encoded {
+            if !(merge && self.list.iter().any(|e| e.0 == idx)) {
+                self.list.push((idx, alt));
+            }
         }
+        self.encoded.clear();
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        SCRATCH.set(std::mem::take(&mut self.list));
+        SCRATCH.set((
+            std::mem::take(&mut self.list),
+            std::mem::take(&mut self.encoded),
+        ));
     }
 }
 
