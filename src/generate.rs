@@ -129,6 +129,7 @@ pub fn generate(
         game.index(),
         [&value(0), &value(1)],
         [&solution.cursed[0][..], &solution.cursed[1][..]],
+        Some([&solution.illegal[0][..], &solution.illegal[1][..]]),
     );
     let (path, bytes) = write_table(dir, &material, &solution, stats, &WriteOptions::default())?;
     Ok(Report {

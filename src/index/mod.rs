@@ -379,16 +379,29 @@ impl TableIndex {
         Some(pos)
     }
 
+    /// `class_weight` of a legal index whose position need not be looked at: Some for every
+    /// index whose kings are not both on the a1-h8 diagonal of a table without pawns (the
+    /// index is then its class's only one, and no mirror maps the position to itself).
+    #[inline]
+    pub fn weight_without_position(&self, idx: u64) -> Option<u64> {
+        let (wk, bk) = self.kings.pair((idx / self.per_king_pair) as usize);
+        (!self.both_on_diagonal(wk, bk)).then(|| self.labelled())
+    }
+
+    /// Labelled positions per position: k! for each group of k identical pieces.
+    fn labelled(&self) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| (1..=g.count as u64).product::<u64>())
+            .product()
+    }
+
     /// How many positions `idx` (decoding to `pos`) counts for in the statistics, in the
     /// convention Syzygy publishes: each symmetry class once, identical pieces told apart
     /// (k identical pieces give k! labelled positions, half as many when the position is its
     /// own mirror image and the mirror swaps identical pieces). 0 for non-canonical indices.
     pub fn class_weight(&self, idx: u64, pos: &Position) -> u64 {
-        let labelled: u64 = self
-            .groups
-            .iter()
-            .map(|g| (1..=g.count as u64).product::<u64>())
-            .product();
+        let labelled = self.labelled();
         if !self.is_canonical(idx, pos) {
             return 0;
         }

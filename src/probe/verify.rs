@@ -65,7 +65,7 @@ pub fn verify_table(
         }
     }
     let cursed = [0, 1].map(|side| loaded.cursed(material, side).expect("loaded above"));
-    let recount = compute_stats(index, [&value(0), &value(1)], cursed);
+    let recount = compute_stats(index, [&value(0), &value(1)], cursed, None);
     if recount != table.header().stats {
         return Err(format!(
             "{}: header statistics differ from a recount",

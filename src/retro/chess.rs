@@ -266,22 +266,24 @@ impl RetroGame for ChessGame<'_> {
     }
 }
 
+/// Every conversion draws: for tests that look at the moves inside a table only.
+#[cfg(test)]
+pub(crate) struct AllDrawn;
+
+#[cfg(test)]
+impl SubTables for AllDrawn {
+    fn value(&self, _: &Position) -> Result<Dtm, String> {
+        Ok(Dtm::Draw)
+    }
+    fn value50(&self, _: &Position) -> Result<(Dtm, Wdl5), String> {
+        Ok((Dtm::Draw, Wdl5::Draw))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::retro::solver::Successor;
-
-    /// Every conversion draws: these tests look at the moves inside a table only.
-    struct AllDrawn;
-
-    impl SubTables for AllDrawn {
-        fn value(&self, _: &Position) -> Result<Dtm, String> {
-            Ok(Dtm::Draw)
-        }
-        fn value50(&self, _: &Position) -> Result<(Dtm, Wdl5), String> {
-            Ok((Dtm::Draw, Wdl5::Draw))
-        }
-    }
 
     fn inside(game: &ChessGame, side: usize, idx: u64) -> Option<Vec<u64>> {
         let mut out = Vec::new();

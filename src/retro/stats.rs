@@ -73,9 +73,24 @@ fn better(a: Option<(u32, u64)>, b: Option<(u32, u64)>) -> Option<(u32, u64)> {
 /// The value of each index of one side to move.
 pub type SideValues<'a> = &'a (dyn Fn(u64) -> Dtm + Sync);
 
+/// How many positions `idx` counts for (0: none, not a legal position).
+fn weight(index: &TableIndex, idx: u64, turn: Color) -> u64 {
+    match index.decode(idx, turn) {
+        Some(pos) if !pos.opponent_in_check() => index.class_weight(idx, &pos),
+        _ => 0,
+    }
+}
+
 /// Counts the statistics of `values` (one per side to move), whose cursed wins and blessed
-/// losses are the bits of `cursed` (empty: none).
-pub fn compute(index: &TableIndex, values: [SideValues; 2], cursed: [&[u64]; 2]) -> TableStats {
+/// losses are the bits of `cursed` (empty: none). With `illegal` (a solver's bitmaps of the
+/// indices that are no legal position), most positions are counted without decoding them;
+/// without it, each index is decoded and checked.
+pub fn compute(
+    index: &TableIndex,
+    values: [SideValues; 2],
+    cursed: [&[u64]; 2],
+    illegal: Option<[&[u64]; 2]>,
+) -> TableStats {
     let mut out = TableStats::default();
     let mut best: Option<(u32, u8, u64)> = None;
     for (side, side_values) in values.iter().enumerate() {
@@ -83,13 +98,13 @@ pub fn compute(index: &TableIndex, values: [SideValues; 2], cursed: [&[u64]; 2])
         let part = (0..index.size())
             .into_par_iter()
             .fold(Partial::default, |mut acc, idx| {
-                let Some(pos) = index.decode(idx, turn) else {
-                    return acc;
+                let w = match illegal {
+                    Some(bits) if bit(bits[side], idx) => 0,
+                    Some(_) => index
+                        .weight_without_position(idx)
+                        .unwrap_or_else(|| weight(index, idx, turn)),
+                    None => weight(index, idx, turn),
                 };
-                if pos.opponent_in_check() {
-                    return acc;
-                }
-                let w = index.class_weight(idx, &pos);
                 if w == 0 {
                     return acc;
                 }
@@ -130,4 +145,33 @@ pub fn compute(index: &TableIndex, values: [SideValues; 2], cursed: [&[u64]; 2])
         out.max_index = i;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retro::chess::AllDrawn;
+    use crate::retro::{solve, ChessGame, Silent};
+
+    /// Counting from the solver's bitmaps of illegal indices gives what decoding every
+    /// index gives: identical pieces, kings on the diagonal, pawns.
+    #[test]
+    fn counts_from_bitmaps_equal_counts_from_positions() {
+        for sig in ["KRRvK", "KBvKN", "KPvKP", "KNNvK"] {
+            let index = TableIndex::new(sig.parse().unwrap());
+            let game = ChessGame::new(index.clone(), &AllDrawn);
+            let s = &solve(&game, &Silent);
+            let value = |side: usize| move |idx: u64| s.value(side, idx).0;
+            let values: [SideValues; 2] = [&value(0), &value(1)];
+            let none: [&[u64]; 2] = [&[], &[]];
+            let decoded = compute(&index, values, none, None);
+            let bitmaps = [&s.illegal[0][..], &s.illegal[1][..]];
+            assert_eq!(
+                compute(&index, values, none, Some(bitmaps)),
+                decoded,
+                "{sig}"
+            );
+            assert!(decoded.sides[0].positions > 0, "{sig}");
+        }
+    }
 }
