@@ -3,11 +3,12 @@
 //! a thin layer over this.
 //!
 //! Memory of one table, with n indices per side to move (`estimate` follows this model):
-//! - the solver: 3 bytes per index and side (value, fixed-move summary, move counter), 6n;
-//! - the 50-move pass, for a table with mates beyond 100 plies: a second solve (6n) while
-//!   the first solution (value and best exit, 4n) is held, with the bitmaps of both (the
-//!   illegal, cursed and exit classes, one bit per index each), 11.5n. Whether it runs is
-//!   known only once the table is solved, so the estimate always counts it;
+//! - the solver: 3 bytes per index and side (value, fixed-move summary, move counter) and
+//!   its level marks (32 bytes per 512 indices and side), 6.125n;
+//! - the 50-move pass, for a table with mates beyond 100 plies: a second solve (6.125n)
+//!   while the first solution (value and best exit, 4n) is held, with the bitmaps of both
+//!   (the illegal, cursed and exit classes, one bit per index each), 11.625n. Whether it
+//!   runs is known only once the table is solved, so the estimate always counts it;
 //! - the writer: the solution (4n) and one stream gathered in the layout's order, with the
 //!   codec's working copy, 3 bytes per number of the layout (holes included: 1.39n numbers
 //!   without pawns, 1.13n with), 8.2n without pawns;
@@ -88,7 +89,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let index = TableIndex::new(material);
     let n = index.size();
     let layout = Layout::size_for(&index);
-    let own = (23 * n / 2).max(4 * n + 3 * layout);
+    let own = (93 * n / 8).max(4 * n + 3 * layout);
     let (loading, held) = schedule_for_building(tb, material).bytes();
     // 5% above the model: KRPvKR's measured peaks came within 1% of it.
     Estimate {
