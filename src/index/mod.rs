@@ -265,6 +265,11 @@ impl TableIndex {
         self.groups[g].size
     }
 
+    /// What one step of group `g`'s rank adds to an index.
+    pub fn group_stride(&self, g: usize) -> u64 {
+        self.groups[g].stride
+    }
+
     /// The colour and role of group `g`.
     pub fn group_piece(&self, g: usize) -> Piece {
         Piece {

@@ -122,12 +122,12 @@ impl Choices<'_> {
             .enumerate()
             .for_each(|(c, chunk)| {
                 let first = range.start + (c << 14) as u64;
-                for (k, o) in chunk.iter_mut().enumerate() {
-                    *o = match layout.digits(self.index, first + k as u64) {
-                        Some(d) => self.at(kind, self.index.index_of(&d)),
-                        None => any(kind),
-                    };
-                }
+                let mut out = chunk.iter_mut();
+                layout.for_each_index(self.index, first..first + out.len() as u64, |idx| {
+                    if let Some(o) = out.next() {
+                        *o = idx.map_or_else(|| any(kind), |i| self.at(kind, i));
+                    }
+                });
             });
         out
     }
