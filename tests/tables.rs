@@ -464,6 +464,31 @@ fn a_killed_gen_restarts_to_the_same_tables() {
     }
 }
 
+/// Generation does not depend on the thread count: KPvKP (pawns, promotions, en passant)
+/// and KQvKR (no pawns: symmetric positions whose moves merge) built with 1 and with 3
+/// threads are byte for byte the files `tables()` built with the default count.
+#[test]
+fn tables_are_the_same_whatever_the_thread_count() {
+    let targets = ["KPvKP.rbt", "KQvKR.rbt"];
+    for threads in ["1", "3"] {
+        let dir = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(tables()).unwrap() {
+            let name = entry.unwrap().file_name();
+            if !targets.iter().any(|t| name == *t) {
+                std::fs::copy(tables().join(&name), dir.path().join(&name)).unwrap();
+            }
+        }
+        let d = dir.path().to_str().unwrap();
+        let out = run_ok(&["gen", "KPvKP", "KQvKR", "--tables", d, "--threads", threads]);
+        assert!(out.contains("built 2 tables"), "{out}");
+        for t in targets {
+            let built = std::fs::read(dir.path().join(t)).unwrap();
+            let reference = std::fs::read(tables().join(t)).unwrap();
+            assert!(built == reference, "{t} with {threads} threads differs");
+        }
+    }
+}
+
 /// A five-piece table with wins the 50-move rule spoils (KRBvKR: 2,180 cursed wins and 675
 /// blessed losses), built on the 3-4-piece set: its counts equal Syzygy's published ones,
 /// and every position it calls cursed or blessed Syzygy's own KRBvKR calls the same; with
