@@ -100,8 +100,9 @@ const fn rays_union(dirs: [usize; 4]) -> [u64; 64] {
     table
 }
 
-/// For each pair of squares on one line: the squares strictly between them (`BETWEEN`) and
-/// the whole line through them (`LINE`); 0 for squares on no common line.
+/// For each pair of squares on one line: the squares strictly between them (table 0,
+/// `between`) and the whole line through them (table 1, `line`); 0 for squares on no
+/// common line.
 const fn line_tables() -> [[[u64; 64]; 64]; 2] {
     let mut t = [[[0u64; 64]; 64]; 2];
     let mut a = 0;

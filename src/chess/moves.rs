@@ -203,10 +203,11 @@ impl Position {
         // Out of check, a piece moves legally unless it is pinned and leaves the pin's line
         // (en passant aside: it takes two pieces off a rank). In check, each move is looked at.
         let occ = self.occupied();
-        let pinned = if self.is_attacked(king, !self.turn()) {
-            None
+        let check = self.is_attacked(king, !self.turn());
+        let pinned = if check {
+            Bitboard::EMPTY
         } else {
-            Some(self.pinned(king, occ))
+            self.pinned(king, occ)
         };
         // Squares the king may not step on: attacked with the king itself off the board, so
         // that a slider's line through it counts (found once, at the first king move).
@@ -218,8 +219,9 @@ impl Position {
                     self.attacked_squares(!self.turn(), occ & !Bitboard::from_square(king))
                 })
                 .contains(m.to),
-            MoveKind::Normal | MoveKind::DoublePush if pinned.is_some() => pinned
-                .is_some_and(|p| !p.contains(m.from) || attacks::line(king, m.from).contains(m.to)),
+            MoveKind::Normal | MoveKind::DoublePush if !check => {
+                !pinned.contains(m.from) || attacks::line(king, m.from).contains(m.to)
+            }
             _ => self.leaves_king_safe(m, king),
         });
     }

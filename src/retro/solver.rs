@@ -437,6 +437,15 @@ impl<G: RetroGame> State<'_, G> {
         self.marks[side][start / BLOCK][level / 64].load(Relaxed) >> (level % 64) & 1 == 1
     }
 
+    /// Stores `idx`'s value before the levels start, marked to be taken back at the level
+    /// after its own.
+    fn preset(&self, side: usize, idx: u64, value: Dtm) {
+        self.values[side][idx as usize].store(value.encode(), Relaxed);
+        if let Some(p) = value.plies() {
+            self.mark(side, idx, p + 1);
+        }
+    }
+
     fn init(&self, side: usize, idx: u64) {
         let mut best: Option<Dtm> = None;
         let mut any = false;
@@ -463,8 +472,7 @@ impl<G: RetroGame> State<'_, G> {
         let summary = match terminal {
             None => C_ILLEGAL,
             Some(t) if !any => {
-                self.values[side][idx as usize].store(t.encode(), Relaxed);
-                self.mark(side, idx, t.plies().unwrap_or(0) + 1);
+                self.preset(side, idx, t);
                 C_TERMINAL
             }
             Some(_) => match best.map(Dtm::plies) {
@@ -479,8 +487,7 @@ impl<G: RetroGame> State<'_, G> {
                     self.note_static(p);
                     if p % 2 == 1 {
                         // Provisional until level p (see the module doc).
-                        self.values[side][idx as usize].store(Dtm::from_plies(p).encode(), Relaxed);
-                        self.mark(side, idx, p + 1);
+                        self.preset(side, idx, Dtm::from_plies(p));
                     } else if inside == 0 {
                         self.mark(side, idx, p);
                     }
@@ -570,28 +577,31 @@ impl<G: RetroGame> State<'_, G> {
     fn count_down(&self, side: usize, idx: u64, level: u32) {
         if self.counters[side][idx as usize].fetch_sub(1, Relaxed) == 1 {
             let summary = self.summary[side][idx as usize].load(Relaxed);
-            if !self.resolve_loss(side, idx, level, summary) {
-                if let Some(p) = summary_plies(summary).filter(|&p| p > level) {
-                    self.mark(side, idx, p);
-                }
-            }
+            self.resolve_loss(side, idx, level, summary);
         }
     }
 
-    /// Sets `idx` lost at `level` if its fixed moves allow it (true if they do).
-    fn resolve_loss(&self, side: usize, idx: u64, level: u32, summary: u8) -> bool {
+    /// Sets `idx`, none of whose moves inside the graph holds out, lost at `level` if its
+    /// fixed moves allow it; a fixed move that loses later marks the block for its level.
+    fn resolve_loss(&self, side: usize, idx: u64, level: u32, summary: u8) {
         let ok = match summary {
             C_NONE => true,
             C_LONG => {
                 let long = &self.exits_long.get().expect("set up")[side];
                 matches!(long.value(Dtm::LONG, idx), Dtm::Loss(p) if p <= level)
             }
-            c => matches!(summary_plies(c), Some(p) if p % 2 == 0 && p <= level),
+            c => match summary_plies(c) {
+                Some(p) if p % 2 == 0 && p > level => {
+                    self.mark(side, idx, p);
+                    false
+                }
+                Some(p) => p % 2 == 0,
+                None => false,
+            },
         };
         if ok {
             self.set(side, idx, level);
         }
-        ok
     }
 
     /// Resolves `idx` at `level` unless it already is (a provisional value, above the

@@ -124,9 +124,8 @@ impl Choices<'_> {
                 let first = range.start + (c << 14) as u64;
                 let mut out = chunk.iter_mut();
                 layout.for_each_index(self.index, first..first + out.len() as u64, |idx| {
-                    if let Some(o) = out.next() {
-                        *o = idx.map_or_else(|| any(kind), |i| self.at(kind, i));
-                    }
+                    *out.next().expect("one number per value") =
+                        idx.map_or_else(|| any(kind), |i| self.at(kind, i));
                 });
             });
         out
