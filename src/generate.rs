@@ -16,9 +16,9 @@
 //!   cursed values); while they are decoded, also the sides needed only to decode them,
 //!   and the decoder's working memory (`probe::Schedule`).
 //!
-//! Measured peaks (VmHWM) against the model: KRBvKR 1,226 MiB (model 1,381 MiB), in the
-//! 50-move pass, 941 MiB writing; KQRvKR, with no mate beyond 100 plies, 970 MiB writing
-//! (model 1,381 MiB); KRPvKR 4,270 to 4,381 MiB (model 4,443 MiB). The estimate adds 5%.
+//! Measured peaks (VmHWM) against the model: KRBvKR 1,226-1,269 MiB (model 1,381 MiB), in
+//! the 50-move pass; KQRvKR, with no mate beyond 100 plies, 970 MiB writing (model 1,381
+//! MiB); KRPvKR 4,262 to 4,381 MiB (model 4,443 MiB). The estimate adds 5%.
 
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
