@@ -194,11 +194,19 @@ impl Position {
         let them = self.by_color[by.index()];
         let diag = self.by_role[Role::Bishop.index()] | self.by_role[Role::Queen.index()];
         let line = self.by_role[Role::Rook.index()] | self.by_role[Role::Queen.index()];
-        them & ((attacks::knight_attacks(sq) & self.by_role[Role::Knight.index()])
-            | (attacks::king_attacks(sq) & self.by_role[Role::King.index()])
-            | (attacks::pawn_attacks(!by, sq) & self.by_role[Role::Pawn.index()])
-            | (attacks::bishop_attacks(sq, occupied) & diag)
-            | (attacks::rook_attacks(sq, occupied) & line))
+        let mut out = them
+            & ((attacks::knight_attacks(sq) & self.by_role[Role::Knight.index()])
+                | (attacks::king_attacks(sq) & self.by_role[Role::King.index()])
+                | (attacks::pawn_attacks(!by, sq) & self.by_role[Role::Pawn.index()]));
+        // Sliders on a line through `sq` are few: each is looked at alone, instead of
+        // tracing the eight rays from `sq`.
+        let aligned = them & ((attacks::bishop_rays(sq) & diag) | (attacks::rook_rays(sq) & line));
+        for s in aligned {
+            if (attacks::between(sq, s) & occupied).is_empty() {
+                out.add(s);
+            }
+        }
+        out
     }
 
     /// True when `by` attacks `sq`.

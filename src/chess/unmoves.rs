@@ -215,7 +215,7 @@ impl Position {
             });
         }
         let role = if u.unpromotion { Role::Pawn } else { u.role };
-        !attacks::attacks(role, mover, u.to, occ).contains(king)
+        !attacks::attacks_square(role, mover, u.to, king, occ)
             && (quiet_lines.contains(u.from)
                 || (self.attackers(king, mover, occ) & !from).is_empty())
     }
