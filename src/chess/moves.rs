@@ -229,19 +229,23 @@ impl Position {
     /// The pieces of the side to move that stand alone between their king (on `king`) and
     /// an enemy slider on the line through both.
     fn pinned(&self, king: Square, occupied: Bitboard) -> Bitboard {
-        let us = self.turn();
-        let theirs = |r: Role| self.pieces(!us, r);
-        let queens = theirs(Role::Queen);
-        let snipers = (attacks::rook_rays(king) & (theirs(Role::Rook) | queens))
-            | (attacks::bishop_rays(king) & (theirs(Role::Bishop) | queens));
-        let mut pinned = Bitboard::EMPTY;
+        self.sole_blockers(king, !self.turn(), occupied) & self.by_color(self.turn())
+    }
+
+    /// The squares that stand alone between the king on `king` and a slider of `by` on a
+    /// line through it: out of check, only a piece leaving one of them can expose the king.
+    pub(super) fn sole_blockers(&self, king: Square, by: Color, occ: Bitboard) -> Bitboard {
+        let queens = self.pieces(by, Role::Queen);
+        let snipers = (attacks::rook_rays(king) & (self.pieces(by, Role::Rook) | queens))
+            | (attacks::bishop_rays(king) & (self.pieces(by, Role::Bishop) | queens));
+        let mut out = Bitboard::EMPTY;
         for s in snipers {
-            let blockers = attacks::between(king, s) & occupied;
+            let blockers = attacks::between(king, s) & occ;
             if blockers.count() == 1 {
-                pinned |= blockers & self.by_color(us);
+                out |= blockers;
             }
         }
-        pinned
+        out
     }
 
     /// Every square a piece of `by` attacks, with `occupied` as the blockers.

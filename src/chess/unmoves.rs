@@ -57,11 +57,11 @@ impl Position {
         // other piece gives check now, and the square it leaves opens no line to the king.
         let king = self.king(self.turn());
         let quiet_lines = king.map_or(Bitboard::EMPTY, |k| {
-            let lines = attacks::rook_attacks(k, occ) | attacks::bishop_attacks(k, occ);
             let checkers = self.attackers(k, mover, occ);
             match checkers.count() {
-                0 => !lines,
-                1 => !lines & checkers,
+                0 => !self.sole_blockers(k, mover, occ),
+                // A knight's square is on no line through the king.
+                1 => checkers & !(attacks::rook_rays(k) | attacks::bishop_rays(k)),
                 _ => Bitboard::EMPTY,
             }
         });
