@@ -103,3 +103,59 @@ fn moves_to_a_square_equal_the_filtered_legal_moves() {
     }
     assert!(checked > 50_000);
 }
+
+/// Perft whose last ply counts through `legal_moves_counting_quiet`, which must list
+/// exactly the legal moves other than the quiet moves of knights, bishops, rooks and
+/// queens, and count those.
+fn perft_counting_quiet(pos: &retrobook::chess::Position, depth: u32) -> u64 {
+    use retrobook::chess::{MoveList, Role};
+    let mut all = MoveList::new();
+    pos.legal_moves(&mut all);
+    if depth > 1 {
+        return all
+            .as_slice()
+            .iter()
+            .map(|m| perft_counting_quiet(&pos.play(m), depth - 1))
+            .sum();
+    }
+    let mut listed = MoveList::new();
+    let counted = pos.legal_moves_counting_quiet(&mut listed);
+    let want: Vec<_> = all
+        .as_slice()
+        .iter()
+        .filter(|m| m.is_conversion() || matches!(m.role, Role::Pawn | Role::King))
+        .collect();
+    assert_eq!(listed.len(), want.len(), "{pos}");
+    assert!(want.iter().all(|m| listed.as_slice().contains(m)), "{pos}");
+    listed.len() as u64 + u64::from(counted)
+}
+
+#[test]
+fn counted_quiet_moves_give_the_published_figures() {
+    for (fen, depth, expected) in [
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -",
+            3,
+            97_862,
+        ),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - -", 5, 674_624),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            4,
+            422_333,
+        ),
+        (
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            3,
+            62_379,
+        ),
+        (
+            "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+            3,
+            89_890,
+        ),
+    ] {
+        let pos: Position = fen.parse().expect("test FEN parses");
+        assert_eq!(perft_counting_quiet(&pos, depth), expected, "{fen}");
+    }
+}

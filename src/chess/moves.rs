@@ -195,6 +195,60 @@ impl Position {
         self.keep_legal(list);
     }
 
+    /// The legal moves of the side to move, the quiet moves of its knights, bishops, rooks
+    /// and queens only counted: the other moves (captures, king and pawn moves, castling) go
+    /// to `list` (cleared first), and the number of those quiet moves is returned.
+    /// Retrograde setup needs no more than how many moves stay inside a table, and counting
+    /// a bitboard costs less than listing and filtering its moves.
+    pub fn legal_moves_counting_quiet(&self, list: &mut MoveList) -> u32 {
+        list.clear();
+        let us = self.turn();
+        let Some(king) = self.king(us) else {
+            self.legal_moves(list);
+            return 0;
+        };
+        let (own, enemy, occ) = (self.by_color(us), self.by_color(!us), self.occupied());
+        for to in attacks::king_attacks(king) & !own {
+            let capture = if enemy.contains(to) {
+                self.role_at(to)
+            } else {
+                None
+            };
+            list.push(Move::piece(Role::King, king, to, capture));
+        }
+        self.pawn_moves(list);
+        self.castling_moves(list);
+        self.keep_legal(list);
+        // A pinned piece stays on its pin's line; in check, a piece takes the checker or
+        // blocks its line, and against two checkers only the king moves.
+        let checkers = self.attackers(king, !us, occ);
+        let (quiet, captures) = match checkers.count() {
+            0 => (!occ, enemy),
+            1 => (
+                checkers
+                    .first()
+                    .map_or(Bitboard::EMPTY, |c| attacks::between(king, c)),
+                checkers,
+            ),
+            _ => return 0,
+        };
+        let pinned = self.pinned(king, occ);
+        let mut counted = 0;
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+            for from in self.pieces(us, role) {
+                let mut targets = attacks::attacks(role, us, from, occ);
+                if pinned.contains(from) {
+                    targets &= attacks::line(king, from);
+                }
+                counted += (targets & quiet).count();
+                for to in targets & captures {
+                    list.push(Move::piece(role, from, to, self.role_at(to)));
+                }
+            }
+        }
+        counted
+    }
+
     /// Drops the moves of `list` that leave the mover's king attacked.
     pub(crate) fn keep_legal(&self, list: &mut MoveList) {
         let Some(king) = self.king(self.turn()) else {

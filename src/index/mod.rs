@@ -183,6 +183,12 @@ impl TableIndex {
         Some((idx + new * g.stride).wrapping_sub(old * g.stride))
     }
 
+    /// True when indices `a` and `b` place the kings alike.
+    #[inline]
+    pub fn same_king_pair(&self, a: u64, b: u64) -> bool {
+        a / self.per_king_pair == b / self.per_king_pair
+    }
+
     /// The index of the position that differs from the one of index `idx` (as for `step`)
     /// only in that the king of `color` moved to `to`, the other king on `other`, or None
     /// when the new king pair needs a symmetry (or makes mirror images compete): `encode`.

@@ -65,6 +65,17 @@ impl Scratch {
         }
         self.encoded.clear();
     }
+
+    /// True when an index `encode` found has the king pair of `idx`: only such a position
+    /// can coincide with one that index arithmetic reaches from `idx` by a move of a piece
+    /// other than a king. Tables with pawns merge nothing.
+    fn meets_kings_of(&self, idx: u64, index: &TableIndex) -> bool {
+        !index.material().has_pawns()
+            && self
+                .encoded
+                .iter()
+                .any(|&(j, _)| index.same_king_pair(j, idx))
+    }
 }
 
 impl Drop for Scratch {
@@ -205,6 +216,44 @@ impl<'a> ChessGame<'a> {
         }
     }
 
+    /// Reports the legal moves `moves` of `at` to `f` (see `RetroGame::successors`):
+    /// conversions by their sub-table values, the others by index, equal indices merged.
+    /// With `others_counted`, the position's other moves were counted by index arithmetic
+    /// (`TableIndex::step`), and this returns false, reporting nothing, when one of `moves`
+    /// may lead where one of them does: a king move that needs a symmetry (`encode`) yet
+    /// leaves the kings where they stand.
+    fn report_moves(
+        &self,
+        at: &Placed,
+        moves: &MoveList,
+        others_counted: bool,
+        f: &mut dyn FnMut(Successor),
+    ) -> bool {
+        let pos = &at.pos;
+        let mut inside = Scratch::take();
+        for m in moves.as_slice().iter().filter(|m| !m.is_conversion()) {
+            let alt = match m.kind {
+                MoveKind::DoublePush => self.en_passant_option(&pos.play(m)),
+                _ => None,
+            };
+            inside.push(self.moved_index(at, m), alt);
+        }
+        if others_counted && inside.meets_kings_of(at.idx, &self.index) {
+            return false;
+        }
+        for m in moves.as_slice().iter().filter(|m| m.is_conversion()) {
+            f(Successor::Fixed(self.sub_value(&pos.play(m))));
+        }
+        inside.merge_equal(&self.index);
+        for &(j, alt) in &inside.list {
+            f(match alt {
+                Some(a) => Successor::Either(j, a),
+                None => Successor::Table(j),
+            });
+        }
+        true
+    }
+
     pub(super) fn encode(&self, pos: &Position) -> u64 {
         // Every position reached by a legal move keeps its kings apart, so it has an index.
         self.index.encode(pos).unwrap_or(0)
@@ -218,29 +267,34 @@ impl RetroGame for ChessGame<'_> {
 
     fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm> {
         let at = self.placed(side, idx)?;
-        let pos = &at.pos;
         let mut list = MoveList::new();
-        pos.legal_moves(&mut list);
-        let mut inside = Scratch::take();
-        for m in list.as_slice() {
-            if m.is_conversion() {
-                f(Successor::Fixed(self.sub_value(&pos.play(m))));
-                continue;
+        at.pos.legal_moves(&mut list);
+        self.report_moves(&at, &list, false, f);
+        Some(Dtm::without_moves(at.pos.is_check()))
+    }
+
+    fn successors_counted(
+        &self,
+        side: usize,
+        idx: u64,
+        f: &mut dyn FnMut(Successor),
+    ) -> Option<(Dtm, u32)> {
+        let at = self.placed(side, idx)?;
+        let mut list = MoveList::new();
+        // Without index arithmetic the counted moves' positions could coincide with others.
+        let counted = match at.steps {
+            Some(_) => at.pos.legal_moves_counting_quiet(&mut list),
+            None => {
+                at.pos.legal_moves(&mut list);
+                0
             }
-            let alt = match m.kind {
-                MoveKind::DoublePush => self.en_passant_option(&pos.play(m)),
-                _ => None,
-            };
-            inside.push(self.moved_index(&at, m), alt);
+        };
+        if !self.report_moves(&at, &list, counted > 0, f) {
+            at.pos.legal_moves(&mut list);
+            self.report_moves(&at, &list, false, f);
+            return Some((Dtm::without_moves(at.pos.is_check()), 0));
         }
-        inside.merge_equal(&self.index);
-        for &(j, alt) in &inside.list {
-            f(match alt {
-                Some(a) => Successor::Either(j, a),
-                None => Successor::Table(j),
-            });
-        }
-        Some(Dtm::without_moves(pos.is_check()))
+        Some((Dtm::without_moves(at.pos.is_check()), counted))
     }
 
     fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>)) {
@@ -318,6 +372,40 @@ mod tests {
             out.dedup();
         }
         Some(out)
+    }
+
+    /// The setup's counting reports what `successors` reports, some moves only counted.
+    #[test]
+    fn counted_successors_agree_with_listed_ones() {
+        for (sig, sample) in [
+            ("KRvK", 1),
+            ("KQvK", 1),
+            ("KRRvK", 7),
+            ("KBNvK", 7),
+            ("KQvKR", 11),
+            ("KPvKP", 5),
+        ] {
+            let game = ChessGame::new(TableIndex::new(sig.parse().unwrap()), &AllDrawn);
+            let mut counted_in_all = 0;
+            for side in 0..2 {
+                for idx in (0..game.size()).step_by(sample) {
+                    let mut listed = Vec::new();
+                    let whole = game.successors(side, idx, &mut |s| listed.push(s));
+                    let mut reported = Vec::new();
+                    let counted = game.successors_counted(side, idx, &mut |s| reported.push(s));
+                    assert_eq!(whole, counted.map(|c| c.0), "{sig} {side} {idx}");
+                    let counted = counted.map_or(0, |c| c.1);
+                    assert!(reported.iter().all(|s| listed.contains(s)), "{sig} {idx}");
+                    assert_eq!(
+                        reported.len() + counted as usize,
+                        listed.len(),
+                        "{sig} {side} {idx}"
+                    );
+                    counted_in_all += counted;
+                }
+            }
+            assert!(counted_in_all > 0 || sig == "KPvKP", "{sig}");
+        }
     }
 
     /// Index arithmetic gives the indices `encode` gives, and the predecessors of a

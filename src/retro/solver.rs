@@ -55,6 +55,19 @@ pub trait RetroGame: Sync {
     /// all (chess: mated or stalemated).
     fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm>;
 
+    /// `successors`, but some `Table` moves may be counted instead of reported: those that
+    /// lead to a position no other move of `idx` reaches. Returns the value without moves
+    /// (as `successors`) and how many moves were only counted. The setup needs no more
+    /// than the number of moves that stay inside the graph.
+    fn successors_counted(
+        &self,
+        side: usize,
+        idx: u64,
+        f: &mut dyn FnMut(Successor),
+    ) -> Option<(Dtm, u32)> {
+        self.successors(side, idx, f).map(|t| (t, 0))
+    }
+
     /// Calls `f` for every legal position of the other side to move with a move into `idx`
     /// that the successors of that position report as `Table(idx)` (alternative None) or
     /// `Either(idx, alt)` (alternative Some(alt)).
@@ -450,7 +463,7 @@ impl<G: RetroGame> State<'_, G> {
         let mut best: Option<Dtm> = None;
         let mut any = false;
         let mut inside = 0u32;
-        let terminal = self.game.successors(side, idx, &mut |s| {
+        let terminal = self.game.successors_counted(side, idx, &mut |s| {
             any = true;
             match s {
                 Successor::Table(_) => inside += 1,
@@ -469,9 +482,10 @@ impl<G: RetroGame> State<'_, G> {
                 }
             }
         });
+        inside += terminal.map_or(0, |t| t.1);
         let summary = match terminal {
             None => C_ILLEGAL,
-            Some(t) if !any => {
+            Some((t, 0)) if !any => {
                 self.preset(side, idx, t);
                 C_TERMINAL
             }
