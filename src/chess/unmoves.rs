@@ -65,8 +65,9 @@ impl Position {
                 _ => Bitboard::EMPTY,
             }
         });
-        let mut emit = |u: UnMove| {
-            if king.is_none_or(|k| self.unmove_is_legal(&u, k, quiet_lines)) {
+        // `screened`: known legal already.
+        let mut emit = |u: UnMove, screened: bool| {
+            if screened || king.is_none_or(|k| self.unmove_is_legal(&u, k, quiet_lines)) {
                 f(u);
             }
         };
@@ -84,6 +85,18 @@ impl Position {
         for role in Role::PIECES {
             for from in self.pieces(mover, role) {
                 let targets = attacks::attacks(role, mover, from, occ) & !occ;
+                // Where taking the piece back exposes nothing, an un-move is legal unless
+                // the piece gives check from where it goes: from a square that a piece of
+                // its role on the king's square reaches. One set serves every target, with
+                // `from` empty or filled (an un-capture): a target beyond `from` on a line
+                // from the king would make the piece a checker along it now, and such a
+                // `from` is not in `quiet_lines`.
+                let checks = match king {
+                    Some(k) if quiet_lines.contains(from) => {
+                        Some(attacks::attacks(role, mover, k, occ))
+                    }
+                    _ => None,
+                };
                 for to in targets {
                     let base = UnMove {
                         role,
@@ -93,12 +106,21 @@ impl Position {
                         unpromotion: false,
                         kind: UnMoveKind::Normal,
                     };
-                    emit(base);
+                    // Known legal, or to be looked at one by one.
+                    let screened = match checks {
+                        Some(c) if c.contains(to) => continue,
+                        Some(_) => true,
+                        None => false,
+                    };
+                    emit(base, screened);
                     for r in restorable(from) {
-                        emit(UnMove {
-                            uncapture: Some(r),
-                            ..base
-                        });
+                        emit(
+                            UnMove {
+                                uncapture: Some(r),
+                                ..base
+                            },
+                            screened,
+                        );
                     }
                 }
                 if unpromotions && role != Role::King && from.rank() == last_rank {
@@ -106,25 +128,31 @@ impl Position {
                         continue;
                     };
                     if !occ.contains(straight) {
-                        emit(UnMove {
-                            role,
-                            from,
-                            to: straight,
-                            uncapture: None,
-                            unpromotion: true,
-                            kind: UnMoveKind::Normal,
-                        });
+                        emit(
+                            UnMove {
+                                role,
+                                from,
+                                to: straight,
+                                uncapture: None,
+                                unpromotion: true,
+                                kind: UnMoveKind::Normal,
+                            },
+                            false,
+                        );
                     }
                     for to in attacks::pawn_attacks(!mover, from) & !occ {
                         for r in restorable(from) {
-                            emit(UnMove {
-                                role,
-                                from,
-                                to,
-                                uncapture: Some(r),
-                                unpromotion: true,
-                                kind: UnMoveKind::Normal,
-                            });
+                            emit(
+                                UnMove {
+                                    role,
+                                    from,
+                                    to,
+                                    uncapture: Some(r),
+                                    unpromotion: true,
+                                    kind: UnMoveKind::Normal,
+                                },
+                                false,
+                            );
                         }
                     }
                 }
@@ -154,15 +182,18 @@ impl Position {
                     unpromotion: false,
                     kind: UnMoveKind::Normal,
                 };
-                emit(base);
+                emit(base, false);
                 if from.rank() == double_from {
                     if let Some(two) = one.offset(back) {
                         if !occ.contains(two) {
-                            emit(UnMove {
-                                to: two,
-                                kind: UnMoveKind::DoublePush,
-                                ..base
-                            });
+                            emit(
+                                UnMove {
+                                    to: two,
+                                    kind: UnMoveKind::DoublePush,
+                                    ..base
+                                },
+                                false,
+                            );
                         }
                     }
                 }
@@ -170,14 +201,17 @@ impl Position {
             // `from` is past its second rank, so `to` is never on a back rank.
             for to in attacks::pawn_attacks(!mover, from) & !occ {
                 for r in restorable(from) {
-                    emit(UnMove {
-                        role: Role::Pawn,
-                        from,
-                        to,
-                        uncapture: Some(r),
-                        unpromotion: false,
-                        kind: UnMoveKind::Normal,
-                    });
+                    emit(
+                        UnMove {
+                            role: Role::Pawn,
+                            from,
+                            to,
+                            uncapture: Some(r),
+                            unpromotion: false,
+                            kind: UnMoveKind::Normal,
+                        },
+                        false,
+                    );
                 }
                 if from.rank() == ep_rank && uncaptures.contains(&Role::Pawn) {
                     // The captured pawn stood beside `to`, having just passed `from`.
@@ -185,14 +219,17 @@ impl Position {
                     let origin =
                         Square::from_coords(from.file(), if mover == Color::White { 6 } else { 1 });
                     if !occ.contains(victim) && !occ.contains(origin) {
-                        emit(UnMove {
-                            role: Role::Pawn,
-                            from,
-                            to,
-                            uncapture: Some(Role::Pawn),
-                            unpromotion: false,
-                            kind: UnMoveKind::EnPassant,
-                        });
+                        emit(
+                            UnMove {
+                                role: Role::Pawn,
+                                from,
+                                to,
+                                uncapture: Some(Role::Pawn),
+                                unpromotion: false,
+                                kind: UnMoveKind::EnPassant,
+                            },
+                            false,
+                        );
                     }
                 }
             }
