@@ -9,7 +9,7 @@
 //! DTM moves: each position keeps the previous value when allowed; otherwise a new run
 //! starts with a value allowed over as many of the following positions as possible.
 
-use super::values::{dtm_range, UNPROBED, WDL_CODES};
+use super::values::{dtm_range, UNPROBED, WDL_ANY, WDL_CODES};
 use rayon::prelude::*;
 
 const CHUNK: usize = 1 << 16;
@@ -30,36 +30,47 @@ fn fill_wdl_chunk(chunk: &mut [u16], conversion_cost: u32) {
     // Per position: which states continued their own run (bit s), and the best state.
     let mut kept = vec![0u16; n];
     let mut best_at = vec![0u8; n];
+    // The cost of the best filling so far that ends in each state; only the states of the
+    // previous position's allowed codes (`live`) hold one.
     let mut cost = [0u32; STATES];
+    let mut live = 0u16;
     let mut best = 0u32;
     for (i, &allowed) in chunk.iter().enumerate() {
+        if i > 0 && allowed == WDL_ANY && chunk[i - 1] == WDL_ANY {
+            // After a position that allows every code for free, another one changes no
+            // cost: every state keeps its run.
+            best_at[i] = best_at[i - 1];
+            kept[i] = (1 << STATES) - 1;
+            continue;
+        }
         let star = if allowed & UNPROBED != 0 {
             0
         } else {
             conversion_cost
         };
-        let mut next = [INF; STATES];
+        // Only the allowed states (two or three for most positions) are looked at; the
+        // first of the cheapest is the best.
         let mut k = 0u16;
-        for s in 0..STATES {
-            if allowed >> s & 1 == 0 {
-                continue;
-            }
+        let (mut b, mut c) = (0, INF);
+        let codes = allowed & ((1 << STATES) - 1);
+        let mut rest = codes;
+        while rest != 0 {
+            let s = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
             let (from, keep) = if i == 0 {
                 (0, true)
-            } else if cost[s] <= best + RUN {
+            } else if live >> s & 1 == 1 && cost[s] <= best + RUN {
                 (cost[s], true)
             } else {
                 (best + RUN, false)
             };
             k |= u16::from(keep) << s;
-            next[s] = from + if s >= STATES / 2 { star } else { 0 };
+            cost[s] = from + if s >= STATES / 2 { star } else { 0 };
+            if cost[s] < c {
+                (b, c) = (s, cost[s]);
+            }
         }
-        cost = next;
-        let (b, &c) = cost
-            .iter()
-            .enumerate()
-            .min_by_key(|&(_, &c)| c)
-            .expect("ten states");
+        live = codes;
         best = c;
         best_at[i] = b as u8;
         kept[i] = k;
