@@ -53,17 +53,21 @@ impl Position {
     ) {
         let mover = !self.turn();
         let occ = self.occupied();
-        // Where an un-move can only be illegal through the moved piece's own attack: no
-        // other piece gives check now, and the square it leaves opens no line to the king.
+        // The checks the side to move's king stands in now, and the squares alone between
+        // it and a slider of the mover (the only ones whose piece, leaving, opens a line).
         let king = self.king(self.turn());
-        let quiet_lines = king.map_or(Bitboard::EMPTY, |k| {
-            let checkers = self.attackers(k, mover, occ);
-            match checkers.count() {
-                0 => !self.sole_blockers(k, mover, occ),
-                // A knight's square is on no line through the king.
-                1 => checkers & !(attacks::rook_rays(k) | attacks::bishop_rays(k)),
-                _ => Bitboard::EMPTY,
-            }
+        let (checkers, sole) = king.map_or((Bitboard::EMPTY, Bitboard::EMPTY), |k| {
+            (
+                self.attackers(k, mover, occ),
+                self.sole_blockers(k, mover, occ),
+            )
+        });
+        // Where an un-move can only be illegal through the moved piece's own attack.
+        let quiet_lines = king.map_or(Bitboard::EMPTY, |k| match checkers.count() {
+            0 => !sole,
+            // A knight's square is on no line through the king.
+            1 => checkers & !(attacks::rook_rays(k) | attacks::bishop_rays(k)),
+            _ => Bitboard::EMPTY,
         });
         // `screened`: known legal already.
         let mut emit = |u: UnMove, screened: bool| {
@@ -85,15 +89,28 @@ impl Position {
         for role in Role::PIECES {
             for from in self.pieces(mover, role) {
                 let targets = attacks::attacks(role, mover, from, occ) & !occ;
-                // Where taking the piece back exposes nothing, an un-move is legal unless
-                // the piece gives check from where it goes: from a square that a piece of
-                // its role on the king's square reaches. One set serves every target, with
-                // `from` empty or filled (an un-capture): a target beyond `from` on a line
-                // from the king would make the piece a checker along it now, and such a
-                // `from` is not in `quiet_lines`.
-                let checks = match king {
-                    Some(k) if quiet_lines.contains(from) => {
-                        Some(attacks::attacks(role, mover, k, occ))
+                // Where the square it leaves opens no line, a piece's un-moves are legal
+                // or not by where they go, one set of squares for all of them: not where
+                // the piece gives check (a square that a piece of its role on the king's
+                // square reaches), and, against a check now, on the checker's line unless
+                // the checker itself goes back.
+                let screen = match king {
+                    Some(k) if !sole.contains(from) => {
+                        let reach = |o: Bitboard| attacks::attacks(role, mover, k, o);
+                        match checkers.first() {
+                            // With `from` empty or filled (an un-capture) alike: a target
+                            // beyond `from` on a line from the king would make the piece a
+                            // checker now.
+                            None => Some((!reach(occ), !reach(occ))),
+                            Some(_) if checkers.count() > 1 => None,
+                            Some(c) if c == from => {
+                                Some((!reach(occ & !Bitboard::from_square(from)), !reach(occ)))
+                            }
+                            Some(c) => {
+                                let ok = attacks::between(k, c) & !reach(occ);
+                                Some((ok, ok))
+                            }
+                        }
                     }
                     _ => None,
                 };
@@ -106,21 +123,24 @@ impl Position {
                         unpromotion: false,
                         kind: UnMoveKind::Normal,
                     };
-                    // Known legal, or to be looked at one by one.
-                    let screened = match checks {
-                        Some(c) if c.contains(to) => continue,
-                        Some(_) => true,
-                        None => false,
+                    // Known legal (Some(true)), known illegal, or to be looked at.
+                    let (plain, uncapture) = match screen {
+                        Some((p, u)) => (Some(p.contains(to)), Some(u.contains(to))),
+                        None => (None, None),
                     };
-                    emit(base, screened);
-                    for r in restorable(from) {
-                        emit(
-                            UnMove {
-                                uncapture: Some(r),
-                                ..base
-                            },
-                            screened,
-                        );
+                    if plain != Some(false) {
+                        emit(base, plain.is_some());
+                    }
+                    if uncapture != Some(false) {
+                        for r in restorable(from) {
+                            emit(
+                                UnMove {
+                                    uncapture: Some(r),
+                                    ..base
+                                },
+                                uncapture.is_some(),
+                            );
+                        }
                     }
                 }
                 if unpromotions && role != Role::King && from.rank() == last_rank {
