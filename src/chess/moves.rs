@@ -209,19 +209,15 @@ impl Position {
         };
         let (own, enemy, occ) = (self.by_color(us), self.by_color(!us), self.occupied());
         for to in attacks::king_attacks(king) & !own {
-            let capture = if enemy.contains(to) {
-                self.role_at(to)
-            } else {
-                None
-            };
-            list.push(Move::piece(Role::King, king, to, capture));
+            list.push(Move::piece(Role::King, king, to, self.role_at(to)));
         }
         self.pawn_moves(list);
         self.castling_moves(list);
-        self.keep_legal(list);
+        let checkers = self.attackers(king, !us, occ);
+        let pinned = self.pinned(king, occ);
+        self.filter_legal(list, king, !checkers.is_empty(), pinned);
         // A pinned piece stays on its pin's line; in check, a piece takes the checker or
         // blocks its line, and against two checkers only the king moves.
-        let checkers = self.attackers(king, !us, occ);
         let (quiet, captures) = match checkers.count() {
             0 => (!occ, enemy),
             1 => (
@@ -232,7 +228,6 @@ impl Position {
             ),
             _ => return 0,
         };
-        let pinned = self.pinned(king, occ);
         let mut counted = 0;
         for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
             for from in self.pieces(us, role) {
@@ -256,13 +251,19 @@ impl Position {
         };
         // Out of check, a piece moves legally unless it is pinned and leaves the pin's line
         // (en passant aside: it takes two pieces off a rank). In check, each move is looked at.
-        let occ = self.occupied();
         let check = self.is_attacked(king, !self.turn());
         let pinned = if check {
             Bitboard::EMPTY
         } else {
-            self.pinned(king, occ)
+            self.pinned(king, self.occupied())
         };
+        self.filter_legal(list, king, check, pinned);
+    }
+
+    /// `keep_legal` for the king on `king`, whether it is in `check`, and (out of check)
+    /// the `pinned` pieces, for callers that know them already.
+    fn filter_legal(&self, list: &mut MoveList, king: Square, check: bool, pinned: Bitboard) {
+        let occ = self.occupied();
         // Squares the king may not step on: attacked with the king itself off the board, so
         // that a slider's line through it counts (found once, at the first king move).
         let mut danger = None;

@@ -101,7 +101,10 @@ impl Position {
                             // With `from` empty or filled (an un-capture) alike: a target
                             // beyond `from` on a line from the king would make the piece a
                             // checker now.
-                            None => Some((!reach(occ), !reach(occ))),
+                            None => {
+                                let ok = !reach(occ);
+                                Some((ok, ok))
+                            }
                             Some(_) if checkers.count() > 1 => None,
                             Some(c) if c == from => {
                                 Some((!reach(occ & !Bitboard::from_square(from)), !reach(occ)))

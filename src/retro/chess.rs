@@ -289,12 +289,13 @@ impl RetroGame for ChessGame<'_> {
                 0
             }
         };
-        if !self.report_moves(&at, &list, counted > 0, f) {
-            at.pos.legal_moves(&mut list);
-            self.report_moves(&at, &list, false, f);
-            return Some((Dtm::without_moves(at.pos.is_check()), 0));
+        let terminal = Dtm::without_moves(at.pos.is_check());
+        if self.report_moves(&at, &list, counted > 0, f) {
+            return Some((terminal, counted));
         }
-        Some((Dtm::without_moves(at.pos.is_check()), counted))
+        at.pos.legal_moves(&mut list);
+        self.report_moves(&at, &list, false, f);
+        Some((terminal, 0))
     }
 
     fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>)) {

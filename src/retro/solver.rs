@@ -482,10 +482,12 @@ impl<G: RetroGame> State<'_, G> {
                 }
             }
         });
-        inside += terminal.map_or(0, |t| t.1);
+        let counted = terminal.map_or(0, |t| t.1);
+        inside += counted;
+        any |= counted > 0;
         let summary = match terminal {
             None => C_ILLEGAL,
-            Some((t, 0)) if !any => {
+            Some((t, _)) if !any => {
                 self.preset(side, idx, t);
                 C_TERMINAL
             }
