@@ -2,23 +2,29 @@
 //! losses under the 50-move rule, counts statistics and writes the file. The CLI's `gen` is
 //! a thin layer over this.
 //!
-//! Memory of one table, with n indices per side to move (`estimate` follows this model):
-//! - the solver: 3 bytes per index and side (value, fixed-move summary, move counter) and
-//!   its level marks (32 bytes per 512 indices and side), 6.125n;
-//! - the 50-move pass, for a table with mates beyond 100 plies: a second solve (6.125n)
-//!   while the first solution (value and best exit, 4n) is held, with the bitmaps of both
-//!   (the illegal, cursed and exit classes, one bit per index each), 11.625n. Whether it
-//!   runs is known only once the table is solved, so the estimate always counts it;
+//! Memory of one table, with n indices per side to move and parts (`TableIndex::parts`) of
+//! at most p indices per side (`estimate` follows this model):
+//! - without pawns (one part, p = n), the solver: 3 bytes per index and side (value,
+//!   fixed-move summary, move counter) and its level marks (32 bytes per 512 indices and
+//!   side), 6.125n; the 50-move pass, for a table with mates beyond 100 plies: a second
+//!   solve (6.125n) while the first solution (value and best exit, 4n) is held, with the
+//!   bitmaps of both (the illegal, cursed and exit classes, one bit per index each),
+//!   11.625n. Whether it runs is known only once the table is solved, so the estimate
+//!   always counts it;
+//! - with pawns, the solution (4n) and its bitmaps (0.75n) are held whole while each part
+//!   is solved with its own state: 4 bytes per index and side (the solver's three, and the
+//!   best exit apart from pawn moves into earlier parts) and marks, 8.25p, 4.75n + 8.25p;
 //! - the writer: the solution (4n) and one stream gathered in the layout's order, with the
 //!   codec's working copy, 3 bytes per number of the layout (holes included: 1.39n numbers
 //!   without pawns, 1.13n with), 8.2n without pawns;
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
-//!   cursed values); while they are decoded, also the sides needed only to decode them,
-//!   and the decoder's working memory (`probe::Schedule`).
+//!   cursed values), let go before the writer starts; while they are decoded, also the
+//!   sides needed only to decode them, and the decoder's working memory
+//!   (`probe::Schedule`).
 //!
 //! Measured peaks (VmHWM) against the model: KRBvKR 1,226-1,269 MiB (model 1,381 MiB), in
 //! the 50-move pass; KQRvKR, with no mate beyond 100 plies, 970 MiB writing (model 1,381
-//! MiB); KRPvKR 4,262 to 4,381 MiB (model 4,443 MiB). The estimate adds 5%.
+//! MiB). The estimate adds 5%.
 
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
@@ -89,11 +95,15 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let index = TableIndex::new(material);
     let n = index.size();
     let layout = Layout::size_for(&index);
-    let own = (93 * n / 8).max(4 * n + 3 * layout);
+    let parts = index.parts();
+    let solving = match parts.iter().map(|p| p.end - p.start).max() {
+        Some(p) if parts.len() > 1 => 4 * n + 3 * n / 4 + 33 * p / 4,
+        _ => 93 * n / 8,
+    };
+    let writing = 4 * n + 3 * layout;
     let (loading, held) = schedule_for_building(tb, material).bytes();
-    // 5% above the model: KRPvKR's measured peaks came within 1% of it.
     Estimate {
-        peak_bytes: (BASE_BYTES + loading.max(held + own)) / 20 * 21,
+        peak_bytes: (BASE_BYTES + loading.max(held + solving).max(writing)) / 20 * 21,
         cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX,
     }
 }
@@ -118,16 +128,19 @@ pub fn generate(
     let indices = 2 * index.size();
     let loaded = LoadedTables::for_building(tb, material)
         .map_err(|e| format!("cannot build {material}: {e}"))?;
-    let game = ChessGame::new(index, &loaded);
+    let game = ChessGame::new(index.clone(), &loaded);
     let mut solution = solve(&game, observer);
     fifty::apply(&game, &mut solution, observer);
     if let Some(e) = game.take_error() {
         return Err(format!("cannot build {material}: {e}"));
     }
+    // The sub-tables are not read again: their memory goes before the writer's comes.
+    drop(game);
+    drop(loaded);
     let solved = &solution;
     let value = |side: usize| move |idx: u64| solved.value(side, idx).0;
     let stats = compute_stats(
-        game.index(),
+        &index,
         [&value(0), &value(1)],
         [&solution.cursed[0][..], &solution.cursed[1][..]],
         Some([&solution.illegal[0][..], &solution.illegal[1][..]]),

@@ -272,6 +272,11 @@ impl LongDistances {
         self.0.len()
     }
 
+    /// The distances listed, by index.
+    pub fn entries(&self) -> &[(u64, u32)] {
+        &self.0
+    }
+
     /// True when none is listed.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

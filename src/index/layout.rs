@@ -161,7 +161,7 @@ impl Layout {
 
     /// Calls `f` with the solver index at each number of `range`, in order (None for a
     /// hole): what `digits` and `TableIndex::index_of` give, found a row at a time when the
-    /// last part is a piece group, whose steps add a constant to the index.
+    /// last part is a piece group, whose steps are index arithmetic.
     pub fn for_each_index(
         &self,
         index: &TableIndex,
@@ -173,13 +173,14 @@ impl Layout {
             range.for_each(|j| f(at(j)));
             return;
         };
-        let stride = index.group_stride(g as usize);
         let mut j = range.start;
         while j < range.end {
             let digit = j % row;
             let len = (row - digit).min(range.end - j);
             match at(j) {
-                Some(first) => (0..len).for_each(|k| f(Some(first + k * stride))),
+                Some(first) => {
+                    (0..len).for_each(|k| f(Some(index.group_step(g as usize, first, k))))
+                }
                 None => (0..len).for_each(|_| f(None)),
             }
             j += len;

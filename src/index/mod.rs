@@ -1,10 +1,18 @@
 //! Dense numbering of the positions of one material signature, with symmetry reduction.
 //!
-//! index = king_pair * (product of group sizes) + mixed-radix digits of the piece groups,
-//! where a group is all pieces of one colour and role (identical pieces are ranked as a set,
-//! so they are counted once). Pawns range over the 48 squares of ranks 2-7, other pieces over
-//! all 64. Indices whose pieces overlap are "broken": they decode to nothing. The side to move
-//! is not part of the index: a table holds one array per side to move.
+//! index = pawns * (king pairs * product of other group sizes) + king_pair * (product of other
+//! group sizes) + mixed-radix digits of the other piece groups, where a group is all pieces of
+//! one colour and role (identical pieces are ranked as a set, so they are counted once).
+//! Pawns range over the 48 squares of ranks 2-7, other pieces over all 64. Indices whose
+//! pieces overlap are "broken": they decode to nothing. The side to move is not part of the
+//! index: a table holds one array per side to move.
+//!
+//! The pawns come first, numbered so that every pawn move leads to a smaller index range: the
+//! placements of all pawn groups are sorted by how far the pawns stand advanced, most
+//! advanced first, and those with the same ranks form one part (`parts`). Moves other than
+//! pawn moves keep the ranks of the pawns (the left-right mirror changes only files), so a
+//! part is closed under them, and a solver can take the parts one after another, each
+//! reading the values of the parts before it.
 
 mod combinations;
 mod layout;
@@ -27,8 +35,26 @@ struct Group {
     domain: u32,
     /// C(domain, count).
     size: u64,
-    /// What one step of this group's rank adds to the index (product of later group sizes).
+    /// Product of the sizes of the later groups of its kind (pawn groups, or the others):
+    /// what one step of this group's rank adds to the pawn placement's number, or to the
+    /// index.
     stride: u64,
+}
+
+impl Group {
+    fn is_pawn(&self) -> bool {
+        self.role == Role::Pawn
+    }
+}
+
+/// The placements of a table's pawn groups in their solving order (see the module doc).
+struct Pawns {
+    /// Place in the order of each placement (numbered mixed-radix over the pawn groups).
+    place: Vec<u32>,
+    /// The placement at each place.
+    placement: Vec<u32>,
+    /// Places where a part begins, and the number of places at the end.
+    part_starts: Vec<u32>,
 }
 
 /// Most piece groups an index has (one per colour and role besides the kings).
@@ -46,13 +72,58 @@ pub struct Digits {
     pub groups: [u64; MAX_GROUPS],
 }
 
+impl Pawns {
+    /// The solving order of the `placements` placements of the pawn groups among `groups`.
+    fn new(groups: &[Group], placements: u64) -> Pawns {
+        // A placement's part: how far its pawns stand advanced in all (a pawn move adds
+        // to it), then the ranks of each group's pawns.
+        let key = |placement: u64| {
+            let mut ranks = Vec::new();
+            let mut advance = 0;
+            for g in groups.iter().filter(|g| g.is_pawn()) {
+                let set = combinations::unrank(placement / g.stride % g.size, g.count, g.domain);
+                for sq in Bitboard(set << g.shift) {
+                    let forward = match g.color {
+                        Color::White => sq.rank(),
+                        Color::Black => 7 - sq.rank(),
+                    };
+                    advance += forward;
+                    ranks.push(forward);
+                }
+            }
+            (std::cmp::Reverse(advance), ranks)
+        };
+        let mut order: Vec<(_, u32)> = (0..placements).map(|p| (key(p), p as u32)).collect();
+        order.sort();
+        let mut place = vec![0; placements as usize];
+        for (at, &(_, p)) in order.iter().enumerate() {
+            place[p as usize] = at as u32;
+        }
+        let mut part_starts: Vec<u32> = (0..order.len())
+            .filter(|&i| i == 0 || order[i].0 != order[i - 1].0)
+            .map(|i| i as u32)
+            .collect();
+        part_starts.push(order.len() as u32);
+        Pawns {
+            place,
+            placement: order.into_iter().map(|(_, p)| p).collect(),
+            part_starts,
+        }
+    }
+}
+
 /// The index of one material signature (in its canonical orientation).
 #[derive(Clone)]
 pub struct TableIndex {
     material: Material,
     kings: &'static KingPairs,
     groups: Vec<Group>,
+    /// Product of the sizes of the groups other than pawns: the stride of the king pair.
     per_king_pair: u64,
+    /// King pairs times `per_king_pair`: the stride of the pawn placement.
+    per_placement: u64,
+    /// Without pawns, None (one placement).
+    pawns: Option<std::sync::Arc<Pawns>>,
     size: u64,
     /// The group of each colour and role (`NO_GROUP` for none), for index arithmetic.
     group_of: [[u8; 6]; 2],
@@ -94,25 +165,64 @@ impl TableIndex {
                 }
             }
         }
-        let mut stride = 1;
+        let (mut stride, mut placements) = (1, 1);
         for g in groups.iter_mut().rev() {
-            g.stride = stride;
-            stride *= g.size;
+            let s = if g.is_pawn() {
+                &mut placements
+            } else {
+                &mut stride
+            };
+            g.stride = *s;
+            *s *= g.size;
         }
         let per_king_pair = stride;
-        let size = per_king_pair * kings.len() as u64;
+        let per_placement = per_king_pair * kings.len() as u64;
+        let size = per_placement * placements;
         let mut group_of = [[NO_GROUP; 6]; 2];
         for (i, g) in groups.iter().enumerate() {
             group_of[g.color.index()][g.role.index()] = i as u8;
         }
+        let pawns = pawns.then(|| std::sync::Arc::new(Pawns::new(&groups, placements)));
         TableIndex {
             group_of,
             material,
             kings,
             groups,
             per_king_pair,
+            per_placement,
+            pawns,
             size,
         }
+    }
+
+    /// The parts of the index, in increasing order: ranges of indices that moves other
+    /// than pawn moves never leave, and that pawn moves leave only for an earlier one.
+    /// Without pawns, the whole index.
+    pub fn parts(&self) -> Vec<std::ops::Range<u64>> {
+        match &self.pawns {
+            None => std::iter::once(0..self.size).collect(),
+            Some(p) => p
+                .part_starts
+                .windows(2)
+                .map(|w| w[0] as u64 * self.per_placement..w[1] as u64 * self.per_placement)
+                .collect(),
+        }
+    }
+
+    /// The place of the pawn placement numbered `placement` (0 without pawns).
+    #[inline]
+    fn place(&self, placement: u64) -> u64 {
+        self.pawns
+            .as_ref()
+            .map_or(0, |p| p.place[placement as usize] as u64)
+    }
+
+    /// The pawn placement at the place of index `idx` (0 without pawns).
+    #[inline]
+    fn placement(&self, idx: u64) -> u64 {
+        self.pawns.as_ref().map_or(0, |p| {
+            p.placement[(idx / self.per_placement) as usize] as u64
+        })
     }
 
     /// The material this index numbers.
@@ -172,21 +282,49 @@ impl TableIndex {
             NO_GROUP => return None,
             g => &self.groups[g as usize],
         };
-        if g.count == 1 {
+        let (old, new) = if g.count == 1 {
             // A lone piece's rank is its square (less the shift, which cancels out).
-            let (from, to) = (from.index() as u64, to.index() as u64);
-            return Some((idx + to * g.stride).wrapping_sub(from * g.stride));
+            (from.index() as u64, to.index() as u64)
+        } else {
+            let after = (before & !Bitboard::from_square(from)) | Bitboard::from_square(to);
+            (
+                combinations::rank(before.0 >> g.shift),
+                combinations::rank(after.0 >> g.shift),
+            )
+        };
+        Some(self.add_to_group(g, idx, new.wrapping_sub(old)))
+    }
+
+    /// The index whose group `g` has `delta` added to its rank (wrapping), all else as in
+    /// `idx`.
+    #[inline]
+    fn add_to_group(&self, g: &Group, idx: u64, delta: u64) -> u64 {
+        if !g.is_pawn() {
+            return idx.wrapping_add(delta.wrapping_mul(g.stride));
         }
-        let after = (before & !Bitboard::from_square(from)) | Bitboard::from_square(to);
-        let old = combinations::rank(before.0 >> g.shift);
-        let new = combinations::rank(after.0 >> g.shift);
-        Some((idx + new * g.stride).wrapping_sub(old * g.stride))
+        let placement = self
+            .placement(idx)
+            .wrapping_add(delta.wrapping_mul(g.stride));
+        self.place(placement) * self.per_placement + idx % self.per_placement
+    }
+
+    /// The index whose group `g`'s rank is `k` more than in `idx`, all else alike: a row
+    /// of a layout whose last part is that group.
+    #[inline]
+    pub fn group_step(&self, g: usize, idx: u64, k: u64) -> u64 {
+        self.add_to_group(&self.groups[g], idx, k)
     }
 
     /// True when indices `a` and `b` place the kings alike.
     #[inline]
     pub fn same_king_pair(&self, a: u64, b: u64) -> bool {
-        a / self.per_king_pair == b / self.per_king_pair
+        self.pair_of(a) == self.pair_of(b)
+    }
+
+    /// The number of the king pair of index `idx`.
+    #[inline]
+    fn pair_of(&self, idx: u64) -> u64 {
+        idx % self.per_placement / self.per_king_pair
     }
 
     /// The index of the position that differs from the one of index `idx` (as for `step`)
@@ -202,7 +340,7 @@ impl TableIndex {
             return None;
         }
         let pair = self.kings.number(wk, bk)? as u64;
-        Some(pair * self.per_king_pair + idx % self.per_king_pair)
+        Some(idx - self.pair_of(idx) * self.per_king_pair + pair * self.per_king_pair)
     }
 
     /// The digits of `pos`'s index (see `encode`).
@@ -233,27 +371,44 @@ impl TableIndex {
     /// The index with these digits.
     #[inline]
     pub fn index_of(&self, d: &Digits) -> u64 {
-        self.groups
-            .iter()
-            .zip(&d.groups)
-            .fold(d.pair as u64, |idx, (g, &r)| idx * g.size + r)
+        self.compose(d.pair as u64, &d.groups)
+    }
+
+    /// The index of king pair number `pair` and group ranks `ranks`.
+    #[inline]
+    fn compose(&self, pair: u64, ranks: &[u64; MAX_GROUPS]) -> u64 {
+        let (mut placement, mut rest) = (0, 0);
+        for (g, &r) in self.groups.iter().zip(ranks) {
+            if g.is_pawn() {
+                placement += r * g.stride;
+            } else {
+                rest += r * g.stride;
+            }
+        }
+        self.place(placement) * self.per_placement + pair * self.per_king_pair + rest
     }
 
     /// The digits of index `idx` (< `size()`), whether or not it is broken.
     #[inline]
     pub fn split(&self, idx: u64) -> Digits {
-        let mut groups = [0u64; MAX_GROUPS];
-        let mut rest = idx % self.per_king_pair;
-        for (i, g) in self.groups.iter().enumerate().rev() {
-            groups[i] = rest % g.size;
-            rest /= g.size;
-        }
-        let pair = (idx / self.per_king_pair) as u32;
+        let pair = self.pair_of(idx) as u32;
         Digits {
             pair,
             kings: self.kings.pair(pair as usize),
-            groups,
+            groups: self.ranks(idx),
         }
+    }
+
+    /// The rank of each group in index `idx`.
+    #[inline]
+    fn ranks(&self, idx: u64) -> [u64; MAX_GROUPS] {
+        let mut groups = [0u64; MAX_GROUPS];
+        let (placement, rest) = (self.placement(idx), idx % self.per_king_pair);
+        for (o, g) in groups.iter_mut().zip(&self.groups) {
+            let number = if g.is_pawn() { placement } else { rest };
+            *o = number / g.stride % g.size;
+        }
+        groups
     }
 
     /// The king pairs this index numbers.
@@ -269,11 +424,6 @@ impl TableIndex {
     /// Number of ranks of group `g` (the squares its pieces can take, as a set).
     pub fn group_size(&self, g: usize) -> u64 {
         self.groups[g].size
-    }
-
-    /// What one step of group `g`'s rank adds to an index.
-    pub fn group_stride(&self, g: usize) -> u64 {
-        self.groups[g].stride
     }
 
     /// The colour and role of group `g`.
@@ -304,10 +454,7 @@ impl TableIndex {
     /// taken through `image`.
     #[inline]
     fn rank_index(&self, pair: u64, pos: &Position, image: impl Fn(Bitboard) -> Bitboard) -> u64 {
-        self.groups.iter().fold(pair, |idx, g| {
-            let b = image(pos.pieces(g.color, g.role));
-            idx * g.size + combinations::rank(b.0 >> g.shift)
-        })
+        self.compose(pair, &self.rank_groups(pos, image))
     }
 
     /// The rank of each piece group's squares, taken through `image`.
@@ -352,8 +499,8 @@ impl TableIndex {
             return None;
         }
         let mut pos = Position::empty(turn);
-        let mut rest = idx % self.per_king_pair;
-        let (wk, bk) = self.kings.pair((idx / self.per_king_pair) as usize);
+        let ranks = self.ranks(idx);
+        let (wk, bk) = self.kings.pair(self.pair_of(idx) as usize);
         pos.put(
             wk,
             Piece {
@@ -369,9 +516,7 @@ impl TableIndex {
             },
         );
         let mut occupied = pos.occupied();
-        for g in self.groups.iter().rev() {
-            let digit = rest % g.size;
-            rest /= g.size;
+        for (g, &digit) in self.groups.iter().zip(&ranks) {
             let set = Bitboard(combinations::unrank(digit, g.count, g.domain) << g.shift);
             if !(set & occupied).is_empty() {
                 return None;
@@ -395,7 +540,7 @@ impl TableIndex {
     /// index is then its class's only one, and no mirror maps the position to itself).
     #[inline]
     pub fn weight_without_position(&self, idx: u64) -> Option<u64> {
-        let (wk, bk) = self.kings.pair((idx / self.per_king_pair) as usize);
+        let (wk, bk) = self.kings.pair(self.pair_of(idx) as usize);
         (!self.both_on_diagonal(wk, bk)).then(|| self.labelled())
     }
 

@@ -7,17 +7,30 @@
 //! other move stays inside. The solver, bounded to 100 plies, finds who forces the end in
 //! time: a win or loss it finds holds under the rule, the others are cursed.
 //!
-//! A pawn move inside the table leads to a position of the same table, whose value under
-//! the rule is what is being computed. Pawn moves cannot be undone, so rounds settle it:
-//! the first round takes every win and loss they reach as holding, each round then reads
-//! the previous one's answer, and the answer is final once a round changes nothing (a
-//! round fixes one more pawn move of the longest chain, and the answer is the only one
-//! consistent with itself). Tables without pawns take one round.
+//! The count is of plies up to the reset or mate, whoever plays it: a win holds when the
+//! winner can force a reset or mate within 100 plies, his own or the loser's. A reset the
+//! loser is forced into (every move he has resets into a position his opponent wins) ends
+//! the count at his ply, but the solver's distances give a win odd plies and a loss even
+//! ones, so it cannot count that ply as it counts the others. Two solves settle it, each
+//! exact on one side: with the forced reset counted as the loser's move into a position
+//! won at once (one ply too many), no loss is missed: the loser's distances are even
+//! either way, so a loss within 100 plies stays within them; with the forced reset counted
+//! as a mate where the loser stands (one ply too few), the winner's distances are odd
+//! either way, so a win within 99 is the same as a win within 100. Each solve judges the
+//! side it is exact for. (Any other reset of the loser into a lost position is never his
+//! longest defence: another move of his takes at least one ply more.)
+//!
+//! A pawn move inside the table leads to a position of the same table, whose class under
+//! the rule is what is being computed. Pawn moves cannot be undone: they lead to an earlier
+//! part of the index (`TableIndex::parts`), which is finished (both solves) before the
+//! part of the move starts, so the class is read from the part's answer.
 
-use super::chess::{ChessGame, Scratch};
-use super::solver::{bitmap, solve_within, Observer, RetroGame, Solution, Successor};
-use crate::chess::{MoveKind, MoveList, Role};
-use crate::value::{Dtm, Wdl5};
+use super::chess::{ChessGame, Placed, Scratch};
+use super::solver::{solve_alone, Observer, RetroGame, Solution, Successor};
+use crate::chess::{Move, MoveKind, MoveList, Role};
+use crate::value::{Dtm, Wdl, Wdl5};
+use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 /// Plies without a capture or pawn move after which the game is drawn.
@@ -31,34 +44,30 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
     if !solution.reaches_beyond(RULE_PLIES) {
         return;
     }
-    loop {
-        let round = Round::new(game, solution);
-        let rule = solve_within(&round, RULE_PLIES, observer);
-        let cursed: [Vec<u64>; 2] =
-            std::array::from_fn(|side| cursed_bits(&solution.values[side], &rule.values[side]));
-        let settled = !round.resets.load(Relaxed) || same_bits(&cursed, &solution.cursed);
-        solution.exit_cursed = round
-            .exit_cursed
-            .map(|v| v.into_iter().map(AtomicU64::into_inner).collect());
-        solution.cursed = cursed;
-        if settled {
-            return;
+    let round = Round::new(game, solution);
+    // Only the classes are kept, as each part is solved.
+    let parts = game.parts();
+    for (k, part) in parts.iter().enumerate() {
+        for winners in [false, true] {
+            round.judging_winners.store(winners, Relaxed);
+            let label = format!(
+                "50-move rule, {}part {}/{}, ",
+                if winners { "wins, " } else { "losses, " },
+                k + 1,
+                parts.len()
+            );
+            solve_alone(&round, part.clone(), RULE_PLIES, observer, label);
         }
     }
-}
-
-/// True when two sets of bitmaps hold the same bits (an empty bitmap holds none).
-fn same_bits(a: &[Vec<u64>; 2], b: &[Vec<u64>; 2]) -> bool {
-    a.iter().zip(b).all(|(x, y)| {
-        let n = x.len().max(y.len());
-        (0..n).all(|i| x.get(i).copied().unwrap_or(0) == y.get(i).copied().unwrap_or(0))
-    })
-}
-
-/// One bit per index: a win or loss (`values`) that the game under the rule (`rule`)
-/// leaves drawn.
-fn cursed_bits(values: &[u8], rule: &[u8]) -> Vec<u64> {
-    bitmap(values.len(), |i| values[i] != 0 && rule[i] == 0)
+    let Round {
+        cursed,
+        exit_cursed,
+        ..
+    } = round;
+    let bits =
+        |v: [Vec<AtomicU64>; 2]| v.map(|v| v.into_iter().map(AtomicU64::into_inner).collect());
+    solution.cursed = bits(cursed);
+    solution.exit_cursed = bits(exit_cursed);
 }
 
 /// The solver's view of a move that ends the game under the rule, into a position whose
@@ -71,32 +80,89 @@ fn ending(class: Wdl5) -> Successor {
     })
 }
 
-/// One round: the game under the rule, reading the classes of in-table pawn moves from
-/// the previous round (`solution.cursed`, empty in the first).
+/// The game under the rule, reading the classes of in-table pawn moves from the parts
+/// solved before.
 struct Round<'a> {
     game: &'a ChessGame<'a>,
     solution: &'a Solution,
+    /// Set where a win or loss of `solution` does not hold under the rule, once its part is
+    /// solved.
+    cursed: [Vec<AtomicU64>; 2],
     /// Set where the best conversion is a cursed win or a blessed loss.
     exit_cursed: [Vec<AtomicU64>; 2],
-    /// A pawn move inside the table was met: another round may be needed.
-    resets: AtomicBool,
+    /// Which solve this is (see the module doc): false, a forced reset of the loser is his
+    /// move into a won position, and the solve judges losses; true, it is a mate where he
+    /// stands, and the solve judges wins.
+    judging_winners: AtomicBool,
 }
 
 impl<'a> Round<'a> {
     fn new(game: &'a ChessGame<'a>, solution: &'a Solution) -> Round<'a> {
         let words = game.size().div_ceil(64) as usize;
+        let bits = || std::array::from_fn(|_| (0..words).map(|_| AtomicU64::new(0)).collect());
         Round {
             game,
             solution,
-            exit_cursed: std::array::from_fn(|_| (0..words).map(|_| AtomicU64::new(0)).collect()),
-            resets: AtomicBool::new(false),
+            cursed: bits(),
+            exit_cursed: bits(),
+            judging_winners: AtomicBool::new(false),
         }
+    }
+
+    /// The class under the rule, for the opponent, of the position after `m`, a move of
+    /// `at` that resets the count (a conversion, or a pawn move into an earlier part).
+    fn reset_class(&self, at: &Placed, m: &Move) -> Wdl5 {
+        let pos = &at.pos;
+        if m.is_conversion() {
+            return self.game.sub_value50(&pos.play(m)).1;
+        }
+        let mut class = self.class((!pos.turn()).index(), self.game.moved_index(at, m).0);
+        if m.kind == MoveKind::DoublePush {
+            // The opponent may also capture en passant, itself a reset.
+            let ep = self
+                .game
+                .best_en_passant(&pos.play(m), |after| self.game.sub_value50(after).1.back());
+            class = class.max(ep.unwrap_or(class));
+        }
+        class
+    }
+
+    /// The value of `idx` with its class under the rule, which its part has settled.
+    fn class(&self, side: usize, idx: u64) -> Wdl5 {
+        let cursed = self.cursed[side][(idx / 64) as usize].load(Relaxed) >> (idx % 64) & 1;
+        Wdl5::new(self.solution.value(side, idx).0.wdl(), cursed == 1)
     }
 }
 
 impl RetroGame for Round<'_> {
     fn size(&self) -> u64 {
         self.game.size()
+    }
+
+    fn parts(&self) -> Vec<Range<u64>> {
+        self.game.parts()
+    }
+
+    fn part_solved(&self, part: Range<u64>, rule: [&[u8]; 2]) {
+        // A win (or loss, by which solve this is) that the game under the rule leaves
+        // drawn is cursed.
+        let judged = match self.judging_winners.load(Relaxed) {
+            true => Wdl::Win,
+            false => Wdl::Loss,
+        };
+        for (side, rule) in rule.into_iter().enumerate() {
+            let values = &self.solution.values[side][part.start as usize..part.end as usize];
+            let cursed = &self.cursed[side];
+            values
+                .par_iter()
+                .zip(rule)
+                .enumerate()
+                .filter(|(_, (v, r))| **r == 0 && **v != 0 && Dtm::decode(**v).wdl() == judged)
+                .for_each(|(i, _)| {
+                    let idx = part.start + i as u64;
+                    cursed[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
+                });
+        }
     }
 
     fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm> {
@@ -110,28 +176,25 @@ impl RetroGame for Round<'_> {
         let pos = &at.pos;
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
+        let resets = |m: &Move| m.is_conversion() || m.role == Role::Pawn;
+        if self.judging_winners.load(Relaxed)
+            && !list.is_empty()
+            && list.as_slice().iter().all(resets)
+            && list
+                .as_slice()
+                .iter()
+                .all(|m| self.reset_class(&at, m) == Wdl5::Win)
+        {
+            // Every move resets into a won position: the count ends here, as at a mate.
+            return Some(Dtm::Loss(0));
+        }
         let mut quiet = Scratch::take();
         let mut best_conversion: Option<Wdl5> = None;
         for m in list.as_slice() {
-            if m.is_conversion() {
-                let class = self.game.sub_value50(&pos.play(m)).1;
-                best_conversion = best_conversion.max(Some(class.back()));
-                f(ending(class));
-            } else if m.role == Role::Pawn {
-                self.resets.store(true, Relaxed);
-                // Its class as the previous round left it.
-                let mut class = self
-                    .solution
-                    .value(1 - side, self.game.moved_index(&at, m).0)
-                    .1;
-                if m.kind == MoveKind::DoublePush {
-                    // The opponent may also capture en passant, itself a reset.
-                    let ep = self.game.best_en_passant(&pos.play(m), |after| {
-                        self.game.sub_value50(after).1.back()
-                    });
-                    if let Some(ep) = ep {
-                        class = class.max(ep);
-                    }
+            if resets(m) {
+                let class = self.reset_class(&at, m);
+                if m.is_conversion() {
+                    best_conversion = best_conversion.max(Some(class.back()));
                 }
                 f(ending(class));
             } else {

@@ -25,9 +25,16 @@
 //! Distances beyond a byte (`Dtm::BYTE_PLIES`) are rare: their byte says `Dtm::LONG` and
 //! the distance goes to a list. Levels past that point no longer scan every position for
 //! the previous level's: they expand the list of the positions it found.
+//!
+//! Parts (`RetroGame::parts`): a game whose moves between ranges of indices all lead to an
+//! earlier range (chess: pawn moves) is solved one range after another. A move into an
+//! earlier part has the value found there, fixed like a move that leaves the graph, and the
+//! un-moves out of the part are left to the later parts that hold them, so the working
+//! state is held for one part at a time.
 
 use crate::value::{Dtm, LongDistances, Wdl5};
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
@@ -70,8 +77,20 @@ pub trait RetroGame: Sync {
 
     /// Calls `f` for every legal position of the other side to move with a move into `idx`
     /// that the successors of that position report as `Table(idx)` (alternative None) or
-    /// `Either(idx, alt)` (alternative Some(alt)).
+    /// `Either(idx, alt)` (alternative Some(alt)). Those of later parts (`parts`) may be
+    /// left out: the solver does not use them.
     fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>));
+
+    /// Consecutive ranges of indices covering `0..size()`, such that every `Table` or
+    /// `Either` move leads into the range of its position or an earlier one: the solver
+    /// takes them in order (see the module doc). One range by default.
+    fn parts(&self) -> Vec<Range<u64>> {
+        std::iter::once(0..self.size()).collect()
+    }
+
+    /// Told the values of the indices of `part` (as `Solution::values` holds them, the
+    /// part's first index at 0), solved before any later part starts.
+    fn part_solved(&self, _part: Range<u64>, _values: [&[u8]; 2]) {}
 }
 
 /// Told about the solver's progress (for progress bars); positions are counted over both
@@ -165,8 +184,28 @@ fn into_bytes(v: Vec<AtomicU8>) -> Vec<u8> {
     unsafe { Vec::from_raw_parts(ptr as *mut u8, len, cap) }
 }
 
+/// The values of the parts solved before the current one.
+struct Earlier<'s> {
+    values: &'s [Vec<u8>; 2],
+    long: &'s [LongDistances; 2],
+}
+
+impl Earlier<'_> {
+    fn value(&self, side: usize, idx: u64) -> Dtm {
+        self.long[side].value(self.values[side][idx as usize], idx)
+    }
+}
+
 struct State<'g, G: RetroGame> {
     game: &'g G,
+    /// The indices of the part being solved; the arrays below hold them from 0.
+    part: Range<u64>,
+    earlier: Option<Earlier<'g>>,
+    /// When there are earlier parts, the best move that leaves the graph of each position
+    /// (`Solution::exits`), apart from moves into earlier parts, which the summary counts.
+    exits: Option<[Vec<AtomicU8>; 2]>,
+    /// The exits of `exits` longer than `SUMMARY_PLIES`, with their plies.
+    exits_beyond: [Mutex<Vec<(u64, u32)>>; 2],
     values: [Vec<AtomicU8>; 2],
     summary: [Vec<AtomicU8>; 2],
     /// Moves inside the graph not yet known to lose for the mover (at most 255: a chess
@@ -307,93 +346,82 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
 
 /// Solves `game` up to `max_plies`: wins and losses that take longer stay draws.
 pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Observer) -> Solution {
-    let n = game.size() as usize;
-    let st = State {
-        game,
-        values: [atomic_bytes(n), atomic_bytes(n)],
-        summary: [atomic_bytes(n), atomic_bytes(n)],
-        counters: [atomic_bytes(n), atomic_bytes(n)],
-        marks: [new_marks(n), new_marks(n)],
-        pending: Mutex::new(vec![Vec::new(); Dtm::MAX_PLIES as usize + 2]),
-        last_static_level: AtomicU32::new(0),
-        found: AtomicU64::new(0),
-        long: Default::default(),
-        frontier: Mutex::new(Vec::new()),
-        exits_listed: Default::default(),
-        exits_long: std::sync::OnceLock::new(),
-    };
-    observer.pass("setting up", 2 * n as u64);
-    for side in 0..2 {
-        (0..n).into_par_iter().step_by(CHUNK).for_each(|start| {
-            for idx in start..(start + CHUNK).min(n) {
-                st.init(side, idx as u64);
-            }
-            observer.advance((CHUNK.min(n - start)) as u64);
-        });
+    let n = game.size();
+    let parts = game.parts();
+    if parts.len() <= 1 {
+        return solve_part(game, 0..n, None, max_plies, observer, String::new());
     }
-    let listed = st
-        .exits_listed
-        .each_ref()
-        .map(|l| LongDistances::new(std::mem::take(&mut *lock(l))));
-    let _ = st.exits_long.set(listed);
-    let mut idle = 0;
-    for level in 1..=max_plies.min(Dtm::MAX_PLIES) {
-        st.found.store(0, Relaxed);
-        let frontier = std::mem::take(&mut *lock(&st.frontier));
-        if level > Dtm::BYTE_PLIES + 1 {
-            // The previous level's positions are all listed, and no fixed move is this long.
-            observer.pass(&format!("ply {level}"), frontier.len() as u64);
-            frontier.par_chunks(CHUNK).for_each(|chunk| {
-                for &(side, idx) in chunk {
-                    st.expand(side as usize, idx, level);
+    let words = n.div_ceil(64) as usize;
+    let mut out = Solution::from_parts(
+        [vec![0; n as usize], vec![0; n as usize]],
+        [vec![0; words], vec![0; words]],
+        [vec![NO_EXIT; n as usize], vec![NO_EXIT; n as usize]],
+    );
+    let mut long: [Vec<(u64, u32)>; 2] = Default::default();
+    let mut exits_long: [Vec<(u64, u32)>; 2] = Default::default();
+    for (k, part) in parts.iter().enumerate() {
+        let earlier = Earlier {
+            values: &out.values,
+            long: &out.long,
+        };
+        let label = format!("part {}/{}, ", k + 1, parts.len());
+        let local = solve_part(
+            game,
+            part.clone(),
+            Some(earlier),
+            max_plies,
+            observer,
+            label,
+        );
+        let at = part.start as usize..part.end as usize;
+        for side in 0..2 {
+            out.values[side][at.clone()].copy_from_slice(&local.values[side]);
+            out.exits[side][at.clone()].copy_from_slice(&local.exits[side]);
+            for i in 0..part.end - part.start {
+                if bit(&local.illegal[side], i) {
+                    let idx = part.start + i;
+                    out.illegal[side][(idx / 64) as usize] |= 1 << (idx % 64);
                 }
-                observer.advance(chunk.len() as u64);
-            });
-        } else {
-            observer.pass(&format!("ply {level}"), 2 * n as u64);
-            for side in 0..2 {
-                (0..n).into_par_iter().step_by(CHUNK).for_each(|start| {
-                    let end = (start + CHUNK).min(n);
-                    for block in (start..end).step_by(BLOCK) {
-                        if st.marked(side, block, level) {
-                            for idx in block..(block + BLOCK).min(end) {
-                                st.visit(side, idx as u64, level);
-                            }
-                        }
-                    }
-                    observer.advance((end - start) as u64);
-                });
             }
-        }
-        let pending = std::mem::take(&mut lock(&st.pending)[level as usize]);
-        pending
-            .into_par_iter()
-            .for_each(|d| st.run_deferred(d, level));
-        if st.found.load(Relaxed) > 0 {
-            idle = 0;
-        } else {
-            idle += 1;
-            // Two empty levels in a row end the search once no fixed value can still matter.
-            if idle >= 2 && level > st.last_static_level.load(Relaxed) {
-                break;
+            if !local.long[side].is_empty() {
+                long[side].extend_from_slice(local.long[side].entries());
+                out.long[side] = LongDistances::new(long[side].clone());
             }
+            exits_long[side].extend_from_slice(local.exits_long[side].entries());
         }
     }
-    let illegal = [
-        illegal_bitmap(&st.summary[0]),
-        illegal_bitmap(&st.summary[1]),
-    ];
-    let [v0, v1] = st.values;
-    let exits = st.summary.map(|s| {
-        let mut e = into_bytes(s);
-        e.par_iter_mut().for_each(|c| *c = exit_code(*c));
-        e
-    });
-    let mut solution = Solution::from_parts([into_bytes(v0), into_bytes(v1)], illegal, exits);
-    solution.long = st
-        .long
-        .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
-    solution.exits_long = st.exits_long.into_inner().unwrap_or_default();
+    out.exits_long = exits_long.map(LongDistances::new);
+    out
+}
+
+/// Solves the indices `part` of `game` up to `max_plies` alone, keeping nothing: what the
+/// game is told (`RetroGame::part_solved`) is the result. Every move must stay in the part
+/// (a game reads a move into an earlier part as fixed itself). Passes are named after
+/// `label`.
+pub fn solve_alone<G: RetroGame>(
+    game: &G,
+    part: Range<u64>,
+    max_plies: u32,
+    observer: &dyn Observer,
+    label: String,
+) {
+    solve_part(game, part, None, max_plies, observer, label);
+}
+
+/// Solves the indices `part` of `game`, after the parts `earlier` holds, and tells the
+/// game.
+fn solve_part<G: RetroGame>(
+    game: &G,
+    part: Range<u64>,
+    earlier: Option<Earlier<'_>>,
+    max_plies: u32,
+    observer: &dyn Observer,
+    label: String,
+) -> Solution {
+    let st = State::new(game, part.clone(), earlier);
+    st.run(max_plies, observer, label);
+    let solution = st.finish();
+    game.part_solved(part, [&solution.values[0], &solution.values[1]]);
     solution
 }
 
@@ -402,7 +430,133 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl<G: RetroGame> State<'_, G> {
+impl<'g, G: RetroGame> State<'g, G> {
+    /// The state for solving `part`, after the parts whose values `earlier` holds.
+    fn new(game: &'g G, part: Range<u64>, earlier: Option<Earlier<'g>>) -> Self {
+        let n = (part.end - part.start) as usize;
+        State {
+            game,
+            exits: earlier
+                .is_some()
+                .then(|| [atomic_bytes(n), atomic_bytes(n)]),
+            earlier,
+            part,
+            exits_beyond: Default::default(),
+            values: [atomic_bytes(n), atomic_bytes(n)],
+            summary: [atomic_bytes(n), atomic_bytes(n)],
+            counters: [atomic_bytes(n), atomic_bytes(n)],
+            marks: [new_marks(n), new_marks(n)],
+            pending: Mutex::new(vec![Vec::new(); Dtm::MAX_PLIES as usize + 2]),
+            last_static_level: AtomicU32::new(0),
+            found: AtomicU64::new(0),
+            long: Default::default(),
+            frontier: Mutex::new(Vec::new()),
+            exits_listed: Default::default(),
+            exits_long: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Where index `idx` (of the part) is held in the arrays.
+    #[inline]
+    fn at(&self, idx: u64) -> usize {
+        (idx - self.part.start) as usize
+    }
+
+    /// Sets up the part and solves it level by level, naming passes after `label`.
+    fn run(&self, max_plies: u32, observer: &dyn Observer, label: String) {
+        let (start, n) = (self.part.start as usize, self.at(self.part.end));
+        observer.pass(&format!("{label}setting up"), 2 * n as u64);
+        for side in 0..2 {
+            (0..n).into_par_iter().step_by(CHUNK).for_each(|first| {
+                for i in first..(first + CHUNK).min(n) {
+                    self.init(side, (start + i) as u64);
+                }
+                observer.advance((CHUNK.min(n - first)) as u64);
+            });
+        }
+        let listed = self
+            .exits_listed
+            .each_ref()
+            .map(|l| LongDistances::new(std::mem::take(&mut *lock(l))));
+        let _ = self.exits_long.set(listed);
+        let mut idle = 0;
+        for level in 1..=max_plies.min(Dtm::MAX_PLIES) {
+            self.found.store(0, Relaxed);
+            let frontier = std::mem::take(&mut *lock(&self.frontier));
+            if level > Dtm::BYTE_PLIES + 1 {
+                // The previous level's positions are all listed, and no fixed move is this
+                // long.
+                observer.pass(&format!("{label}ply {level}"), frontier.len() as u64);
+                frontier.par_chunks(CHUNK).for_each(|chunk| {
+                    for &(side, idx) in chunk {
+                        self.expand(side as usize, idx, level);
+                    }
+                    observer.advance(chunk.len() as u64);
+                });
+            } else {
+                observer.pass(&format!("{label}ply {level}"), 2 * n as u64);
+                for side in 0..2 {
+                    (0..n).into_par_iter().step_by(CHUNK).for_each(|first| {
+                        let end = (first + CHUNK).min(n);
+                        for block in (first..end).step_by(BLOCK) {
+                            if self.marked(side, block, level) {
+                                for i in block..(block + BLOCK).min(end) {
+                                    self.visit(side, (start + i) as u64, level);
+                                }
+                            }
+                        }
+                        observer.advance((end - first) as u64);
+                    });
+                }
+            }
+            let pending = std::mem::take(&mut lock(&self.pending)[level as usize]);
+            pending
+                .into_par_iter()
+                .for_each(|d| self.run_deferred(d, level));
+            if self.found.load(Relaxed) > 0 {
+                idle = 0;
+            } else {
+                idle += 1;
+                // Two empty levels in a row end the search once no fixed value can still
+                // matter.
+                if idle >= 2 && level > self.last_static_level.load(Relaxed) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The part's solution, its first index at 0 (long values and exits listed by their
+    /// indices in the game).
+    fn finish(self) -> Solution {
+        let illegal = [
+            illegal_bitmap(&self.summary[0]),
+            illegal_bitmap(&self.summary[1]),
+        ];
+        let [v0, v1] = self.values;
+        let (exits, exits_long) = match self.exits {
+            Some(e) => (
+                e.map(into_bytes),
+                self.exits_beyond
+                    .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner()))),
+            ),
+            None => (
+                self.summary.map(|s| {
+                    let mut e = into_bytes(s);
+                    e.par_iter_mut().for_each(|c| *c = exit_code(*c));
+                    e
+                }),
+                self.exits_long.into_inner().unwrap_or_default(),
+            ),
+        };
+        let mut solution = Solution::from_parts([into_bytes(v0), into_bytes(v1)], illegal, exits);
+        solution.long = self
+            .long
+            .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
+        solution.exits_long = exits_long;
+        solution
+    }
+
     fn note_static(&self, level: u32) {
         self.last_static_level.fetch_max(level, Relaxed);
     }
@@ -435,7 +589,7 @@ impl<G: RetroGame> State<'_, G> {
     fn mark(&self, side: usize, idx: u64, level: u32) {
         let level = level as usize;
         if level < MARKED_LEVELS {
-            let word = &self.marks[side][idx as usize / BLOCK][level / 64];
+            let word = &self.marks[side][self.at(idx) / BLOCK][level / 64];
             let bit = 1u64 << (level % 64);
             if word.load(Relaxed) & bit == 0 {
                 word.fetch_or(bit, Relaxed);
@@ -453,7 +607,7 @@ impl<G: RetroGame> State<'_, G> {
     /// Stores `idx`'s value before the levels start, marked to be taken back at the level
     /// after its own.
     fn preset(&self, side: usize, idx: u64, value: Dtm) {
-        self.values[side][idx as usize].store(value.encode(), Relaxed);
+        self.values[side][self.at(idx)].store(value.encode(), Relaxed);
         if let Some(p) = value.plies() {
             self.mark(side, idx, p + 1);
         }
@@ -461,10 +615,27 @@ impl<G: RetroGame> State<'_, G> {
 
     fn init(&self, side: usize, idx: u64) {
         let mut best: Option<Dtm> = None;
+        let mut best_exit: Option<Dtm> = None;
         let mut any = false;
         let mut inside = 0u32;
+        let first = self.part.start;
+        let earlier = |j: u64| {
+            let e = self.earlier.as_ref();
+            e.expect("a move into an earlier part reads its values")
+                .value(1 - side, j)
+        };
         let terminal = self.game.successors_counted(side, idx, &mut |s| {
             any = true;
+            let fixed = match s {
+                Successor::Table(j) if j < first => Some(earlier(j)),
+                Successor::Either(j, alt) if j < first => Some(earlier(j).max(alt)),
+                _ => None,
+            };
+            if let Some(d) = fixed {
+                // Into an earlier part: the value found there, counted as a fixed move.
+                best = best.max(Some(d.back()));
+                return;
+            }
             match s {
                 Successor::Table(_) => inside += 1,
                 Successor::Fixed(d) => {
@@ -472,6 +643,7 @@ impl<G: RetroGame> State<'_, G> {
                     if best.is_none_or(|b| mine > b) {
                         best = Some(mine);
                     }
+                    best_exit = best_exit.max(Some(mine));
                 }
                 Successor::Either(j, alt) => {
                     inside += 1;
@@ -511,13 +683,24 @@ impl<G: RetroGame> State<'_, G> {
                 }
             },
         };
-        self.summary[side][idx as usize].store(summary, Relaxed);
-        self.counters[side][idx as usize].store(inside.min(255) as u8, Relaxed);
+        self.summary[side][self.at(idx)].store(summary, Relaxed);
+        self.counters[side][self.at(idx)].store(inside.min(255) as u8, Relaxed);
+        if let Some(exits) = &self.exits {
+            let code = match best_exit.map(|d| (d, d.plies())) {
+                None => NO_EXIT,
+                Some((_, Some(p))) if p > SUMMARY_PLIES => {
+                    lock(&self.exits_beyond[side]).push((idx, p));
+                    EXIT_LONG
+                }
+                Some((d, _)) => d.encode(),
+            };
+            exits[side][self.at(idx)].store(code, Relaxed);
+        }
     }
 
     /// The plies of `idx` as far as found (None: not yet, or a draw).
     fn plies_now(&self, side: usize, idx: u64) -> Option<u32> {
-        match self.values[side][idx as usize].load(Relaxed) {
+        match self.values[side][self.at(idx)].load(Relaxed) {
             0 => None,
             Dtm::LONG => lock(&self.long[side])
                 .iter()
@@ -532,12 +715,12 @@ impl<G: RetroGame> State<'_, G> {
     /// wins by fixed moves are stored from the start).
     #[inline]
     fn visit(&self, side: usize, idx: u64, level: u32) {
-        let code = self.values[side][idx as usize].load(Relaxed);
+        let code = self.values[side][self.at(idx)].load(Relaxed);
         if code as u32 == level {
             self.expand(side, idx, level);
         }
         if code == 0 {
-            let summary = self.summary[side][idx as usize].load(Relaxed);
+            let summary = self.summary[side][self.at(idx)].load(Relaxed);
             if summary_plies(summary) == Some(level) {
                 self.exit_decides(side, idx, level, summary);
             }
@@ -549,7 +732,7 @@ impl<G: RetroGame> State<'_, G> {
     fn exit_decides(&self, side: usize, idx: u64, level: u32, summary: u8) {
         if level % 2 == 1 {
             self.resolve_win(side, idx, level);
-        } else if self.counters[side][idx as usize].load(Relaxed) == 0 {
+        } else if self.counters[side][self.at(idx)].load(Relaxed) == 0 {
             self.resolve_loss(side, idx, level, summary);
         }
     }
@@ -559,9 +742,12 @@ impl<G: RetroGame> State<'_, G> {
     fn expand(&self, side: usize, idx: u64, level: u32) {
         let other = 1 - side;
         let prev = level - 1; // plies of `idx`
+        let part = &self.part;
         if level % 2 == 1 {
-            // `idx` is lost: every move into it wins.
+            // `idx` is lost: every move into it wins. (Moves from later parts are taken
+            // there.)
             self.game.predecessors(side, idx, &mut |p, alt| match alt {
+                _ if !part.contains(&p) => {}
                 None => self.resolve_win(other, p, level),
                 // The opponent may take his extra option instead: the move wins only if
                 // that loses too, and as late as the longer of the two.
@@ -573,6 +759,7 @@ impl<G: RetroGame> State<'_, G> {
             // `idx` is won: one more losing move for each predecessor, unless the move
             // already lost earlier through an extra option.
             self.game.predecessors(side, idx, &mut |p, alt| match alt {
+                _ if !part.contains(&p) => {}
                 Some(Dtm::Win(w)) if w < prev => {}
                 _ => self.count_down(other, p, level),
             });
@@ -580,7 +767,7 @@ impl<G: RetroGame> State<'_, G> {
     }
 
     fn resolve_win(&self, side: usize, idx: u64, level: u32) {
-        let summary = self.summary[side][idx as usize].load(Relaxed);
+        let summary = self.summary[side][self.at(idx)].load(Relaxed);
         if summary == C_ILLEGAL || summary == C_TERMINAL {
             return;
         }
@@ -591,8 +778,8 @@ impl<G: RetroGame> State<'_, G> {
     /// fixed move holds out longer (then the summary scan, or for a long one its deferred
     /// work, resolves it at that level).
     fn count_down(&self, side: usize, idx: u64, level: u32) {
-        if self.counters[side][idx as usize].fetch_sub(1, Relaxed) == 1 {
-            let summary = self.summary[side][idx as usize].load(Relaxed);
+        if self.counters[side][self.at(idx)].fetch_sub(1, Relaxed) == 1 {
+            let summary = self.summary[side][self.at(idx)].load(Relaxed);
             self.resolve_loss(side, idx, level, summary);
         }
     }
@@ -623,7 +810,7 @@ impl<G: RetroGame> State<'_, G> {
     /// Resolves `idx` at `level` unless it already is (a provisional value, above the
     /// level, gives way).
     fn set(&self, side: usize, idx: u64, level: u32) {
-        let cell = &self.values[side][idx as usize];
+        let cell = &self.values[side][self.at(idx)];
         let code = Dtm::from_plies(level).encode();
         let taken = |old: u8| (old == 0 || old != Dtm::LONG && old > code).then_some(code);
         if taken(cell.load(Relaxed)).is_some() && cell.fetch_update(Relaxed, Relaxed, taken).is_ok()
@@ -646,6 +833,7 @@ mod tests {
     struct Graph {
         moves: [Vec<Vec<Successor>>; 2],
         preds: [Vec<Vec<u64>>; 2],
+        parts: Vec<Range<u64>>,
     }
 
     impl Graph {
@@ -661,7 +849,22 @@ mod tests {
                     }
                 }
             }
-            Graph { moves, preds }
+            Graph {
+                moves,
+                preds,
+                parts: std::iter::once(0..n as u64).collect(),
+            }
+        }
+
+        /// The best of the moves of `idx` that leave the graph, for its mover.
+        fn best_fixed(&self, side: usize, idx: u64) -> Option<Dtm> {
+            self.moves[side][idx as usize]
+                .iter()
+                .filter_map(|m| match m {
+                    Successor::Fixed(d) => Some(d.back()),
+                    _ => None,
+                })
+                .max()
         }
 
         /// Distance to mate by its definition, level after level, looking forward at every
@@ -710,6 +913,10 @@ mod tests {
             self.moves[0].len() as u64
         }
 
+        fn parts(&self) -> Vec<Range<u64>> {
+            self.parts.clone()
+        }
+
         fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm> {
             self.moves[side][idx as usize].iter().for_each(|&m| f(m));
             Some(Dtm::Loss(0))
@@ -754,6 +961,63 @@ mod tests {
         Graph::new(moves)
     }
 
+    /// 1,200 positions in parts of 150, each with a few moves inside its part, into earlier
+    /// parts, and out of the graph, drawn from a fixed pseudo-random sequence.
+    fn parted_graph() -> Graph {
+        let (n, part) = (1200u64, 150u64);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        let moves = [0, 1].map(|_| {
+            (0..n)
+                .map(|k| {
+                    let first = k / part * part;
+                    let mut m = Vec::new();
+                    for _ in 0..next(4) {
+                        m.push(Successor::Table(first + next(part)));
+                    }
+                    if first > 0 && next(3) == 0 {
+                        m.push(Successor::Table(next(first)));
+                    }
+                    match next(8) {
+                        0 => m.push(Successor::Fixed(Dtm::Loss(2 * next(20) as u32))),
+                        1 => m.push(Successor::Fixed(Dtm::Win(2 * next(20) as u32 + 1))),
+                        2 => m.push(Successor::Fixed(Dtm::Draw)),
+                        _ => {}
+                    }
+                    m
+                })
+                .collect()
+        });
+        let mut g = Graph::new(moves);
+        g.parts = (0..n / part).map(|p| p * part..(p + 1) * part).collect();
+        g
+    }
+
+    /// Solved part by part, a graph has the values its definition gives, and its best
+    /// exits are its moves out of the graph alone.
+    #[test]
+    fn parts_solved_in_turn_match_the_definition() {
+        let g = parted_graph();
+        let expected = g.oracle();
+        let solution = solve(&g, &Silent);
+        let mut decided = 0;
+        for (side, want) in expected.iter().enumerate() {
+            for idx in 0..g.size() {
+                let (v, _) = solution.value(side, idx);
+                assert_eq!(v, want[idx as usize], "side {side} index {idx}");
+                decided += usize::from(v != Dtm::Draw);
+                let best_fixed = g.best_fixed(side, idx);
+                assert_eq!(solution.best_exit(side, idx), best_fixed);
+            }
+        }
+        assert!(decided > 600, "{decided} decided");
+    }
+
     #[test]
     fn distances_beyond_a_byte_match_the_definition() {
         let g = long_chain();
@@ -765,13 +1029,7 @@ mod tests {
                 let (v, _) = solution.value(side, idx);
                 assert_eq!(v, want[idx as usize], "side {side} index {idx}");
                 longest = longest.max(v.plies().unwrap_or(0));
-                let best_fixed = g.moves[side][idx as usize]
-                    .iter()
-                    .filter_map(|m| match m {
-                        Successor::Fixed(d) => Some(d.back()),
-                        _ => None,
-                    })
-                    .max();
+                let best_fixed = g.best_fixed(side, idx);
                 assert_eq!(
                     solution.best_exit(side, idx),
                     best_fixed,
