@@ -17,8 +17,10 @@
 //! either way, so a loss within 100 plies stays within them; with the forced reset counted
 //! as a mate where the loser stands (one ply too few), the winner's distances are odd
 //! either way, so a win within 99 is the same as a win within 100. Each solve judges the
-//! side it is exact for. (Any other reset of the loser into a lost position is never his
-//! longest defence: another move of his takes at least one ply more.)
+//! side it is exact for; the second is needed only where the first met a forced reset and
+//! left a win unfound (a win it finds is found by the second too).
+//! (Any other reset of the loser into a lost position is never his longest defence: another
+//! move of his takes at least one ply more.)
 //!
 //! A pawn move inside the table leads to a position of the same table, whose class under
 //! the rule is what is being computed. Pawn moves cannot be undone: they lead to an earlier
@@ -49,6 +51,11 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
     let parts = game.parts();
     for (k, part) in parts.iter().enumerate() {
         for winners in [false, true] {
+            if winners && !round.second_solve.swap(false, Relaxed) {
+                // The first solve settled the wins too.
+                continue;
+            }
+            round.forced_reset.store(false, Relaxed);
             round.judging_winners.store(winners, Relaxed);
             let label = format!(
                 "50-move rule, {}part {}/{}, ",
@@ -94,6 +101,10 @@ struct Round<'a> {
     /// move into a won position, and the solve judges losses; true, it is a mate where he
     /// stands, and the solve judges wins.
     judging_winners: AtomicBool,
+    /// The first solve of the part met a forced reset.
+    forced_reset: AtomicBool,
+    /// The second solve must judge the part's wins.
+    second_solve: AtomicBool,
 }
 
 impl<'a> Round<'a> {
@@ -106,6 +117,8 @@ impl<'a> Round<'a> {
             cursed: bits(),
             exit_cursed: bits(),
             judging_winners: AtomicBool::new(false),
+            forced_reset: AtomicBool::new(false),
+            second_solve: AtomicBool::new(false),
         }
     }
 
@@ -146,18 +159,32 @@ impl RetroGame for Round<'_> {
     fn part_solved(&self, part: Range<u64>, rule: [&[u8]; 2]) {
         // A win (or loss, by which solve this is) that the game under the rule leaves
         // drawn is cursed.
+        let at = part.start as usize..part.end as usize;
+        let win_unfound = |side: usize| {
+            let values = &self.solution.values[side][at.clone()];
+            values
+                .par_iter()
+                .zip(rule[side])
+                .any(|(v, r)| *r == 0 && *v != 0 && Dtm::decode(*v).wdl() == Wdl::Win)
+        };
         let judged = match self.judging_winners.load(Relaxed) {
-            true => Wdl::Win,
-            false => Wdl::Loss,
+            true => [Wdl::Win, Wdl::Win],
+            false if self.forced_reset.load(Relaxed) && (win_unfound(0) || win_unfound(1)) => {
+                self.second_solve.store(true, Relaxed);
+                [Wdl::Loss, Wdl::Loss]
+            }
+            false => [Wdl::Loss, Wdl::Win],
         };
         for (side, rule) in rule.into_iter().enumerate() {
-            let values = &self.solution.values[side][part.start as usize..part.end as usize];
+            let values = &self.solution.values[side][at.clone()];
             let cursed = &self.cursed[side];
             values
                 .par_iter()
                 .zip(rule)
                 .enumerate()
-                .filter(|(_, (v, r))| **r == 0 && **v != 0 && Dtm::decode(**v).wdl() == judged)
+                .filter(|(_, (v, r))| {
+                    **r == 0 && **v != 0 && judged.contains(&Dtm::decode(**v).wdl())
+                })
                 .for_each(|(i, _)| {
                     let idx = part.start + i as u64;
                     cursed[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
@@ -190,9 +217,11 @@ impl RetroGame for Round<'_> {
         }
         let mut quiet = Scratch::take();
         let mut best_conversion: Option<Wdl5> = None;
+        let mut all_won = true;
         for m in list.as_slice() {
             if resets(m) {
                 let class = self.reset_class(&at, m);
+                all_won &= class == Wdl5::Win;
                 if m.is_conversion() {
                     best_conversion = best_conversion.max(Some(class.back()));
                 }
@@ -205,6 +234,9 @@ impl RetroGame for Round<'_> {
             self.exit_cursed[side][(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
         }
         quiet.merge_equal(self.game.index());
+        if all_won && quiet.list.is_empty() && !list.is_empty() {
+            self.forced_reset.store(true, Relaxed);
+        }
         for &(j, _) in &quiet.list {
             f(Successor::Table(j));
         }
