@@ -46,31 +46,31 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
     if !solution.reaches_beyond(RULE_PLIES) {
         return;
     }
-    let round = Round::new(game, solution);
+    let rule = RuleGame::new(game, solution);
     // Only the classes are kept, as each part is solved.
     let parts = game.parts();
     for (k, part) in parts.iter().enumerate() {
         for winners in [false, true] {
-            if winners && !round.second_solve.swap(false, Relaxed) {
+            if winners && !rule.second_solve.swap(false, Relaxed) {
                 // The first solve settled the wins too.
                 continue;
             }
-            round.forced_reset.store(false, Relaxed);
-            round.judging_winners.store(winners, Relaxed);
+            rule.forced_reset.store(false, Relaxed);
+            rule.judging_winners.store(winners, Relaxed);
             let label = format!(
                 "50-move rule, {}part {}/{}, ",
                 if winners { "wins, " } else { "losses, " },
                 k + 1,
                 parts.len()
             );
-            solve_alone(&round, part.clone(), RULE_PLIES, observer, label);
+            solve_alone(&rule, part.clone(), RULE_PLIES, observer, label);
         }
     }
-    let Round {
+    let RuleGame {
         cursed,
         exit_cursed,
         ..
-    } = round;
+    } = rule;
     let bits =
         |v: [Vec<AtomicU64>; 2]| v.map(|v| v.into_iter().map(AtomicU64::into_inner).collect());
     solution.cursed = bits(cursed);
@@ -89,7 +89,7 @@ fn ending(class: Wdl5) -> Successor {
 
 /// The game under the rule, reading the classes of in-table pawn moves from the parts
 /// solved before.
-struct Round<'a> {
+struct RuleGame<'a> {
     game: &'a ChessGame<'a>,
     solution: &'a Solution,
     /// Set where a win or loss of `solution` does not hold under the rule, once its part is
@@ -107,11 +107,11 @@ struct Round<'a> {
     second_solve: AtomicBool,
 }
 
-impl<'a> Round<'a> {
-    fn new(game: &'a ChessGame<'a>, solution: &'a Solution) -> Round<'a> {
+impl<'a> RuleGame<'a> {
+    fn new(game: &'a ChessGame<'a>, solution: &'a Solution) -> RuleGame<'a> {
         let words = game.size().div_ceil(64) as usize;
         let bits = || std::array::from_fn(|_| (0..words).map(|_| AtomicU64::new(0)).collect());
-        Round {
+        RuleGame {
             game,
             solution,
             cursed: bits(),
@@ -147,7 +147,7 @@ impl<'a> Round<'a> {
     }
 }
 
-impl RetroGame for Round<'_> {
+impl RetroGame for RuleGame<'_> {
     fn size(&self) -> u64 {
         self.game.size()
     }
