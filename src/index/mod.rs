@@ -76,25 +76,25 @@ impl Pawns {
     /// The solving order of the `placements` placements of the pawn groups among `groups`.
     fn new(groups: &[Group], placements: u64) -> Pawns {
         // A placement's part: how far its pawns stand advanced in all (a pawn move adds
-        // to it), then the ranks of each group's pawns.
+        // to it; at most six pawns of six ranks each), most first, then the ranks of each
+        // group's pawns in square order, three bits each.
         let key = |placement: u64| {
-            let mut ranks = Vec::new();
-            let mut advance = 0;
+            let (mut advance, mut ranks) = (0u64, 0u64);
             for g in groups.iter().filter(|g| g.is_pawn()) {
                 let set = combinations::unrank(placement / g.stride % g.size, g.count, g.domain);
                 for sq in Bitboard(set << g.shift) {
                     let forward = match g.color {
                         Color::White => sq.rank(),
                         Color::Black => 7 - sq.rank(),
-                    };
+                    } as u64;
                     advance += forward;
-                    ranks.push(forward);
+                    ranks = ranks << 3 | forward;
                 }
             }
-            (std::cmp::Reverse(advance), ranks)
+            (64 - advance) << 40 | ranks
         };
-        let mut order: Vec<(_, u32)> = (0..placements).map(|p| (key(p), p as u32)).collect();
-        order.sort();
+        let mut order: Vec<(u64, u32)> = (0..placements).map(|p| (key(p), p as u32)).collect();
+        order.sort_unstable();
         let mut place = vec![0; placements as usize];
         for (at, &(_, p)) in order.iter().enumerate() {
             place[p as usize] = at as u32;

@@ -203,29 +203,19 @@ impl RetroGame for RuleGame<'_> {
         let pos = &at.pos;
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
-        let resets = |m: &Move| m.is_conversion() || m.role == Role::Pawn;
-        if self.judging_winners.load(Relaxed)
-            && !list.is_empty()
-            && list.as_slice().iter().all(resets)
-            && list
-                .as_slice()
-                .iter()
-                .all(|m| self.reset_class(&at, m) == Wdl5::Win)
-        {
-            // Every move resets into a won position: the count ends here, as at a mate.
-            return Some(Dtm::Loss(0));
-        }
         let mut quiet = Scratch::take();
         let mut best_conversion: Option<Wdl5> = None;
-        let mut all_won = true;
+        // The classes of the moves that reset the count (a move list holds at most 256).
+        let mut resets = [Wdl5::Draw; 256];
+        let mut n = 0;
         for m in list.as_slice() {
-            if resets(m) {
+            if m.is_conversion() || m.role == Role::Pawn {
                 let class = self.reset_class(&at, m);
-                all_won &= class == Wdl5::Win;
                 if m.is_conversion() {
                     best_conversion = best_conversion.max(Some(class.back()));
                 }
-                f(ending(class));
+                resets[n] = class;
+                n += 1;
             } else {
                 quiet.push(self.game.moved_index(&at, m), None);
             }
@@ -233,10 +223,19 @@ impl RetroGame for RuleGame<'_> {
         if best_conversion.is_some_and(Wdl5::is_cursed) {
             self.exit_cursed[side][(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
         }
-        quiet.merge_equal(self.game.index());
-        if all_won && quiet.list.is_empty() && !list.is_empty() {
+        let resets = &resets[..n];
+        if n == list.len() && n > 0 && resets.iter().all(|c| *c == Wdl5::Win) {
+            // Every move resets into a won position (see the module doc).
+            if self.judging_winners.load(Relaxed) {
+                // The count ends here, as at a mate.
+                return Some(Dtm::Loss(0));
+            }
             self.forced_reset.store(true, Relaxed);
         }
+        for &class in resets {
+            f(ending(class));
+        }
+        quiet.merge_equal(self.game.index());
         for &(j, _) in &quiet.list {
             f(Successor::Table(j));
         }

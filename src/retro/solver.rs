@@ -119,6 +119,16 @@ const C_TERMINAL: u8 = 254; // no move at all
 const C_ILLEGAL: u8 = 255; // not a legal position
 const SUMMARY_PLIES: u32 = 250;
 
+/// The summary code of a position whose best fixed move has value `best` (for its mover).
+fn summary_code(best: Option<Dtm>) -> u8 {
+    match best.map(Dtm::plies) {
+        None => C_NONE,
+        Some(None) => C_DRAW,
+        Some(Some(p)) if p > SUMMARY_PLIES => C_LONG,
+        Some(Some(p)) => (p + 2) as u8,
+    }
+}
+
 /// A summary code as `Solution::exits` holds it.
 fn exit_code(summary: u8) -> u8 {
     match summary {
@@ -377,12 +387,7 @@ pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Obser
         for side in 0..2 {
             out.values[side][at.clone()].copy_from_slice(&local.values[side]);
             out.exits[side][at.clone()].copy_from_slice(&local.exits[side]);
-            for i in 0..part.end - part.start {
-                if bit(&local.illegal[side], i) {
-                    let idx = part.start + i;
-                    out.illegal[side][(idx / 64) as usize] |= 1 << (idx % 64);
-                }
-            }
+            or_bits_at(&mut out.illegal[side], part.start, &local.illegal[side]);
             if !local.long[side].is_empty() {
                 long[side].extend_from_slice(local.long[side].entries());
                 out.long[side] = LongDistances::new(long[side].clone());
@@ -392,6 +397,28 @@ pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Obser
     }
     out.exits_long = exits_long.map(LongDistances::new);
     out
+}
+
+/// Sets in `dst` the bits of `src` moved up by `offset` bits (a part's bitmap into the
+/// whole's), a word at a time.
+fn or_bits_at(dst: &mut [u64], offset: u64, src: &[u64]) {
+    let first = (offset / 64) as usize;
+    let last = (first + src.len() + 1).min(dst.len());
+    let word = |i: usize| src.get(i).copied().unwrap_or(0);
+    let shift = offset % 64;
+    dst[first..last]
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(k, w)| {
+            // Word k of `dst` from `first` takes the high bits of `src` word k - 1 and the
+            // low bits of word k.
+            let low = word(k) << shift;
+            let high = match (k, shift) {
+                (0, _) | (_, 0) => 0,
+                _ => word(k - 1) >> (64 - shift),
+            };
+            *w |= low | high;
+        });
 }
 
 /// Solves the indices `part` of `game` up to `max_plies` alone, keeping nothing: what the
@@ -663,38 +690,35 @@ impl<'g, G: RetroGame> State<'g, G> {
                 self.preset(side, idx, t);
                 C_TERMINAL
             }
-            Some(_) => match best.map(Dtm::plies) {
-                None => C_NONE,
-                Some(None) => C_DRAW,
-                Some(Some(p)) if p > SUMMARY_PLIES => {
-                    lock(&self.exits_listed[side]).push((idx, p));
-                    self.defer(p, Deferred::Exit(side as u8, idx));
-                    C_LONG
-                }
-                Some(Some(p)) => {
-                    self.note_static(p);
-                    if p % 2 == 1 {
-                        // Provisional until level p (see the module doc).
-                        self.preset(side, idx, Dtm::from_plies(p));
-                    } else if inside == 0 {
-                        self.mark(side, idx, p);
+            Some(_) => {
+                let code = summary_code(best);
+                match best.and_then(Dtm::plies) {
+                    Some(p) if code == C_LONG => {
+                        lock(&self.exits_listed[side]).push((idx, p));
+                        self.defer(p, Deferred::Exit(side as u8, idx));
                     }
-                    (p + 2) as u8
+                    Some(p) => {
+                        self.note_static(p);
+                        if p % 2 == 1 {
+                            // Provisional until level p (see the module doc).
+                            self.preset(side, idx, Dtm::from_plies(p));
+                        } else if inside == 0 {
+                            self.mark(side, idx, p);
+                        }
+                    }
+                    None => {}
                 }
-            },
+                code
+            }
         };
         self.summary[side][self.at(idx)].store(summary, Relaxed);
         self.counters[side][self.at(idx)].store(inside.min(255) as u8, Relaxed);
         if let Some(exits) = &self.exits {
-            let code = match best_exit.map(|d| (d, d.plies())) {
-                None => NO_EXIT,
-                Some((_, Some(p))) if p > SUMMARY_PLIES => {
-                    lock(&self.exits_beyond[side]).push((idx, p));
-                    EXIT_LONG
-                }
-                Some((d, _)) => d.encode(),
-            };
-            exits[side][self.at(idx)].store(code, Relaxed);
+            let code = summary_code(best_exit);
+            if let (C_LONG, Some(p)) = (code, best_exit.and_then(Dtm::plies)) {
+                lock(&self.exits_beyond[side]).push((idx, p));
+            }
+            exits[side][self.at(idx)].store(exit_code(code), Relaxed);
         }
     }
 
@@ -1016,6 +1040,26 @@ mod tests {
             }
         }
         assert!(decided > 600, "{decided} decided");
+    }
+
+    /// A part's bitmap lands at its offset in the whole's, at every alignment.
+    #[test]
+    fn bits_move_to_their_offset() {
+        let len = 300u64;
+        let src = bitmap(len as usize, |i| i % 7 == 0 || i % 11 == 3);
+        for offset in [0u64, 1, 63, 64, 65, 150, 191] {
+            let mut dst = vec![1u64 << 63; (offset + len + 70).div_ceil(64) as usize];
+            let before = dst.clone();
+            or_bits_at(&mut dst, offset, &src);
+            for i in 0..dst.len() as u64 * 64 {
+                let moved = (offset..offset + len).contains(&i) && bit(&src, i - offset);
+                assert_eq!(
+                    bit(&dst, i),
+                    moved || bit(&before, i),
+                    "offset {offset} bit {i}"
+                );
+            }
+        }
     }
 
     #[test]
