@@ -14,17 +14,19 @@
 //! - with pawns, the solution (4n) and its bitmaps (0.75n) are held whole while each part
 //!   is solved with its own state: 4 bytes per index and side (the solver's three, and the
 //!   best exit apart from pawn moves into earlier parts) and marks, 8.25p, 4.75n + 8.25p;
-//! - the writer: the solution (4n) and one stream gathered in the layout's order, with the
-//!   codec's working copy, 3 bytes per number of the layout (holes included: 1.39n numbers
-//!   without pawns, 1.13n with), 8.2n without pawns;
+//! - the writer: the solution (4n) and one stream in the layout's order, a byte per number
+//!   of the layout (holes included: 1.39n numbers without pawns, 1.13n with) while the
+//!   grammar's first rounds rewrite it in place, and the 16-bit copy of what is left when
+//!   its alphabet outgrows a byte (a tenth of KQRvKR's DTM stream): 4n and 1.25 bytes per
+//!   number, 5.7n without pawns;
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
 //!   cursed values), let go before the writer starts; while they are decoded, also the
 //!   sides needed only to decode them, and the decoder's working memory
 //!   (`probe::Schedule`).
 //!
 //! Measured peaks (VmHWM) against the model: KRBvKR 1,226-1,269 MiB (model 1,381 MiB), in
-//! the 50-move pass; KQRvKR, with no mate beyond 100 plies, 970 MiB writing (model 1,381
-//! MiB). The estimate adds 5%.
+//! the 50-move pass; KQRvKR, with no mate beyond 100 plies, 760 MiB solving (model 1,381
+//! MiB); KRPvKR 2,509 MiB solving (model 2,581 MiB). The estimate adds 5%.
 
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
@@ -100,7 +102,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
         Some(p) if parts.len() > 1 => 4 * n + 3 * n / 4 + 33 * p / 4,
         _ => 93 * n / 8,
     };
-    let writing = 4 * n + 3 * layout;
+    let writing = 4 * n + 5 * layout / 4;
     let (loading, held) = schedule_for_building(tb, material).bytes();
     Estimate {
         peak_bytes: (BASE_BYTES + loading.max(held + solving).max(writing)) / 20 * 21,

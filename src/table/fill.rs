@@ -3,23 +3,27 @@
 //!
 //! WDL codes: a shortest-path search over the ten codes minimizes runs plus a cost for each
 //! probed position stored as "or better through a conversion" (each such probe looks at
-//! the position's conversions), so the writer trades file size against probe time. It runs
-//! on chunks of a fixed length, in parallel; the result does not depend on the threads.
+//! the position's conversions), so the writer trades file size against probe time.
 //!
 //! DTM moves: each position keeps the previous value when allowed; otherwise a new run
 //! starts with a value allowed over as many of the following positions as possible.
+//!
+//! The writer fills each chunk of `FILL_CHUNK` positions on its own as it gathers them, so
+//! that a whole stream's choice sets are never held; the result does not depend on the
+//! threads. Filling whole streams instead makes KQRvKR's DTM layer 0.06% smaller.
 
 use super::values::{dtm_range, UNPROBED, WDL_ANY, WDL_CODES};
 use rayon::prelude::*;
 
-const CHUNK: usize = 1 << 16;
+/// Positions filled as one sequence: fills of different chunks are independent.
+pub const FILL_CHUNK: usize = 1 << 16;
 const STATES: usize = WDL_CODES as usize;
 
 /// Replaces each WDL choice set (bit c: code c allowed; `UNPROBED`: never probed) by the
 /// chosen code. A run costs 16, a probed "or conversion" code `conversion_cost`.
 pub fn fill_wdl(choices: &mut [u16], conversion_cost: u32) {
     choices
-        .par_chunks_mut(CHUNK)
+        .par_chunks_mut(FILL_CHUNK)
         .for_each(|chunk| fill_wdl_chunk(chunk, conversion_cost));
 }
 

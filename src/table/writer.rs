@@ -19,8 +19,8 @@
 //!   keeps probes of pawn tables, whose conversions reach larger tables, cheap.
 //! - Distances as moves, the sign read from the WDL layer: wins and losses share symbols.
 
-use super::codec::{encode, StreamOptions};
-use super::fill::{fill_dtm, fill_wdl};
+use super::codec::{encode, StreamOptions, Symbol};
+use super::fill::{fill_dtm, fill_wdl, FILL_CHUNK};
 use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
 use super::values::{dtm_choice, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
 use crate::index::{Layout, Part, TableIndex};
@@ -115,20 +115,58 @@ impl Choices<'_> {
         }
     }
 
-    /// The choices of the numbers `range` of `layout`, in order.
-    fn gather(&self, kind: Kind, layout: &Layout, range: Range<u64>) -> Vec<u16> {
-        let mut out = vec![0u16; (range.end - range.start) as usize];
-        out.par_chunks_mut(1 << 14)
+    /// The values stream `kind` stores for the numbers `range` of `layout`, in order, or
+    /// None if one does not fit `S`. Each chunk of `FILL_CHUNK` numbers is gathered and
+    /// filled (`fill`) on its own, so that a stream takes a value per number, never a
+    /// choice set, while it is built.
+    fn filled<S: Symbol>(
+        &self,
+        kind: Kind,
+        layout: &Layout,
+        range: Range<u64>,
+        conversion_cost: u32,
+    ) -> Option<Vec<S>> {
+        let mut out = vec![S::from_usize(0); (range.end - range.start) as usize];
+        let fits = out
+            .par_chunks_mut(FILL_CHUNK)
             .enumerate()
-            .for_each(|(c, chunk)| {
-                let first = range.start + (c << 14) as u64;
-                let mut out = chunk.iter_mut();
-                layout.for_each_index(self.index, first..first + out.len() as u64, |idx| {
-                    *out.next().expect("one number per value") =
-                        idx.map_or_else(|| any(kind), |i| self.at(kind, i));
+            .map(|(c, chunk)| {
+                let first = range.start + (c * FILL_CHUNK) as u64;
+                let mut choices = Vec::with_capacity(chunk.len());
+                layout.for_each_index(self.index, first..first + chunk.len() as u64, |idx| {
+                    choices.push(idx.map_or_else(|| any(kind), |i| self.at(kind, i)));
                 });
-            });
-        out
+                match kind {
+                    Kind::Wdl(_) => fill_wdl(&mut choices, conversion_cost),
+                    Kind::Dtm(_) => fill_dtm(&mut choices),
+                }
+                let fits = choices.iter().all(|&v| usize::from(v) < S::LIMIT);
+                for (o, &v) in chunk.iter_mut().zip(&choices) {
+                    *o = S::from_usize(v.into());
+                }
+                fits
+            })
+            .reduce(|| true, |a, b| a && b);
+        fits.then_some(out)
+    }
+
+    /// The compressed stream of `kind` for the numbers `range` of `layout`: values taken a
+    /// byte each where they fit, as they do but for mates beyond 255 moves.
+    fn stream(
+        &self,
+        kind: Kind,
+        layout: &Layout,
+        range: Range<u64>,
+        opts: &WriteOptions,
+    ) -> Vec<u8> {
+        let cost = opts.conversion_cost;
+        match self.filled::<u8>(kind, layout, range.clone(), cost) {
+            Some(values) => compress(kind, values, opts),
+            None => {
+                let values = self.filled::<u16>(kind, layout, range, cost);
+                compress(kind, values.expect("values fit 16 bits"), opts)
+            }
+        }
     }
 }
 
@@ -139,29 +177,29 @@ fn any(kind: Kind) -> u16 {
     }
 }
 
-/// Fills the choices of one stream and compresses them.
-fn compress(kind: Kind, mut values: Vec<u16>, opts: &WriteOptions) -> Vec<u8> {
+/// Compresses the filled values of one stream.
+fn compress<S: Symbol>(kind: Kind, mut values: Vec<S>, opts: &WriteOptions) -> Vec<u8> {
     match kind {
         Kind::Wdl(_) => {
-            fill_wdl(&mut values, opts.conversion_cost);
             let leaves: Vec<u16> = (0..WDL_CODES as u16).collect();
             encode(values, &leaves, &opts.wdl)
         }
         Kind::Dtm(_) => {
-            fill_dtm(&mut values);
             // Leaf symbols by frequency, most frequent first.
-            let top = values.par_iter().copied().max().unwrap_or(0) as usize;
+            let top = values.par_iter().map(|v| v.get()).max().unwrap_or(0);
             let mut freq = vec![0u64; top + 1];
-            for &v in &values {
-                freq[v as usize] += 1;
+            for v in &values {
+                freq[v.get()] += 1;
             }
             let mut leaves: Vec<u16> = (0..=top as u16).filter(|&m| freq[m as usize] > 0).collect();
             leaves.sort_by_key(|&m| std::cmp::Reverse(freq[m as usize]));
-            let mut symbol = vec![0u16; top + 1];
+            let mut symbol = vec![0usize; top + 1];
             for (s, &m) in leaves.iter().enumerate() {
-                symbol[m as usize] = s as u16;
+                symbol[m as usize] = s;
             }
-            values.par_iter_mut().for_each(|v| *v = symbol[*v as usize]);
+            values
+                .par_iter_mut()
+                .for_each(|v| *v = S::from_usize(symbol[v.get()]));
             encode(values, &leaves, &opts.dtm)
         }
     }
@@ -193,7 +231,7 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) 
             let layout = Layout::new(c.index, &parts).expect("a permutation of the parts");
             let bytes: u64 = sample_ranges(layout.size(), sample)
                 .into_iter()
-                .map(|r| compress(kind, c.gather(kind, &layout, r), opts).len() as u64)
+                .map(|r| c.stream(kind, &layout, r, opts).len() as u64)
                 .sum();
             (layout, bytes)
         })
@@ -226,7 +264,7 @@ pub fn write_table(
     ];
     let streams: Vec<Vec<u8>> = jobs
         .iter()
-        .map(|&(kind, layout)| compress(kind, c.gather(kind, layout, 0..layout.size()), opts))
+        .map(|&(kind, layout)| c.stream(kind, layout, 0..layout.size(), opts))
         .collect();
     let mut header = Header {
         game: "chess".into(),

@@ -6,5 +6,5 @@ mod huffman;
 mod pairs;
 mod stream;
 
-pub use pairs::PairOptions;
+pub use pairs::{PairOptions, Symbol};
 pub use stream::{encode, Stream, StreamError, StreamOptions};

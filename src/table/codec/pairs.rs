@@ -79,15 +79,60 @@ impl Default for PairOptions {
     }
 }
 
+/// A symbol of the sequence being rewritten: a byte while the alphabet fits in one, so
+/// that a stream's first, longest rounds take one byte per value; 16 bits after.
+pub trait Symbol: Copy + Eq + Send + Sync {
+    /// Symbols this type can hold.
+    const LIMIT: usize;
+    /// The symbol with number `s` (below `LIMIT`).
+    fn from_usize(s: usize) -> Self;
+    /// This symbol's number.
+    fn get(self) -> usize;
+    /// The sequence as 16-bit symbols.
+    fn widen(seq: Vec<Self>) -> Vec<u16>;
+}
+
+impl Symbol for u8 {
+    const LIMIT: usize = 1 << 8;
+    #[inline]
+    fn from_usize(s: usize) -> u8 {
+        s as u8
+    }
+    #[inline]
+    fn get(self) -> usize {
+        self as usize
+    }
+    fn widen(mut seq: Vec<u8>) -> Vec<u16> {
+        // The rounds have shortened the sequence: give back the rest before the copy.
+        seq.shrink_to_fit();
+        seq.into_par_iter().map(u16::from).collect()
+    }
+}
+
+impl Symbol for u16 {
+    const LIMIT: usize = 1 << 16;
+    #[inline]
+    fn from_usize(s: usize) -> u16 {
+        s as u16
+    }
+    #[inline]
+    fn get(self) -> usize {
+        self as usize
+    }
+    fn widen(seq: Vec<u16>) -> Vec<u16> {
+        seq
+    }
+}
+
 /// Calls `f(a, b)` for the non-overlapping pairs of one chunk (a run of k equal symbols
 /// holds k/2 pairs of them).
 #[inline]
-fn for_each_pair(chunk: &[u16], mut f: impl FnMut(usize, usize)) {
+fn for_each_pair<S: Symbol>(chunk: &[S], mut f: impl FnMut(usize, usize)) {
     let mut i = 0;
     while i + 1 < chunk.len() {
-        let (a, b) = (chunk[i] as usize, chunk[i + 1] as usize);
+        let (a, b) = (chunk[i].get(), chunk[i + 1].get());
         f(a, b);
-        i += if a == b && i + 2 < chunk.len() && chunk[i + 2] as usize == a {
+        i += if a == b && i + 2 < chunk.len() && chunk[i + 2].get() == a {
             2
         } else {
             1
@@ -97,7 +142,7 @@ fn for_each_pair(chunk: &[u16], mut f: impl FnMut(usize, usize)) {
 
 /// The pairs of `seq` (symbols below `alphabet`) that occur at least `min_count` times,
 /// counted inside each chunk, as (count, first, second).
-fn count_pairs(seq: &[u16], alphabet: usize, min_count: u32) -> Vec<(u32, u16, u16)> {
+fn count_pairs<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u32, u16, u16)> {
     let split = |key: usize, c: u32| (c, (key / alphabet) as u16, (key % alphabet) as u16);
     if alphabet * alphabet <= 2 * seq.len() {
         // Dense counts, one table per group of chunks.
@@ -149,14 +194,14 @@ fn count_pairs(seq: &[u16], alphabet: usize, min_count: u32) -> Vec<(u32, u16, u
 
 /// Replaces, chunk by chunk and left to right, every occurrence of a chosen pair; `left[a]`
 /// is the pair that starts with `a` and its new symbol. Returns the new length.
-fn replace(seq: &mut [u16], left: &[Option<(u16, u16)>]) -> usize {
+fn replace<S: Symbol>(seq: &mut [S], left: &[Option<(S, S)>]) -> usize {
     let lens: Vec<usize> = seq
         .par_chunks_mut(CHUNK)
         .map(|chunk| {
             let (mut r, mut w) = (0, 0);
             while r < chunk.len() {
                 let a = chunk[r];
-                if let Some((b, new)) = left[a as usize] {
+                if let Some((b, new)) = left[a.get()] {
                     if r + 1 < chunk.len() && chunk[r + 1] == b {
                         chunk[w] = new;
                         w += 1;
@@ -179,48 +224,72 @@ fn replace(seq: &mut [u16], left: &[Option<(u16, u16)>]) -> usize {
     at
 }
 
-/// Builds a grammar for `seq` (symbols below `leaves`) and rewrites `seq` into it.
-pub fn build(seq: &mut Vec<u16>, leaves: u16, opts: &PairOptions) -> Grammar {
+/// Builds a grammar for `seq` (symbols below `leaves`) and rewrites `seq` into it, as
+/// 16-bit symbols. Byte sequences are rewritten in place until the alphabet outgrows a
+/// byte, and widened then, when the rounds have shortened them.
+pub fn build<S: Symbol>(mut seq: Vec<S>, leaves: u16, opts: &PairOptions) -> (Grammar, Vec<u16>) {
     let mut g = Grammar {
         leaves,
         pairs: Vec::new(),
     };
     let mut lengths: Vec<u64> = vec![1; leaves as usize];
     let max_symbols = opts.max_symbols.min(1 << 16);
-    while g.symbols() < max_symbols && seq.len() > 1 {
-        let alphabet = g.symbols();
-        let mut candidates = count_pairs(seq, alphabet, opts.min_count);
-        if candidates.is_empty() {
-            break;
-        }
-        candidates.sort_unstable_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
-        let floor = (candidates[0].0 / opts.spread.max(1)).max(opts.min_count);
-        let mut used = vec![false; alphabet];
-        let mut left: Vec<Option<(u16, u16)>> = vec![None; alphabet];
-        let mut added = 0;
-        for &(c, a, b) in &candidates {
-            if c < floor || added == opts.per_round || g.symbols() >= max_symbols {
-                break;
-            }
-            let len = lengths[a as usize] + lengths[b as usize];
-            if used[a as usize] || used[b as usize] || len > opts.max_len {
-                continue;
-            }
-            used[a as usize] = true;
-            used[b as usize] = true;
-            let new = g.symbols() as u16;
-            left[a as usize] = Some((b, new));
-            g.pairs.push([a, b]);
-            lengths.push(len);
-            added += 1;
-        }
-        if added == 0 {
-            break;
-        }
-        let n = replace(seq, &left);
-        seq.truncate(n);
+    while round(
+        &mut seq,
+        &mut g,
+        &mut lengths,
+        opts,
+        max_symbols.min(S::LIMIT),
+    ) {}
+    let mut seq = S::widen(seq);
+    while round(&mut seq, &mut g, &mut lengths, opts, max_symbols) {}
+    (g, seq)
+}
+
+/// Replaces the most frequent pairs of `seq` by new symbols, keeping the grammar within
+/// `max_symbols`; false when nothing was replaced.
+fn round<S: Symbol>(
+    seq: &mut Vec<S>,
+    g: &mut Grammar,
+    lengths: &mut Vec<u64>,
+    opts: &PairOptions,
+    max_symbols: usize,
+) -> bool {
+    if g.symbols() >= max_symbols || seq.len() < 2 {
+        return false;
     }
-    g
+    let alphabet = g.symbols();
+    let mut candidates = count_pairs(seq, alphabet, opts.min_count);
+    if candidates.is_empty() {
+        return false;
+    }
+    candidates.sort_unstable_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+    let floor = (candidates[0].0 / opts.spread.max(1)).max(opts.min_count);
+    let mut used = vec![false; alphabet];
+    let mut left: Vec<Option<(S, S)>> = vec![None; alphabet];
+    let mut added = 0;
+    for &(c, a, b) in &candidates {
+        if c < floor || added == opts.per_round || g.symbols() >= max_symbols {
+            break;
+        }
+        let len = lengths[a as usize] + lengths[b as usize];
+        if used[a as usize] || used[b as usize] || len > opts.max_len {
+            continue;
+        }
+        used[a as usize] = true;
+        used[b as usize] = true;
+        let new = g.symbols();
+        left[a as usize] = Some((S::from_usize(b as usize), S::from_usize(new)));
+        g.pairs.push([a, b]);
+        lengths.push(len);
+        added += 1;
+    }
+    if added == 0 {
+        return false;
+    }
+    let n = replace(seq, &left);
+    seq.truncate(n);
+    true
 }
 
 #[cfg(test)]
@@ -235,18 +304,21 @@ mod tests {
         out
     }
 
-    #[test]
-    fn runs_and_patterns_round_trip() {
-        let mut input = Vec::new();
-        for i in 0..300_000u32 {
-            input.push(match i % 1000 {
+    /// Runs, a few short patterns and noise over 5 values.
+    fn mixed(n: u32) -> Vec<u16> {
+        (0..n)
+            .map(|i| match i % 1000 {
                 0..=700 => 0,
                 701..=900 => (i / 7 % 3) as u16,
                 _ => (i.wrapping_mul(2_654_435_761) >> 29) as u16 % 5,
-            });
-        }
-        let mut seq = input.clone();
-        let g = build(&mut seq, 5, &PairOptions::default());
+            })
+            .collect()
+    }
+
+    #[test]
+    fn runs_and_patterns_round_trip() {
+        let input = mixed(300_000);
+        let (g, seq) = build(input.clone(), 5, &PairOptions::default());
         assert!(seq.len() < input.len() / 10, "{} symbols left", seq.len());
         assert_eq!(expand_all(&g, &seq), input);
         let lengths = g.lengths();
@@ -255,15 +327,44 @@ mod tests {
     }
 
     #[test]
+    fn byte_sequences_widen_when_the_alphabet_outgrows_a_byte() {
+        let input = mixed(300_000);
+        let bytes: Vec<u8> = input.iter().map(|&v| v as u8).collect();
+        // Within a byte's alphabet, bytes and 16-bit symbols give the same grammar.
+        let small = PairOptions {
+            max_symbols: 200,
+            ..PairOptions::default()
+        };
+        assert_eq!(
+            build(bytes.clone(), 5, &small),
+            build(input.clone(), 5, &small)
+        );
+        // Beyond it (noise needs many symbols), the byte sequence is widened and goes on
+        // to the same budget.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let input: Vec<u16> = (0..300_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 40) as u16 % 4
+            })
+            .collect();
+        let bytes: Vec<u8> = input.iter().map(|&v| v as u8).collect();
+        let (g, seq) = build(bytes, 4, &PairOptions::default());
+        assert!(g.symbols() > 256, "{} symbols", g.symbols());
+        assert_eq!(expand_all(&g, &seq), input);
+    }
+
+    #[test]
     fn respects_limits() {
         let input: Vec<u16> = (0..100_000u32).map(|i| (i % 2) as u16).collect();
-        let mut seq = input.clone();
         let opts = PairOptions {
             max_symbols: 10,
             max_len: 16,
             ..PairOptions::default()
         };
-        let g = build(&mut seq, 2, &opts);
+        let (g, seq) = build(input.clone(), 2, &opts);
         assert!(g.symbols() <= 10);
         assert!(g.lengths().iter().all(|&l| l <= 16));
         assert_eq!(expand_all(&g, &seq), input);
@@ -272,8 +373,7 @@ mod tests {
     #[test]
     fn tiny_inputs() {
         for input in [vec![], vec![3u16], vec![1, 1]] {
-            let mut seq = input.clone();
-            let g = build(&mut seq, 4, &PairOptions::default());
+            let (g, seq) = build(input.clone(), 4, &PairOptions::default());
             assert_eq!(expand_all(&g, &seq), input);
         }
     }

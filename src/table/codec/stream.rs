@@ -40,7 +40,7 @@
 //! and remembers it in a bitmap; a damaged group fails every probe into it.
 
 use super::huffman::{canonical_codes, code_lengths, Decoder};
-use super::pairs::{self, Grammar, PairOptions};
+use super::pairs::{self, Grammar, PairOptions, Symbol};
 use crate::table::format::{get_u32, get_u64, put_u32, put_u64};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -84,21 +84,21 @@ pub enum StreamError {
 
 /// Compresses `values` (each below `leaf_values.len()`, which name the value of each leaf
 /// symbol) into a stream's bytes.
-pub fn encode(mut values: Vec<u16>, leaf_values: &[u16], opts: &StreamOptions) -> Vec<u8> {
+pub fn encode<S: Symbol>(values: Vec<S>, leaf_values: &[u16], opts: &StreamOptions) -> Vec<u8> {
     let n = values.len() as u64;
     assert!(n < 1 << 32, "a stream holds fewer than 2^32 values");
     let leaves = leaf_values.len() as u16;
     if values.par_iter().all(|&v| v == values[0]) {
         // Every value is the same: no blocks, and leaf symbol 0 names the value.
         let mut lv = leaf_values.to_vec();
-        lv.swap(0, values.first().copied().unwrap_or(0) as usize);
+        lv.swap(0, values.first().map_or(0, |v| v.get()));
         let g = Grammar {
             leaves,
             pairs: Vec::new(),
         };
         return write(n, &lv, &g, &vec![0; leaves as usize], &[], &[], 0, opts);
     }
-    let grammar = pairs::build(&mut values, leaves, &opts.pairs);
+    let (grammar, values) = pairs::build(values, leaves, &opts.pairs);
     let mut freq = vec![0u64; grammar.symbols()];
     for &s in &values {
         freq[s as usize] += 1;
