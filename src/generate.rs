@@ -26,7 +26,7 @@
 //!
 //! Measured peaks (VmHWM) against the model: KRBvKR 1,226-1,269 MiB (model 1,381 MiB), in
 //! the 50-move pass; KQRvKR, with no mate beyond 100 plies, 760 MiB solving (model 1,381
-//! MiB); KRPvKR 2,509 MiB solving (model 2,581 MiB); KNNvKP 1,373 MiB solving (model
+//! MiB); KRPvKR 2,509-2,572 MiB solving (model 2,581 MiB); KNNvKP 1,373 MiB solving (model
 //! 1,324 MiB: pages of the solution are touched part by part, so its peak comes with the
 //! last parts). The estimate adds 5%.
 
