@@ -1,6 +1,7 @@
 //! Distances beyond what a byte holds (six-piece mates reach 523 plies) survive the writer,
-//! the file and the readers: a real table's distances lengthened by 400 plies are read back
-//! the same, from the DTM layer, through the decoder of whole tables and through probes.
+//! the file and the readers: a real table's distances lengthened by 400 plies (beyond a byte
+//! of plies) and by 600 (beyond a byte of moves too) are read back the same, from the DTM
+//! layer, through the decoder of whole tables and through probes.
 
 use retrobook::index::TableIndex;
 use retrobook::material::Material;
@@ -11,24 +12,33 @@ use retrobook::table::{write_table, TableFile, WriteOptions};
 use retrobook::value::LongDistances;
 use retrobook::{Dtm, Tablebase};
 
-/// `v` lengthened by 400 plies, mates on the board left as they are.
-fn longer(v: Dtm) -> Dtm {
+/// `v` lengthened by `extra` plies, mates on the board left as they are.
+fn longer(v: Dtm, extra: u32) -> Dtm {
     match v.plies() {
-        Some(p) if p > 0 => Dtm::from_plies(p + 400),
+        Some(p) if p > 0 => Dtm::from_plies(p + extra),
         _ => v,
     }
 }
 
 #[test]
 fn distances_beyond_a_byte_round_trip_through_the_file() {
+    for extra in [400, 600] {
+        round_trip(extra);
+    }
+}
+
+fn round_trip(extra: u32) {
     let m: Material = "KRvK".parse().unwrap();
     let empty = Tablebase::new();
     let subtables = LoadedTables::for_building(&empty, m).unwrap();
     let game = ChessGame::new(TableIndex::new(m), &subtables);
     let mut solution = solve(&game, &Silent);
     let n = TableIndex::new(m).size();
-    let expected: [Vec<Dtm>; 2] =
-        [0, 1].map(|side| (0..n).map(|i| longer(solution.value(side, i).0)).collect());
+    let expected: [Vec<Dtm>; 2] = [0, 1].map(|side| {
+        (0..n)
+            .map(|i| longer(solution.value(side, i).0, extra))
+            .collect()
+    });
     for (side, want) in expected.iter().enumerate() {
         let mut long = Vec::new();
         for (i, v) in want.iter().enumerate() {
@@ -76,4 +86,10 @@ fn distances_beyond_a_byte_round_trip_through_the_file() {
         checked += usize::from(want.plies() > Some(Dtm::BYTE_PLIES));
     }
     assert!(checked > 1000, "{checked} long distances checked");
+    let longest = moves.iter().max().copied().unwrap_or(0);
+    assert_eq!(
+        longest > 255,
+        extra > 510,
+        "{extra}: longest {longest} moves"
+    );
 }

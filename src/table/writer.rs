@@ -25,10 +25,11 @@
 use super::codec::{encode, StreamOptions, Symbol};
 use super::fill::{fill_dtm, fill_wdl, FILL_CHUNK};
 use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
-use super::values::{dtm_choice, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
+use super::values::{dtm_choice, dtm_moves, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
 use crate::index::{Layout, Part, TableIndex};
 use crate::material::Material;
 use crate::retro::{Solution, TableStats};
+use crate::value::Dtm;
 use rayon::prelude::*;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -95,6 +96,8 @@ enum Kind {
 struct Choices<'a> {
     index: &'a TableIndex,
     solution: &'a Solution,
+    /// Some distance is longer than 255 moves (only distances listed as long can be).
+    moves_beyond_a_byte: bool,
 }
 
 impl Choices<'_> {
@@ -119,22 +122,20 @@ impl Choices<'_> {
         }
     }
 
-    /// The values stream `kind` stores for the numbers `range` of `layout`, in order, or
-    /// None if one does not fit `S`. Each chunk of `FILL_CHUNK` numbers is gathered and
-    /// filled (`fill`) on its own, so that a stream takes a value per number, never a
-    /// choice set, while it is built.
+    /// The values stream `kind` stores for the numbers `range` of `layout`, in order. Each
+    /// chunk of `FILL_CHUNK` numbers is gathered and filled (`fill`) on its own, so that a
+    /// stream takes a value per number, never a choice set, while it is built.
     fn filled<S: Symbol>(
         &self,
         kind: Kind,
         layout: &Layout,
         range: Range<u64>,
         conversion_cost: u32,
-    ) -> Option<Vec<S>> {
+    ) -> Vec<S> {
         let mut out = vec![S::from_usize(0); (range.end - range.start) as usize];
-        let fits = out
-            .par_chunks_mut(FILL_CHUNK)
+        out.par_chunks_mut(FILL_CHUNK)
             .enumerate()
-            .map(|(c, chunk)| {
+            .for_each(|(c, chunk)| {
                 let first = range.start + (c * FILL_CHUNK) as u64;
                 let mut choices = Vec::with_capacity(chunk.len());
                 layout.for_each_index(self.index, first..first + chunk.len() as u64, |idx| {
@@ -144,18 +145,15 @@ impl Choices<'_> {
                     Kind::Wdl(_) => fill_wdl(&mut choices, conversion_cost),
                     Kind::Dtm(_) => fill_dtm(&mut choices),
                 }
-                let fits = choices.iter().all(|&v| usize::from(v) < S::LIMIT);
                 for (o, &v) in chunk.iter_mut().zip(&choices) {
                     *o = S::from_usize(v.into());
                 }
-                fits
-            })
-            .reduce(|| true, |a, b| a && b);
-        fits.then_some(out)
+            });
+        out
     }
 
-    /// The compressed stream of `kind` for the numbers `range` of `layout`: values taken a
-    /// byte each where they fit, as they do but for mates beyond 255 moves.
+    /// The compressed stream of `kind` for the numbers `range` of `layout`: a byte per
+    /// value, but for the distances of mates beyond 255 moves.
     fn stream(
         &self,
         kind: Kind,
@@ -164,12 +162,11 @@ impl Choices<'_> {
         opts: &WriteOptions,
     ) -> Vec<u8> {
         let cost = opts.conversion_cost;
-        match self.filled::<u8>(kind, layout, range.clone(), cost) {
-            Some(values) => compress(kind, values, opts),
-            None => {
-                let values = self.filled::<u16>(kind, layout, range, cost);
-                compress(kind, values.expect("values fit 16 bits"), opts)
+        match kind {
+            Kind::Dtm(_) if self.moves_beyond_a_byte => {
+                compress(kind, self.filled::<u16>(kind, layout, range, cost), opts)
             }
+            _ => compress(kind, self.filled::<u8>(kind, layout, range, cost), opts),
         }
     }
 }
@@ -273,6 +270,11 @@ pub fn write_table(
     let c = Choices {
         index: &index,
         solution,
+        moves_beyond_a_byte: solution
+            .long
+            .iter()
+            .flat_map(|l| l.entries())
+            .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16),
     };
     let wdl_layouts = [Kind::Wdl(0), Kind::Wdl(1)].map(|k| choose_layout(&c, k, opts).0);
     let dtm_trials = [Kind::Dtm(0), Kind::Dtm(1)].map(|k| choose_layout(&c, k, opts));

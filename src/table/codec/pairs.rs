@@ -81,27 +81,27 @@ impl Default for PairOptions {
 
 /// A symbol of the sequence being rewritten: a byte while the alphabet fits in one, so
 /// that a stream's first, longest rounds take one byte per value; 16 bits after.
-pub trait Symbol: Copy + Eq + Send + Sync {
+pub trait Symbol: Copy + Eq + Send + Sync + Into<usize> + TryFrom<usize> {
     /// Symbols this type can hold.
-    const LIMIT: usize;
-    /// The symbol with number `s` (below `LIMIT`).
-    fn from_usize(s: usize) -> Self;
+    const LIMIT: usize = 1 << (8 * std::mem::size_of::<Self>());
+
+    /// The symbol with number `s`, which must be below `LIMIT`.
+    #[inline]
+    fn from_usize(s: usize) -> Self {
+        Self::try_from(s).ok().expect("a symbol below the limit")
+    }
+
     /// This symbol's number.
-    fn get(self) -> usize;
+    #[inline]
+    fn get(self) -> usize {
+        self.into()
+    }
+
     /// The sequence as 16-bit symbols.
     fn widen(seq: Vec<Self>) -> Vec<u16>;
 }
 
 impl Symbol for u8 {
-    const LIMIT: usize = 1 << 8;
-    #[inline]
-    fn from_usize(s: usize) -> u8 {
-        s as u8
-    }
-    #[inline]
-    fn get(self) -> usize {
-        self as usize
-    }
     fn widen(mut seq: Vec<u8>) -> Vec<u16> {
         // The rounds have shortened the sequence: give back the rest before the copy.
         seq.shrink_to_fit();
@@ -110,15 +110,6 @@ impl Symbol for u8 {
 }
 
 impl Symbol for u16 {
-    const LIMIT: usize = 1 << 16;
-    #[inline]
-    fn from_usize(s: usize) -> u16 {
-        s as u16
-    }
-    #[inline]
-    fn get(self) -> usize {
-        self as usize
-    }
     fn widen(seq: Vec<u16>) -> Vec<u16> {
         seq
     }
