@@ -7,10 +7,11 @@
 //! - without pawns (one part, p = n), the solver: 3 bytes per index and side (value,
 //!   fixed-move summary, move counter) and its level marks (32 bytes per 512 indices and
 //!   side), 6.125n; the 50-move pass, for a table with mates beyond 100 plies: a second
-//!   solve (6.125n) while the first solution (value and best exit, 4n) is held, with the
-//!   bitmaps of both (the illegal, cursed and exit classes, one bit per index each),
-//!   11.625n. Whether it runs is known only once the table is solved, so the estimate
-//!   always counts it;
+//!   solve (6.125n, and 0.25n for its illegal bitmap as it finishes) while the first
+//!   solution is held as the pass reads it, won and lost bitmaps (0.5n), with its illegal
+//!   bitmap and the cursed and exit classes (0.75n), its values and best exits compressed
+//!   (`PACKED_PER_INDEX`), 7.625n and the packed bytes. Whether the pass runs is known only
+//!   once the table is solved, so the estimate always counts it;
 //! - with pawns, the solution (4n) and its bitmaps (0.75n) are held whole while each part
 //!   is solved with its own state: 4 bytes per index and side (the solver's three, and the
 //!   best exit apart from pawn moves into earlier parts) and marks, 8.25p, 4.75n + 8.25p;
@@ -24,11 +25,11 @@
 //!   sides needed only to decode them, and the decoder's working memory
 //!   (`probe::Schedule`).
 //!
-//! Measured peaks (VmHWM) against the model: KRBvKR 1,226-1,269 MiB (model 1,381 MiB), in
-//! the 50-move pass; KQRvKR, with no mate beyond 100 plies, 760 MiB solving (model 1,381
-//! MiB); KRPvKR 2,509-2,572 MiB solving (model 2,581 MiB); KNNvKP 1,373 MiB solving (model
-//! 1,324 MiB: pages of the solution are touched part by part, so its peak comes with the
-//! last parts). The estimate adds 5%.
+//! Measured peaks (VmHWM) against the model: KRBvKR 904 MiB (model 970 MiB), in the 50-move
+//! pass (1,226-1,273 MiB while the first solution was held whole); KQRvKR, with no mate
+//! beyond 100 plies, 757 MiB solving (model 970 MiB); KRPvKR 2,509-2,572 MiB solving
+//! (model 2,581 MiB); KNNvKP 1,373 MiB solving (model 1,324 MiB: pages of the solution are
+//! touched part by part, so its peak comes with the last parts). The estimate adds 5%.
 
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
@@ -88,6 +89,11 @@ pub struct Estimate {
 /// Memory besides the tables: code, thread stacks, mapped headers.
 const BASE_BYTES: u64 = 32 << 20;
 
+/// Bytes per index (n: both sides' values and best exits together) of a solution held
+/// compressed during the 50-move pass, by measurement with a margin: KRBvKR's pack into
+/// 55,337,075 bytes, 0.457n.
+const PACKED_PER_INDEX: f64 = 0.5;
+
 /// CPU time per index (both sides counted), measured on 5-piece tables with a 50-move pass
 /// (KRBvKR); tables without one take about 0.8 of it.
 const CPU_SECONDS_PER_INDEX: f64 = 1.2e-6;
@@ -102,7 +108,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let parts = index.parts();
     let solving = match parts.iter().map(|p| p.end - p.start).max() {
         Some(p) if parts.len() > 1 => 4 * n + 3 * n / 4 + 33 * p / 4,
-        _ => 93 * n / 8,
+        _ => 61 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64,
     };
     let writing = 4 * n + 5 * layout / 4;
     let (loading, held) = schedule_for_building(tb, material).bytes();

@@ -26,9 +26,15 @@
 //! the rule is what is being computed. Pawn moves cannot be undone: they lead to an earlier
 //! part of the index (`TableIndex::parts`), which is finished (both solves) before the
 //! part of the move starts, so the class is read from the part's answer.
+//!
+//! Memory: the game under the rule reads of the first solution only whether each position
+//! is won or lost (two bits per index and side). Its values and best exits (two bytes per
+//! index and side), which the writer needs afterwards, are held compressed (`packed`) while
+//! the rule's solves run, so that the second solver's state does not come on top of them.
 
 use super::chess::{ChessGame, Placed, Scratch};
-use super::solver::{solve_alone, Observer, RetroGame, Solution, Successor};
+use super::packed::Packed;
+use super::solver::{bit, bitmap, solve_alone, Observer, RetroGame, Solution, Successor};
 use crate::chess::{Move, MoveKind, MoveList, Role};
 use crate::value::{Dtm, Wdl, Wdl5};
 use rayon::prelude::*;
@@ -46,7 +52,11 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
     if !solution.reaches_beyond(RULE_PLIES) {
         return;
     }
-    let rule = RuleGame::new(game, solution);
+    let outcomes = Outcomes::of(solution);
+    let pack =
+        |arrays: &mut [Vec<u8>; 2]| arrays.each_mut().map(|a| Packed::pack(std::mem::take(a)));
+    let (values, exits) = (pack(&mut solution.values), pack(&mut solution.exits));
+    let rule = RuleGame::new(game, outcomes);
     // Only the classes are kept, as each part is solved.
     let parts = game.parts();
     for (k, part) in parts.iter().enumerate() {
@@ -75,6 +85,40 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
         |v: [Vec<AtomicU64>; 2]| v.map(|v| v.into_iter().map(AtomicU64::into_inner).collect());
     solution.cursed = bits(cursed);
     solution.exit_cursed = bits(exit_cursed);
+    solution.values = values.map(Packed::unpack);
+    solution.exits = exits.map(Packed::unpack);
+}
+
+/// Whether each position of the first solution is won or lost for its side to move (neither:
+/// drawn, or not a legal position), one bit per index each.
+struct Outcomes {
+    won: [Vec<u64>; 2],
+    lost: [Vec<u64>; 2],
+}
+
+impl Outcomes {
+    fn of(solution: &Solution) -> Outcomes {
+        let n = solution.values[0].len();
+        let where_ = |wdl: Wdl| {
+            std::array::from_fn(|side| bitmap(n, |i| solution.value(side, i as u64).0.wdl() == wdl))
+        };
+        Outcomes {
+            won: where_(Wdl::Win),
+            lost: where_(Wdl::Loss),
+        }
+    }
+
+    /// The value of `idx` without the rule, as won, drawn or lost.
+    #[inline]
+    fn wdl(&self, side: usize, idx: u64) -> Wdl {
+        if bit(&self.won[side], idx) {
+            Wdl::Win
+        } else if bit(&self.lost[side], idx) {
+            Wdl::Loss
+        } else {
+            Wdl::Draw
+        }
+    }
 }
 
 /// The solver's view of a move that ends the game under the rule, into a position whose
@@ -91,7 +135,8 @@ fn ending(class: Wdl5) -> Successor {
 /// solved before.
 struct RuleGame<'a> {
     game: &'a ChessGame<'a>,
-    solution: &'a Solution,
+    /// The first solution's wins and losses.
+    outcomes: Outcomes,
     /// Set where a win or loss of `solution` does not hold under the rule, once its part is
     /// solved.
     cursed: [Vec<AtomicU64>; 2],
@@ -108,12 +153,12 @@ struct RuleGame<'a> {
 }
 
 impl<'a> RuleGame<'a> {
-    fn new(game: &'a ChessGame<'a>, solution: &'a Solution) -> RuleGame<'a> {
+    fn new(game: &'a ChessGame<'a>, outcomes: Outcomes) -> RuleGame<'a> {
         let words = game.size().div_ceil(64) as usize;
         let bits = || std::array::from_fn(|_| (0..words).map(|_| AtomicU64::new(0)).collect());
         RuleGame {
             game,
-            solution,
+            outcomes,
             cursed: bits(),
             exit_cursed: bits(),
             judging_winners: AtomicBool::new(false),
@@ -143,7 +188,7 @@ impl<'a> RuleGame<'a> {
     /// The value of `idx` with its class under the rule, which its part has settled.
     fn class(&self, side: usize, idx: u64) -> Wdl5 {
         let cursed = self.cursed[side][(idx / 64) as usize].load(Relaxed) >> (idx % 64) & 1;
-        Wdl5::new(self.solution.value(side, idx).0.wdl(), cursed == 1)
+        Wdl5::new(self.outcomes.wdl(side, idx), cursed == 1)
     }
 }
 
@@ -158,15 +203,19 @@ impl RetroGame for RuleGame<'_> {
 
     fn part_solved(&self, part: Range<u64>, rule: [&[u8]; 2]) {
         // A win (or loss, by which solve this is) that the game under the rule leaves
-        // drawn is cursed.
-        let at = part.start as usize..part.end as usize;
-        let win_unfound = |side: usize| {
-            let values = &self.solution.values[side][at.clone()];
-            values
+        // drawn is cursed: the part's positions drawn under the rule, with their value
+        // without it.
+        let unfound = |side: usize| {
+            rule[side]
                 .par_iter()
-                .zip(rule[side])
-                .any(|(v, r)| *r == 0 && *v != 0 && Dtm::decode(*v).wdl() == Wdl::Win)
+                .enumerate()
+                .filter(|(_, r)| **r == 0)
+                .map(move |(i, _)| {
+                    let idx = part.start + i as u64;
+                    (idx, self.outcomes.wdl(side, idx))
+                })
         };
+        let win_unfound = |side: usize| unfound(side).any(|(_, wdl)| wdl == Wdl::Win);
         let judged = match self.judging_winners.load(Relaxed) {
             true => [Wdl::Win, Wdl::Win],
             false if self.forced_reset.load(Relaxed) && (win_unfound(0) || win_unfound(1)) => {
@@ -175,25 +224,17 @@ impl RetroGame for RuleGame<'_> {
             }
             false => [Wdl::Loss, Wdl::Win],
         };
-        for (side, rule) in rule.into_iter().enumerate() {
-            let values = &self.solution.values[side][at.clone()];
-            let cursed = &self.cursed[side];
-            values
-                .par_iter()
-                .zip(rule)
-                .enumerate()
-                .filter(|(_, (v, r))| {
-                    **r == 0 && **v != 0 && judged.contains(&Dtm::decode(**v).wdl())
-                })
-                .for_each(|(i, _)| {
-                    let idx = part.start + i as u64;
+        for (side, cursed) in self.cursed.iter().enumerate() {
+            unfound(side)
+                .filter(|(_, wdl)| judged.contains(wdl))
+                .for_each(|(idx, _)| {
                     cursed[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
                 });
         }
     }
 
     fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm> {
-        if self.solution.values[side][idx as usize] == Dtm::Draw.encode() {
+        if self.outcomes.wdl(side, idx) == Wdl::Draw {
             // Drawn without the rule, drawn with it: an end of the game, whose moves are
             // never generated (most positions of most tables; illegal indices too, which
             // hold a draw and which no move reaches).
@@ -252,7 +293,7 @@ impl RetroGame for RuleGame<'_> {
             if u.role != Role::Pawn {
                 let (j, encoded) = self.game.unmoved_index(&at, &u);
                 // Drawn positions were made ends of the game (`successors`).
-                if self.solution.values[other][j as usize] != Dtm::Draw.encode() {
+                if self.outcomes.wdl(other, j) != Wdl::Draw {
                     before.push((j, encoded), None);
                 }
             }

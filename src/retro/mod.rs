@@ -3,6 +3,7 @@
 
 mod chess;
 pub mod fifty;
+mod packed;
 mod solver;
 mod stats;
 
