@@ -9,25 +9,26 @@
 //!   side), 6.125n; the 50-move pass, for a table with mates beyond 100 plies: a second
 //!   solve (6.125n, and 0.25n for its illegal bitmap as it finishes) while the first
 //!   solution is held as the pass reads it, won and lost bitmaps (0.5n), with its illegal
-//!   bitmap and the cursed and exit classes (0.75n), its values and best exits compressed
+//!   bitmap and the cursed and exit classes (0.75n), its values and exit marks compressed
 //!   (`PACKED_PER_INDEX`), 7.625n and the packed bytes. Whether the pass runs is known only
 //!   once the table is solved, so the estimate always counts it;
-//! - with pawns, the solution (4n) and its bitmaps (0.75n) are held whole while each part
-//!   is solved with its own state: 4 bytes per index and side (the solver's three, and the
-//!   best exit apart from pawn moves into earlier parts) and marks, 8.25p, 4.75n + 8.25p;
-//! - the writer: the solution (4n) and one stream in the layout's order, a byte per number
-//!   of the layout (holes included: 1.39n numbers without pawns, 1.13n with) while the
-//!   grammar's first rounds rewrite it in place, and the 16-bit copy of what is left when
-//!   its alphabet outgrows a byte (a tenth of KQRvKR's DTM stream): 4n and 1.25 bytes per
-//!   number, 5.7n without pawns;
+//! - with pawns, the solution (values 2n, exit marks 0.5n, illegal bitmap 0.25n) is held
+//!   whole while each part is solved with its own state: 4 bytes per index and side (the
+//!   solver's three, and the best exit apart from pawn moves into earlier parts) and marks,
+//!   8.25p, 2.75n + 8.25p;
+//! - the writer: the solution (values and exit marks, 2.5n) and one stream in the layout's
+//!   order, a byte per number of the layout (holes included: 1.39n numbers without pawns,
+//!   1.13n with) while the grammar's first rounds rewrite it in place, and the 16-bit copy
+//!   of what is left when its alphabet outgrows a byte (a tenth of KQRvKR's DTM stream):
+//!   2.5n and 1.25 bytes per number, 4.2n without pawns;
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
 //!   cursed values), let go before the writer starts; while they are decoded, also the
 //!   sides needed only to decode them, and the decoder's working memory
 //!   (`probe::Schedule`).
 //!
-//! Measured peaks (VmHWM) against the model: KRBvKR 904 MiB (model 970 MiB), in the 50-move
-//! pass (1,226-1,273 MiB while the first solution was held whole); KQRvKR, with no mate
-//! beyond 100 plies, 757 MiB solving (model 970 MiB); KRPvKR 2,509-2,572 MiB solving
+//! Measured peaks (VmHWM) against the model: KRBvKR 872 MiB (model 947 MiB), in the 50-move
+//! pass (1,226-1,273 MiB while the first solution and its best exits were held whole);
+//! KQRvKR, with no mate beyond 100 plies, 757 MiB solving (model 947 MiB); KRPvKR 2,509-2,572 MiB solving
 //! (model 2,581 MiB); KNNvKP 1,373 MiB solving (model 1,324 MiB: pages of the solution are
 //! touched part by part, so its peak comes with the last parts). The estimate adds 5%.
 
@@ -89,10 +90,10 @@ pub struct Estimate {
 /// Memory besides the tables: code, thread stacks, mapped headers.
 const BASE_BYTES: u64 = 32 << 20;
 
-/// Bytes per index (n: both sides' values and best exits together) of a solution held
-/// compressed during the 50-move pass, by measurement with a margin: KRBvKR's pack into
-/// 55,337,075 bytes, 0.457n.
-const PACKED_PER_INDEX: f64 = 0.5;
+/// Bytes per index (n: both sides together) of a solution's values and exit marks held
+/// compressed during the 50-move pass, by measurement with a margin: KRBvKR's values pack
+/// into 24,344,912 bytes (0.20n), its exit marks (0.5n unpacked) into far less.
+const PACKED_PER_INDEX: f64 = 0.3;
 
 /// CPU time per index (both sides counted), measured on 5-piece tables with a 50-move pass
 /// (KRBvKR); tables without one take about 0.8 of it.
@@ -107,10 +108,10 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let layout = Layout::size_for(&index);
     let parts = index.parts();
     let solving = match parts.iter().map(|p| p.end - p.start).max() {
-        Some(p) if parts.len() > 1 => 4 * n + 3 * n / 4 + 33 * p / 4,
+        Some(p) if parts.len() > 1 => 2 * n + 3 * n / 4 + 33 * p / 4,
         _ => 61 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64,
     };
-    let writing = 4 * n + 5 * layout / 4;
+    let writing = 5 * n / 2 + 5 * layout / 4;
     let (loading, held) = schedule_for_building(tb, material).bytes();
     Estimate {
         peak_bytes: (BASE_BYTES + loading.max(held + solving).max(writing)) / 20 * 21,

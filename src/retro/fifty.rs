@@ -28,9 +28,9 @@
 //! part of the move starts, so the class is read from the part's answer.
 //!
 //! Memory: the game under the rule reads of the first solution only whether each position
-//! is won or lost (two bits per index and side). Its values and best exits (two bytes per
-//! index and side), which the writer needs afterwards, are held compressed (`packed`) while
-//! the rule's solves run, so that the second solver's state does not come on top of them.
+//! is won or lost (two bits per index and side). Its values (a byte per index and side) and
+//! exit marks, which the writer needs afterwards, are held compressed (`packed`) while the
+//! rule's solves run, so that the second solver's state does not come on top of them.
 
 use super::chess::{ChessGame, Placed, Scratch};
 use super::packed::Packed;
@@ -53,9 +53,7 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
         return;
     }
     let outcomes = Outcomes::of(solution);
-    let pack =
-        |arrays: &mut [Vec<u8>; 2]| arrays.each_mut().map(|a| Packed::pack(std::mem::take(a)));
-    let (values, exits) = (pack(&mut solution.values), pack(&mut solution.exits));
+    let held = Held::take(solution);
     let rule = RuleGame::new(game, outcomes);
     // Only the classes are kept, as each part is solved.
     let parts = game.parts();
@@ -85,8 +83,36 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
         |v: [Vec<AtomicU64>; 2]| v.map(|v| v.into_iter().map(AtomicU64::into_inner).collect());
     solution.cursed = bits(cursed);
     solution.exit_cursed = bits(exit_cursed);
-    solution.values = values.map(Packed::unpack);
-    solution.exits = exits.map(Packed::unpack);
+    held.restore(solution);
+}
+
+/// What the writer needs of the first solution and the game under the rule does not read,
+/// held compressed while the rule's solves run.
+struct Held {
+    values: [Packed; 2],
+    exit_decides: [Packed; 2],
+    exit_same_wdl: [Packed; 2],
+}
+
+impl Held {
+    fn take(solution: &mut Solution) -> Held {
+        let words =
+            |b: &mut [Vec<u64>; 2]| b.each_mut().map(|b| Packed::pack_words(std::mem::take(b)));
+        Held {
+            values: solution
+                .values
+                .each_mut()
+                .map(|v| Packed::pack(std::mem::take(v))),
+            exit_decides: words(&mut solution.exit_decides),
+            exit_same_wdl: words(&mut solution.exit_same_wdl),
+        }
+    }
+
+    fn restore(self, solution: &mut Solution) {
+        solution.values = self.values.map(Packed::unpack);
+        solution.exit_decides = self.exit_decides.map(Packed::unpack_words);
+        solution.exit_same_wdl = self.exit_same_wdl.map(Packed::unpack_words);
+    }
 }
 
 /// Whether each position of the first solution is won or lost for its side to move (neither:

@@ -9,5 +9,5 @@ mod stats;
 
 pub use chess::{ChessGame, SubTables};
 pub(crate) use solver::bit;
-pub use solver::{solve, solve_within, Observer, RetroGame, Silent, Solution, Successor, NO_EXIT};
+pub use solver::{solve, solve_within, Observer, RetroGame, Silent, Solution, Successor};
 pub use stats::{compute as compute_stats, SideStats, TableStats};

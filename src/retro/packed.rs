@@ -1,4 +1,4 @@
-//! Byte arrays of a finished solution held compressed while a later pass needs the memory:
+//! Byte and bitmap arrays of a finished solution held compressed while a later pass needs the memory:
 //! the 50-move pass solves a second game over the same indices, and reads of the first
 //! solution only whether each position is won, drawn or lost (`fifty`). Values and best
 //! exits compress well (long runs of draws, of "no exit", of equal distances), so holding
@@ -15,7 +15,7 @@ const PIECE: usize = 1 << 22;
 /// search for the smallest output.
 const LEVEL: i32 = 1;
 
-/// A byte array compressed in pieces of `PIECE` bytes.
+/// An array compressed in pieces of `PIECE` bytes.
 pub struct Packed {
     len: usize,
     pieces: Vec<Vec<u8>>,
@@ -32,6 +32,37 @@ impl Packed {
             len: bytes.len(),
             pieces,
         }
+    }
+
+    /// Compresses `words` as little-endian bytes, letting them go.
+    pub fn pack_words(words: Vec<u64>) -> Packed {
+        let pieces = words
+            .par_chunks(PIECE / 8)
+            .map(|piece| {
+                let bytes: Vec<u8> = piece.iter().flat_map(|w| w.to_le_bytes()).collect();
+                zstd::bulk::compress(&bytes, LEVEL).expect("compressing to memory")
+            })
+            .collect();
+        Packed {
+            len: 8 * words.len(),
+            pieces,
+        }
+    }
+
+    /// The words as they were packed (`pack_words`).
+    pub fn unpack_words(self) -> Vec<u64> {
+        let mut out = vec![0u64; self.len / 8];
+        out.par_chunks_mut(PIECE / 8)
+            .zip(self.pieces.into_par_iter())
+            .for_each(|(piece, packed)| {
+                let bytes = zstd::bulk::decompress(&packed, 8 * piece.len())
+                    .expect("unpacking what this process packed");
+                assert_eq!(bytes.len(), 8 * piece.len(), "a packed piece unpacks whole");
+                for (w, b) in piece.iter_mut().zip(bytes.chunks_exact(8)) {
+                    *w = u64::from_le_bytes(b.try_into().expect("eight bytes"));
+                }
+            });
+        out
     }
 
     /// Bytes held.
@@ -78,6 +109,15 @@ mod tests {
             let packed = Packed::pack(bytes.clone());
             assert!(len < 1000 || packed.packed_bytes() < len / 2, "{len}");
             assert_eq!(packed.unpack(), bytes, "{len}");
+            let words: Vec<u64> = bytes
+                .chunks(8)
+                .map(|c| (u64::from(c[0]) * 0x0101_0000_0001) ^ c.len() as u64)
+                .collect();
+            assert_eq!(
+                Packed::pack_words(words.clone()).unpack_words(),
+                words,
+                "{len}"
+            );
         }
     }
 }

@@ -129,7 +129,7 @@ fn summary_code(best: Option<Dtm>) -> u8 {
     }
 }
 
-/// A summary code as `Solution::exits` holds it.
+/// A summary code as a best exit (`State::finish`, `Solution::mark_exits`).
 fn exit_code(summary: u8) -> u8 {
     match summary {
         C_DRAW => Dtm::Draw.encode(),
@@ -212,7 +212,8 @@ struct State<'g, G: RetroGame> {
     part: Range<u64>,
     earlier: Option<Earlier<'g>>,
     /// When there are earlier parts, the best move that leaves the graph of each position
-    /// (`Solution::exits`), apart from moves into earlier parts, which the summary counts.
+    /// (`Solution::mark_exits`), apart from moves into earlier parts, which the summary
+    /// counts.
     exits: Option<[Vec<AtomicU8>; 2]>,
     /// The exits of `exits` longer than `SUMMARY_PLIES`, with their plies.
     exits_beyond: [Mutex<Vec<(u64, u32)>>; 2],
@@ -245,10 +246,16 @@ pub struct Solution {
     /// One bit per index (bit `i % 64` of word `i / 64`), set where the index is not a legal
     /// position of the graph: its value is never read, so a writer may store anything there.
     pub illegal: [Vec<u64>; 2],
-    /// For each index, the best value among its moves that leave the graph
-    /// (`Successor::Fixed`), as `Dtm::encode` gives it, or `NO_EXIT`; read it with
-    /// `best_exit`.
-    pub exits: [Vec<u8>; 2],
+    /// One bit per index, set where the best of the moves that leave the graph
+    /// (`Successor::Fixed`) has the position's own value: a conversion reaches it, so a
+    /// writer may store any value no better there. A bit, not the exit, because that is
+    /// all a writer asks of the exit.
+    pub exit_decides: [Vec<u64>; 2],
+    /// One bit per index, set where the best of the moves that leave the graph wins, draws
+    /// or loses as the position does, at whatever distance.
+    pub exit_same_wdl: [Vec<u64>; 2],
+    /// Plies of the longest best exit of any position (0 without one).
+    pub longest_exit: u32,
     /// One bit per index, set where the win or loss does not hold under the 50-move rule
     /// (a cursed win or a blessed loss); empty until the rule is applied (`fifty::apply`).
     pub cursed: [Vec<u64>; 2],
@@ -257,8 +264,6 @@ pub struct Solution {
     pub exit_cursed: [Vec<u64>; 2],
     /// The distances of the values that are `Dtm::LONG`.
     pub long: [LongDistances; 2],
-    /// The distances of the exits that are `EXIT_LONG`.
-    pub exits_long: [LongDistances; 2],
 }
 
 /// Bit `idx` of a bitmap of one bit per index; an empty bitmap holds no bit.
@@ -268,27 +273,49 @@ pub(crate) fn bit(bits: &[u64], idx: u64) -> bool {
         .is_some_and(|w| w >> (idx % 64) & 1 == 1)
 }
 
-/// `Solution::exits` of a position without a move that leaves the graph.
-pub const NO_EXIT: u8 = 255;
+/// A best exit (`State::finish`) for a position without a move that leaves the graph.
+const NO_EXIT: u8 = 255;
 
-/// `Solution::exits` of an exit longer than 250 plies, listed in `Solution::exits_long`.
-pub const EXIT_LONG: u8 = 254;
+/// A best exit longer than 250 plies, whose distance is listed apart.
+const EXIT_LONG: u8 = 254;
 
 impl Solution {
-    /// A solution from its parts (for writers fed from elsewhere than `solve`).
-    pub fn from_parts(
-        values: [Vec<u8>; 2],
-        illegal: [Vec<u64>; 2],
-        exits: [Vec<u8>; 2],
-    ) -> Solution {
+    /// A solution from its parts, with no exit deciding a value (for writers fed from
+    /// elsewhere than `solve`).
+    pub fn from_parts(values: [Vec<u8>; 2], illegal: [Vec<u64>; 2]) -> Solution {
         Solution {
             values,
             illegal,
-            exits,
+            exit_decides: Default::default(),
+            exit_same_wdl: Default::default(),
+            longest_exit: 0,
             cursed: Default::default(),
             exit_cursed: Default::default(),
             long: Default::default(),
-            exits_long: Default::default(),
+        }
+    }
+
+    /// Marks the best exits `exits` (as `exit_code` gives them; those beyond 250 plies in
+    /// `exits_long`) against the values, the first index at `first` in the game (as the
+    /// lists of long distances count them).
+    fn mark_exits(&mut self, exits: [Vec<u8>; 2], exits_long: &[LongDistances; 2], first: u64) {
+        for (side, exits) in exits.iter().enumerate() {
+            let (values, long) = (&self.values[side], &self.long[side]);
+            let exit = |i: usize| match exits[i] {
+                NO_EXIT => None,
+                EXIT_LONG => Some(exits_long[side].value(Dtm::LONG, first + i as u64)),
+                c => Some(Dtm::decode(c)),
+            };
+            let value = |i: usize| long.value(values[i], first + i as u64);
+            self.exit_decides[side] = bitmap(exits.len(), |i| exit(i) == Some(value(i)));
+            self.exit_same_wdl[side] = bitmap(exits.len(), |i| {
+                exit(i).map(Dtm::wdl) == Some(value(i).wdl())
+            });
+            let longest = (0..exits.len())
+                .into_par_iter()
+                .filter_map(|i| exit(i).and_then(Dtm::plies))
+                .max();
+            self.longest_exit = self.longest_exit.max(longest.unwrap_or(0));
         }
     }
 
@@ -305,31 +332,25 @@ impl Solution {
         (v, Wdl5::new(v.wdl(), bit(&self.cursed[side], idx)))
     }
 
-    /// The class under the 50-move rule of the best exit under that rule (None without an
-    /// exit).
+    /// True when the best move of `idx` that leaves the graph (chess: a capture or a
+    /// promotion) has the position's value.
     #[inline]
-    pub fn best_exit_class(&self, side: usize, idx: u64) -> Option<Wdl5> {
-        self.best_exit(side, idx)
-            .map(|e| Wdl5::new(e.wdl(), bit(&self.exit_cursed[side], idx)))
+    pub fn exit_decides(&self, side: usize, idx: u64) -> bool {
+        bit(&self.exit_decides[side], idx)
+    }
+
+    /// True when the best move of `idx` that leaves the graph has class `class` under the
+    /// 50-move rule, `class` being the position's own.
+    #[inline]
+    pub fn exit_has_class(&self, side: usize, idx: u64, class: Wdl5) -> bool {
+        bit(&self.exit_same_wdl[side], idx)
+            && Wdl5::new(class.wdl(), bit(&self.exit_cursed[side], idx)) == class
     }
 
     /// True when some value or best exit takes more than `plies`.
     pub fn reaches_beyond(&self, plies: u32) -> bool {
         let beyond = |c: &u8| *c == Dtm::LONG || Dtm::decode(*c).plies() > Some(plies);
-        let exit_beyond = |c: &u8| *c != NO_EXIT && (*c == EXIT_LONG || beyond(c));
-        self.values.iter().any(|v| v.par_iter().any(beyond))
-            || self.exits.iter().any(|v| v.par_iter().any(exit_beyond))
-    }
-
-    /// The best value, for the side to move, among the moves of `idx` that leave the graph
-    /// (chess: captures and promotions), or None if it has none.
-    #[inline]
-    pub fn best_exit(&self, side: usize, idx: u64) -> Option<Dtm> {
-        match self.exits[side][idx as usize] {
-            NO_EXIT => None,
-            EXIT_LONG => Some(self.exits_long[side].value(Dtm::LONG, idx)),
-            c => Some(Dtm::decode(c)),
-        }
+        self.values.iter().any(|v| v.par_iter().any(beyond)) || self.longest_exit > plies
     }
 }
 
@@ -365,10 +386,10 @@ pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Obser
     let mut out = Solution::from_parts(
         [vec![0; n as usize], vec![0; n as usize]],
         [vec![0; words], vec![0; words]],
-        [vec![NO_EXIT; n as usize], vec![NO_EXIT; n as usize]],
     );
+    out.exit_decides = [vec![0; words], vec![0; words]];
+    out.exit_same_wdl = [vec![0; words], vec![0; words]];
     let mut long: [Vec<(u64, u32)>; 2] = Default::default();
-    let mut exits_long: [Vec<(u64, u32)>; 2] = Default::default();
     for (k, part) in parts.iter().enumerate() {
         let earlier = Earlier {
             values: &out.values,
@@ -384,18 +405,23 @@ pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Obser
             label,
         );
         let at = part.start as usize..part.end as usize;
-        for side in 0..2 {
+        for (side, long) in long.iter_mut().enumerate() {
             out.values[side][at.clone()].copy_from_slice(&local.values[side]);
-            out.exits[side][at.clone()].copy_from_slice(&local.exits[side]);
             or_bits_at(&mut out.illegal[side], part.start, &local.illegal[side]);
-            if !local.long[side].is_empty() {
-                long[side].extend_from_slice(local.long[side].entries());
-                out.long[side] = LongDistances::new(long[side].clone());
+            let marks = [
+                (&mut out.exit_decides[side], &local.exit_decides[side]),
+                (&mut out.exit_same_wdl[side], &local.exit_same_wdl[side]),
+            ];
+            for (whole, of_part) in marks {
+                or_bits_at(whole, part.start, of_part);
             }
-            exits_long[side].extend_from_slice(local.exits_long[side].entries());
+            if !local.long[side].is_empty() {
+                long.extend_from_slice(local.long[side].entries());
+                out.long[side] = LongDistances::new(long.clone());
+            }
         }
+        out.longest_exit = out.longest_exit.max(local.longest_exit);
     }
-    out.exits_long = exits_long.map(LongDistances::new);
     out
 }
 
@@ -556,31 +582,44 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// The part's solution, its first index at 0 (long values and exits listed by their
     /// indices in the game).
     fn finish(self) -> Solution {
-        let illegal = [
-            illegal_bitmap(&self.summary[0]),
-            illegal_bitmap(&self.summary[1]),
-        ];
-        let [v0, v1] = self.values;
-        let (exits, exits_long) = match self.exits {
-            Some(e) => (
-                e.map(into_bytes),
-                self.exits_beyond
-                    .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner()))),
-            ),
+        let State {
+            values,
+            summary,
+            counters,
+            marks,
+            exits,
+            exits_beyond,
+            exits_long,
+            long,
+            part,
+            ..
+        } = self;
+        // The working state goes first: the exits are marked beside the values.
+        drop((counters, marks));
+        let illegal = summary.each_ref().map(|s| illegal_bitmap(s));
+        let (exits, exits_long) = match exits {
+            Some(e) => {
+                drop(summary);
+                (
+                    e.map(into_bytes),
+                    exits_beyond.map(|l| {
+                        LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner()))
+                    }),
+                )
+            }
             None => (
-                self.summary.map(|s| {
+                summary.map(|s| {
                     let mut e = into_bytes(s);
                     e.par_iter_mut().for_each(|c| *c = exit_code(*c));
                     e
                 }),
-                self.exits_long.into_inner().unwrap_or_default(),
+                exits_long.into_inner().unwrap_or_default(),
             ),
         };
-        let mut solution = Solution::from_parts([into_bytes(v0), into_bytes(v1)], illegal, exits);
-        solution.long = self
-            .long
-            .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
-        solution.exits_long = exits_long;
+        let mut solution = Solution::from_parts(values.map(into_bytes), illegal);
+        solution.long =
+            long.map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
+        solution.mark_exits(exits, &exits_long, part.start);
         solution
     }
 
@@ -852,6 +891,7 @@ impl<'g, G: RetroGame> State<'g, G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Wdl;
 
     /// An explicit game graph: each position's moves, and who moves into whom.
     struct Graph {
@@ -1035,11 +1075,31 @@ mod tests {
                 let (v, _) = solution.value(side, idx);
                 assert_eq!(v, want[idx as usize], "side {side} index {idx}");
                 decided += usize::from(v != Dtm::Draw);
-                let best_fixed = g.best_fixed(side, idx);
-                assert_eq!(solution.best_exit(side, idx), best_fixed);
+                assert_exits(&solution, side, idx, v, g.best_fixed(side, idx));
             }
         }
         assert!(decided > 600, "{decided} decided");
+    }
+
+    /// A best exit decides a position's class under the 50-move rule only when it wins,
+    /// draws or loses alike and is cursed (or blessed) alike.
+    #[test]
+    fn an_exit_has_the_class_only_if_cursed_alike() {
+        let mut s = Solution::from_parts([vec![0; 4], vec![0; 4]], Default::default());
+        // Index 0: exit of another WDL; 1: same WDL; 2: same WDL, both cursed; 3: same
+        // WDL, only the exit cursed.
+        s.exit_same_wdl = [vec![0b1110], vec![]];
+        s.cursed = [vec![0b0100], vec![]];
+        s.exit_cursed = [vec![0b1100], vec![]];
+        let class = |i| Wdl5::new(Wdl::Win, bit(&s.cursed[0], i));
+        let has = |i| s.exit_has_class(0, i, class(i));
+        assert_eq!([0, 1, 2, 3].map(has), [false, true, true, false]);
+        assert!(
+            !s.exit_has_class(1, 1, Wdl5::Win),
+            "an empty bitmap marks nothing"
+        );
+        // Draws are never cursed: the same WDL is the same class.
+        assert!(s.exit_has_class(0, 3, Wdl5::Draw));
     }
 
     /// A part's bitmap lands at its offset in the whole's, at every alignment.
@@ -1067,18 +1127,15 @@ mod tests {
         let g = long_chain();
         let expected = g.oracle();
         let solution = solve(&g, &Silent);
-        let mut longest = 0;
+        let (mut longest, mut longest_exit) = (0, 0);
         for (side, want) in expected.iter().enumerate() {
             for idx in 0..g.size() {
                 let (v, _) = solution.value(side, idx);
                 assert_eq!(v, want[idx as usize], "side {side} index {idx}");
                 longest = longest.max(v.plies().unwrap_or(0));
                 let best_fixed = g.best_fixed(side, idx);
-                assert_eq!(
-                    solution.best_exit(side, idx),
-                    best_fixed,
-                    "side {side} index {idx}"
-                );
+                assert_exits(&solution, side, idx, v, best_fixed);
+                longest_exit = longest_exit.max(best_fixed.and_then(Dtm::plies).unwrap_or(0));
             }
         }
         assert!(longest > 600, "the chain reaches {longest} plies");
@@ -1090,6 +1147,22 @@ mod tests {
         for (long, want) in solution.long.iter().zip(&expected) {
             assert_eq!(long.len(), beyond(want));
         }
-        assert!(!solution.exits_long[0].is_empty());
+        assert!(longest_exit > 250, "exits listed apart are marked too");
+        assert_eq!(solution.longest_exit, longest_exit);
+    }
+
+    /// The exit marks of `idx`, of value `v`, say what its best fixed move `best_fixed`
+    /// gives: whether it reaches `v`, and whether it wins, draws or loses as `v` does.
+    fn assert_exits(solution: &Solution, side: usize, idx: u64, v: Dtm, best_fixed: Option<Dtm>) {
+        assert_eq!(
+            solution.exit_decides(side, idx),
+            best_fixed == Some(v),
+            "side {side} index {idx}"
+        );
+        assert_eq!(
+            bit(&solution.exit_same_wdl[side], idx),
+            best_fixed.map(Dtm::wdl) == Some(v.wdl()),
+            "side {side} index {idx}"
+        );
     }
 }

@@ -131,9 +131,9 @@ mod tests {
 
     #[test]
     fn wdl_fill_respects_choices_and_merges_runs() {
-        let lost = wdl_choices(Wdl5::Loss, None);
-        let drawn_by_capture = wdl_choices(Wdl5::Draw, Some(Wdl5::Draw));
-        let drawn = wdl_choices(Wdl5::Draw, None);
+        let lost = wdl_choices(Wdl5::Loss, false);
+        let drawn_by_capture = wdl_choices(Wdl5::Draw, true);
+        let drawn = wdl_choices(Wdl5::Draw, false);
         let input: Vec<u16> = [lost, lost, WDL_ANY, lost, drawn_by_capture, lost, lost]
             .into_iter()
             .chain([drawn, WDL_ANY, drawn])
@@ -151,7 +151,7 @@ mod tests {
         for (c, &allowed) in dear.iter().zip(&input) {
             assert!(allowed >> c & 1 == 1);
         }
-        let mut wins = vec![wdl_choices(Wdl5::Win, None); 100_000];
+        let mut wins = vec![wdl_choices(Wdl5::Win, false); 100_000];
         fill_wdl(&mut wins, 16);
         assert!(wins.iter().all(|&c| c == WIN as u16));
     }
@@ -159,12 +159,12 @@ mod tests {
     #[test]
     fn dtm_fill_respects_choices() {
         let input = vec![
-            dtm_choice(Dtm::Win(5), None),
+            dtm_choice(Dtm::Win(5), false),
             DTM_ANY,
-            dtm_choice(Dtm::Win(7), Some(Dtm::Win(7))),
-            dtm_choice(Dtm::Win(3), None),
-            dtm_choice(Dtm::Win(9), Some(Dtm::Win(9))),
-            dtm_choice(Dtm::Loss(6), Some(Dtm::Loss(6))),
+            dtm_choice(Dtm::Win(7), true),
+            dtm_choice(Dtm::Win(3), false),
+            dtm_choice(Dtm::Win(9), true),
+            dtm_choice(Dtm::Loss(6), true),
         ];
         let mut out = input.clone();
         fill_dtm(&mut out);

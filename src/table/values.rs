@@ -38,13 +38,13 @@ pub fn wdl_rank(w: Wdl) -> i8 {
     }
 }
 
-/// The WDL codes a legal position of class `value` (`Wdl5::code`), whose best conversion
-/// has class `exit`, may store: bit c set for code c.
+/// The WDL codes a legal position of class `value` (`Wdl5::code`) may store, `exit_decides`
+/// when its best conversion has that class too: bit c set for code c.
 #[inline]
-pub fn wdl_choices(value: Wdl5, exit: Option<Wdl5>) -> u16 {
+pub fn wdl_choices(value: Wdl5, exit_decides: bool) -> u16 {
     let exact = value.code();
     let mut bits = 1u16 << exact | 1 << (exact + OR_CONVERSION);
-    if exit == Some(value) {
+    if exit_decides {
         // Any code no better than the value, marked to look at the conversions.
         for c in 0..=exact {
             bits |= 1 << (c + OR_CONVERSION);
@@ -85,15 +85,15 @@ const LOSS_OR_FASTER: u16 = 2 << 14;
 pub const DTM_ANY: u16 = 3 << 14;
 const MOVES: u16 = (1 << 14) - 1;
 
-/// What a legal position of `value` (not a draw), whose best conversion is `exit`, may store
-/// in the DTM layer.
+/// What a legal position of `value` may store in the DTM layer, `exit_decides` when its best
+/// conversion has that value too.
 #[inline]
-pub fn dtm_choice(value: Dtm, exit: Option<Dtm>) -> u16 {
+pub fn dtm_choice(value: Dtm, exit_decides: bool) -> u16 {
     let m = dtm_moves(value).min(MOVES);
-    match (value, exit) {
+    match (value, exit_decides) {
         (Dtm::Draw, _) => DTM_ANY,
-        (Dtm::Win(_), Some(e)) if e == value => WIN_OR_SLOWER | m,
-        (Dtm::Loss(_), Some(e)) if e == value => LOSS_OR_FASTER | m,
+        (Dtm::Win(_), true) => WIN_OR_SLOWER | m,
+        (Dtm::Loss(_), true) => LOSS_OR_FASTER | m,
         _ => EXACT | m,
     }
 }
@@ -127,29 +127,24 @@ mod tests {
     fn choices_never_overstate() {
         // A position lost unless a conversion draws may store a loss or a draw marked
         // "or a conversion", never a plain draw or a win.
-        let c = wdl_choices(Wdl5::Draw, Some(Wdl5::Draw));
+        let c = wdl_choices(Wdl5::Draw, true);
         assert_eq!(
             c,
             1 << DRAW | 1 << (LOSS + 5) | 1 << (1 + 5) | 1 << (DRAW + 5)
         );
-        let c = wdl_choices(Wdl5::Win, Some(Wdl5::Draw));
+        let c = wdl_choices(Wdl5::Win, false);
         assert_eq!(c, 1 << WIN | 1 << (WIN + 5));
-        // A cursed win whose best conversion wins within the rule cannot defer to it.
-        let c = wdl_choices(Wdl5::CursedWin, Some(Wdl5::Win));
+        // A cursed win whose best conversion is not cursed too (`Solution::exit_has_class`)
+        // cannot defer to it.
+        let c = wdl_choices(Wdl5::CursedWin, false);
         assert_eq!(c, 1 << 3 | 1 << (3 + 5));
-        let c = wdl_choices(Wdl5::CursedWin, Some(Wdl5::CursedWin));
+        let c = wdl_choices(Wdl5::CursedWin, true);
         assert_eq!(c, 1 << 3 | 0b1111 << 5);
         assert_eq!(
-            dtm_range(dtm_choice(Dtm::Win(5), Some(Dtm::Win(5)))),
+            dtm_range(dtm_choice(Dtm::Win(5), true)),
             (3, u16::MAX, true)
         );
-        assert_eq!(
-            dtm_range(dtm_choice(Dtm::Loss(8), Some(Dtm::Loss(8)))),
-            (0, 4, true)
-        );
-        assert_eq!(
-            dtm_range(dtm_choice(Dtm::Loss(8), Some(Dtm::Loss(6)))),
-            (4, 4, false)
-        );
+        assert_eq!(dtm_range(dtm_choice(Dtm::Loss(8), true)), (0, 4, true));
+        assert_eq!(dtm_range(dtm_choice(Dtm::Loss(8), false)), (4, 4, false));
     }
 }

@@ -106,15 +106,10 @@ impl Choices<'_> {
         if self.solution.is_illegal(side, idx) {
             return any(kind);
         }
+        let (value, class) = self.solution.value(side, idx);
         match kind {
-            Kind::Wdl(_) => wdl_choices(
-                self.solution.value(side, idx).1,
-                self.solution.best_exit_class(side, idx),
-            ),
-            Kind::Dtm(_) => dtm_choice(
-                self.solution.value(side, idx).0,
-                self.solution.best_exit(side, idx),
-            ),
+            Kind::Wdl(_) => wdl_choices(class, self.solution.exit_has_class(side, idx, class)),
+            Kind::Dtm(_) => dtm_choice(value, self.solution.exit_decides(side, idx)),
         }
     }
 

@@ -76,7 +76,7 @@ pub fn expected_dtm(line: &str) -> Option<(String, Option<retrobook::Dtm>)> {
 pub fn rewrite_table(dir: &Path, signature: &str, edit: impl FnOnce(&mut [Vec<u8>; 2])) {
     use retrobook::chess::Color;
     use retrobook::probe::LoadedTables;
-    use retrobook::retro::{Solution, NO_EXIT};
+    use retrobook::retro::Solution;
     use retrobook::table::{write_table, WriteOptions};
     let m: retrobook::material::Material = signature.parse().unwrap();
     let tb = retrobook::Tablebase::open(dir).unwrap();
@@ -100,8 +100,7 @@ pub fn rewrite_table(dir: &Path, signature: &str, edit: impl FnOnce(&mut [Vec<u8
         bits
     });
     edit(&mut values);
-    let exits = [0, 1].map(|_| vec![NO_EXIT; n as usize]);
-    let solution = Solution::from_parts(values, illegal, exits);
+    let solution = Solution::from_parts(values, illegal);
     write_table(dir, &m, &solution, stats, &WriteOptions::default()).unwrap();
 }
 
