@@ -15,8 +15,8 @@
 //! - with pawns, the solution (values 2n, exit marks 0.5n, illegal bitmap 0.25n) is held
 //!   whole while each part is solved with its own state: 4 bytes per index and side (the
 //!   solver's three, and the best exit apart from pawn moves into earlier parts) and marks,
-//!   8.25p; and 0.5n not yet accounted for (KRPvKR peaks 0.54n above the rest of the
-//!   model, as it did before the exits became marks): 3.25n + 8.25p;
+//!   8.25p; and 1n not yet accounted for (KNNvKP peaks 0.79n and KRPvKR 0.54n above the
+//!   rest of the model, as they did before the exits became marks): 3.75n + 8.25p;
 //! - the writer: the solution (values and exit marks, 2.5n) and one stream in the layout's
 //!   order, a byte per number of the layout (holes included: 1.39n numbers without pawns,
 //!   1.13n with) while the grammar's first rounds rewrite it in place, and the 16-bit copy
@@ -30,8 +30,9 @@
 //! Measured peaks (VmHWM) against the model: KRBvKR 872 MiB (model 947 MiB), in the 50-move
 //! pass (1,226-1,273 MiB while the first solution and its best exits were held whole);
 //! KQRvKR, with no mate beyond 100 plies, 757 MiB solving (model 947 MiB); KRPvKR 2,086
-//! MiB solving (model 2,073 MiB; 2,509-2,572 MiB while best exits took a byte); KNNvKP 1,373 MiB solving (model 1,324 MiB: pages of the solution are
-//! touched part by part, so its peak comes with the last parts). The estimate adds 5%.
+//! MiB solving (model 2,242 MiB; 2,509-2,572 MiB while best exits took a byte); KNNvKP
+//! 1,144 MiB solving (model 1,157 MiB; 1,373 MiB before: pages of the solution are touched
+//! part by part, so its peak comes with the last parts). The estimate adds 5%.
 
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
@@ -109,7 +110,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let layout = Layout::size_for(&index);
     let parts = index.parts();
     let solving = match parts.iter().map(|p| p.end - p.start).max() {
-        Some(p) if parts.len() > 1 => 3 * n + n / 4 + 33 * p / 4,
+        Some(p) if parts.len() > 1 => 3 * n + 3 * n / 4 + 33 * p / 4,
         _ => 61 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64,
     };
     let writing = 5 * n / 2 + 5 * layout / 4;
