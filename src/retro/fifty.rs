@@ -125,12 +125,12 @@ struct Outcomes {
 impl Outcomes {
     fn of(solution: &Solution) -> Outcomes {
         let n = solution.values[0].len();
-        let where_ = |wdl: Wdl| {
+        let positions = |wdl: Wdl| {
             std::array::from_fn(|side| bitmap(n, |i| solution.value(side, i as u64).0.wdl() == wdl))
         };
         Outcomes {
-            won: where_(Wdl::Win),
-            lost: where_(Wdl::Loss),
+            won: positions(Wdl::Win),
+            lost: positions(Wdl::Loss),
         }
     }
 
@@ -163,8 +163,8 @@ struct RuleGame<'a> {
     game: &'a ChessGame<'a>,
     /// The first solution's wins and losses.
     outcomes: Outcomes,
-    /// Set where a win or loss of `solution` does not hold under the rule, once its part is
-    /// solved.
+    /// Set where a win or loss of the first solution does not hold under the rule, once its
+    /// part is solved.
     cursed: [Vec<AtomicU64>; 2],
     /// Set where the best conversion is a cursed win or a blessed loss.
     exit_cursed: [Vec<AtomicU64>; 2],
