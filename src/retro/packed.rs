@@ -24,10 +24,7 @@ pub struct Packed {
 impl Packed {
     /// Compresses `bytes`, letting them go.
     pub fn pack(bytes: Vec<u8>) -> Packed {
-        let pieces = bytes
-            .par_chunks(PIECE)
-            .map(|piece| zstd::bulk::compress(piece, LEVEL).expect("compressing to memory"))
-            .collect();
+        let pieces = bytes.par_chunks(PIECE).map(squeeze).collect();
         Packed {
             len: bytes.len(),
             pieces,
@@ -40,7 +37,7 @@ impl Packed {
             .par_chunks(PIECE / 8)
             .map(|piece| {
                 let bytes: Vec<u8> = piece.iter().flat_map(|w| w.to_le_bytes()).collect();
-                zstd::bulk::compress(&bytes, LEVEL).expect("compressing to memory")
+                squeeze(&bytes)
             })
             .collect();
         Packed {
@@ -55,9 +52,8 @@ impl Packed {
         out.par_chunks_mut(PIECE / 8)
             .zip(self.pieces.into_par_iter())
             .for_each(|(piece, packed)| {
-                let bytes = zstd::bulk::decompress(&packed, 8 * piece.len())
-                    .expect("unpacking what this process packed");
-                assert_eq!(bytes.len(), 8 * piece.len(), "a packed piece unpacks whole");
+                let mut bytes = vec![0u8; 8 * piece.len()];
+                unsqueeze(&packed, &mut bytes);
                 for (w, b) in piece.iter_mut().zip(bytes.chunks_exact(8)) {
                     *w = u64::from_le_bytes(b.try_into().expect("eight bytes"));
                 }
@@ -76,13 +72,21 @@ impl Packed {
         let mut out = vec![0u8; self.len];
         out.par_chunks_mut(PIECE)
             .zip(self.pieces.into_par_iter())
-            .for_each(|(piece, packed)| {
-                let n = zstd::bulk::decompress_to_buffer(&packed, piece)
-                    .expect("unpacking what this process packed");
-                assert_eq!(n, piece.len(), "a packed piece unpacks to its length");
-            });
+            .for_each(|(piece, packed)| unsqueeze(&packed, piece));
         out
     }
+}
+
+/// One piece compressed.
+fn squeeze(piece: &[u8]) -> Vec<u8> {
+    zstd::bulk::compress(piece, LEVEL).expect("compressing to memory")
+}
+
+/// One piece unpacked into `out`, which it fills exactly.
+fn unsqueeze(packed: &[u8], out: &mut [u8]) {
+    let n =
+        zstd::bulk::decompress_to_buffer(packed, out).expect("unpacking what this process packed");
+    assert_eq!(n, out.len(), "a packed piece unpacks to its length");
 }
 
 #[cfg(test)]
