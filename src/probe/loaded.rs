@@ -12,7 +12,7 @@ use super::tablebase::Tablebase;
 use crate::chess::{Color, MoveKind, MoveList, Position};
 use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
-use crate::retro::{bit, SubTables};
+use crate::retro::{bit, ChessGame, SubTables};
 use crate::table::values::{dtm_value, DRAW, OR_CONVERSION};
 use crate::table::TableFile;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
@@ -328,9 +328,24 @@ impl<'a> LoadedTables<'a> {
     /// The distances of the side `table` does not store, by a one-ply search where the WDL
     /// layer does not already say draw.
     fn search_other(&self, table: &TableFile) -> Result<Decoded, String> {
-        self.by_position(table, 1 - table.dtm_side(), false, |_, pos, _, _| {
-            self.one_ply(pos)
-        })
+        let stored = table.dtm_side();
+        let own = self.decoded(&table.material(), stored).ok_or_else(|| {
+            format!(
+                "{}: stored side not decoded before the other (internal error)",
+                table.path().display()
+            )
+        })?;
+        let game = ChessGame::new(table.index().clone(), self);
+        let side = 1 - stored;
+        let decoded = self.by_position(table, side, false, |idx, pos, _, _| {
+            Ok(game
+                .one_ply(idx, pos, |j| own.value(j))
+                .unwrap_or(Dtm::Draw))
+        })?;
+        match game.take_error() {
+            Some(e) => Err(e),
+            None => Ok(decoded),
+        }
     }
 
     /// The best value over the moves of `pos` (no en-passant right), each read from the

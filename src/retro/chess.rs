@@ -173,7 +173,11 @@ impl<'a> ChessGame<'a> {
 
     /// A legal position of this table with its index, or None.
     pub(super) fn placed(&self, side: usize, idx: u64) -> Option<Placed> {
-        let pos = self.position(side, idx)?;
+        self.place(idx, self.position(side, idx)?)
+    }
+
+    /// `pos`, the legal position of index `idx`, with its index.
+    fn place(&self, idx: u64, pos: Position) -> Option<Placed> {
         let kings = (pos.king(Color::White)?, pos.king(Color::Black)?);
         Some(Placed {
             idx,
@@ -254,6 +258,34 @@ impl<'a> ChessGame<'a> {
         true
     }
 
+    /// The value of `pos`, the legal position of index `idx`, by a one-ply search: the best
+    /// of its moves, those inside the table valued by `inside` (the value of an index with the
+    /// other side to move), the others by the sub-tables; mate or stalemate without moves
+    /// (None only where the kings are missing). Index arithmetic finds the moves'
+    /// indices, so this costs far less than looking each position up by its material.
+    pub fn one_ply(&self, idx: u64, pos: &Position, inside: impl Fn(u64) -> Dtm) -> Option<Dtm> {
+        let at = self.place(idx, *pos)?;
+        let mut best: Option<Dtm> = None;
+        let terminal = self.successors_of(&at, &mut |s| {
+            let after = match s {
+                Successor::Table(j) => inside(j),
+                Successor::Fixed(d) => d,
+                // The mover there may also take en passant.
+                Successor::Either(j, alt) => inside(j).max(alt),
+            };
+            best = best.max(Some(after.back()));
+        });
+        Some(best.unwrap_or(terminal))
+    }
+
+    /// `RetroGame::successors` of a placed position.
+    fn successors_of(&self, at: &Placed, f: &mut dyn FnMut(Successor)) -> Dtm {
+        let mut list = MoveList::new();
+        at.pos.legal_moves(&mut list);
+        self.report_moves(at, &list, false, f);
+        Dtm::without_moves(at.pos.is_check())
+    }
+
     pub(super) fn encode(&self, pos: &Position) -> u64 {
         // Every position reached by a legal move keeps its kings apart, so it has an index.
         self.index.encode(pos).unwrap_or(0)
@@ -266,11 +298,7 @@ impl RetroGame for ChessGame<'_> {
     }
 
     fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm> {
-        let at = self.placed(side, idx)?;
-        let mut list = MoveList::new();
-        at.pos.legal_moves(&mut list);
-        self.report_moves(&at, &list, false, f);
-        Some(Dtm::without_moves(at.pos.is_check()))
+        Some(self.successors_of(&self.placed(side, idx)?, f))
     }
 
     fn successors_counted(
