@@ -15,6 +15,7 @@
 //! reading the values of the parts before it.
 
 mod combinations;
+mod divisor;
 mod layout;
 mod symmetry;
 
@@ -23,6 +24,7 @@ pub use symmetry::{KingPairs, Symmetry};
 
 use crate::chess::{Bitboard, Color, Piece, Position, Role, Square};
 use crate::material::Material;
+use divisor::Divisor;
 
 #[derive(Copy, Clone, Debug)]
 struct Group {
@@ -35,6 +37,8 @@ struct Group {
     domain: u32,
     /// C(domain, count).
     size: u64,
+    /// `size` as a divisor, to split indices into digits.
+    size_div: Divisor,
     /// Product of the sizes of the later groups of its kind (pawn groups, or the others):
     /// what one step of this group's rank adds to the pawn placement's number, or to the
     /// index.
@@ -122,6 +126,10 @@ pub struct TableIndex {
     per_king_pair: u64,
     /// King pairs times `per_king_pair`: the stride of the pawn placement.
     per_placement: u64,
+    /// The number of king pairs as a divisor.
+    pairs_div: Divisor,
+    /// `per_king_pair` as a divisor (None when it is 1: no pieces besides kings and pawns).
+    per_king_pair_div: Option<Divisor>,
     /// Without pawns, None (one placement).
     pawns: Option<std::sync::Arc<Pawns>>,
     size: u64,
@@ -160,6 +168,7 @@ impl TableIndex {
                         shift,
                         domain,
                         size,
+                        size_div: Divisor::new(size),
                         stride: 0,
                     });
                 }
@@ -184,6 +193,8 @@ impl TableIndex {
         }
         let pawns = pawns.then(|| std::sync::Arc::new(Pawns::new(&groups, placements)));
         TableIndex {
+            pairs_div: Divisor::new(kings.len() as u64),
+            per_king_pair_div: (per_king_pair > 1).then(|| Divisor::new(per_king_pair)),
             group_of,
             material,
             kings,
@@ -217,12 +228,24 @@ impl TableIndex {
             .map_or(0, |p| p.place[placement as usize] as u64)
     }
 
-    /// The pawn placement at the place of index `idx` (0 without pawns).
+    /// The pawn placement at place `place` (0 without pawns).
     #[inline]
-    fn placement(&self, idx: u64) -> u64 {
-        self.pawns.as_ref().map_or(0, |p| {
-            p.placement[(idx / self.per_placement) as usize] as u64
-        })
+    fn placement_at(&self, place: u64) -> u64 {
+        self.pawns
+            .as_ref()
+            .map_or(0, |p| p.placement[place as usize] as u64)
+    }
+
+    /// `idx / per_placement`: the place of its pawn placement.
+    #[inline]
+    fn place_of(&self, idx: u64) -> u64 {
+        self.pairs_div.div(self.above_pair(idx))
+    }
+
+    /// `idx / per_king_pair`: its king pair and pawn placement.
+    #[inline]
+    fn above_pair(&self, idx: u64) -> u64 {
+        self.per_king_pair_div.map_or(idx, |d| d.div(idx))
     }
 
     /// The material this index numbers.
@@ -302,10 +325,11 @@ impl TableIndex {
         if !g.is_pawn() {
             return idx.wrapping_add(delta.wrapping_mul(g.stride));
         }
+        let place = self.place_of(idx);
         let placement = self
-            .placement(idx)
+            .placement_at(place)
             .wrapping_add(delta.wrapping_mul(g.stride));
-        self.place(placement) * self.per_placement + idx % self.per_placement
+        self.place(placement) * self.per_placement + idx - place * self.per_placement
     }
 
     /// The index whose group `g`'s rank is `k` more than in `idx`, all else alike: a row
@@ -324,7 +348,7 @@ impl TableIndex {
     /// The number of the king pair of index `idx`.
     #[inline]
     fn pair_of(&self, idx: u64) -> u64 {
-        idx % self.per_placement / self.per_king_pair
+        self.pairs_div.div_rem(self.above_pair(idx)).1
     }
 
     /// The index of the position that differs from the one of index `idx` (as for `step`)
@@ -391,24 +415,37 @@ impl TableIndex {
     /// The digits of index `idx` (< `size()`), whether or not it is broken.
     #[inline]
     pub fn split(&self, idx: u64) -> Digits {
-        let pair = self.pair_of(idx) as u32;
+        let mut groups = [0; MAX_GROUPS];
+        let pair = self.split_digits(idx, &mut groups);
         Digits {
-            pair,
+            pair: pair as u32,
             kings: self.kings.pair(pair as usize),
-            groups: self.ranks(idx),
+            groups,
         }
     }
 
-    /// The rank of each group in index `idx`.
-    #[inline]
-    fn ranks(&self, idx: u64) -> [u64; MAX_GROUPS] {
-        let mut groups = [0u64; MAX_GROUPS];
-        let (placement, rest) = (self.placement(idx), idx % self.per_king_pair);
-        for (o, g) in groups.iter_mut().zip(&self.groups) {
-            let number = if g.is_pawn() { placement } else { rest };
-            *o = number / g.stride % g.size;
+    /// The king pair's number of index `idx`, and the rank of each group into `groups`:
+    /// its mixed-radix digits taken off from the last (stride 1), one division each. The
+    /// ranks go to the caller's array: copied as a block right after being written one by
+    /// one, they would wait for the stores.
+    #[inline(always)]
+    fn split_digits(&self, idx: u64, groups: &mut [u64; MAX_GROUPS]) -> u64 {
+        let mut rest = idx;
+        for (o, g) in groups.iter_mut().zip(&self.groups).rev() {
+            if !g.is_pawn() {
+                (rest, *o) = g.size_div.div_rem(rest);
+            }
         }
-        groups
+        let (place, pair) = self.pairs_div.div_rem(rest);
+        if let Some(p) = &self.pawns {
+            let mut placement = p.placement[place as usize] as u64;
+            for (o, g) in groups.iter_mut().zip(&self.groups).rev() {
+                if g.is_pawn() {
+                    (placement, *o) = g.size_div.div_rem(placement);
+                }
+            }
+        }
+        pair
     }
 
     /// The king pairs this index numbers.
@@ -499,8 +536,9 @@ impl TableIndex {
             return None;
         }
         let mut pos = Position::empty(turn);
-        let ranks = self.ranks(idx);
-        let (wk, bk) = self.kings.pair(self.pair_of(idx) as usize);
+        let mut ranks = [0; MAX_GROUPS];
+        let pair = self.split_digits(idx, &mut ranks);
+        let (wk, bk) = self.kings.pair(pair as usize);
         pos.put(
             wk,
             Piece {
