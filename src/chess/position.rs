@@ -171,6 +171,14 @@ impl Position {
         self.by_role[piece.role.index()].add(sq);
     }
 
+    /// Puts `piece` on every square of `set` (all empty).
+    #[inline]
+    pub fn put_all(&mut self, set: Bitboard, piece: Piece) {
+        debug_assert!((self.occupied() & set).is_empty());
+        self.by_color[piece.color.index()] |= set;
+        self.by_role[piece.role.index()] |= set;
+    }
+
     /// Removes whatever stands on `sq`.
     #[inline]
     pub fn remove(&mut self, sq: Square) {

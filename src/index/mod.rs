@@ -560,15 +560,13 @@ impl TableIndex {
                 return None;
             }
             occupied |= set;
-            for sq in set {
-                pos.put(
-                    sq,
-                    Piece {
-                        color: g.color,
-                        role: g.role,
-                    },
-                );
-            }
+            pos.put_all(
+                set,
+                Piece {
+                    color: g.color,
+                    role: g.role,
+                },
+            );
         }
         Some(pos)
     }
