@@ -590,7 +590,7 @@ fn the_fifty_move_rule_matches_syzygy_on_krbvkr() {
 /// and 19,015,488 blessed losses): the 50-move classes count the forced push as the ply
 /// that ends the count, and read the classes of pawn moves from the parts solved before.
 /// Its counts equal Syzygy's published ones. It builds eight 3-5-piece tables first, about
-/// ten minutes on two cores, so it runs only when asked: `cargo test --release --test
+/// ten minutes on two cores, so it runs only when asked: `scripts/test --test
 /// tables -- --ignored`.
 #[test]
 #[ignore = "builds KNNvKP and its sub-tables, about ten minutes"]
