@@ -19,5 +19,7 @@ pub mod generate;
 pub mod ghi;
 pub mod probe;
 pub mod table;
+#[cfg(test)]
+mod testing;
 
 pub use probe::{ProbeError, Tablebase};

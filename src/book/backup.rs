@@ -375,15 +375,8 @@ mod tests {
 
     #[test]
     fn the_key_index_finds_exactly_the_keys_it_holds() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut keys: Vec<u64> = (0..5000)
-            .map(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                seed
-            })
-            .collect();
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut keys: Vec<u64> = (0..5000).map(|_| next()).collect();
         keys.extend([0, 1, u64::MAX, u64::MAX - 1]);
         keys.sort_unstable();
         keys.dedup();

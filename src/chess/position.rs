@@ -166,9 +166,7 @@ impl Position {
     /// Puts `piece` on the empty square `sq`.
     #[inline]
     pub fn put(&mut self, sq: Square, piece: Piece) {
-        debug_assert!(!self.occupied().contains(sq));
-        self.by_color[piece.color.index()].add(sq);
-        self.by_role[piece.role.index()].add(sq);
+        self.put_all(Bitboard::from_square(sq), piece);
     }
 
     /// Puts `piece` on every square of `set` (all empty).

@@ -46,13 +46,7 @@ mod tests {
 
     #[test]
     fn quotients_and_remainders_equal_the_hardware_ones() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut divisors: Vec<u64> = vec![2, 3, 7, 48, 64, 462, 1806, 2016, (1 << 32) - 1];
         divisors.extend((0..200).map(|_| 2 + next() % ((1 << 32) - 2)));
         divisors.extend((2..300).map(|k| k * k));

@@ -437,8 +437,8 @@ impl TableIndex {
             }
         }
         let (place, pair) = self.pairs_div.div_rem(rest);
-        if let Some(p) = &self.pawns {
-            let mut placement = p.placement[place as usize] as u64;
+        if self.pawns.is_some() {
+            let mut placement = self.placement_at(place);
             for (o, g) in groups.iter_mut().zip(&self.groups).rev() {
                 if g.is_pawn() {
                     (placement, *o) = g.size_div.div_rem(placement);

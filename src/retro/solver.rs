@@ -1029,13 +1029,8 @@ mod tests {
     /// parts, and out of the graph, drawn from a fixed pseudo-random sequence.
     fn parted_graph() -> Graph {
         let (n, part) = (1200u64, 150u64);
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |below: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % below
-        };
+        let mut random = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = move |below: u64| random() % below;
         let moves = [0, 1].map(|_| {
             (0..n)
                 .map(|k| {
