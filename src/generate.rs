@@ -4,19 +4,19 @@
 //!
 //! Memory of one table, with n indices per side to move and parts (`TableIndex::parts`) of
 //! at most p indices per side (`estimate` follows this model):
-//! - without pawns (one part, p = n), the solver: 3 bytes per index and side (value,
-//!   fixed-move summary, move counter) and its level marks (32 bytes per 512 indices and
-//!   side), 6.125n; the 50-move pass, for a table with mates beyond 100 plies: a second
-//!   solve (6.125n, and 0.25n for its illegal bitmap as it finishes) while the first
-//!   solution is held as the pass reads it, won and lost bitmaps (0.5n), with its illegal
-//!   bitmap and the cursed and exit classes (0.75n), its values and exit marks compressed
-//!   (`PACKED_PER_INDEX`), 7.625n and the packed bytes. Whether the pass runs is known only
+//! - without pawns (one part, p = n), the solver: 2 bytes per index and side (value, move
+//!   counter), 4 bits (illegal, the best fixed move's class, whether it decides the value)
+//!   and its level marks (32 bytes per 512 indices and side), 5.125n; the 50-move pass, for
+//!   a table with mates beyond 100 plies: a second solve (5.125n) while the first solution
+//!   is held as the pass reads it, won and lost bitmaps (0.5n), with its illegal bitmap and
+//!   the cursed and exit classes (0.75n), its values and exit marks compressed
+//!   (`PACKED_PER_INDEX`), 6.375n and the packed bytes. Whether the pass runs is known only
 //!   once the table is solved, so the estimate always counts it;
 //! - with pawns, the solution (values 2n, exit marks 0.5n, illegal bitmap 0.25n) is held
-//!   whole while each part is solved with its own state: 4 bytes per index and side (the
-//!   solver's three, and the best exit apart from pawn moves into earlier parts) and marks,
-//!   8.25p; and 1n not yet accounted for (KNNvKP peaks 0.79n and KRPvKR 0.54n above the
-//!   rest of the model, as they did before the exits became marks): 3.75n + 8.25p;
+//!   whole while each part is solved with its own state: 3 bytes per index and side (value,
+//!   counter, and the best exit apart from pawn moves into earlier parts), 3 bits and marks,
+//!   6.875p; and 1n not yet accounted for (KNNvKP peaks 0.79n and KRPvKR 0.54n above the
+//!   rest of the model, as they did before the exits became marks): 3.75n + 6.875p;
 //! - the writer: the solution (values and exit marks, 2.5n) and one stream in the layout's
 //!   order, a byte per number of the layout (holes included: 1.39n numbers without pawns,
 //!   1.13n with) while the grammar's first rounds rewrite it in place, and the 16-bit copy
@@ -110,8 +110,8 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let layout = Layout::size_for(&index);
     let parts = index.parts();
     let solving = match parts.iter().map(|p| p.end - p.start).max() {
-        Some(p) if parts.len() > 1 => 3 * n + 3 * n / 4 + 33 * p / 4,
-        _ => 61 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64,
+        Some(p) if parts.len() > 1 => 3 * n + 3 * n / 4 + 55 * p / 8,
+        _ => 51 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64,
     };
     let writing = 5 * n / 2 + 5 * layout / 4;
     let (loading, held) = schedule_for_building(tb, material).bytes();

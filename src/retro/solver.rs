@@ -5,22 +5,28 @@
 //! back by un-moves: the predecessors of a loss in n-1 plies win in n; each predecessor of a
 //! win in n-1 has one more move known to lose, counted down in a per-position counter of its
 //! moves inside the graph, and loses in n when that counter reaches zero. Moves that leave the
-//! graph (captures and promotions into sub-tables) have fixed values, summarized once per
-//! position before the levels start. Whatever is never resolved is a draw.
+//! graph (captures and promotions into sub-tables) have fixed values, classed once per
+//! position before the levels start (win, draw or loss: two bits). Whatever is never
+//! resolved is a draw.
 //!
 //! A level's pass visits only the blocks of positions marked for it: a block is marked for
 //! level n when one of its positions gets a value of n - 1 plies (to be taken back at n), or
-//! when a fixed move may decide one of its positions at n. Late levels, which find few
+//! when a fixed move decides one of its positions at n. Late levels, which find few
 //! positions, touch little memory.
 //!
 //! A fixed move that wins is stored at once as the position's value, provisional until its
 //! level: a move inside the graph that wins sooner replaces it (values only shrink, and a
-//! stored value above the current level is known to be provisional).
+//! stored value above the current level is known to be provisional). A fixed move that
+//! loses matters only once the counter reaches zero: its distance is found again then, by
+//! the position's moves, and if it holds out longer, the counter byte, free from then on,
+//! holds the level the loss is due at (`pending`).
 //!
-//! Memory: three bytes per position and side to move (value, fixed-move summary, move
-//! counter), as relaxed atomics, and 32 bytes of marks per block of `BLOCK` positions: the
-//! value is set by compare-and-swap, and the counter's atomic decrement tells exactly one
-//! thread that it reached zero. No locks on the hot path.
+//! Memory: per position and side to move, two bytes (value, move counter) as relaxed
+//! atomics and four bits (illegal, the fixed move's class, whether it decides the value);
+//! 32 bytes of marks per block of `BLOCK` positions. The value is set by compare-and-swap,
+//! and the counter's atomic decrement tells exactly one thread that it reached zero. No
+//! locks on the hot path. A part solved after earlier ones keeps a byte more, its best exit
+//! apart from moves into earlier parts, in place of the fourth bit.
 //!
 //! Distances beyond a byte (`Dtm::BYTE_PLIES`) are rare: their byte says `Dtm::LONG` and
 //! the distance goes to a list. Levels past that point no longer scan every position for
@@ -32,7 +38,7 @@
 //! un-moves out of the part are left to the later parts that hold them, so the working
 //! state is held for one part at a time.
 
-use crate::value::{Dtm, LongDistances, Wdl5};
+use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -110,42 +116,44 @@ impl Observer for Silent {
     fn advance(&self, _: u64) {}
 }
 
-// Summary of a position's fixed moves, one byte: 2 + plies of the best one up to
-// `SUMMARY_PLIES`, or one of these.
-const C_NONE: u8 = 0; // no fixed move
-const C_DRAW: u8 = 1; // the best fixed move draws
-const C_LONG: u8 = 253; // longer than `SUMMARY_PLIES`: the plies are listed apart
-const C_TERMINAL: u8 = 254; // no move at all
-const C_ILLEGAL: u8 = 255; // not a legal position
+/// Fixed moves longer than this are listed apart (`State::exits_listed`) and resolved by
+/// deferred work; shorter ones by the level scans.
 const SUMMARY_PLIES: u32 = 250;
 
-/// The summary code of a position whose best fixed move has value `best` (for its mover).
-fn summary_code(best: Option<Dtm>) -> u8 {
+/// The class of a position's best fixed move (`State::class`, two bits).
+const NO_FIXED: u8 = 0;
+const FIXED_WIN: u8 = 1;
+const FIXED_DRAW: u8 = 2;
+const FIXED_LOSS: u8 = 3;
+
+/// The class of best fixed move `best`.
+fn class_of(best: Option<Dtm>) -> u8 {
+    match best {
+        None => NO_FIXED,
+        Some(Dtm::Win(_)) => FIXED_WIN,
+        Some(Dtm::Draw) => FIXED_DRAW,
+        Some(Dtm::Loss(_)) => FIXED_LOSS,
+    }
+}
+
+/// A move counter at `PENDING + p / 2` or above holds a loss due at level p instead of a
+/// count: every move inside the graph loses sooner, and the best fixed move loses in p
+/// plies (`State::resolve_loss`). Counts stay below it.
+const PENDING: u8 = 128;
+
+/// The counter of a loss due at level `plies` (even, at most `SUMMARY_PLIES`).
+fn pending(plies: u32) -> u8 {
+    PENDING + (plies / 2) as u8
+}
+
+/// The code of a position's best exit `best` in the exit bytes of a part
+/// solved after earlier ones (`State::exits`).
+fn exit_code(best: Option<Dtm>) -> u8 {
     match best.map(Dtm::plies) {
-        None => C_NONE,
-        Some(None) => C_DRAW,
-        Some(Some(p)) if p > SUMMARY_PLIES => C_LONG,
-        Some(Some(p)) => (p + 2) as u8,
-    }
-}
-
-/// A summary code as a best exit (`State::finish`, `Solution::mark_exits`).
-fn exit_code(summary: u8) -> u8 {
-    match summary {
-        C_DRAW => Dtm::Draw.encode(),
-        C_LONG => EXIT_LONG,
-        c => match summary_plies(c) {
-            Some(p) => Dtm::from_plies(p).encode(),
-            None => NO_EXIT,
-        },
-    }
-}
-
-/// The plies of a summary code that holds them.
-fn summary_plies(code: u8) -> Option<u32> {
-    match code {
-        C_NONE | C_DRAW | C_LONG | C_TERMINAL | C_ILLEGAL => None,
-        c => Some(c as u32 - 2),
+        None => NO_EXIT,
+        Some(None) => Dtm::Draw.encode(),
+        Some(Some(p)) if p > SUMMARY_PLIES => EXIT_LONG,
+        Some(Some(p)) => Dtm::from_plies(p).encode(),
     }
 }
 
@@ -194,6 +202,46 @@ fn into_bytes(v: Vec<AtomicU8>) -> Vec<u8> {
     unsafe { Vec::from_raw_parts(ptr as *mut u8, len, cap) }
 }
 
+/// One bit per index, set and cleared by any thread.
+struct AtomicBits(Vec<AtomicU64>);
+
+impl AtomicBits {
+    fn new(n: usize) -> AtomicBits {
+        AtomicBits((0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64].load(Relaxed) >> (i % 64) & 1 == 1
+    }
+
+    #[inline]
+    fn set(&self, i: usize) {
+        self.0[i / 64].fetch_or(1 << (i % 64), Relaxed);
+    }
+
+    #[inline]
+    fn clear(&self, i: usize) {
+        self.0[i / 64].fetch_and(!(1 << (i % 64)), Relaxed);
+    }
+
+    fn into_words(self) -> Vec<u64> {
+        self.0.into_iter().map(AtomicU64::into_inner).collect()
+    }
+}
+
+/// What the setup learns of a position's moves (`State::scan`).
+struct Scan {
+    /// The best fixed move, moves into earlier parts included.
+    best: Option<Dtm>,
+    /// The best move that leaves the graph.
+    best_exit: Option<Dtm>,
+    /// Moves inside the graph.
+    inside: u32,
+    /// The position's value when it has no move at all.
+    no_moves: Option<Dtm>,
+}
+
 /// The values of the parts solved before the current one.
 struct Earlier<'s> {
     values: &'s [Vec<u8>; 2],
@@ -212,15 +260,25 @@ struct State<'g, G: RetroGame> {
     part: Range<u64>,
     earlier: Option<Earlier<'g>>,
     /// When there are earlier parts, the best move that leaves the graph of each position
-    /// (`Solution::mark_exits`), apart from moves into earlier parts, which the summary
+    /// (`Solution::mark_exits`), apart from moves into earlier parts, which `class`
     /// counts.
     exits: Option<[Vec<AtomicU8>; 2]>,
     /// The exits of `exits` longer than `SUMMARY_PLIES`, with their plies.
     exits_beyond: [Mutex<Vec<(u64, u32)>>; 2],
     values: [Vec<AtomicU8>; 2],
-    summary: [Vec<AtomicU8>; 2],
-    /// Moves inside the graph not yet known to lose for the mover (at most 255: a chess
-    /// position of 5 pieces has far fewer moves).
+    /// Per side, the indices that are not legal positions.
+    illegal: [AtomicBits; 2],
+    /// Per side, the class of each position's best fixed move (`FIXED_WIN`, ...), moves
+    /// into earlier parts included: bit 0 in `class[side][0]`, bit 1 in `class[side][1]`.
+    class: [[AtomicBits; 2]; 2],
+    /// Without earlier parts, per side, the positions whose best fixed move is known to
+    /// have their value (`Solution::exit_decides`; best exits beyond `SUMMARY_PLIES` and
+    /// drawing ones are judged when the part is done).
+    decides: Option<[AtomicBits; 2]>,
+    /// Without earlier parts, the plies of the longest best exit.
+    longest_exit: AtomicU32,
+    /// Moves inside the graph not yet known to lose for the mover (fewer than `PENDING`:
+    /// a chess position of 6 pieces has far fewer moves), or a loss due (`pending`).
     counters: [Vec<AtomicU8>; 2],
     /// Per side, the marks of each block of `BLOCK` positions.
     marks: [Vec<Marks>; 2],
@@ -232,8 +290,8 @@ struct State<'g, G: RetroGame> {
     /// The positions found at the current level beyond `Dtm::BYTE_PLIES`, to expand at
     /// the next.
     frontier: Mutex<Vec<(u8, u64)>>,
-    /// Per side, the best fixed moves longer than `SUMMARY_PLIES` (summary `C_LONG`),
-    /// listed while setting up and sorted once it is done.
+    /// Per side, the best fixed moves longer than `SUMMARY_PLIES`, listed while setting up
+    /// and sorted once it is done.
     exits_listed: [Mutex<Vec<(u64, u32)>>; 2],
     exits_long: std::sync::OnceLock<[LongDistances; 2]>,
 }
@@ -319,6 +377,44 @@ impl Solution {
         }
     }
 
+    /// Marks the best exits of a graph without earlier parts, from the classes of its
+    /// positions' best fixed moves, the positions found to take their value from one
+    /// (`decides`), and the fixed moves beyond `SUMMARY_PLIES` (`listed`), the first index
+    /// at `first` in the game.
+    fn mark_classes(
+        &mut self,
+        class: &[[AtomicBits; 2]; 2],
+        decides: [AtomicBits; 2],
+        listed: &[LongDistances; 2],
+        first: u64,
+    ) {
+        for (side, decides) in decides.into_iter().enumerate() {
+            let (values, long, [lo, hi]) = (&self.values[side], &self.long[side], &class[side]);
+            let n = values.len();
+            let class = |i: usize| u8::from(lo.get(i)) | u8::from(hi.get(i)) << 1;
+            let wdl = |i: usize| long.value(values[i], first + i as u64).wdl();
+            let mut decided = decides.into_words();
+            for &(idx, p) in listed[side].entries() {
+                let i = (idx - first) as usize;
+                if long.value(values[i], idx) == Dtm::from_plies(p) {
+                    decided[i / 64] |= 1 << (i % 64);
+                }
+            }
+            self.exit_decides[side] = bitmap(n, |i| {
+                bit(&decided, i as u64) || class(i) == FIXED_DRAW && wdl(i) == Wdl::Draw
+            });
+            self.exit_same_wdl[side] = bitmap(n, |i| {
+                let exit = match class(i) {
+                    FIXED_WIN => Wdl::Win,
+                    FIXED_DRAW => Wdl::Draw,
+                    FIXED_LOSS => Wdl::Loss,
+                    _ => return false,
+                };
+                wdl(i) == exit
+            });
+        }
+    }
+
     /// True when index `idx` with `side` to move is not a legal position.
     #[inline]
     pub fn is_illegal(&self, side: usize, idx: u64) -> bool {
@@ -364,10 +460,6 @@ pub(crate) fn bitmap(n: usize, set: impl Fn(usize) -> bool + Sync) -> Vec<u64> {
                 .fold(0u64, |bits, i| bits | u64::from(set(i)) << (i % 64))
         })
         .collect()
-}
-
-fn illegal_bitmap(summary: &[AtomicU8]) -> Vec<u64> {
-    bitmap(summary.len(), |i| summary[i].load(Relaxed) == C_ILLEGAL)
 }
 
 /// Solves `game`: distance to mate for every position, both sides to move.
@@ -492,11 +584,16 @@ impl<'g, G: RetroGame> State<'g, G> {
             exits: earlier
                 .is_some()
                 .then(|| [atomic_bytes(n), atomic_bytes(n)]),
+            decides: earlier
+                .is_none()
+                .then(|| [AtomicBits::new(n), AtomicBits::new(n)]),
             earlier,
             part,
             exits_beyond: Default::default(),
             values: [atomic_bytes(n), atomic_bytes(n)],
-            summary: [atomic_bytes(n), atomic_bytes(n)],
+            illegal: [AtomicBits::new(n), AtomicBits::new(n)],
+            class: std::array::from_fn(|_| [AtomicBits::new(n), AtomicBits::new(n)]),
+            longest_exit: AtomicU32::new(0),
             counters: [atomic_bytes(n), atomic_bytes(n)],
             marks: [new_marks(n), new_marks(n)],
             pending: Mutex::new(vec![Vec::new(); Dtm::MAX_PLIES as usize + 2]),
@@ -584,7 +681,10 @@ impl<'g, G: RetroGame> State<'g, G> {
     fn finish(self) -> Solution {
         let State {
             values,
-            summary,
+            illegal,
+            class,
+            decides,
+            longest_exit,
             counters,
             marks,
             exits,
@@ -596,30 +696,24 @@ impl<'g, G: RetroGame> State<'g, G> {
         } = self;
         // The working state goes first: the exits are marked beside the values.
         drop((counters, marks));
-        let illegal = summary.each_ref().map(|s| illegal_bitmap(s));
-        let (exits, exits_long) = match exits {
-            Some(e) => {
-                drop(summary);
-                (
-                    e.map(into_bytes),
-                    exits_beyond.map(|l| {
-                        LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner()))
-                    }),
-                )
-            }
-            None => (
-                summary.map(|s| {
-                    let mut e = into_bytes(s);
-                    e.par_iter_mut().for_each(|c| *c = exit_code(*c));
-                    e
-                }),
-                exits_long.into_inner().unwrap_or_default(),
-            ),
-        };
-        let mut solution = Solution::from_parts(values.map(into_bytes), illegal);
+        let mut solution =
+            Solution::from_parts(values.map(into_bytes), illegal.map(AtomicBits::into_words));
         solution.long =
             long.map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
-        solution.mark_exits(exits, &exits_long, part.start);
+        match (exits, decides) {
+            (Some(e), _) => {
+                drop(class);
+                let beyond = exits_beyond
+                    .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
+                solution.mark_exits(e.map(into_bytes), &beyond, part.start);
+            }
+            (None, decides) => {
+                let decides = decides.expect("kept without earlier parts");
+                let listed = exits_long.into_inner().unwrap_or_default();
+                solution.mark_classes(&class, decides, &listed, part.start);
+                solution.longest_exit = longest_exit.into_inner();
+            }
+        }
         solution
     }
 
@@ -646,7 +740,7 @@ impl<'g, G: RetroGame> State<'g, G> {
                     self.count_down(side as usize, idx, level);
                 }
             }
-            Deferred::Exit(side, idx) => self.exit_decides(side as usize, idx, level, C_LONG),
+            Deferred::Exit(side, idx) => self.exit_decides(side as usize, idx, level),
         }
     }
 
@@ -679,7 +773,10 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
     }
 
-    fn init(&self, side: usize, idx: u64) {
+    /// Sums up the moves of `idx` (None: not a legal position). With `schedule`, a move
+    /// whose extra option wins for the opponent is set to lose at its level (the setup
+    /// does it, once).
+    fn scan(&self, side: usize, idx: u64, schedule: bool) -> Option<Scan> {
         let mut best: Option<Dtm> = None;
         let mut best_exit: Option<Dtm> = None;
         let mut any = false;
@@ -690,7 +787,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             e.expect("a move into an earlier part reads its values")
                 .value(1 - side, j)
         };
-        let terminal = self.game.successors_counted(side, idx, &mut |s| {
+        let (terminal, counted) = self.game.successors_counted(side, idx, &mut |s| {
             any = true;
             let fixed = match s {
                 Successor::Table(j) if j < first => Some(earlier(j)),
@@ -714,51 +811,92 @@ impl<'g, G: RetroGame> State<'g, G> {
                 Successor::Either(j, alt) => {
                     inside += 1;
                     // The opponent's extra option wins for him: this move loses by then.
-                    if let Dtm::Win(w) = alt {
+                    if let (Dtm::Win(w), true) = (alt, schedule) {
                         self.defer(w + 1, Deferred::MoveLoses(side as u8, idx, j));
                     }
                 }
             }
-        });
-        let counted = terminal.map_or(0, |t| t.1);
-        inside += counted;
-        any |= counted > 0;
-        let summary = match terminal {
-            None => C_ILLEGAL,
-            Some((t, _)) if !any => {
-                self.preset(side, idx, t);
-                C_TERMINAL
-            }
-            Some(_) => {
-                let code = summary_code(best);
-                match best.and_then(Dtm::plies) {
-                    Some(p) if code == C_LONG => {
-                        lock(&self.exits_listed[side]).push((idx, p));
-                        self.defer(p, Deferred::Exit(side as u8, idx));
-                    }
-                    Some(p) => {
-                        self.note_static(p);
-                        if p % 2 == 1 {
-                            // Provisional until level p (see the module doc).
-                            self.preset(side, idx, Dtm::from_plies(p));
-                        } else if inside == 0 {
-                            self.mark(side, idx, p);
-                        }
-                    }
-                    None => {}
-                }
-                code
-            }
-        };
-        self.summary[side][self.at(idx)].store(summary, Relaxed);
-        self.counters[side][self.at(idx)].store(inside.min(255) as u8, Relaxed);
+        })?;
+        Some(Scan {
+            best,
+            best_exit,
+            inside: inside + counted,
+            no_moves: (!any && counted == 0).then_some(terminal),
+        })
+    }
+
+    fn init(&self, side: usize, idx: u64) {
+        let at = self.at(idx);
+        let scan = self.scan(side, idx, true);
+        let best_exit = scan.as_ref().and_then(|s| s.best_exit);
+        match &scan {
+            None => self.illegal[side].set(at),
+            Some(Scan {
+                no_moves: Some(t), ..
+            }) => self.preset(side, idx, *t),
+            Some(scan) => self.init_moves(side, idx, scan),
+        }
         if let Some(exits) = &self.exits {
-            let code = summary_code(best_exit);
-            if let (C_LONG, Some(p)) = (code, best_exit.and_then(Dtm::plies)) {
+            let code = exit_code(best_exit);
+            if let (EXIT_LONG, Some(p)) = (code, best_exit.and_then(Dtm::plies)) {
                 lock(&self.exits_beyond[side]).push((idx, p));
             }
-            exits[side][self.at(idx)].store(exit_code(code), Relaxed);
+            exits[side][at].store(code, Relaxed);
+        } else if let Some(p) = best_exit.and_then(Dtm::plies) {
+            self.longest_exit.fetch_max(p, Relaxed);
         }
+    }
+
+    /// Sets up `idx`, which has moves, from their sum `scan`.
+    fn init_moves(&self, side: usize, idx: u64, scan: &Scan) {
+        let at = self.at(idx);
+        assert!(
+            scan.inside < PENDING as u32,
+            "a position with {} moves inside the graph",
+            scan.inside
+        );
+        let mut counter = scan.inside as u8;
+        let class = class_of(scan.best);
+        for (b, bits) in self.class[side].iter().enumerate() {
+            if class >> b & 1 == 1 {
+                bits.set(at);
+            }
+        }
+        match scan.best.and_then(Dtm::plies) {
+            Some(p) if p > SUMMARY_PLIES => {
+                lock(&self.exits_listed[side]).push((idx, p));
+                self.defer(p, Deferred::Exit(side as u8, idx));
+            }
+            Some(p) => {
+                self.note_static(p);
+                if p % 2 == 1 {
+                    // Provisional until level p (see the module doc).
+                    self.preset(side, idx, Dtm::from_plies(p));
+                    self.decided(side, at);
+                } else if scan.inside == 0 {
+                    counter = pending(p);
+                    self.mark(side, idx, p);
+                    self.decided(side, at);
+                }
+            }
+            None => {}
+        }
+        self.counters[side][at].store(counter, Relaxed);
+    }
+
+    /// Notes that `at`'s best fixed move has its value (as far as known: a move inside the
+    /// graph that wins sooner takes it back, `set`).
+    fn decided(&self, side: usize, at: usize) {
+        if let Some(d) = &self.decides {
+            d[side].set(at);
+        }
+    }
+
+    /// The class of `at`'s best fixed move.
+    #[inline]
+    fn class(&self, side: usize, at: usize) -> u8 {
+        let [lo, hi] = &self.class[side];
+        u8::from(lo.get(at)) | u8::from(hi.get(at)) << 1
     }
 
     /// The plies of `idx` as far as found (None: not yet, or a draw).
@@ -774,29 +912,31 @@ impl<'g, G: RetroGame> State<'g, G> {
     }
 
     /// One position during the pass for `level`: take back its moves if it was resolved at
-    /// the previous level, and resolve it if its fixed moves decide it at this level (a loss:
-    /// wins by fixed moves are stored from the start).
+    /// the previous level, and resolve it if a loss by a fixed move is due at this level
+    /// (wins by fixed moves are stored from the start).
     #[inline]
     fn visit(&self, side: usize, idx: u64, level: u32) {
-        let code = self.values[side][self.at(idx)].load(Relaxed);
+        let at = self.at(idx);
+        let code = self.values[side][at].load(Relaxed);
         if code as u32 == level {
             self.expand(side, idx, level);
         }
-        if code == 0 {
-            let summary = self.summary[side][self.at(idx)].load(Relaxed);
-            if summary_plies(summary) == Some(level) {
-                self.exit_decides(side, idx, level, summary);
-            }
+        if code == 0
+            && level % 2 == 0
+            && level <= SUMMARY_PLIES
+            && self.counters[side][at].load(Relaxed) == pending(level)
+        {
+            self.set_by_exit(side, idx, level);
         }
     }
 
-    /// `idx`'s best fixed move takes `level` plies: a win now, or a loss now if no other
-    /// move holds out.
-    fn exit_decides(&self, side: usize, idx: u64, level: u32, summary: u8) {
+    /// `idx`'s best fixed move, longer than `SUMMARY_PLIES`, takes `level` plies: a win
+    /// now, or a loss now if no other move holds out.
+    fn exit_decides(&self, side: usize, idx: u64, level: u32) {
         if level % 2 == 1 {
             self.resolve_win(side, idx, level);
         } else if self.counters[side][self.at(idx)].load(Relaxed) == 0 {
-            self.resolve_loss(side, idx, level, summary);
+            self.resolve_loss(side, idx, level);
         }
     }
 
@@ -830,68 +970,85 @@ impl<'g, G: RetroGame> State<'g, G> {
     }
 
     fn resolve_win(&self, side: usize, idx: u64, level: u32) {
-        let summary = self.summary[side][self.at(idx)].load(Relaxed);
-        if summary == C_ILLEGAL || summary == C_TERMINAL {
-            return;
-        }
-        self.set(side, idx, level);
-    }
-
-    /// One more move of `idx` is known to lose; at zero the position loses now, unless a
-    /// fixed move holds out longer (then the summary scan, or for a long one its deferred
-    /// work, resolves it at that level).
-    fn count_down(&self, side: usize, idx: u64, level: u32) {
-        if self.counters[side][self.at(idx)].fetch_sub(1, Relaxed) == 1 {
-            let summary = self.summary[side][self.at(idx)].load(Relaxed);
-            self.resolve_loss(side, idx, level, summary);
-        }
-    }
-
-    /// Sets `idx`, none of whose moves inside the graph holds out, lost at `level` if its
-    /// fixed moves allow it; a fixed move that loses later marks the block for its level.
-    fn resolve_loss(&self, side: usize, idx: u64, level: u32, summary: u8) {
-        let ok = match summary {
-            C_NONE => true,
-            C_LONG => {
-                let long = &self.exits_long.get().expect("set up")[side];
-                matches!(long.value(Dtm::LONG, idx), Dtm::Loss(p) if p <= level)
-            }
-            c => match summary_plies(c) {
-                Some(p) if p % 2 == 0 && p > level => {
-                    self.mark(side, idx, p);
-                    false
-                }
-                Some(p) => p % 2 == 0,
-                None => false,
-            },
-        };
-        if ok {
+        if !self.illegal[side].get(self.at(idx)) {
             self.set(side, idx, level);
         }
     }
 
+    /// One more move of `idx` is known to lose; at zero the position loses now, unless a
+    /// fixed move holds out longer.
+    fn count_down(&self, side: usize, idx: u64, level: u32) {
+        if self.counters[side][self.at(idx)].fetch_sub(1, Relaxed) == 1 {
+            self.resolve_loss(side, idx, level);
+        }
+    }
+
+    /// Sets `idx`, none of whose moves inside the graph holds out, lost at `level` if its
+    /// fixed moves allow it. A fixed move that loses later makes the loss due at its level
+    /// (`pending`; beyond `SUMMARY_PLIES`, its deferred work resolves it); one that wins or
+    /// draws keeps it from losing.
+    fn resolve_loss(&self, side: usize, idx: u64, level: u32) {
+        let at = self.at(idx);
+        match self.class(side, at) {
+            NO_FIXED => {
+                self.set(side, idx, level);
+            }
+            FIXED_LOSS if self.values[side][at].load(Relaxed) == 0 => {
+                // Rare enough to find the fixed move again rather than keep its distance.
+                let p = self.scan(side, idx, false).and_then(|s| s.best);
+                let p = p.and_then(Dtm::plies).expect("a fixed move that loses");
+                if p <= level {
+                    if self.set(side, idx, level) && p == level {
+                        self.decided(side, at);
+                    }
+                } else if p <= SUMMARY_PLIES {
+                    self.counters[side][at].store(pending(p), Relaxed);
+                    self.mark(side, idx, p);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Sets `idx` lost at `level`, the distance of its best fixed move.
+    fn set_by_exit(&self, side: usize, idx: u64, level: u32) {
+        if self.set(side, idx, level) {
+            self.decided(side, self.at(idx));
+        }
+    }
+
     /// Resolves `idx` at `level` unless it already is (a provisional value, above the
-    /// level, gives way).
-    fn set(&self, side: usize, idx: u64, level: u32) {
-        let cell = &self.values[side][self.at(idx)];
+    /// level, gives way). True if it did.
+    fn set(&self, side: usize, idx: u64, level: u32) -> bool {
+        let at = self.at(idx);
+        let cell = &self.values[side][at];
         let code = Dtm::from_plies(level).encode();
         let taken = |old: u8| (old == 0 || old != Dtm::LONG && old > code).then_some(code);
-        if taken(cell.load(Relaxed)).is_some() && cell.fetch_update(Relaxed, Relaxed, taken).is_ok()
-        {
-            self.found.fetch_add(1, Relaxed);
-            self.mark(side, idx, level + 1);
-            if code == Dtm::LONG {
-                lock(&self.long[side]).push((idx, level));
-                lock(&self.frontier).push((side as u8, idx));
+        if taken(cell.load(Relaxed)).is_none() {
+            return false;
+        }
+        let Ok(old) = cell.fetch_update(Relaxed, Relaxed, taken) else {
+            return false;
+        };
+        if old != 0 {
+            // A provisional win by a fixed move gives way to a sooner one.
+            if let Some(d) = &self.decides {
+                d[side].clear(at);
             }
         }
+        self.found.fetch_add(1, Relaxed);
+        self.mark(side, idx, level + 1);
+        if code == Dtm::LONG {
+            lock(&self.long[side]).push((idx, level));
+            lock(&self.frontier).push((side as u8, idx));
+        }
+        true
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Wdl;
 
     /// An explicit game graph: each position's moves, and who moves into whom.
     struct Graph {
@@ -929,6 +1086,13 @@ mod tests {
                     _ => None,
                 })
                 .max()
+        }
+
+        /// True when `idx` has a move inside the graph.
+        fn inside(&self, side: usize, idx: u64) -> bool {
+            self.moves[side][idx as usize]
+                .iter()
+                .any(|m| matches!(m, Successor::Table(_)))
         }
 
         /// Distance to mate by its definition, level after level, looking forward at every
@@ -1074,6 +1238,35 @@ mod tests {
             }
         }
         assert!(decided > 600, "{decided} decided");
+    }
+
+    /// Solved whole, the same graph has the values its definition gives, and its best exits
+    /// are marked from their classes: fixed wins that a sooner move replaces, fixed losses
+    /// that hold out longer than every move inside, fixed draws.
+    #[test]
+    fn a_graph_solved_whole_matches_the_definition() {
+        let mut g = parted_graph();
+        g.parts = vec![0..g.size()];
+        let expected = g.oracle();
+        let solution = solve(&g, &Silent);
+        let mut seen = [0; 3];
+        for (side, want) in expected.iter().enumerate() {
+            for idx in 0..g.size() {
+                let (v, _) = solution.value(side, idx);
+                assert_eq!(v, want[idx as usize], "side {side} index {idx}");
+                let best_fixed = g.best_fixed(side, idx);
+                assert_exits(&solution, side, idx, v, best_fixed);
+                match (best_fixed, v) {
+                    (Some(Dtm::Win(f)), Dtm::Win(p)) if p < f => seen[0] += 1,
+                    (Some(Dtm::Loss(f)), Dtm::Loss(p)) if p == f && g.inside(side, idx) => {
+                        seen[1] += 1
+                    }
+                    (Some(Dtm::Draw), Dtm::Draw) => seen[2] += 1,
+                    _ => {}
+                }
+            }
+        }
+        assert!(seen.iter().all(|&k| k > 5), "cases seen: {seen:?}");
     }
 
     /// A best exit decides a position's class under the 50-move rule only when it wins,
