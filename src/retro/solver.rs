@@ -116,8 +116,8 @@ impl Observer for Silent {
     fn advance(&self, _: u64) {}
 }
 
-/// Fixed moves longer than this are listed apart (`State::exits_listed`) and resolved by
-/// deferred work; shorter ones by the level scans.
+/// Fixed moves longer than this are resolved by deferred work (`Deferred::Exit`), shorter
+/// ones by the level scans.
 const SUMMARY_PLIES: u32 = 250;
 
 /// The class of a position's best fixed move (`State::class`, two bits).
@@ -144,17 +144,6 @@ const PENDING: u8 = 128;
 /// The counter of a loss due at level `plies` (even, at most `SUMMARY_PLIES`).
 fn pending(plies: u32) -> u8 {
     PENDING + (plies / 2) as u8
-}
-
-/// The code of a position's best exit `best` in the exit bytes of a part
-/// solved after earlier ones (`State::exits`).
-fn exit_code(best: Option<Dtm>) -> u8 {
-    match best.map(Dtm::plies) {
-        None => NO_EXIT,
-        Some(None) => Dtm::Draw.encode(),
-        Some(Some(p)) if p > SUMMARY_PLIES => EXIT_LONG,
-        Some(Some(p)) => Dtm::from_plies(p).encode(),
-    }
 }
 
 const CHUNK: usize = 1 << 12;
@@ -230,6 +219,15 @@ impl AtomicBits {
     }
 }
 
+/// Sets the class `class` of index `at` in its two bitmaps.
+fn set_class(bits: &[AtomicBits; 2], at: usize, class: u8) {
+    for (b, bits) in bits.iter().enumerate() {
+        if class >> b & 1 == 1 {
+            bits.set(at);
+        }
+    }
+}
+
 /// What the setup learns of a position's moves (`State::scan`).
 struct Scan {
     /// The best fixed move, moves into earlier parts included.
@@ -259,11 +257,12 @@ struct State<'g, G: RetroGame> {
     /// The indices of the part being solved; the arrays below hold them from 0.
     part: Range<u64>,
     earlier: Option<Earlier<'g>>,
-    /// When there are earlier parts, the best move that leaves the graph of each position
-    /// (`Solution::mark_exits`), apart from moves into earlier parts, which `class`
-    /// counts.
-    exits: Option<[Vec<AtomicU8>; 2]>,
-    /// The exits of `exits` longer than `SUMMARY_PLIES`, with their plies.
+    /// When there are earlier parts, per side, the class of each position's best move that
+    /// leaves the graph (moves into earlier parts apart), as `class` holds it. Without
+    /// them, the two are the same and `class` serves.
+    exit_class: Option<[[AtomicBits; 2]; 2]>,
+    /// Per side, the best moves that leave the graph longer than `SUMMARY_PLIES`, with
+    /// their plies.
     exits_beyond: [Mutex<Vec<(u64, u32)>>; 2],
     values: [Vec<AtomicU8>; 2],
     /// Per side, the indices that are not legal positions.
@@ -271,11 +270,11 @@ struct State<'g, G: RetroGame> {
     /// Per side, the class of each position's best fixed move (`FIXED_WIN`, ...), moves
     /// into earlier parts included: bit 0 in `class[side][0]`, bit 1 in `class[side][1]`.
     class: [[AtomicBits; 2]; 2],
-    /// Without earlier parts, per side, the positions whose best fixed move is known to
-    /// have their value (`Solution::exit_decides`; best exits beyond `SUMMARY_PLIES` and
-    /// drawing ones are judged when the part is done).
-    decides: Option<[AtomicBits; 2]>,
-    /// Without earlier parts, the plies of the longest best exit.
+    /// Per side, the positions whose best move that leaves the graph is known to have their
+    /// value (`Solution::exit_decides`; exits beyond `SUMMARY_PLIES` and drawing ones are
+    /// judged when the part is done).
+    decides: [AtomicBits; 2],
+    /// The plies of the longest best exit.
     longest_exit: AtomicU32,
     /// Moves inside the graph not yet known to lose for the mover (fewer than `PENDING`:
     /// a chess position of 6 pieces has far fewer moves), or a loss due (`pending`).
@@ -290,10 +289,6 @@ struct State<'g, G: RetroGame> {
     /// The positions found at the current level beyond `Dtm::BYTE_PLIES`, to expand at
     /// the next.
     frontier: Mutex<Vec<(u8, u64)>>,
-    /// Per side, the best fixed moves longer than `SUMMARY_PLIES`, listed while setting up
-    /// and sorted once it is done.
-    exits_listed: [Mutex<Vec<(u64, u32)>>; 2],
-    exits_long: std::sync::OnceLock<[LongDistances; 2]>,
 }
 
 /// The solver's output: one encoded value (see `Dtm::encode`) per index and side to move;
@@ -331,12 +326,6 @@ pub(crate) fn bit(bits: &[u64], idx: u64) -> bool {
         .is_some_and(|w| w >> (idx % 64) & 1 == 1)
 }
 
-/// A best exit (`State::finish`) for a position without a move that leaves the graph.
-const NO_EXIT: u8 = 255;
-
-/// A best exit longer than 250 plies, whose distance is listed apart.
-const EXIT_LONG: u8 = 254;
-
 impl Solution {
     /// A solution from its parts, with no exit deciding a value (for writers fed from
     /// elsewhere than `solve`).
@@ -353,35 +342,10 @@ impl Solution {
         }
     }
 
-    /// Marks the best exits `exits` (as `exit_code` gives them; those beyond 250 plies in
-    /// `exits_long`) against the values, the first index at `first` in the game (as the
-    /// lists of long distances count them).
-    fn mark_exits(&mut self, exits: [Vec<u8>; 2], exits_long: &[LongDistances; 2], first: u64) {
-        for (side, exits) in exits.iter().enumerate() {
-            let (values, long) = (&self.values[side], &self.long[side]);
-            let exit = |i: usize| match exits[i] {
-                NO_EXIT => None,
-                EXIT_LONG => Some(exits_long[side].value(Dtm::LONG, first + i as u64)),
-                c => Some(Dtm::decode(c)),
-            };
-            let value = |i: usize| long.value(values[i], first + i as u64);
-            self.exit_decides[side] = bitmap(exits.len(), |i| exit(i) == Some(value(i)));
-            self.exit_same_wdl[side] = bitmap(exits.len(), |i| {
-                exit(i).map(Dtm::wdl) == Some(value(i).wdl())
-            });
-            let longest = (0..exits.len())
-                .into_par_iter()
-                .filter_map(|i| exit(i).and_then(Dtm::plies))
-                .max();
-            self.longest_exit = self.longest_exit.max(longest.unwrap_or(0));
-        }
-    }
-
-    /// Marks the best exits of a graph without earlier parts, from the classes of its
-    /// positions' best fixed moves, the positions found to take their value from one
-    /// (`decides`), and the fixed moves beyond `SUMMARY_PLIES` (`listed`), the first index
-    /// at `first` in the game.
-    fn mark_classes(
+    /// Marks the best exits of a part from the classes of its positions' best exits, the
+    /// positions found to take their value from one (`decides`), and the exits beyond
+    /// `SUMMARY_PLIES` (`listed`), the part's first index at `first` in the game.
+    fn mark_exits(
         &mut self,
         class: &[[AtomicBits; 2]; 2],
         decides: [AtomicBits; 2],
@@ -581,12 +545,10 @@ impl<'g, G: RetroGame> State<'g, G> {
         let n = (part.end - part.start) as usize;
         State {
             game,
-            exits: earlier
+            exit_class: earlier
                 .is_some()
-                .then(|| [atomic_bytes(n), atomic_bytes(n)]),
-            decides: earlier
-                .is_none()
-                .then(|| [AtomicBits::new(n), AtomicBits::new(n)]),
+                .then(|| std::array::from_fn(|_| [AtomicBits::new(n), AtomicBits::new(n)])),
+            decides: [AtomicBits::new(n), AtomicBits::new(n)],
             earlier,
             part,
             exits_beyond: Default::default(),
@@ -601,8 +563,6 @@ impl<'g, G: RetroGame> State<'g, G> {
             found: AtomicU64::new(0),
             long: Default::default(),
             frontier: Mutex::new(Vec::new()),
-            exits_listed: Default::default(),
-            exits_long: std::sync::OnceLock::new(),
         }
     }
 
@@ -624,11 +584,6 @@ impl<'g, G: RetroGame> State<'g, G> {
                 observer.advance((CHUNK.min(n - first)) as u64);
             });
         }
-        let listed = self
-            .exits_listed
-            .each_ref()
-            .map(|l| LongDistances::new(std::mem::take(&mut *lock(l))));
-        let _ = self.exits_long.set(listed);
         let mut idle = 0;
         for level in 1..=max_plies.min(Dtm::MAX_PLIES) {
             self.found.store(0, Relaxed);
@@ -687,9 +642,8 @@ impl<'g, G: RetroGame> State<'g, G> {
             longest_exit,
             counters,
             marks,
-            exits,
+            exit_class,
             exits_beyond,
-            exits_long,
             long,
             part,
             ..
@@ -700,20 +654,15 @@ impl<'g, G: RetroGame> State<'g, G> {
             Solution::from_parts(values.map(into_bytes), illegal.map(AtomicBits::into_words));
         solution.long =
             long.map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
-        match (exits, decides) {
-            (Some(e), _) => {
-                drop(class);
-                let beyond = exits_beyond
-                    .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
-                solution.mark_exits(e.map(into_bytes), &beyond, part.start);
-            }
-            (None, decides) => {
-                let decides = decides.expect("kept without earlier parts");
-                let listed = exits_long.into_inner().unwrap_or_default();
-                solution.mark_classes(&class, decides, &listed, part.start);
-                solution.longest_exit = longest_exit.into_inner();
-            }
-        }
+        let listed = exits_beyond
+            .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
+        solution.mark_exits(
+            exit_class.as_ref().unwrap_or(&class),
+            decides,
+            &listed,
+            part.start,
+        );
+        solution.longest_exit = longest_exit.into_inner();
         solution
     }
 
@@ -836,14 +785,14 @@ impl<'g, G: RetroGame> State<'g, G> {
             }) => self.preset(side, idx, *t),
             Some(scan) => self.init_moves(side, idx, scan),
         }
-        if let Some(exits) = &self.exits {
-            let code = exit_code(best_exit);
-            if let (EXIT_LONG, Some(p)) = (code, best_exit.and_then(Dtm::plies)) {
+        if let Some(classes) = &self.exit_class {
+            set_class(&classes[side], at, class_of(best_exit));
+        }
+        if let Some(p) = best_exit.and_then(Dtm::plies) {
+            self.longest_exit.fetch_max(p, Relaxed);
+            if p > SUMMARY_PLIES {
                 lock(&self.exits_beyond[side]).push((idx, p));
             }
-            exits[side][at].store(code, Relaxed);
-        } else if let Some(p) = best_exit.and_then(Dtm::plies) {
-            self.longest_exit.fetch_max(p, Relaxed);
         }
     }
 
@@ -856,15 +805,9 @@ impl<'g, G: RetroGame> State<'g, G> {
             scan.inside
         );
         let mut counter = scan.inside as u8;
-        let class = class_of(scan.best);
-        for (b, bits) in self.class[side].iter().enumerate() {
-            if class >> b & 1 == 1 {
-                bits.set(at);
-            }
-        }
+        set_class(&self.class[side], at, class_of(scan.best));
         match scan.best.and_then(Dtm::plies) {
             Some(p) if p > SUMMARY_PLIES => {
-                lock(&self.exits_listed[side]).push((idx, p));
                 self.defer(p, Deferred::Exit(side as u8, idx));
             }
             Some(p) => {
@@ -872,11 +815,11 @@ impl<'g, G: RetroGame> State<'g, G> {
                 if p % 2 == 1 {
                     // Provisional until level p (see the module doc).
                     self.preset(side, idx, Dtm::from_plies(p));
-                    self.decided(side, at);
+                    self.decided(side, at, scan);
                 } else if scan.inside == 0 {
                     counter = pending(p);
                     self.mark(side, idx, p);
-                    self.decided(side, at);
+                    self.decided(side, at, scan);
                 }
             }
             None => {}
@@ -885,10 +828,11 @@ impl<'g, G: RetroGame> State<'g, G> {
     }
 
     /// Notes that `at`'s best fixed move has its value (as far as known: a move inside the
-    /// graph that wins sooner takes it back, `set`).
-    fn decided(&self, side: usize, at: usize) {
-        if let Some(d) = &self.decides {
-            d[side].set(at);
+    /// graph that wins sooner takes it back, `set`): so has its best exit, if that is the
+    /// best fixed move (`scan`).
+    fn decided(&self, side: usize, at: usize, scan: &Scan) {
+        if scan.best_exit == scan.best {
+            self.decides[side].set(at);
         }
     }
 
@@ -926,7 +870,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             && level <= SUMMARY_PLIES
             && self.counters[side][at].load(Relaxed) == pending(level)
         {
-            self.set_by_exit(side, idx, level);
+            self.set(side, idx, level);
         }
     }
 
@@ -995,25 +939,23 @@ impl<'g, G: RetroGame> State<'g, G> {
             }
             FIXED_LOSS if self.values[side][at].load(Relaxed) == 0 => {
                 // Rare enough to find the fixed move again rather than keep its distance.
-                let p = self.scan(side, idx, false).and_then(|s| s.best);
-                let p = p.and_then(Dtm::plies).expect("a fixed move that loses");
+                let scan = self.scan(side, idx, false).expect("a legal position");
+                let p = scan
+                    .best
+                    .and_then(Dtm::plies)
+                    .expect("a fixed move that loses");
                 if p <= level {
                     if self.set(side, idx, level) && p == level {
-                        self.decided(side, at);
+                        self.decided(side, at, &scan);
                     }
                 } else if p <= SUMMARY_PLIES {
+                    // Due at level p: nothing can change that (no move is left to win).
                     self.counters[side][at].store(pending(p), Relaxed);
                     self.mark(side, idx, p);
+                    self.decided(side, at, &scan);
                 }
             }
             _ => {}
-        }
-    }
-
-    /// Sets `idx` lost at `level`, the distance of its best fixed move.
-    fn set_by_exit(&self, side: usize, idx: u64, level: u32) {
-        if self.set(side, idx, level) {
-            self.decided(side, self.at(idx));
         }
     }
 
@@ -1032,9 +974,7 @@ impl<'g, G: RetroGame> State<'g, G> {
         };
         if old != 0 {
             // A provisional win by a fixed move gives way to a sooner one.
-            if let Some(d) = &self.decides {
-                d[side].clear(at);
-            }
+            self.decides[side].clear(at);
         }
         self.found.fetch_add(1, Relaxed);
         self.mark(side, idx, level + 1);
