@@ -1186,7 +1186,7 @@ mod tests {
     #[test]
     fn a_graph_solved_whole_matches_the_definition() {
         let mut g = parted_graph();
-        g.parts = vec![0..g.size()];
+        g.parts = std::iter::once(0..g.size()).collect();
         let expected = g.oracle();
         let solution = solve(&g, &Silent);
         let mut seen = [0; 3];
