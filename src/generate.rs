@@ -13,10 +13,11 @@
 //!   (`PACKED_PER_INDEX`), 6.375n and the packed bytes. Whether the pass runs is known only
 //!   once the table is solved, so the estimate always counts it;
 //! - with pawns, the solution (values 2n, exit marks 0.5n, illegal bitmap 0.25n) is held
-//!   whole while each part is solved with its own state: 3 bytes per index and side (value,
-//!   counter, and the best exit apart from pawn moves into earlier parts), 3 bits and marks,
-//!   6.875p; and 1n not yet accounted for (KNNvKP peaks 0.79n and KRPvKR 0.54n above the
-//!   rest of the model, as they did before the exits became marks): 3.75n + 6.875p;
+//!   whole while each part is solved with its own state: 2 bytes per index and side (value,
+//!   counter), 6 bits (the solver's four, and the class of the best exit apart from pawn
+//!   moves into earlier parts) and marks, 5.625p; and 1n not yet accounted for (KNNvKP peaks
+//!   0.79n and KRPvKR 0.54n above the rest of the model, as they did before the exits became
+//!   marks): 3.75n + 5.625p;
 //! - the writer: the solution (values and exit marks, 2.5n) and one stream in the layout's
 //!   order, a byte per number of the layout (holes included: 1.39n numbers without pawns,
 //!   1.13n with) while the grammar's first rounds rewrite it in place, and the 16-bit copy
@@ -110,7 +111,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let layout = Layout::size_for(&index);
     let parts = index.parts();
     let solving = match parts.iter().map(|p| p.end - p.start).max() {
-        Some(p) if parts.len() > 1 => 3 * n + 3 * n / 4 + 55 * p / 8,
+        Some(p) if parts.len() > 1 => 3 * n + 3 * n / 4 + 45 * p / 8,
         _ => 51 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64,
     };
     let writing = 5 * n / 2 + 5 * layout / 4;

@@ -25,8 +25,8 @@
 //! atomics and four bits (illegal, the fixed move's class, whether it decides the value);
 //! 32 bytes of marks per block of `BLOCK` positions. The value is set by compare-and-swap,
 //! and the counter's atomic decrement tells exactly one thread that it reached zero. No
-//! locks on the hot path. A part solved after earlier ones keeps a byte more, its best exit
-//! apart from moves into earlier parts, in place of the fourth bit.
+//! locks on the hot path. A part solved after earlier ones keeps two bits more: the class of
+//! its best exit, moves into earlier parts apart.
 //!
 //! Distances beyond a byte (`Dtm::BYTE_PLIES`) are rare: their byte says `Dtm::LONG` and
 //! the distance goes to a list. Levels past that point no longer scan every position for
