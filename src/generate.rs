@@ -31,8 +31,9 @@
 //! Measured peaks (VmHWM) against the model: KRBvKR 758 MiB (model 809 MiB), in the 50-move
 //! pass (872 MiB with a summary byte per position in the solver, 1,226-1,273 MiB while the
 //! first solution and its best exits were held whole); KQRvKR, with no mate beyond 100
-//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 2,086
-//! MiB solving (model 2,242 MiB; 2,509-2,572 MiB while best exits took a byte); KNNvKP
+//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 1,866
+//! MiB solving (model 2,094 MiB; 1,959-2,086 MiB with the summary byte, 2,509-2,572 MiB
+//! while best exits took a byte); KNNvKP
 //! 1,144 MiB solving (model 1,157 MiB; 1,373 MiB before: pages of the solution are touched
 //! part by part, so its peak comes with the last parts). The estimate adds 5%.
 
