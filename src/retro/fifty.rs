@@ -32,6 +32,7 @@
 //! exit marks, which the writer needs afterwards, are held compressed (`packed`) while the
 //! rule's solves run, so that the second solver's state does not come on top of them.
 
+use super::bits::AtomicBits;
 use super::chess::{ChessGame, Placed, Scratch};
 use super::packed::Packed;
 use super::solver::{bit, bitmap, solve_alone, Observer, RetroGame, Solution, Successor};
@@ -39,7 +40,7 @@ use crate::chess::{Move, MoveKind, MoveList, Role};
 use crate::value::{Dtm, Wdl, Wdl5};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// Plies without a capture or pawn move after which the game is drawn.
 pub const RULE_PLIES: u32 = 100;
@@ -79,10 +80,8 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
         exit_cursed,
         ..
     } = rule;
-    let bits =
-        |v: [Vec<AtomicU64>; 2]| v.map(|v| v.into_iter().map(AtomicU64::into_inner).collect());
-    solution.cursed = bits(cursed);
-    solution.exit_cursed = bits(exit_cursed);
+    solution.cursed = cursed.map(AtomicBits::into_words);
+    solution.exit_cursed = exit_cursed.map(AtomicBits::into_words);
     held.restore(solution);
 }
 
@@ -165,9 +164,9 @@ struct RuleGame<'a> {
     outcomes: Outcomes,
     /// Set where a win or loss of the first solution does not hold under the rule, once its
     /// part is solved.
-    cursed: [Vec<AtomicU64>; 2],
+    cursed: [AtomicBits; 2],
     /// Set where the best conversion is a cursed win or a blessed loss.
-    exit_cursed: [Vec<AtomicU64>; 2],
+    exit_cursed: [AtomicBits; 2],
     /// Which solve this is (see the module doc): false, a forced reset of the loser is his
     /// move into a won position, and the solve judges losses; true, it is a mate where he
     /// stands, and the solve judges wins.
@@ -180,8 +179,8 @@ struct RuleGame<'a> {
 
 impl<'a> RuleGame<'a> {
     fn new(game: &'a ChessGame<'a>, outcomes: Outcomes) -> RuleGame<'a> {
-        let words = game.size().div_ceil(64) as usize;
-        let bits = || std::array::from_fn(|_| (0..words).map(|_| AtomicU64::new(0)).collect());
+        let n = game.size() as usize;
+        let bits = || std::array::from_fn(|_| AtomicBits::new(n));
         RuleGame {
             game,
             outcomes,
@@ -213,8 +212,8 @@ impl<'a> RuleGame<'a> {
 
     /// The value of `idx` with its class under the rule, which its part has settled.
     fn class(&self, side: usize, idx: u64) -> Wdl5 {
-        let cursed = self.cursed[side][(idx / 64) as usize].load(Relaxed) >> (idx % 64) & 1;
-        Wdl5::new(self.outcomes.wdl(side, idx), cursed == 1)
+        let cursed = self.cursed[side].get(idx as usize);
+        Wdl5::new(self.outcomes.wdl(side, idx), cursed)
     }
 }
 
@@ -254,7 +253,7 @@ impl RetroGame for RuleGame<'_> {
             unfound(side)
                 .filter(|(_, wdl)| judged.contains(wdl))
                 .for_each(|(idx, _)| {
-                    cursed[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
+                    cursed.set(idx as usize);
                 });
         }
     }
@@ -288,7 +287,7 @@ impl RetroGame for RuleGame<'_> {
             }
         }
         if best_conversion.is_some_and(Wdl5::is_cursed) {
-            self.exit_cursed[side][(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
+            self.exit_cursed[side].set(idx as usize);
         }
         let resets = &resets[..n];
         if n == list.len() && n > 0 && resets.iter().all(|c| *c == Wdl5::Win) {

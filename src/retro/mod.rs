@@ -1,6 +1,7 @@
 //! Retrograde analysis: a game-generic solver (`solver`) and its chess specialisation
 //! (`chess`), plus the statistics a finished table reports.
 
+mod bits;
 mod chess;
 pub mod fifty;
 mod packed;

@@ -38,6 +38,7 @@
 //! un-moves out of the part are left to the later parts that hold them, so the working
 //! state is held for one part at a time.
 
+use super::bits::AtomicBits;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -191,39 +192,24 @@ fn into_bytes(v: Vec<AtomicU8>) -> Vec<u8> {
     unsafe { Vec::from_raw_parts(ptr as *mut u8, len, cap) }
 }
 
-/// One bit per index, set and cleared by any thread.
-struct AtomicBits(Vec<AtomicU64>);
+/// The class (`NO_FIXED`, `FIXED_WIN`, ...) of every index, two bits each.
+struct Classes([AtomicBits; 2]);
 
-impl AtomicBits {
-    fn new(n: usize) -> AtomicBits {
-        AtomicBits((0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+impl Classes {
+    fn new(n: usize) -> Classes {
+        Classes([AtomicBits::new(n), AtomicBits::new(n)])
     }
 
     #[inline]
-    fn get(&self, i: usize) -> bool {
-        self.0[i / 64].load(Relaxed) >> (i % 64) & 1 == 1
+    fn get(&self, i: usize) -> u8 {
+        u8::from(self.0[0].get(i)) | u8::from(self.0[1].get(i)) << 1
     }
 
-    #[inline]
-    fn set(&self, i: usize) {
-        self.0[i / 64].fetch_or(1 << (i % 64), Relaxed);
-    }
-
-    #[inline]
-    fn clear(&self, i: usize) {
-        self.0[i / 64].fetch_and(!(1 << (i % 64)), Relaxed);
-    }
-
-    fn into_words(self) -> Vec<u64> {
-        self.0.into_iter().map(AtomicU64::into_inner).collect()
-    }
-}
-
-/// Sets the class `class` of index `at` in its two bitmaps.
-fn set_class(bits: &[AtomicBits; 2], at: usize, class: u8) {
-    for (b, bits) in bits.iter().enumerate() {
-        if class >> b & 1 == 1 {
-            bits.set(at);
+    fn set(&self, i: usize, class: u8) {
+        for (b, bits) in self.0.iter().enumerate() {
+            if class >> b & 1 == 1 {
+                bits.set(i);
+            }
         }
     }
 }
@@ -260,16 +246,16 @@ struct State<'g, G: RetroGame> {
     /// When there are earlier parts, per side, the class of each position's best move that
     /// leaves the graph (moves into earlier parts apart), as `class` holds it. Without
     /// them, the two are the same and `class` serves.
-    exit_class: Option<[[AtomicBits; 2]; 2]>,
+    exit_class: Option<[Classes; 2]>,
     /// Per side, the best moves that leave the graph longer than `SUMMARY_PLIES`, with
     /// their plies.
     exits_beyond: [Mutex<Vec<(u64, u32)>>; 2],
     values: [Vec<AtomicU8>; 2],
     /// Per side, the indices that are not legal positions.
     illegal: [AtomicBits; 2],
-    /// Per side, the class of each position's best fixed move (`FIXED_WIN`, ...), moves
-    /// into earlier parts included: bit 0 in `class[side][0]`, bit 1 in `class[side][1]`.
-    class: [[AtomicBits; 2]; 2],
+    /// Per side, the class of each position's best fixed move, moves into earlier parts
+    /// included.
+    class: [Classes; 2],
     /// Per side, the positions whose best move that leaves the graph is known to have their
     /// value (`Solution::exit_decides`; exits beyond `SUMMARY_PLIES` and drawing ones are
     /// judged when the part is done).
@@ -347,23 +333,23 @@ impl Solution {
     /// `SUMMARY_PLIES` (`listed`), the part's first index at `first` in the game.
     fn mark_exits(
         &mut self,
-        class: &[[AtomicBits; 2]; 2],
+        class: &[Classes; 2],
         decides: [AtomicBits; 2],
         listed: &[LongDistances; 2],
         first: u64,
     ) {
         for (side, decides) in decides.into_iter().enumerate() {
-            let (values, long, [lo, hi]) = (&self.values[side], &self.long[side], &class[side]);
+            let (values, long, class) = (&self.values[side], &self.long[side], &class[side]);
             let n = values.len();
-            let class = |i: usize| u8::from(lo.get(i)) | u8::from(hi.get(i)) << 1;
+            let class = |i: usize| class.get(i);
             let wdl = |i: usize| long.value(values[i], first + i as u64).wdl();
-            let mut decided = decides.into_words();
             for &(idx, p) in listed[side].entries() {
                 let i = (idx - first) as usize;
                 if long.value(values[i], idx) == Dtm::from_plies(p) {
-                    decided[i / 64] |= 1 << (i % 64);
+                    decides.set(i);
                 }
             }
+            let decided = decides.into_words();
             self.exit_decides[side] = bitmap(n, |i| {
                 bit(&decided, i as u64) || class(i) == FIXED_DRAW && wdl(i) == Wdl::Draw
             });
@@ -547,14 +533,14 @@ impl<'g, G: RetroGame> State<'g, G> {
             game,
             exit_class: earlier
                 .is_some()
-                .then(|| std::array::from_fn(|_| [AtomicBits::new(n), AtomicBits::new(n)])),
+                .then(|| [Classes::new(n), Classes::new(n)]),
             decides: [AtomicBits::new(n), AtomicBits::new(n)],
             earlier,
             part,
             exits_beyond: Default::default(),
             values: [atomic_bytes(n), atomic_bytes(n)],
             illegal: [AtomicBits::new(n), AtomicBits::new(n)],
-            class: std::array::from_fn(|_| [AtomicBits::new(n), AtomicBits::new(n)]),
+            class: [Classes::new(n), Classes::new(n)],
             longest_exit: AtomicU32::new(0),
             counters: [atomic_bytes(n), atomic_bytes(n)],
             marks: [new_marks(n), new_marks(n)],
@@ -786,7 +772,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             Some(scan) => self.init_moves(side, idx, scan),
         }
         if let Some(classes) = &self.exit_class {
-            set_class(&classes[side], at, class_of(best_exit));
+            classes[side].set(at, class_of(best_exit));
         }
         if let Some(p) = best_exit.and_then(Dtm::plies) {
             self.longest_exit.fetch_max(p, Relaxed);
@@ -805,7 +791,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             scan.inside
         );
         let mut counter = scan.inside as u8;
-        set_class(&self.class[side], at, class_of(scan.best));
+        self.class[side].set(at, class_of(scan.best));
         match scan.best.and_then(Dtm::plies) {
             Some(p) if p > SUMMARY_PLIES => {
                 self.defer(p, Deferred::Exit(side as u8, idx));
@@ -834,13 +820,6 @@ impl<'g, G: RetroGame> State<'g, G> {
         if scan.best_exit == scan.best {
             self.decides[side].set(at);
         }
-    }
-
-    /// The class of `at`'s best fixed move.
-    #[inline]
-    fn class(&self, side: usize, at: usize) -> u8 {
-        let [lo, hi] = &self.class[side];
-        u8::from(lo.get(at)) | u8::from(hi.get(at)) << 1
     }
 
     /// The plies of `idx` as far as found (None: not yet, or a draw).
@@ -933,7 +912,7 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// draws keeps it from losing.
     fn resolve_loss(&self, side: usize, idx: u64, level: u32) {
         let at = self.at(idx);
-        match self.class(side, at) {
+        match self.class[side].get(at) {
             NO_FIXED => {
                 self.set(side, idx, level);
             }
