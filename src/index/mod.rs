@@ -345,9 +345,19 @@ impl TableIndex {
         self.pair_of(a) == self.pair_of(b)
     }
 
+    /// The number of the king pair that `encode` gives a position whose kings stand on `wk`
+    /// and `bk` (None for adjacent kings): equal indices have equal numbers.
+    #[inline]
+    pub fn king_pair_number(&self, wk: Square, bk: Square) -> Option<u64> {
+        let sym = self.kings.canonicalizer(wk, bk);
+        self.kings
+            .number(sym.square(wk), sym.square(bk))
+            .map(|n| n as u64)
+    }
+
     /// The number of the king pair of index `idx`.
     #[inline]
-    fn pair_of(&self, idx: u64) -> u64 {
+    pub fn pair_of(&self, idx: u64) -> u64 {
         self.pairs_div.div_rem(self.above_pair(idx)).1
     }
 

@@ -258,7 +258,7 @@ impl RetroGame for RuleGame<'_> {
         }
     }
 
-    fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm> {
+    fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
         if self.outcomes.wdl(side, idx) == Wdl::Draw {
             // Drawn without the rule, drawn with it: an end of the game, whose moves are
             // never generated (most positions of most tables; illegal indices too, which
@@ -308,8 +308,8 @@ impl RetroGame for RuleGame<'_> {
         Some(Dtm::without_moves(pos.is_check()))
     }
 
-    fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>)) {
-        let Some(at) = self.game.placed(side, idx) else {
+    fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
+        let Some(at) = self.game.placed_legal(side, idx) else {
             return;
         };
         let mut before = Scratch::take();

@@ -67,7 +67,7 @@ pub trait RetroGame: Sync {
     /// Calls `f` for every move of position `idx` with `side` to move. Returns None if `idx`
     /// is not a legal position, otherwise the value the position has if it has no move at
     /// all (chess: mated or stalemated).
-    fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm>;
+    fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm>;
 
     /// `successors`, but some `Table` moves may be counted instead of reported: those that
     /// lead to a position no other move of `idx` reaches. Returns the value without moves
@@ -77,16 +77,17 @@ pub trait RetroGame: Sync {
         &self,
         side: usize,
         idx: u64,
-        f: &mut dyn FnMut(Successor),
+        f: &mut impl FnMut(Successor),
     ) -> Option<(Dtm, u32)> {
         self.successors(side, idx, f).map(|t| (t, 0))
     }
 
     /// Calls `f` for every legal position of the other side to move with a move into `idx`
+    /// (a legal position: the solver asks only about positions it has found values for)
     /// that the successors of that position report as `Table(idx)` (alternative None) or
     /// `Either(idx, alt)` (alternative Some(alt)). Those of later parts (`parts`) may be
     /// left out: the solver does not use them.
-    fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>));
+    fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>));
 
     /// Consecutive ranges of indices covering `0..size()`, such that every `Table` or
     /// `Either` move leads into the range of its position or an earlier one: the solver
@@ -1064,12 +1065,12 @@ mod tests {
             self.parts.clone()
         }
 
-        fn successors(&self, side: usize, idx: u64, f: &mut dyn FnMut(Successor)) -> Option<Dtm> {
+        fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
             self.moves[side][idx as usize].iter().for_each(|&m| f(m));
             Some(Dtm::Loss(0))
         }
 
-        fn predecessors(&self, side: usize, idx: u64, f: &mut dyn FnMut(u64, Option<Dtm>)) {
+        fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
             self.preds[side][idx as usize]
                 .iter()
                 .for_each(|&p| f(p, None));
