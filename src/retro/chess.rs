@@ -278,9 +278,9 @@ impl<'a> ChessGame<'a> {
         if !self.index.material().has_pawns() {
             let us = at.pos.turn();
             let other = at.pos.king(!us).expect("a placed position has both kings");
+            // The current pair first, then each king move's (at most 8).
             let mut pairs = [self.index.pair_of(at.idx); 9];
-            let mut n = 1;
-            for m in list.as_slice().iter().filter(|m| quiet_king(m)) {
+            for (n, m) in list.as_slice().iter().filter(|m| quiet_king(m)).enumerate() {
                 let (wk, bk) = match us {
                     Color::White => (m.to, other),
                     Color::Black => (other, m.to),
@@ -288,11 +288,10 @@ impl<'a> ChessGame<'a> {
                 let Some(pair) = self.index.king_pair_number(wk, bk) else {
                     return 0;
                 };
-                if pairs[..n].contains(&pair) {
+                if pairs[..=n].contains(&pair) {
                     return 0;
                 }
-                pairs[n] = pair;
-                n += 1;
+                pairs[n + 1] = pair;
             }
         }
         let before = list.len();
