@@ -105,10 +105,10 @@ fn moves_to_a_square_equal_the_filtered_legal_moves() {
 }
 
 /// Perft whose last ply counts through `legal_moves_counting_quiet`, which must list
-/// exactly the legal moves other than the quiet moves of knights, bishops, rooks and
-/// queens, and count those.
+/// exactly the legal moves other than the quiet moves of pieces and king, count those of
+/// knights, bishops, rooks and queens, and give the king's (castling apart) as its squares.
 fn perft_counting_quiet(pos: &retrobook::chess::Position, depth: u32) -> u64 {
-    use retrobook::chess::{MoveList, Role};
+    use retrobook::chess::{MoveKind, MoveList, Role};
     let mut all = MoveList::new();
     pos.legal_moves(&mut all);
     if depth > 1 {
@@ -119,15 +119,27 @@ fn perft_counting_quiet(pos: &retrobook::chess::Position, depth: u32) -> u64 {
             .sum();
     }
     let mut listed = MoveList::new();
-    let counted = pos.legal_moves_counting_quiet(&mut listed);
+    let (counted, king_quiet) = pos.legal_moves_counting_quiet(&mut listed);
+    // Castling is listed.
+    let quiet_king = |m: &&retrobook::chess::Move| {
+        m.role == Role::King && !m.is_conversion() && m.kind == MoveKind::Normal
+    };
     let want: Vec<_> = all
         .as_slice()
         .iter()
-        .filter(|m| m.is_conversion() || matches!(m.role, Role::Pawn | Role::King))
+        .filter(|m| m.is_conversion() || m.role == Role::Pawn || m.role == Role::King)
+        .filter(|m| !quiet_king(m))
         .collect();
     assert_eq!(listed.len(), want.len(), "{pos}");
     assert!(want.iter().all(|m| listed.as_slice().contains(m)), "{pos}");
-    listed.len() as u64 + u64::from(counted)
+    let king_to: Vec<_> = all
+        .as_slice()
+        .iter()
+        .filter(quiet_king)
+        .map(|m| m.to)
+        .collect();
+    assert_eq!(king_to, king_quiet.into_iter().collect::<Vec<_>>(), "{pos}");
+    listed.len() as u64 + u64::from(counted) + king_to.len() as u64
 }
 
 #[test]

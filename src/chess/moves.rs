@@ -43,7 +43,7 @@ pub struct Move {
 impl Move {
     /// A move of a piece (not a pawn, not castling), capturing `capture` if any.
     #[inline]
-    fn piece(role: Role, from: Square, to: Square, capture: Option<Role>) -> Move {
+    pub(crate) fn piece(role: Role, from: Square, to: Square, capture: Option<Role>) -> Move {
         Move {
             role,
             from,
@@ -100,7 +100,7 @@ impl MoveList {
     }
 
     #[inline]
-    fn push(&mut self, m: Move) {
+    pub(crate) fn push(&mut self, m: Move) {
         // 218 is the most legal moves any chess position has; pseudo-legal lists from sane
         // positions stay far below 256, and a malformed one is cut rather than overrun.
         if self.len < self.moves.len() {
@@ -196,26 +196,34 @@ impl Position {
     }
 
     /// The legal moves of the side to move, the quiet moves of its knights, bishops, rooks
-    /// and queens only counted: the other moves (captures, king and pawn moves, castling) go
-    /// to `list` (cleared first), and the number of those quiet moves is returned.
-    /// Retrograde setup needs no more than how many moves stay inside a table, and counting
-    /// a bitboard costs less than listing and filtering its moves.
-    pub fn legal_moves_counting_quiet(&self, list: &mut MoveList) -> u32 {
+    /// and queens only counted and those of its king returned as a set of squares: the
+    /// other moves (captures, pawn moves, castling) go to `list` (cleared first). Returns
+    /// the number of those quiet moves and the squares the king may step to without a
+    /// capture. Retrograde setup needs no more than how many moves stay inside a table,
+    /// and counting a bitboard costs less than listing and filtering its moves.
+    pub fn legal_moves_counting_quiet(&self, list: &mut MoveList) -> (u32, Bitboard) {
         list.clear();
         let us = self.turn();
         let Some(king) = self.king(us) else {
             self.legal_moves(list);
-            return 0;
+            return (0, Bitboard::EMPTY);
         };
         let (own, enemy, occ) = (self.by_color(us), self.by_color(!us), self.occupied());
-        for to in attacks::king_attacks(king) & !own {
-            list.push(Move::piece(Role::King, king, to, self.role_at(to)));
-        }
         self.pawn_moves(list);
         self.castling_moves(list);
         let checkers = self.attackers(king, !us, occ);
         let pinned = self.pinned(king, occ);
         self.filter_legal(list, king, !checkers.is_empty(), pinned);
+        // The king's squares, attacked or not with the king itself off the board (so that
+        // a slider's line through it counts).
+        let mut king_to = attacks::king_attacks(king) & !own;
+        if !king_to.is_empty() {
+            king_to &= !self.attacked_squares(!us, occ & !Bitboard::from_square(king));
+        }
+        for to in king_to & enemy {
+            list.push(Move::piece(Role::King, king, to, self.role_at(to)));
+        }
+        let king_quiet = king_to & !occ;
         // A pinned piece stays on its pin's line; in check, a piece takes the checker or
         // blocks its line, and against two checkers only the king moves.
         let (quiet, captures) = match checkers.count() {
@@ -226,7 +234,7 @@ impl Position {
                     .map_or(Bitboard::EMPTY, |c| attacks::between(king, c)),
                 checkers,
             ),
-            _ => return 0,
+            _ => return (0, king_quiet),
         };
         let mut counted = 0;
         for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
@@ -241,7 +249,7 @@ impl Position {
                 }
             }
         }
-        counted
+        (counted, king_quiet)
     }
 
     /// Drops the moves of `list` that leave the mover's king attacked.

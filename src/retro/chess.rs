@@ -12,7 +12,7 @@
 
 use super::solver::{RetroGame, Successor};
 use crate::chess::{
-    Color, Move, MoveKind, MoveList, Piece, Position, Role, Square, UnMove, UnMoveKind,
+    Bitboard, Color, Move, MoveKind, MoveList, Piece, Position, Role, Square, UnMove, UnMoveKind,
 };
 use crate::index::TableIndex;
 use crate::value::{Dtm, Wdl5};
@@ -267,36 +267,36 @@ impl<'a> ChessGame<'a> {
         true
     }
 
-    /// Takes the quiet king moves out of `list` and returns how many there were, when no
-    /// two of them lead to one index and none to an index that a move of another piece
-    /// reaches (then 0, `list` untouched): the setup needs only their number, and an
-    /// index found by `encode` (a king move that needs a symmetry) costs far more than
-    /// the king pair's number, which differs wherever indices differ. With pawns no two
-    /// moves merge (`Scratch::merge_equal`).
-    fn count_king_moves(&self, at: &Placed, list: &mut MoveList) -> u32 {
-        let quiet_king = |m: &Move| m.role == Role::King && !m.is_conversion();
-        if !self.index.material().has_pawns() {
-            let us = at.pos.turn();
-            let other = at.pos.king(!us).expect("a placed position has both kings");
-            // The current pair first, then each king move's (at most 8).
-            let mut pairs = [self.index.pair_of(at.idx); 9];
-            for (n, m) in list.as_slice().iter().filter(|m| quiet_king(m)).enumerate() {
-                let (wk, bk) = match us {
-                    Color::White => (m.to, other),
-                    Color::Black => (other, m.to),
-                };
-                let Some(pair) = self.index.king_pair_number(wk, bk) else {
-                    return 0;
-                };
-                if pairs[..=n].contains(&pair) {
-                    return 0;
-                }
-                pairs[n + 1] = pair;
-            }
+    /// The number of quiet king moves of `at`, to the squares `to`, when no two of them
+    /// lead to one index and none to an index that a move of another piece reaches;
+    /// otherwise 0, the moves appended to `list` to be reported one by one. The setup
+    /// needs only their number, and an index found by `encode` (a king move that needs a
+    /// symmetry) costs far more than the king pair's number, which differs wherever
+    /// indices differ. With pawns no two moves merge (`Scratch::merge_equal`).
+    fn count_king_moves(&self, at: &Placed, to: Bitboard, list: &mut MoveList) -> u32 {
+        if self.index.material().has_pawns() {
+            return to.count();
         }
-        let before = list.len();
-        list.retain(|m| !quiet_king(m));
-        (before - list.len()) as u32
+        let us = at.pos.turn();
+        let (king, other) = (at.pos.king(us), at.pos.king(!us));
+        let (king, other) = king.zip(other).expect("a placed position has both kings");
+        // The current pair first, then each king move's (at most 8).
+        let mut pairs = [self.index.pair_of(at.idx); 9];
+        for (n, sq) in to.into_iter().enumerate() {
+            let (wk, bk) = match us {
+                Color::White => (sq, other),
+                Color::Black => (other, sq),
+            };
+            let pair = self.index.king_pair_number(wk, bk);
+            if pair.is_none_or(|p| pairs[..=n].contains(&p)) {
+                for sq in to {
+                    list.push(Move::piece(Role::King, king, sq, None));
+                }
+                return 0;
+            }
+            pairs[n + 1] = pair.unwrap_or_default();
+        }
+        to.count()
     }
 
     /// The value of `pos`, the legal position of index `idx`, by a one-ply search: the best
@@ -353,7 +353,8 @@ impl RetroGame for ChessGame<'_> {
         // Without index arithmetic the counted moves' positions could coincide with others.
         let counted = match at.steps {
             Some(_) => {
-                at.pos.legal_moves_counting_quiet(&mut list) + self.count_king_moves(&at, &mut list)
+                let (counted, king_to) = at.pos.legal_moves_counting_quiet(&mut list);
+                counted + self.count_king_moves(&at, king_to, &mut list)
             }
             None => {
                 at.pos.legal_moves(&mut list);
@@ -367,6 +368,21 @@ impl RetroGame for ChessGame<'_> {
         at.pos.legal_moves(&mut list);
         self.report_moves(&at, &list, false, f);
         Some((terminal, 0))
+    }
+
+    fn fixed_successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) {
+        let Some(at) = self.placed_legal(side, idx) else {
+            return;
+        };
+        let mut list = MoveList::new();
+        if self.index.material().has_pawns() {
+            // Pawn moves lead into earlier parts.
+            at.pos.legal_moves(&mut list);
+            list.retain(|m| m.is_conversion() || m.role == Role::Pawn);
+        } else {
+            at.pos.conversion_moves(&mut list);
+        }
+        self.report_moves(&at, &list, false, f);
     }
 
     fn parts(&self) -> Vec<std::ops::Range<u64>> {
@@ -454,7 +470,8 @@ mod tests {
         Some(out)
     }
 
-    /// The setup's counting reports what `successors` reports, some moves only counted.
+    /// The setup's counting reports what `successors` reports, some moves only counted;
+    /// `fixed_successors` reports its conversions and its moves into earlier parts.
     #[test]
     fn counted_successors_agree_with_listed_ones() {
         for (sig, sample) in [
@@ -466,6 +483,8 @@ mod tests {
             ("KPvKP", 5),
         ] {
             let game = ChessGame::new(TableIndex::new(sig.parse().unwrap()), &AllDrawn);
+            let parts = game.parts();
+            let part = |i: u64| parts.iter().position(|p| p.contains(&i));
             let mut counted_in_all = 0;
             for side in 0..2 {
                 for idx in (0..game.size()).step_by(sample) {
@@ -475,6 +494,20 @@ mod tests {
                     let counted = game.successors_counted(side, idx, &mut |s| reported.push(s));
                     assert_eq!(whole, counted.map(|c| c.0), "{sig} {side} {idx}");
                     let counted = counted.map_or(0, |c| c.1);
+                    if whole.is_some() {
+                        let mut fixed = Vec::new();
+                        game.fixed_successors(side, idx, &mut |s| fixed.push(s));
+                        let leaves = |s: &&Successor| match s {
+                            Successor::Fixed(_) => true,
+                            Successor::Table(j) | Successor::Either(j, _) => part(*j) < part(idx),
+                        };
+                        let mut wanted: Vec<_> = listed.iter().filter(leaves).collect();
+                        let mut found: Vec<_> = fixed.iter().filter(leaves).collect();
+                        wanted.sort_by_key(|s| format!("{s:?}"));
+                        found.sort_by_key(|s| format!("{s:?}"));
+                        assert_eq!(wanted, found, "{sig} {side} {idx}");
+                        assert!(fixed.iter().all(|s| listed.contains(s)), "{sig} {idx}");
+                    }
                     assert!(reported.iter().all(|s| listed.contains(s)), "{sig} {idx}");
                     assert_eq!(
                         reported.len() + counted as usize,

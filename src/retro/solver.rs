@@ -82,6 +82,14 @@ pub trait RetroGame: Sync {
         self.successors(side, idx, f).map(|t| (t, 0))
     }
 
+    /// Calls `f` for the moves of `idx` (a legal position) that `successors` reports as
+    /// `Fixed`, and at least for those of its `Table` and `Either` moves that lead into an
+    /// earlier part (`parts`): what the solver needs to find a position's best fixed move
+    /// again. By default, every move.
+    fn fixed_successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) {
+        self.successors(side, idx, f);
+    }
+
     /// Calls `f` for every legal position of the other side to move with a move into `idx`
     /// (a legal position: the solver asks only about positions it has found values for)
     /// that the successors of that position report as `Table(idx)` (alternative None) or
@@ -216,6 +224,7 @@ impl Classes {
 }
 
 /// What the setup learns of a position's moves (`State::scan`).
+#[derive(Default)]
 struct Scan {
     /// The best fixed move, moves into earlier parts included.
     best: Option<Dtm>,
@@ -713,52 +722,63 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// whose extra option wins for the opponent is set to lose at its level (the setup
     /// does it, once).
     fn scan(&self, side: usize, idx: u64, schedule: bool) -> Option<Scan> {
-        let mut best: Option<Dtm> = None;
-        let mut best_exit: Option<Dtm> = None;
+        let mut sum = Scan::default();
         let mut any = false;
-        let mut inside = 0u32;
-        let first = self.part.start;
+        let (terminal, counted) = self.game.successors_counted(side, idx, &mut |s| {
+            any = true;
+            self.add_move(&mut sum, side, idx, s, schedule);
+        })?;
+        sum.inside += counted;
+        sum.no_moves = (!any && counted == 0).then_some(terminal);
+        Some(sum)
+    }
+
+    /// `scan`'s best fixed move and best exit of `idx`, a legal position, found from the
+    /// moves that may be fixed only (`RetroGame::fixed_successors`).
+    fn scan_fixed(&self, side: usize, idx: u64) -> Scan {
+        let mut sum = Scan::default();
+        self.game.fixed_successors(side, idx, &mut |s| {
+            self.add_move(&mut sum, side, idx, s, false)
+        });
+        sum
+    }
+
+    /// Adds move `s` of `idx` to `sum` (see `scan`).
+    #[inline]
+    fn add_move(&self, sum: &mut Scan, side: usize, idx: u64, s: Successor, schedule: bool) {
         let earlier = |j: u64| {
             let e = self.earlier.as_ref();
             e.expect("a move into an earlier part reads its values")
                 .value(1 - side, j)
         };
-        let (terminal, counted) = self.game.successors_counted(side, idx, &mut |s| {
-            any = true;
-            let fixed = match s {
-                Successor::Table(j) if j < first => Some(earlier(j)),
-                Successor::Either(j, alt) if j < first => Some(earlier(j).max(alt)),
-                _ => None,
-            };
-            if let Some(d) = fixed {
-                // Into an earlier part: the value found there, counted as a fixed move.
-                best = best.max(Some(d.back()));
-                return;
-            }
-            match s {
-                Successor::Table(_) => inside += 1,
-                Successor::Fixed(d) => {
-                    let mine = d.back();
-                    if best.is_none_or(|b| mine > b) {
-                        best = Some(mine);
-                    }
-                    best_exit = best_exit.max(Some(mine));
+        let first = self.part.start;
+        let fixed = match s {
+            Successor::Table(j) if j < first => Some(earlier(j)),
+            Successor::Either(j, alt) if j < first => Some(earlier(j).max(alt)),
+            _ => None,
+        };
+        if let Some(d) = fixed {
+            // Into an earlier part: the value found there, counted as a fixed move.
+            sum.best = sum.best.max(Some(d.back()));
+            return;
+        }
+        match s {
+            Successor::Table(_) => sum.inside += 1,
+            Successor::Fixed(d) => {
+                let mine = d.back();
+                if sum.best.is_none_or(|b| mine > b) {
+                    sum.best = Some(mine);
                 }
-                Successor::Either(j, alt) => {
-                    inside += 1;
-                    // The opponent's extra option wins for him: this move loses by then.
-                    if let (Dtm::Win(w), true) = (alt, schedule) {
-                        self.defer(w + 1, Deferred::MoveLoses(side as u8, idx, j));
-                    }
+                sum.best_exit = sum.best_exit.max(Some(mine));
+            }
+            Successor::Either(j, alt) => {
+                sum.inside += 1;
+                // The opponent's extra option wins for him: this move loses by then.
+                if let (Dtm::Win(w), true) = (alt, schedule) {
+                    self.defer(w + 1, Deferred::MoveLoses(side as u8, idx, j));
                 }
             }
-        })?;
-        Some(Scan {
-            best,
-            best_exit,
-            inside: inside + counted,
-            no_moves: (!any && counted == 0).then_some(terminal),
-        })
+        }
     }
 
     fn init(&self, side: usize, idx: u64) {
@@ -919,7 +939,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             }
             FIXED_LOSS if self.values[side][at].load(Relaxed) == 0 => {
                 // Rare enough to find the fixed move again rather than keep its distance.
-                let scan = self.scan(side, idx, false).expect("a legal position");
+                let scan = self.scan_fixed(side, idx);
                 let p = scan
                     .best
                     .and_then(Dtm::plies)
