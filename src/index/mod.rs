@@ -357,7 +357,7 @@ impl TableIndex {
 
     /// The number of the king pair of index `idx`.
     #[inline]
-    pub fn pair_of(&self, idx: u64) -> u64 {
+    pub(crate) fn pair_of(&self, idx: u64) -> u64 {
         self.pairs_div.div_rem(self.above_pair(idx)).1
     }
 
@@ -588,6 +588,13 @@ impl TableIndex {
     pub fn weight_without_position(&self, idx: u64) -> Option<u64> {
         let (wk, bk) = self.kings.pair(self.pair_of(idx) as usize);
         (!self.both_on_diagonal(wk, bk)).then(|| self.labelled())
+    }
+
+    /// The end of the run of indices from `idx` that share its king pair (and pawns): each
+    /// has `idx`'s `weight_without_position`, found once for the run.
+    #[inline]
+    pub fn king_pair_run_end(&self, idx: u64) -> u64 {
+        ((idx / self.per_king_pair + 1) * self.per_king_pair).min(self.size)
     }
 
     /// Labelled positions per position: k! for each group of k identical pieces.

@@ -16,17 +16,14 @@ use crate::chess::{
 };
 use crate::index::TableIndex;
 use crate::value::{Dtm, Wdl5};
-use std::cell::Cell;
+use arrayvec::ArrayVec;
 use std::sync::Mutex;
 
-type Entries = Vec<(u64, Option<Dtm>)>;
+/// A position's moves or un-moves inside a table, with their extra options: fewer than
+/// 256, as chess positions have fewer moves (and no more un-moves without un-captures).
+type Entries = ArrayVec<(u64, Option<Dtm>), 256>;
 
-thread_local! {
-    /// Reusable buffers per thread, so that collecting moves allocates only once.
-    static SCRATCH: Cell<(Entries, Entries)> = const { Cell::new((Vec::new(), Vec::new())) };
-}
-
-/// The calling thread's move buffers, empty, given back when dropped.
+/// Move buffers on the stack, so that collecting moves allocates nothing.
 pub(super) struct Scratch {
     pub(super) list: Entries,
     /// Entries whose index `encode` found, not index arithmetic, until `merge_equal`.
@@ -34,11 +31,11 @@ pub(super) struct Scratch {
 }
 
 impl Scratch {
-    pub(super) fn take() -> Scratch {
-        let (mut list, mut encoded) = SCRATCH.take();
-        list.clear();
-        encoded.clear();
-        Scratch { list, encoded }
+    pub(super) fn new() -> Scratch {
+        Scratch {
+            list: ArrayVec::new(),
+            encoded: ArrayVec::new(),
+        }
     }
 
     /// Adds an index (and whether `encode` found it) with its extra option.
@@ -75,15 +72,6 @@ impl Scratch {
                 .encoded
                 .iter()
                 .any(|&(j, _)| index.same_king_pair(j, idx))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        SCRATCH.set((
-            std::mem::take(&mut self.list),
-            std::mem::take(&mut self.encoded),
-        ));
     }
 }
 
@@ -243,7 +231,7 @@ impl<'a> ChessGame<'a> {
         f: &mut impl FnMut(Successor),
     ) -> bool {
         let pos = &at.pos;
-        let mut inside = Scratch::take();
+        let mut inside = Scratch::new();
         for m in moves.as_slice().iter().filter(|m| !m.is_conversion()) {
             let alt = match m.kind {
                 MoveKind::DoublePush => self.en_passant_option(&pos.play(m)),
@@ -393,7 +381,7 @@ impl RetroGame for ChessGame<'_> {
         let Some(at) = self.placed_legal(side, idx) else {
             return;
         };
-        let mut before = Scratch::take();
+        let mut before = Scratch::new();
         at.pos.for_each_unmove(&[], false, |u| {
             if u.role == Role::Pawn {
                 // From a later part, which takes it (`RetroGame::parts`).

@@ -269,7 +269,7 @@ impl RetroGame for RuleGame<'_> {
         let pos = &at.pos;
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
-        let mut quiet = Scratch::take();
+        let mut quiet = Scratch::new();
         let mut best_conversion: Option<Wdl5> = None;
         // The classes of the moves that reset the count (a move list holds at most 256).
         let mut resets = [Wdl5::Draw; 256];
@@ -312,7 +312,7 @@ impl RetroGame for RuleGame<'_> {
         let Some(at) = self.game.placed_legal(side, idx) else {
             return;
         };
-        let mut before = Scratch::take();
+        let mut before = Scratch::new();
         let other = 1 - side;
         at.pos.for_each_unmove(&[], false, |u| {
             if u.role != Role::Pawn {

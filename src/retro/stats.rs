@@ -56,6 +56,31 @@ struct Partial {
     longest: Option<(u32, u64)>, // (plies, index): most plies, lowest index on ties
 }
 
+impl Partial {
+    /// Counts index `idx`, of weight `w` and value `v`, cursed or blessed if `spoilt`.
+    #[inline]
+    fn add(&mut self, w: u64, v: Dtm, spoilt: bool, idx: u64) {
+        self.stats.positions += w;
+        match v {
+            Dtm::Win(_) => {
+                self.stats.win += w;
+                self.stats.cursed_win += w * u64::from(spoilt);
+            }
+            Dtm::Draw => self.stats.draw += w,
+            Dtm::Loss(_) => {
+                self.stats.loss += w;
+                self.stats.cursed_loss += w * u64::from(spoilt);
+            }
+        }
+        if let Some(p) = v.plies() {
+            self.longest = better(self.longest, Some((p, idx)));
+        }
+    }
+}
+
+/// Indices per unit of parallel work in `compute`.
+const STATS_CHUNK: u64 = 1 << 14;
+
 fn better(a: Option<(u32, u64)>, b: Option<(u32, u64)>) -> Option<(u32, u64)> {
     match (a, b) {
         (Some(x), Some(y)) => Some(
@@ -95,35 +120,27 @@ pub fn compute(
     let mut best: Option<(u32, u8, u64)> = None;
     for (side, side_values) in values.iter().enumerate() {
         let turn = Color::from_index(side);
-        let part = (0..index.size())
+        // Chunks of indices, each cut into runs of one king pair, whose weight is found
+        // once (positions are looked at only where that leaves it open).
+        let n = index.size();
+        let part = (0..n.div_ceil(STATS_CHUNK))
             .into_par_iter()
-            .fold(Partial::default, |mut acc, idx| {
-                let w = match illegal {
-                    Some(bits) if bit(bits[side], idx) => 0,
-                    Some(_) => index
-                        .weight_without_position(idx)
-                        .unwrap_or_else(|| weight(index, idx, turn)),
-                    None => weight(index, idx, turn),
-                };
-                if w == 0 {
-                    return acc;
-                }
-                acc.stats.positions += w;
-                let v = side_values(idx);
-                let spoilt = bit(cursed[side], idx);
-                match v {
-                    Dtm::Win(_) => {
-                        acc.stats.win += w;
-                        acc.stats.cursed_win += w * u64::from(spoilt);
+            .fold(Partial::default, |mut acc, c| {
+                let end = ((c + 1) * STATS_CHUNK).min(n);
+                let mut idx = c * STATS_CHUNK;
+                while idx < end {
+                    let run_end = index.king_pair_run_end(idx).min(end);
+                    let fast = illegal.and_then(|_| index.weight_without_position(idx));
+                    for i in idx..run_end {
+                        let w = match illegal {
+                            Some(bits) if bit(bits[side], i) => 0,
+                            _ => fast.unwrap_or_else(|| weight(index, i, turn)),
+                        };
+                        if w > 0 {
+                            acc.add(w, side_values(i), bit(cursed[side], i), i);
+                        }
                     }
-                    Dtm::Draw => acc.stats.draw += w,
-                    Dtm::Loss(_) => {
-                        acc.stats.loss += w;
-                        acc.stats.cursed_loss += w * u64::from(spoilt);
-                    }
-                }
-                if let Some(p) = v.plies() {
-                    acc.longest = better(acc.longest, Some((p, idx)));
+                    idx = run_end;
                 }
                 acc
             })
