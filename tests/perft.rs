@@ -127,7 +127,7 @@ fn perft_counting_quiet(pos: &retrobook::chess::Position, depth: u32) -> u64 {
     let want: Vec<_> = all
         .as_slice()
         .iter()
-        .filter(|m| m.is_conversion() || m.role == Role::Pawn || m.role == Role::King)
+        .filter(|m| m.is_conversion() || matches!(m.role, Role::Pawn | Role::King))
         .filter(|m| !quiet_king(m))
         .collect();
     assert_eq!(listed.len(), want.len(), "{pos}");

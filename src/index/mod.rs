@@ -357,7 +357,7 @@ impl TableIndex {
 
     /// The number of the king pair of index `idx`.
     #[inline]
-    pub(crate) fn pair_of(&self, idx: u64) -> u64 {
+    fn pair_of(&self, idx: u64) -> u64 {
         self.pairs_div.div_rem(self.above_pair(idx)).1
     }
 

@@ -265,24 +265,25 @@ impl<'a> ChessGame<'a> {
         if self.index.material().has_pawns() {
             return to.count();
         }
-        let us = at.pos.turn();
-        let (king, other) = (at.pos.king(us), at.pos.king(!us));
-        let (king, other) = king.zip(other).expect("a placed position has both kings");
-        // The current pair first, then each king move's (at most 8).
-        let mut pairs = [self.index.pair_of(at.idx); 9];
+        // Only called where index arithmetic applies, so the kings are known.
+        let Some((wk, bk)) = at.steps else {
+            return 0;
+        };
+        let white = at.pos.turn() == Color::White;
+        let kings_after = |sq: Square| if white { (sq, bk) } else { (wk, sq) };
+        // The pair of the other pieces' moves first, then each king move's (at most 8).
+        let mut pairs = [self.index.king_pair_number(wk, bk); 9];
         for (n, sq) in to.into_iter().enumerate() {
-            let (wk, bk) = match us {
-                Color::White => (sq, other),
-                Color::Black => (other, sq),
-            };
-            let pair = self.index.king_pair_number(wk, bk);
-            if pair.is_none_or(|p| pairs[..=n].contains(&p)) {
+            let (w, b) = kings_after(sq);
+            let pair = self.index.king_pair_number(w, b);
+            if pair.is_none() || pairs[..=n].contains(&pair) {
+                let king = if white { wk } else { bk };
                 for sq in to {
                     list.push(Move::piece(Role::King, king, sq, None));
                 }
                 return 0;
             }
-            pairs[n + 1] = pair.unwrap_or_default();
+            pairs[n + 1] = pair;
         }
         to.count()
     }
