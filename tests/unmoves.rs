@@ -192,3 +192,30 @@ fn every_move_is_among_the_unmoves_of_its_result() {
         "only {en_passant} en-passant captures checked"
     );
 }
+
+#[test]
+fn quiet_unmove_sets_are_the_quiet_unmoves_of_pieces() {
+    let mut rng = Rng(0x6a09_e667_f3bc_c908);
+    let mut count = 0;
+    for _ in 0..6000 {
+        let pos = random_position(&mut rng);
+        let mut listed = Vec::new();
+        pos.for_each_unmove(&[], false, |u| {
+            if u.role != Role::Pawn {
+                listed.push((u.role, u.from, u.to));
+            }
+        });
+        let mut from_sets = Vec::new();
+        pos.for_each_quiet_unmove_set(|role, from, squares| {
+            assert!(
+                !squares.is_empty(),
+                "an empty set for {role:?} on {from} of {pos}"
+            );
+            from_sets.extend(squares.map(|to| (role, from, to)));
+        });
+        // The same un-moves in the same order (retrograde analysis relies on the order).
+        assert_eq!(from_sets, listed, "{pos}");
+        count += listed.len();
+    }
+    assert!(count > 40_000, "only {count} un-moves checked");
+}

@@ -39,6 +39,74 @@ pub struct UnMove {
     pub kind: UnMoveKind,
 }
 
+impl UnMove {
+    /// A quiet un-move of a piece from `from` back to `to`.
+    pub fn quiet(role: Role, from: Square, to: Square) -> UnMove {
+        UnMove {
+            role,
+            from,
+            to,
+            uncapture: None,
+            unpromotion: false,
+            kind: UnMoveKind::Normal,
+        }
+    }
+}
+
+/// What the un-moves of the side that just moved (the mover) have in common: the king of
+/// the side to move, which must not stand in check in the predecessor, and the lines on it.
+#[derive(Copy, Clone)]
+struct Screen {
+    mover: Color,
+    occ: Bitboard,
+    /// The side to move's king.
+    king: Option<Square>,
+    /// The mover's pieces that give check now.
+    checkers: Bitboard,
+    /// The squares alone between the king and a slider of the mover.
+    sole: Bitboard,
+    /// Where an un-move can only be illegal through the moved piece's own attack.
+    quiet_lines: Bitboard,
+}
+
+impl Screen {
+    /// The empty squares the mover's `role` piece on `from` may have come from, and, where
+    /// the square it leaves opens no line, the squares among them that leave a legal
+    /// predecessor for a plain un-move and for an un-capture (None: each is to be looked at,
+    /// `Position::unmove_is_legal`). Such a piece's un-moves are legal or not by where they
+    /// go, one set of squares for all of them: not where the piece gives check (a square
+    /// that a piece of its role on the king's square reaches), and, against a check now, on
+    /// the checker's line unless the checker itself goes back.
+    #[inline]
+    fn piece(&self, role: Role, from: Square) -> (Bitboard, Option<(Bitboard, Bitboard)>) {
+        let (mover, occ, checkers) = (self.mover, self.occ, self.checkers);
+        let targets = attacks::attacks(role, mover, from, occ) & !occ;
+        let screen = match self.king {
+            Some(k) if !self.sole.contains(from) => {
+                let reach = |o: Bitboard| attacks::attacks(role, mover, k, o);
+                match checkers.first() {
+                    // With `from` empty or filled (an un-capture) alike: a target beyond
+                    // `from` on a line from the king would make the piece a checker now.
+                    None => {
+                        let ok = !reach(occ);
+                        Some((ok, ok))
+                    }
+                    Some(_) if checkers.count() > 1 => None,
+                    Some(c) if c == from => {
+                        Some((!reach(occ & !Bitboard::from_square(from)), !reach(occ)))
+                    }
+                    Some(c) => {
+                        let ok = attacks::between(k, c) & !reach(occ);
+                        Some((ok, ok))
+                    }
+                }
+            }
+            _ => None,
+        };
+        (targets, screen)
+    }
+}
+
 impl Position {
     /// Calls `f` with every un-move whose predecessor (`unplay`) is legal. `uncaptures` lists
     /// the roles of the side to move that may be restored by un-captures (empty: quiet
@@ -51,24 +119,14 @@ impl Position {
         unpromotions: bool,
         mut f: impl FnMut(UnMove),
     ) {
-        let mover = !self.turn();
-        let occ = self.occupied();
-        // The checks the side to move's king stands in now, and the squares alone between
-        // it and a slider of the mover (the only ones whose piece, leaving, opens a line).
-        let king = self.king(self.turn());
-        let (checkers, sole) = king.map_or((Bitboard::EMPTY, Bitboard::EMPTY), |k| {
-            (
-                self.attackers(k, mover, occ),
-                self.sole_blockers(k, mover, occ),
-            )
-        });
-        // Where an un-move can only be illegal through the moved piece's own attack.
-        let quiet_lines = king.map_or(Bitboard::EMPTY, |k| match checkers.count() {
-            0 => !sole,
-            // A knight's square is on no line through the king.
-            1 => checkers & !(attacks::rook_rays(k) | attacks::bishop_rays(k)),
-            _ => Bitboard::EMPTY,
-        });
+        let screen_of = self.unmove_screen();
+        let Screen {
+            mover,
+            occ,
+            king,
+            quiet_lines,
+            ..
+        } = screen_of;
         // `screened`: known legal already.
         let mut emit = |u: UnMove, screened: bool| {
             if screened || king.is_none_or(|k| self.unmove_is_legal(&u, k, quiet_lines)) {
@@ -88,44 +146,9 @@ impl Position {
 
         for role in Role::PIECES {
             for from in self.pieces(mover, role) {
-                let targets = attacks::attacks(role, mover, from, occ) & !occ;
-                // Where the square it leaves opens no line, a piece's un-moves are legal
-                // or not by where they go, one set of squares for all of them: not where
-                // the piece gives check (a square that a piece of its role on the king's
-                // square reaches), and, against a check now, on the checker's line unless
-                // the checker itself goes back.
-                let screen = match king {
-                    Some(k) if !sole.contains(from) => {
-                        let reach = |o: Bitboard| attacks::attacks(role, mover, k, o);
-                        match checkers.first() {
-                            // With `from` empty or filled (an un-capture) alike: a target
-                            // beyond `from` on a line from the king would make the piece a
-                            // checker now.
-                            None => {
-                                let ok = !reach(occ);
-                                Some((ok, ok))
-                            }
-                            Some(_) if checkers.count() > 1 => None,
-                            Some(c) if c == from => {
-                                Some((!reach(occ & !Bitboard::from_square(from)), !reach(occ)))
-                            }
-                            Some(c) => {
-                                let ok = attacks::between(k, c) & !reach(occ);
-                                Some((ok, ok))
-                            }
-                        }
-                    }
-                    _ => None,
-                };
+                let (targets, screen) = screen_of.piece(role, from);
                 for to in targets {
-                    let base = UnMove {
-                        role,
-                        from,
-                        to,
-                        uncapture: None,
-                        unpromotion: false,
-                        kind: UnMoveKind::Normal,
-                    };
+                    let base = UnMove::quiet(role, from, to);
                     // Known legal (Some(true)), known illegal, or to be looked at.
                     let (plain, uncapture) = match screen {
                         Some((p, u)) => (Some(p.contains(to)), Some(u.contains(to))),
@@ -256,6 +279,67 @@ impl Position {
                     }
                 }
             }
+        }
+    }
+
+    /// The quiet un-moves of the side that just moved by its pieces (pawns left out), as
+    /// sets: `f(role, from, squares)` for each piece with the squares it may have come
+    /// from, every predecessor legal. This is what `for_each_unmove(&[], false, ..)` gives
+    /// for those pieces, in the same order, without an un-move built per square:
+    /// retrograde analysis turns each square into an index by arithmetic.
+    pub fn for_each_quiet_unmove_set(&self, mut f: impl FnMut(Role, Square, Bitboard)) {
+        let screen_of = self.unmove_screen();
+        for role in Role::PIECES {
+            for from in self.pieces(screen_of.mover, role) {
+                let (targets, screen) = screen_of.piece(role, from);
+                let legal = match (screen, screen_of.king) {
+                    (Some((plain, _)), _) => targets & plain,
+                    (None, Some(k)) => {
+                        let mut legal = Bitboard::EMPTY;
+                        for to in targets {
+                            let u = UnMove::quiet(role, from, to);
+                            if self.unmove_is_legal(&u, k, screen_of.quiet_lines) {
+                                legal.add(to);
+                            }
+                        }
+                        legal
+                    }
+                    (None, None) => targets,
+                };
+                if !legal.is_empty() {
+                    f(role, from, legal);
+                }
+            }
+        }
+    }
+
+    /// What the un-moves of the side that just moved have in common (see `Screen`).
+    fn unmove_screen(&self) -> Screen {
+        let mover = !self.turn();
+        let occ = self.occupied();
+        // The checks the side to move's king stands in now, and the squares alone between
+        // it and a slider of the mover (the only ones whose piece, leaving, opens a line).
+        let king = self.king(self.turn());
+        let (checkers, sole) = king.map_or((Bitboard::EMPTY, Bitboard::EMPTY), |k| {
+            (
+                self.attackers(k, mover, occ),
+                self.sole_blockers(k, mover, occ),
+            )
+        });
+        // Where an un-move can only be illegal through the moved piece's own attack.
+        let quiet_lines = king.map_or(Bitboard::EMPTY, |k| match checkers.count() {
+            0 => !sole,
+            // A knight's square is on no line through the king.
+            1 => checkers & !(attacks::rook_rays(k) | attacks::bishop_rays(k)),
+            _ => Bitboard::EMPTY,
+        });
+        Screen {
+            mover,
+            occ,
+            king,
+            checkers,
+            sole,
+            quiet_lines,
         }
     }
 

@@ -318,6 +318,20 @@ impl TableIndex {
         Some(self.add_to_group(g, idx, new.wrapping_sub(old)))
     }
 
+    /// What one square more adds to the index when `piece` stands alone in its group and is
+    /// not a pawn: the index moves by this much per square the piece moves (wrapping), as
+    /// `step` finds it. None for other pieces.
+    #[inline]
+    pub fn lone_stride(&self, piece: Piece) -> Option<u64> {
+        match self.group_of[piece.color.index()][piece.role.index()] {
+            NO_GROUP => None,
+            g => {
+                let g = &self.groups[g as usize];
+                (g.count == 1 && !g.is_pawn()).then_some(g.stride)
+            }
+        }
+    }
+
     /// The index whose group `g` has `delta` added to its rank (wrapping), all else as in
     /// `idx`.
     #[inline]

@@ -12,7 +12,7 @@
 
 use super::solver::{RetroGame, Successor};
 use crate::chess::{
-    Bitboard, Color, Move, MoveKind, MoveList, Piece, Position, Role, Square, UnMove, UnMoveKind,
+    Bitboard, Color, Move, MoveKind, MoveList, Piece, Position, Role, Square, UnMove,
 };
 use crate::index::TableIndex;
 use crate::value::{Dtm, Wdl5};
@@ -217,6 +217,66 @@ impl<'a> ChessGame<'a> {
         }
     }
 
+    /// Calls `f` once for each index that a quiet un-move of a piece (not a pawn: those
+    /// lead into later parts) takes `at` back to and that `keep` accepts, in the order of
+    /// `Position::for_each_unmove`. Indices found by index arithmetic go to `f` at once,
+    /// those `encode` found after them, each unless an index already given was the same
+    /// (see `Scratch::merge_equal`).
+    pub(super) fn unmoved_indices(
+        &self,
+        at: &Placed,
+        keep: impl Fn(u64) -> bool,
+        f: &mut impl FnMut(u64),
+    ) {
+        let merge = !self.index.material().has_pawns();
+        let mut given: ArrayVec<u64, 256> = ArrayVec::new();
+        let mut encoded: ArrayVec<u64, 256> = ArrayVec::new();
+        let mover = !at.pos.turn();
+        at.pos.for_each_quiet_unmove_set(|role, from, squares| {
+            // A lone piece away from a diagonal pair of kings: its index moves by its stride
+            // per square (`TableIndex::step`), with no un-move built.
+            let stride = match (role, at.steps) {
+                (Role::King, _) | (_, None) => None,
+                _ => self.index.lone_stride(Piece { color: mover, role }),
+            };
+            if let Some(stride) = stride {
+                let base = at.idx.wrapping_sub(from.index() as u64 * stride);
+                for to in squares {
+                    let i = base.wrapping_add(to.index() as u64 * stride);
+                    if keep(i) {
+                        if merge {
+                            given.push(i);
+                        }
+                        f(i);
+                    }
+                }
+                return;
+            }
+            for to in squares {
+                let (i, by_encode) = self.unmoved_index(at, &UnMove::quiet(role, from, to));
+                if !keep(i) {
+                    continue;
+                }
+                if by_encode {
+                    encoded.push(i);
+                } else {
+                    if merge {
+                        given.push(i);
+                    }
+                    f(i);
+                }
+            }
+        });
+        for i in encoded {
+            if !(merge && given.contains(&i)) {
+                if merge {
+                    given.push(i);
+                }
+                f(i);
+            }
+        }
+    }
+
     /// Reports the legal moves `moves` of `at` to `f` (see `RetroGame::successors`):
     /// conversions by their sub-table values, the others by index, equal indices merged.
     /// With `others_counted`, the position's other moves were counted by index arithmetic
@@ -379,28 +439,10 @@ impl RetroGame for ChessGame<'_> {
     }
 
     fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
-        let Some(at) = self.placed_legal(side, idx) else {
-            return;
-        };
-        let mut before = Scratch::new();
-        at.pos.for_each_unmove(&[], false, |u| {
-            if u.role == Role::Pawn {
-                // From a later part, which takes it (`RetroGame::parts`).
-                return;
-            }
-            let alt = match u.kind {
-                UnMoveKind::DoublePush => {
-                    let mut with_ep = at.pos;
-                    with_ep.set_ep_square(Some(u.from.midpoint(u.to)));
-                    self.en_passant_option(&with_ep)
-                }
-                _ => None,
-            };
-            before.push(self.unmoved_index(&at, &u), alt);
-        });
-        before.merge_equal(&self.index);
-        for &(i, alt) in &before.list {
-            f(i, alt);
+        // No predecessor has an extra option: only a double pawn push gives one, and pawn
+        // un-moves lead into later parts.
+        if let Some(at) = self.placed_legal(side, idx) {
+            self.unmoved_indices(&at, |_| true, &mut |i| f(i, None));
         }
     }
 }

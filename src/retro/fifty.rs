@@ -312,20 +312,9 @@ impl RetroGame for RuleGame<'_> {
         let Some(at) = self.game.placed_legal(side, idx) else {
             return;
         };
-        let mut before = Scratch::new();
         let other = 1 - side;
-        at.pos.for_each_unmove(&[], false, |u| {
-            if u.role != Role::Pawn {
-                let (j, encoded) = self.game.unmoved_index(&at, &u);
-                // Drawn positions were made ends of the game (`successors`).
-                if self.outcomes.wdl(other, j) != Wdl::Draw {
-                    before.push((j, encoded), None);
-                }
-            }
-        });
-        before.merge_equal(self.game.index());
-        for &(i, _) in &before.list {
-            f(i, None);
-        }
+        // Drawn positions were made ends of the game (`successors`).
+        let keep = |j| self.outcomes.wdl(other, j) != Wdl::Draw;
+        self.game.unmoved_indices(&at, keep, &mut |i| f(i, None));
     }
 }

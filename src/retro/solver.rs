@@ -42,7 +42,7 @@ use super::bits::AtomicBits;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
 /// A move seen from the position it is played in.
@@ -279,7 +279,9 @@ struct State<'g, G: RetroGame> {
     marks: [Vec<Marks>; 2],
     pending: Mutex<Vec<Vec<Deferred>>>,
     last_static_level: AtomicU32,
-    found: AtomicU64,
+    /// Whether the current level found a position (written once per level, not per
+    /// position: threads that all counted into one word would fight over its cache line).
+    found: AtomicBool,
     /// Per side, the positions found beyond `Dtm::BYTE_PLIES`, with their plies.
     long: [Mutex<Vec<(u64, u32)>>; 2],
     /// The positions found at the current level beyond `Dtm::BYTE_PLIES`, to expand at
@@ -531,6 +533,15 @@ fn solve_part<G: RetroGame>(
 }
 
 /// Locks a mutex whose holder cannot have left its data half-changed (pushes and takes).
+/// Raises `a` to at least `v`, writing only when it grows: most calls find it high enough,
+/// and a read leaves the cache line shared between threads.
+#[inline]
+fn raise(a: &AtomicU32, v: u32) {
+    if a.load(Relaxed) < v {
+        a.fetch_max(v, Relaxed);
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -556,7 +567,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             marks: [new_marks(n), new_marks(n)],
             pending: Mutex::new(vec![Vec::new(); Dtm::MAX_PLIES as usize + 2]),
             last_static_level: AtomicU32::new(0),
-            found: AtomicU64::new(0),
+            found: AtomicBool::new(false),
             long: Default::default(),
             frontier: Mutex::new(Vec::new()),
         }
@@ -582,7 +593,7 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
         let mut idle = 0;
         for level in 1..=max_plies.min(Dtm::MAX_PLIES) {
-            self.found.store(0, Relaxed);
+            self.found.store(false, Relaxed);
             let frontier = std::mem::take(&mut *lock(&self.frontier));
             if level > Dtm::BYTE_PLIES + 1 {
                 // The previous level's positions are all listed, and no fixed move is this
@@ -614,7 +625,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             pending
                 .into_par_iter()
                 .for_each(|d| self.run_deferred(d, level));
-            if self.found.load(Relaxed) > 0 {
+            if self.found.load(Relaxed) {
                 idle = 0;
             } else {
                 idle += 1;
@@ -663,7 +674,7 @@ impl<'g, G: RetroGame> State<'g, G> {
     }
 
     fn note_static(&self, level: u32) {
-        self.last_static_level.fetch_max(level, Relaxed);
+        raise(&self.last_static_level, level);
     }
 
     fn defer(&self, level: u32, work: Deferred) {
@@ -796,7 +807,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             classes[side].set(at, class_of(best_exit));
         }
         if let Some(p) = best_exit.and_then(Dtm::plies) {
-            self.longest_exit.fetch_max(p, Relaxed);
+            raise(&self.longest_exit, p);
             if p > SUMMARY_PLIES {
                 lock(&self.exits_beyond[side]).push((idx, p));
             }
@@ -913,10 +924,11 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
     }
 
+    /// `idx` wins at `level`. It is a legal position: the game reports legal predecessors
+    /// only (`RetroGame::predecessors`), so the illegal bitmap is not read here.
     fn resolve_win(&self, side: usize, idx: u64, level: u32) {
-        if !self.illegal[side].get(self.at(idx)) {
-            self.set(side, idx, level);
-        }
+        debug_assert!(!self.illegal[side].get(self.at(idx)), "{side} {idx}");
+        self.set(side, idx, level);
     }
 
     /// One more move of `idx` is known to lose; at zero the position loses now, unless a
@@ -976,7 +988,9 @@ impl<'g, G: RetroGame> State<'g, G> {
             // A provisional win by a fixed move gives way to a sooner one.
             self.decides[side].clear(at);
         }
-        self.found.fetch_add(1, Relaxed);
+        if !self.found.load(Relaxed) {
+            self.found.store(true, Relaxed);
+        }
         self.mark(side, idx, level + 1);
         if code == Dtm::LONG {
             lock(&self.long[side]).push((idx, level));
