@@ -51,6 +51,36 @@ impl Group {
     }
 }
 
+/// The indices a king's moves lead to from one position (`TableIndex::king_steps`).
+pub struct KingSteps<'a> {
+    index: &'a TableIndex,
+    /// The position's index less its king pair's part.
+    base: u64,
+    color: Color,
+    other: Square,
+    /// Where the king forms a canonical pair with the other king.
+    canonical: Bitboard,
+}
+
+impl KingSteps<'_> {
+    /// The index after the king went to `to` (see `TableIndex::king_step`).
+    #[inline]
+    pub fn to(&self, to: Square) -> Option<u64> {
+        if !self.canonical.contains(to) {
+            return None;
+        }
+        let (wk, bk) = match self.color {
+            Color::White => (to, self.other),
+            Color::Black => (self.other, to),
+        };
+        if !self.index.steps_apply(wk, bk) {
+            return None;
+        }
+        let pair = self.index.kings.number(wk, bk)? as u64;
+        Some(self.base + pair * self.index.per_king_pair)
+    }
+}
+
 /// The placements of a table's pawn groups in their solving order (see the module doc).
 struct Pawns {
     /// Place in the order of each placement (numbered mixed-radix over the pawn groups).
@@ -380,15 +410,20 @@ impl TableIndex {
     /// when the new king pair needs a symmetry (or makes mirror images compete): `encode`.
     #[inline]
     pub fn king_step(&self, idx: u64, color: Color, to: Square, other: Square) -> Option<u64> {
-        let (wk, bk) = match color {
-            Color::White => (to, other),
-            Color::Black => (other, to),
-        };
-        if self.kings.canonicalizer(wk, bk) != Symmetry::default() || !self.steps_apply(wk, bk) {
-            return None;
+        self.king_steps(idx, color, other).to(to)
+    }
+
+    /// `king_step` for every square the king of `color` may go to from the position of
+    /// index `idx`, the other king on `other`: what they share is found once.
+    #[inline]
+    pub fn king_steps(&self, idx: u64, color: Color, other: Square) -> KingSteps<'_> {
+        KingSteps {
+            index: self,
+            base: idx - self.pair_of(idx) * self.per_king_pair,
+            color,
+            other,
+            canonical: self.kings.canonical_squares(color, other),
         }
-        let pair = self.kings.number(wk, bk)? as u64;
-        Some(idx - self.pair_of(idx) * self.per_king_pair + pair * self.per_king_pair)
     }
 
     /// The digits of `pos`'s index (see `encode`).

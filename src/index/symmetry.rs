@@ -5,7 +5,7 @@
 //! that diagonal (462 king pairs). With pawns only the left-right mirror applies: the white
 //! king is brought onto files a-d (1806 king pairs). Adjacent kings are left out.
 
-use crate::chess::{Bitboard, Square};
+use crate::chess::{Bitboard, Color, Square};
 use std::sync::OnceLock;
 
 /// One of the 8 board symmetries: mirror across a1-h8 first, then left-right, then top-bottom.
@@ -78,6 +78,9 @@ pub struct KingPairs {
     pairs: Vec<(Square, Square)>,
     number: Vec<u16>,  // [wk * 64 + bk] -> pair number or NONE
     to_canon: Vec<u8>, // [wk * 64 + bk] -> symmetry code (bits: 1 horizontal, 2 vertical, 4 diagonal)
+    /// [color][other king's square]: where the king of `color` stands in a pair already in
+    /// canonical form.
+    canonical: [[Bitboard; 64]; 2],
 }
 
 fn code(s: Symmetry) -> u8 {
@@ -112,10 +115,16 @@ impl KingPairs {
                 }
             }
         }
+        let mut canonical = [[Bitboard::EMPTY; 64]; 2];
+        for &(wk, bk) in &pairs {
+            canonical[Color::White.index()][bk.index()].add(wk);
+            canonical[Color::Black.index()][wk.index()].add(bk);
+        }
         KingPairs {
             pairs,
             number,
             to_canon,
+            canonical,
         }
     }
 
@@ -173,6 +182,14 @@ impl KingPairs {
             NONE => None,
             n => Some(n as usize),
         }
+    }
+
+    /// The squares where the king of `color` forms a pair in canonical form with the other
+    /// king on `other`: moves of that king to them need no symmetry, and reach pairs of
+    /// distinct numbers.
+    #[inline]
+    pub fn canonical_squares(&self, color: Color, other: Square) -> Bitboard {
+        self.canonical[color.index()][other.index()]
     }
 
     /// The symmetry that brings the pair into canonical form.

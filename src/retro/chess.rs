@@ -252,8 +252,19 @@ impl<'a> ChessGame<'a> {
                 }
                 return;
             }
+            // A king's steps share the index less its king pair.
+            let kings = match (role, at.steps) {
+                (Role::King, Some((wk, bk))) => {
+                    let other = if mover == Color::White { bk } else { wk };
+                    Some(self.index.king_steps(at.idx, mover, other))
+                }
+                _ => None,
+            };
             for to in squares {
-                let (i, by_encode) = self.unmoved_index(at, &UnMove::quiet(role, from, to));
+                let (i, by_encode) = match kings.as_ref().and_then(|k| k.to(to)) {
+                    Some(i) => (i, false),
+                    None => self.unmoved_index(at, &UnMove::quiet(role, from, to)),
+                };
                 if !keep(i) {
                     continue;
                 }
@@ -267,7 +278,7 @@ impl<'a> ChessGame<'a> {
                 }
             }
         });
-        for i in encoded {
+        for &i in &encoded {
             if !(merge && given.contains(&i)) {
                 if merge {
                     given.push(i);
@@ -330,6 +341,15 @@ impl<'a> ChessGame<'a> {
             return 0;
         };
         let white = at.pos.turn() == Color::White;
+        let (mover, other) = if white {
+            (Color::White, bk)
+        } else {
+            (Color::Black, wk)
+        };
+        if (to & !self.index.king_pairs().canonical_squares(mover, other)).is_empty() {
+            // Canonical pairs, each of its own number and none the pair the kings stand in.
+            return to.count();
+        }
         let kings_after = |sq: Square| if white { (sq, bk) } else { (wk, sq) };
         // The pair of the other pieces' moves first, then each king move's (at most 8).
         let mut pairs = [self.index.king_pair_number(wk, bk); 9];
