@@ -207,16 +207,6 @@ impl<'a> ChessGame<'a> {
         }
     }
 
-    /// The index of the predecessor of `at` by the quiet un-move `u`, and whether `encode`
-    /// found it.
-    #[inline]
-    pub(super) fn unmoved_index(&self, at: &Placed, u: &UnMove) -> (u64, bool) {
-        match self.step(at, !at.pos.turn(), u.role, u.from, u.to) {
-            Some(i) => (i, false),
-            None => (self.encode(&at.pos.unplay(u)), true),
-        }
-    }
-
     /// Calls `f` once for each index that a quiet un-move of a piece (not a pawn: those
     /// lead into later parts) takes `at` back to and that `keep` accepts, in the order of
     /// `Position::for_each_unmove`. Indices found by index arithmetic go to `f` at once,
@@ -232,6 +222,12 @@ impl<'a> ChessGame<'a> {
         let mut given: ArrayVec<u64, 256> = ArrayVec::new();
         let mut encoded: ArrayVec<u64, 256> = ArrayVec::new();
         let mover = !at.pos.turn();
+        let mut give = |given: &mut ArrayVec<u64, 256>, i: u64| {
+            if merge {
+                given.push(i);
+            }
+            f(i);
+        };
         at.pos.for_each_quiet_unmove_set(|role, from, squares| {
             // A lone piece away from a diagonal pair of kings: its index moves by its stride
             // per square (`TableIndex::step`), with no un-move built.
@@ -244,10 +240,7 @@ impl<'a> ChessGame<'a> {
                 for to in squares {
                     let i = base.wrapping_add(to.index() as u64 * stride);
                     if keep(i) {
-                        if merge {
-                            given.push(i);
-                        }
-                        f(i);
+                        give(&mut given, i);
                     }
                 }
                 return;
@@ -261,29 +254,25 @@ impl<'a> ChessGame<'a> {
                 _ => None,
             };
             for to in squares {
-                let (i, by_encode) = match kings.as_ref().and_then(|k| k.to(to)) {
-                    Some(i) => (i, false),
-                    None => self.unmoved_index(at, &UnMove::quiet(role, from, to)),
+                let stepped = match &kings {
+                    Some(k) => k.to(to),
+                    None => self.step(at, mover, role, from, to),
                 };
-                if !keep(i) {
-                    continue;
-                }
-                if by_encode {
-                    encoded.push(i);
-                } else {
-                    if merge {
-                        given.push(i);
+                match stepped {
+                    Some(i) if keep(i) => give(&mut given, i),
+                    Some(_) => {}
+                    None => {
+                        let i = self.encode(&at.pos.unplay(&UnMove::quiet(role, from, to)));
+                        if keep(i) {
+                            encoded.push(i);
+                        }
                     }
-                    f(i);
                 }
             }
         });
         for &i in &encoded {
             if !(merge && given.contains(&i)) {
-                if merge {
-                    given.push(i);
-                }
-                f(i);
+                give(&mut given, i);
             }
         }
     }

@@ -532,7 +532,6 @@ fn solve_part<G: RetroGame>(
     solution
 }
 
-/// Locks a mutex whose holder cannot have left its data half-changed (pushes and takes).
 /// Raises `a` to at least `v`, writing only when it grows: most calls find it high enough,
 /// and a read leaves the cache line shared between threads.
 #[inline]
@@ -542,6 +541,7 @@ fn raise(a: &AtomicU32, v: u32) {
     }
 }
 
+/// Locks a mutex whose holder cannot have left its data half-changed (pushes and takes).
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
