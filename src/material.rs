@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Most pieces (kings included) a table may have: DTM plies of 5-piece chess fit one byte.
-pub const MAX_PIECES: u32 = 5;
+pub const MAX_PIECES: u32 = 6;
 
 /// The non-king roles in naming order (strongest first).
 const NAMING_ORDER: [Role; 5] = [
@@ -316,7 +316,7 @@ mod tests {
 
     #[test]
     fn rejects_bad_signatures() {
-        for s in ["", "KQ", "KQvKvK", "QvK", "KXvK", "KKvK", "KQQQQvK"] {
+        for s in ["", "KQ", "KQvKvK", "QvK", "KXvK", "KKvK", "KQQQQQvK"] {
             assert!(s.parse::<Material>().is_err(), "{s}");
         }
     }

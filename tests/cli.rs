@@ -61,7 +61,8 @@ fn malformed_signatures_are_usage_errors() {
 
 #[test]
 fn too_many_pieces_is_a_usage_error() {
-    fails(&["gen", "KQRBvKN"], 2, "at most 5");
+    fails(&["gen", "KQRBNvKN"], 2, "at most 6");
+    fails(&["gen", "--all", "7"], 2, "--all takes 3 to 6");
 }
 
 #[test]
@@ -189,6 +190,36 @@ fn gen_plan_lists_the_tables_with_their_estimates_and_builds_nothing() {
         peaks[2].1 > peaks[1].1,
         "a larger table needs more: {peaks:?}"
     );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// Six pieces are planned like the others: KRNvKNN comes last, after its 3-5-piece
+/// sub-tables, with its index size (king pairs times 64 squares for each lone piece and
+/// C(64, 2) for the pair of knights), and its estimate is the largest.
+#[test]
+fn gen_plan_takes_six_piece_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&[
+        "gen",
+        "KRNvKNN",
+        "--tables",
+        dir.path().to_str().unwrap(),
+        "--plan",
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let plan: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = plan.last().unwrap();
+    assert_eq!(last["signature"], "KRNvKNN");
+    assert_eq!(last["indices"], 2 * 462 * 64 * 64 * (64 * 63 / 2u64));
+    for sub in ["KRNvKN", "KNNvKR", "KNNvKN", "KRNvK"] {
+        assert!(plan.iter().any(|t| t["signature"] == sub), "{sub}");
+    }
+    let peak = |t: &Value| t["estimated_peak_memory_bytes"].as_u64().unwrap();
+    assert!(plan.iter().all(|t| peak(t) <= peak(last)));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
