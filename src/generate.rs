@@ -4,14 +4,14 @@
 //!
 //! Memory of one table, with n indices per side to move and parts (`TableIndex::parts`) of
 //! at most p indices per side (`estimate` follows this model):
-//! - without pawns (one part, p = n), the solver: 2 bytes per index and side (value, move
-//!   counter), 4 bits (illegal, the best fixed move's class, whether it decides the value)
-//!   and its level marks (32 bytes per 512 indices and side), 5.125n; the 50-move pass, for
-//!   a table with mates beyond 100 plies: a second solve (5.125n) while the first solution
-//!   is held as the pass reads it, won and lost bitmaps (0.5n), with its illegal bitmap and
-//!   the cursed and exit classes (0.75n), its values and exit marks compressed
-//!   (`PACKED_PER_INDEX`), 6.375n and the packed bytes. Whether the pass runs is known only
-//!   once the table is solved, so the estimate always counts it;
+//! - without pawns (one part, p = n), the solver, finding losses by move counters: 2 bytes
+//!   per index and side (value, move counter), 4 bits (illegal, the best fixed move's class,
+//!   whether it decides the value) and its level marks (32 bytes per 512 indices and side),
+//!   5.125n; the 50-move pass, for a table with mates beyond 100 plies: a second solve, by
+//!   checks (a mark bit instead of the counter byte, 3.375n: `retro::LossSearch`), while the
+//!   first solution is held as the pass reads it, won and lost bitmaps (0.5n), with its
+//!   illegal bitmap and the cursed and exit classes (0.75n), its values and exit marks
+//!   compressed (`PACKED_PER_INDEX`), 4.625n and the packed bytes, below the first solve;
 //! - with pawns, the solution (values 2n, exit marks 0.5n, illegal bitmap 0.25n) is held
 //!   whole while each part is solved with its own state: 2 bytes per index and side (value,
 //!   counter), 6 bits (the solver's four, and the class of the best exit apart from pawn
@@ -28,9 +28,10 @@
 //!   sides needed only to decode them, and the decoder's working memory
 //!   (`probe::Schedule`).
 //!
-//! Measured peaks (VmHWM) against the model: KRBvKR 758 MiB (model 809 MiB), in the 50-move
-//! pass (872 MiB with a summary byte per position in the solver, 1,226-1,273 MiB while the
-//! first solution and its best exits were held whole); KQRvKR, with no mate beyond 100
+//! Measured peaks (VmHWM) against the model: KRBvKR 619 MiB (model 630 MiB), solving (733
+//! MiB in the 50-move pass while its second solve counted moves, 872 MiB with a summary
+//! byte per position in the solver, 1,226-1,273 MiB while the first solution and its best
+//! exits were held whole); KQRvKR, with no mate beyond 100
 //! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 1,866
 //! MiB solving (model 2,094 MiB; 1,959-2,086 MiB with the summary byte, 2,509-2,572 MiB
 //! while best exits took a byte); KNNvKP
@@ -114,7 +115,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let parts = index.parts();
     let solving = match parts.iter().map(|p| p.end - p.start).max() {
         Some(p) if parts.len() > 1 => 3 * n + 3 * n / 4 + 45 * p / 8,
-        _ => 51 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64,
+        _ => (41 * n / 8).max(37 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64),
     };
     let writing = 5 * n / 2 + 5 * layout / 4;
     let (loading, held) = schedule_for_building(tb, material).bytes();

@@ -202,11 +202,32 @@ impl Position {
     /// capture. Retrograde setup needs no more than how many moves stay inside a table,
     /// and counting a bitboard costs less than listing and filtering its moves.
     pub fn legal_moves_counting_quiet(&self, list: &mut MoveList) -> (u32, Bitboard) {
+        let (mut counted, mut king_to) = (0, Bitboard::EMPTY);
+        self.legal_moves_by_quiet_sets(list, |role, _, squares| {
+            if role == Role::King {
+                king_to = squares;
+            } else {
+                counted += squares.count();
+            }
+        });
+        (counted, king_to)
+    }
+
+    /// The legal moves of the side to move, the quiet moves of its king, knights, bishops,
+    /// rooks and queens given to `f` piece by piece as (role, from, set of target squares),
+    /// the king's first; the other moves (captures, pawn moves, castling) go to `list`
+    /// (cleared first). A retrograde solver turns a set of squares into indices by
+    /// arithmetic, with no move built.
+    pub fn legal_moves_by_quiet_sets(
+        &self,
+        list: &mut MoveList,
+        mut f: impl FnMut(Role, Square, Bitboard),
+    ) {
         list.clear();
         let us = self.turn();
         let Some(king) = self.king(us) else {
             self.legal_moves(list);
-            return (0, Bitboard::EMPTY);
+            return;
         };
         let (own, enemy, occ) = (self.by_color(us), self.by_color(!us), self.occupied());
         self.pawn_moves(list);
@@ -223,7 +244,7 @@ impl Position {
         for to in king_to & enemy {
             list.push(Move::piece(Role::King, king, to, self.role_at(to)));
         }
-        let king_quiet = king_to & !occ;
+        f(Role::King, king, king_to & !occ);
         // A pinned piece stays on its pin's line; in check, a piece takes the checker or
         // blocks its line, and against two checkers only the king moves.
         let (quiet, captures) = match checkers.count() {
@@ -234,22 +255,20 @@ impl Position {
                     .map_or(Bitboard::EMPTY, |c| attacks::between(king, c)),
                 checkers,
             ),
-            _ => return (0, king_quiet),
+            _ => return,
         };
-        let mut counted = 0;
         for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
             for from in self.pieces(us, role) {
                 let mut targets = attacks::attacks(role, us, from, occ);
                 if pinned.contains(from) {
                     targets &= attacks::line(king, from);
                 }
-                counted += (targets & quiet).count();
+                f(role, from, targets & quiet);
                 for to in targets & captures {
                     list.push(Move::piece(role, from, to, self.role_at(to)));
                 }
             }
         }
-        (counted, king_quiet)
     }
 
     /// Drops the moves of `list` that leave the mover's king attacked.

@@ -25,6 +25,11 @@ impl AtomicBits {
         self.0[i / 64].fetch_and(!(1 << (i % 64)), Relaxed);
     }
 
+    /// The words, bit `i % 64` of word `i / 64` for index i.
+    pub(crate) fn words(&self) -> &[AtomicU64] {
+        &self.0
+    }
+
     pub(crate) fn into_words(self) -> Vec<u64> {
         self.0.into_iter().map(AtomicU64::into_inner).collect()
     }

@@ -207,6 +207,57 @@ impl<'a> ChessGame<'a> {
         }
     }
 
+    /// Calls `f` with the index of `at` after its `color` piece of `role` went from `from` to
+    /// each empty square of `squares` (a quiet move, or un-move, that passes the turn), and
+    /// whether `encode` found it (see `Scratch::merge_equal`), until `f` returns false; true
+    /// if it never did. A lone piece away from a diagonal pair of kings moves its index by
+    /// its stride per square (`TableIndex::step`) and a king's steps share the index less its
+    /// king pair, with no position built; the others are stepped or encoded one by one.
+    fn piece_indices(
+        &self,
+        at: &Placed,
+        color: Color,
+        role: Role,
+        from: Square,
+        squares: Bitboard,
+        f: &mut impl FnMut(u64, bool) -> bool,
+    ) -> bool {
+        let stride = match (role, at.steps) {
+            (Role::King, _) | (_, None) => None,
+            _ => self.index.lone_stride(Piece { color, role }),
+        };
+        if let Some(stride) = stride {
+            let base = at.idx.wrapping_sub(from.index() as u64 * stride);
+            return squares
+                .into_iter()
+                .all(|to| f(base.wrapping_add(to.index() as u64 * stride), false));
+        }
+        let kings = match (role, at.steps) {
+            (Role::King, Some((wk, bk))) => {
+                let other = if color == Color::White { bk } else { wk };
+                Some(self.index.king_steps(at.idx, color, other))
+            }
+            _ => None,
+        };
+        squares.into_iter().all(|to| {
+            let stepped = match &kings {
+                Some(k) => k.to(to),
+                None => self.step(at, color, role, from, to),
+            };
+            match stepped {
+                Some(i) => f(i, false),
+                None => {
+                    let after = if color == at.pos.turn() {
+                        at.pos.play(&Move::piece(role, from, to, None))
+                    } else {
+                        at.pos.unplay(&UnMove::quiet(role, from, to))
+                    };
+                    f(self.encode(&after), true)
+                }
+            }
+        })
+    }
+
     /// Calls `f` once for each index that a quiet un-move of a piece (not a pawn: those
     /// lead into later parts) takes `at` back to and that `keep` accepts, in the order of
     /// `Position::for_each_unmove`. Indices found by index arithmetic go to `f` at once,
@@ -229,46 +280,14 @@ impl<'a> ChessGame<'a> {
             f(i);
         };
         at.pos.for_each_quiet_unmove_set(|role, from, squares| {
-            // A lone piece away from a diagonal pair of kings: its index moves by its stride
-            // per square (`TableIndex::step`), with no un-move built.
-            let stride = match (role, at.steps) {
-                (Role::King, _) | (_, None) => None,
-                _ => self.index.lone_stride(Piece { color: mover, role }),
-            };
-            if let Some(stride) = stride {
-                let base = at.idx.wrapping_sub(from.index() as u64 * stride);
-                for to in squares {
-                    let i = base.wrapping_add(to.index() as u64 * stride);
-                    if keep(i) {
-                        give(&mut given, i);
-                    }
+            self.piece_indices(at, mover, role, from, squares, &mut |i, by_encoding| {
+                match (keep(i), by_encoding) {
+                    (false, _) => {}
+                    (true, false) => give(&mut given, i),
+                    (true, true) => encoded.push(i),
                 }
-                return;
-            }
-            // A king's steps share the index less its king pair.
-            let kings = match (role, at.steps) {
-                (Role::King, Some((wk, bk))) => {
-                    let other = if mover == Color::White { bk } else { wk };
-                    Some(self.index.king_steps(at.idx, mover, other))
-                }
-                _ => None,
-            };
-            for to in squares {
-                let stepped = match &kings {
-                    Some(k) => k.to(to),
-                    None => self.step(at, mover, role, from, to),
-                };
-                match stepped {
-                    Some(i) if keep(i) => give(&mut given, i),
-                    Some(_) => {}
-                    None => {
-                        let i = self.encode(&at.pos.unplay(&UnMove::quiet(role, from, to)));
-                        if keep(i) {
-                            encoded.push(i);
-                        }
-                    }
-                }
-            }
+                true
+            });
         });
         for &i in &encoded {
             if !(merge && given.contains(&i)) {
@@ -447,6 +466,27 @@ impl RetroGame for ChessGame<'_> {
         self.index.parts()
     }
 
+    fn moves_inside(
+        &self,
+        side: usize,
+        idx: u64,
+        f: &mut impl FnMut(u64, Option<Dtm>) -> bool,
+    ) -> bool {
+        let Some(at) = self.placed_legal(side, idx) else {
+            return true;
+        };
+        // Captures and promotions leave the table, and the other pawn moves lead into
+        // earlier parts: the quiet moves of the pieces are all that is asked.
+        let (mut list, mut all) = (MoveList::new(), true);
+        let mover = at.pos.turn();
+        at.pos
+            .legal_moves_by_quiet_sets(&mut list, |role, from, squares| {
+                all = all
+                    && self.piece_indices(&at, mover, role, from, squares, &mut |j, _| f(j, None));
+            });
+        all
+    }
+
     fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
         // No predecessor has an extra option: only a double pawn push gives one, and pawn
         // un-moves lead into later parts.
@@ -558,6 +598,46 @@ mod tests {
                 }
             }
             assert!(counted_in_all > 0 || sig == "KPvKP", "{sig}");
+        }
+    }
+
+    /// The moves a check looks at are the moves inside the position's own part that
+    /// `successors` lists (repeats aside), and the first refusal stops them.
+    #[test]
+    fn moves_inside_are_the_moves_within_the_part() {
+        for (sig, sample) in [("KQvKR", 7), ("KBNvK", 5), ("KRRvK", 5), ("KRvKP", 3)] {
+            let game = ChessGame::new(TableIndex::new(sig.parse().unwrap()), &AllDrawn);
+            let parts = game.parts();
+            let part = |i: u64| parts.iter().position(|p| p.contains(&i));
+            let mut stopped = 0;
+            for side in 0..2 {
+                for idx in (0..game.size()).step_by(sample) {
+                    let Some(mut listed) = inside(&game, side, idx) else {
+                        continue;
+                    };
+                    listed.retain(|&j| part(j) == part(idx));
+                    listed.dedup();
+                    let mut asked = Vec::new();
+                    assert!(game.moves_inside(side, idx, &mut |j, _| {
+                        asked.push(j);
+                        true
+                    }));
+                    asked.sort_unstable();
+                    asked.dedup();
+                    assert_eq!(asked, listed, "{sig} {side} {idx}");
+                    let mut calls = 0;
+                    let all = game.moves_inside(side, idx, &mut |_, _| {
+                        calls += 1;
+                        false
+                    });
+                    assert_eq!(
+                        (all, calls),
+                        (listed.is_empty(), usize::from(!listed.is_empty()))
+                    );
+                    stopped += usize::from(!all);
+                }
+            }
+            assert!(stopped > 1000, "{sig}: {stopped}");
         }
     }
 

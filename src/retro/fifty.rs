@@ -35,7 +35,9 @@
 use super::bits::AtomicBits;
 use super::chess::{ChessGame, Placed, Scratch};
 use super::packed::Packed;
-use super::solver::{bit, bitmap, solve_alone, Observer, RetroGame, Solution, Successor};
+use super::solver::{
+    bit, bitmap, solve_alone, LossSearch, Observer, RetroGame, Solution, Successor,
+};
 use crate::chess::{Move, MoveKind, MoveList, Role};
 use crate::value::{Dtm, Wdl, Wdl5};
 use rayon::prelude::*;
@@ -72,7 +74,14 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
                 k + 1,
                 parts.len()
             );
-            solve_alone(&rule, part.clone(), RULE_PLIES, observer, label);
+            solve_alone(
+                &rule,
+                part.clone(),
+                RULE_PLIES,
+                LossSearch::Checks,
+                observer,
+                label,
+            );
         }
     }
     let RuleGame {
@@ -306,6 +315,18 @@ impl RetroGame for RuleGame<'_> {
             f(Successor::Table(j));
         }
         Some(Dtm::without_moves(pos.is_check()))
+    }
+
+    fn moves_inside(
+        &self,
+        side: usize,
+        idx: u64,
+        f: &mut impl FnMut(u64, Option<Dtm>) -> bool,
+    ) -> bool {
+        // The moves that stay inside under the rule are the quiet moves of the pieces, as
+        // in the game without it (pawn moves reset the count here, and lead into earlier
+        // parts there).
+        self.game.moves_inside(side, idx, f)
     }
 
     fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {

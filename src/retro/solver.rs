@@ -2,12 +2,22 @@
 //! whose positions are numbered densely for each of two sides to move.
 //!
 //! Level by level (level = plies to mate), positions found at the previous level are taken
-//! back by un-moves: the predecessors of a loss in n-1 plies win in n; each predecessor of a
+//! back by un-moves: the predecessors of a loss in n-1 plies win in n; the predecessors of a
+//! win in n-1 may lose in n. Moves that leave the graph (captures and promotions into
+//! sub-tables) have fixed values, classed once per position before the levels start (win,
+//! draw or loss: two bits). Whatever is never resolved is a draw.
+//!
+//! Losses are found one of two ways (`LossSearch`). With counters, each predecessor of a
 //! win in n-1 has one more move known to lose, counted down in a per-position counter of its
-//! moves inside the graph, and loses in n when that counter reaches zero. Moves that leave the
-//! graph (captures and promotions into sub-tables) have fixed values, classed once per
-//! position before the levels start (win, draw or loss: two bits). Whatever is never
-//! resolved is a draw.
+//! moves inside the graph, and loses in n when that counter reaches zero. With checks, the
+//! predecessors are marked (a bit), and once the level has marked them all, each is checked
+//! forward: it loses in n when every move inside the graph leads to a win found by now
+//! (`RetroGame::moves_inside`, which stops at the first move that holds out). A check at
+//! level n is exact whenever it runs: every win of n-1 plies or fewer is found before the
+//! level starts, and no win is found during an even level. Checks keep a bit per position
+//! instead of a byte and take more time: KQRvKR solved by checks took 1.33x the CPU time
+//! (208 million checks looked up 1.13 billion moves, where counting down took 756 million
+//! decrements).
 //!
 //! A level's pass visits only the blocks of positions marked for it: a block is marked for
 //! level n when one of its positions gets a value of n - 1 plies (to be taken back at n), or
@@ -17,16 +27,17 @@
 //! A fixed move that wins is stored at once as the position's value, provisional until its
 //! level: a move inside the graph that wins sooner replaces it (values only shrink, and a
 //! stored value above the current level is known to be provisional). A fixed move that
-//! loses matters only once the counter reaches zero: its distance is found again then, by
-//! the position's moves, and if it holds out longer, the counter byte, free from then on,
-//! holds the level the loss is due at (`pending`).
+//! loses matters only once every move inside the graph loses: its distance is found again
+//! then, by the position's moves, and if it holds out longer, the loss is stored at once at
+//! its own level, which nothing can change any more.
 //!
-//! Memory: per position and side to move, two bytes (value, move counter) as relaxed
-//! atomics and four bits (illegal, the fixed move's class, whether it decides the value);
-//! 32 bytes of marks per block of `BLOCK` positions. The value is set by compare-and-swap,
-//! and the counter's atomic decrement tells exactly one thread that it reached zero. No
-//! locks on the hot path. A part solved after earlier ones keeps two bits more: the class of
-//! its best exit, moves into earlier parts apart.
+//! Memory: per position and side to move, a byte for the value and, with counters, a byte
+//! for the move counter, as relaxed atomics; four bits (illegal, the fixed move's class,
+//! whether it decides the value) and, with checks, the mark bit; 32 bytes of level marks per
+//! block of `BLOCK` positions: 2.56 bytes with counters, 1.69 with checks. The value is set
+//! by compare-and-swap, and the counter's atomic decrement tells exactly one thread that it
+//! reached zero. No locks on the hot path. A part solved after earlier ones keeps two bits
+//! more: the class of its best exit, moves into earlier parts apart.
 //!
 //! Distances beyond a byte (`Dtm::BYTE_PLIES`) are rare: their byte says `Dtm::LONG` and
 //! the distance goes to a list. Levels past that point no longer scan every position for
@@ -90,6 +101,27 @@ pub trait RetroGame: Sync {
         self.successors(side, idx, f);
     }
 
+    /// Calls `f` with the index and extra option of the `Table` and `Either` moves of `idx`
+    /// (a legal position), as `successors` reports them but possibly repeated, until `f`
+    /// returns false; true if it never did. Moves into earlier parts may be left out. The
+    /// solver's checks (`LossSearch::Checks`) ask this of positions that may have lost,
+    /// and stop at the first move that holds out: a game answers faster than `successors`,
+    /// which values every move.
+    fn moves_inside(
+        &self,
+        side: usize,
+        idx: u64,
+        f: &mut impl FnMut(u64, Option<Dtm>) -> bool,
+    ) -> bool {
+        let mut all = true;
+        self.successors(side, idx, &mut |s| match s {
+            Successor::Table(j) if all => all = f(j, None),
+            Successor::Either(j, alt) if all => all = f(j, Some(alt)),
+            _ => {}
+        });
+        all
+    }
+
     /// Calls `f` for every legal position of the other side to move with a move into `idx`
     /// (a legal position: the solver asks only about positions it has found values for)
     /// that the successors of that position report as `Table(idx)` (alternative None) or
@@ -107,6 +139,15 @@ pub trait RetroGame: Sync {
     /// Told the values of the indices of `part` (as `Solution::values` holds them, the
     /// part's first index at 0), solved before any later part starts.
     fn part_solved(&self, _part: Range<u64>, _values: [&[u8]; 2]) {}
+}
+
+/// How the solver finds losses (see the module doc).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LossSearch {
+    /// A move counter per position and side (a byte): the faster.
+    Counters,
+    /// A mark bit per position and side, and forward checks: the smaller.
+    Checks,
 }
 
 /// Told about the solver's progress (for progress bars); positions are counted over both
@@ -144,16 +185,6 @@ fn class_of(best: Option<Dtm>) -> u8 {
         Some(Dtm::Draw) => FIXED_DRAW,
         Some(Dtm::Loss(_)) => FIXED_LOSS,
     }
-}
-
-/// A move counter at `PENDING + p / 2` or above holds a loss due at level p instead of a
-/// count: every move inside the graph loses sooner, and the best fixed move loses in p
-/// plies (`State::resolve_loss`). Counts stay below it.
-const PENDING: u8 = 128;
-
-/// The counter of a loss due at level `plies` (even, at most `SUMMARY_PLIES`).
-fn pending(plies: u32) -> u8 {
-    PENDING + (plies / 2) as u8
 }
 
 const CHUNK: usize = 1 << 12;
@@ -272,9 +303,13 @@ struct State<'g, G: RetroGame> {
     decides: [AtomicBits; 2],
     /// The plies of the longest best exit.
     longest_exit: AtomicU32,
-    /// Moves inside the graph not yet known to lose for the mover (fewer than `PENDING`:
-    /// a chess position of 6 pieces has far fewer moves), or a loss due (`pending`).
+    search: LossSearch,
+    /// With counters, per side, the moves inside the graph not yet known to lose for the
+    /// mover (a chess position of 6 pieces has far fewer than 256); empty with checks.
     counters: [Vec<AtomicU8>; 2],
+    /// With checks, per side, the positions to check at the end of the current level (a
+    /// move of each became a loss for it); empty with counters.
+    changed: [AtomicBits; 2],
     /// Per side, the marks of each block of `BLOCK` positions.
     marks: [Vec<Marks>; 2],
     pending: Mutex<Vec<Vec<Deferred>>>,
@@ -426,15 +461,21 @@ pub(crate) fn bitmap(n: usize, set: impl Fn(usize) -> bool + Sync) -> Vec<u64> {
 
 /// Solves `game`: distance to mate for every position, both sides to move.
 pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
-    solve_within(game, Dtm::MAX_PLIES, observer)
+    solve_within(game, Dtm::MAX_PLIES, LossSearch::Counters, observer)
 }
 
-/// Solves `game` up to `max_plies`: wins and losses that take longer stay draws.
-pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Observer) -> Solution {
+/// Solves `game` up to `max_plies`, finding losses by `search`: wins and losses that take
+/// longer stay draws.
+pub fn solve_within<G: RetroGame>(
+    game: &G,
+    max_plies: u32,
+    search: LossSearch,
+    observer: &dyn Observer,
+) -> Solution {
     let n = game.size();
     let parts = game.parts();
     if parts.len() <= 1 {
-        return solve_part(game, 0..n, None, max_plies, observer, String::new());
+        return solve_part(game, 0..n, None, max_plies, search, observer, String::new());
     }
     let words = n.div_ceil(64) as usize;
     let mut out = Solution::from_parts(
@@ -455,6 +496,7 @@ pub fn solve_within<G: RetroGame>(game: &G, max_plies: u32, observer: &dyn Obser
             part.clone(),
             Some(earlier),
             max_plies,
+            search,
             observer,
             label,
         );
@@ -501,18 +543,19 @@ fn or_bits_at(dst: &mut [u64], offset: u64, src: &[u64]) {
         });
 }
 
-/// Solves the indices `part` of `game` up to `max_plies` alone, keeping nothing: what the
-/// game is told (`RetroGame::part_solved`) is the result. Every move must stay in the part
-/// (a game reads a move into an earlier part as fixed itself). Passes are named after
-/// `label`.
+/// Solves the indices `part` of `game` up to `max_plies` alone, finding losses by `search`,
+/// keeping nothing: what the game is told (`RetroGame::part_solved`) is the result. Every
+/// move must stay in the part (a game reads a move into an earlier part as fixed itself).
+/// Passes are named after `label`.
 pub fn solve_alone<G: RetroGame>(
     game: &G,
     part: Range<u64>,
     max_plies: u32,
+    search: LossSearch,
     observer: &dyn Observer,
     label: String,
 ) {
-    solve_part(game, part, None, max_plies, observer, label);
+    solve_part(game, part, None, max_plies, search, observer, label);
 }
 
 /// Solves the indices `part` of `game`, after the parts `earlier` holds, and tells the
@@ -522,10 +565,11 @@ fn solve_part<G: RetroGame>(
     part: Range<u64>,
     earlier: Option<Earlier<'_>>,
     max_plies: u32,
+    search: LossSearch,
     observer: &dyn Observer,
     label: String,
 ) -> Solution {
-    let st = State::new(game, part.clone(), earlier);
+    let st = State::new(game, part.clone(), earlier, search);
     st.run(max_plies, observer, label);
     let solution = st.finish();
     game.part_solved(part, [&solution.values[0], &solution.values[1]]);
@@ -548,8 +592,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl<'g, G: RetroGame> State<'g, G> {
     /// The state for solving `part`, after the parts whose values `earlier` holds.
-    fn new(game: &'g G, part: Range<u64>, earlier: Option<Earlier<'g>>) -> Self {
+    fn new(
+        game: &'g G,
+        part: Range<u64>,
+        earlier: Option<Earlier<'g>>,
+        search: LossSearch,
+    ) -> Self {
         let n = (part.end - part.start) as usize;
+        let counted = search == LossSearch::Counters;
+        let counters = || atomic_bytes(if counted { n } else { 0 });
+        let changed = || AtomicBits::new(if counted { 0 } else { n });
         State {
             game,
             exit_class: earlier
@@ -563,7 +615,9 @@ impl<'g, G: RetroGame> State<'g, G> {
             illegal: [AtomicBits::new(n), AtomicBits::new(n)],
             class: [Classes::new(n), Classes::new(n)],
             longest_exit: AtomicU32::new(0),
-            counters: [atomic_bytes(n), atomic_bytes(n)],
+            search,
+            counters: [counters(), counters()],
+            changed: [changed(), changed()],
             marks: [new_marks(n), new_marks(n)],
             pending: Mutex::new(vec![Vec::new(); Dtm::MAX_PLIES as usize + 2]),
             last_static_level: AtomicU32::new(0),
@@ -625,6 +679,9 @@ impl<'g, G: RetroGame> State<'g, G> {
             pending
                 .into_par_iter()
                 .for_each(|d| self.run_deferred(d, level));
+            if self.search == LossSearch::Checks && level % 2 == 0 {
+                self.check_marked(level);
+            }
             if self.found.load(Relaxed) {
                 idle = 0;
             } else {
@@ -648,6 +705,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             decides,
             longest_exit,
             counters,
+            changed,
             marks,
             exit_class,
             exits_beyond,
@@ -656,7 +714,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             ..
         } = self;
         // The working state goes first: the exits are marked beside the values.
-        drop((counters, marks));
+        drop((counters, changed, marks));
         let mut solution =
             Solution::from_parts(values.map(into_bytes), illegal.map(AtomicBits::into_words));
         solution.long =
@@ -693,7 +751,7 @@ impl<'g, G: RetroGame> State<'g, G> {
                     Some(p) if p % 2 == 1 && p < level
                 );
                 if !indexed_part_won {
-                    self.count_down(side as usize, idx, level);
+                    self.lost_move(side as usize, idx, level);
                 }
             }
             Deferred::Exit(side, idx) => self.exit_decides(side as usize, idx, level),
@@ -817,12 +875,6 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// Sets up `idx`, which has moves, from their sum `scan`.
     fn init_moves(&self, side: usize, idx: u64, scan: &Scan) {
         let at = self.at(idx);
-        assert!(
-            scan.inside < PENDING as u32,
-            "a position with {} moves inside the graph",
-            scan.inside
-        );
-        let mut counter = scan.inside as u8;
         self.class[side].set(at, class_of(scan.best));
         match scan.best.and_then(Dtm::plies) {
             Some(p) if p > SUMMARY_PLIES => {
@@ -835,14 +887,17 @@ impl<'g, G: RetroGame> State<'g, G> {
                     self.preset(side, idx, Dtm::from_plies(p));
                     self.decided(side, at, scan);
                 } else if scan.inside == 0 {
-                    counter = pending(p);
-                    self.mark(side, idx, p);
+                    // Every move leaves the graph, the best losing: nothing can change it.
+                    self.preset(side, idx, Dtm::from_plies(p));
                     self.decided(side, at, scan);
                 }
             }
             None => {}
         }
-        self.counters[side][at].store(counter, Relaxed);
+        if self.search == LossSearch::Counters {
+            let counter = u8::try_from(scan.inside).expect("fewer than 256 moves");
+            self.counters[side][at].store(counter, Relaxed);
+        }
     }
 
     /// Notes that `at`'s best fixed move has its value (as far as known: a move inside the
@@ -867,21 +922,11 @@ impl<'g, G: RetroGame> State<'g, G> {
     }
 
     /// One position during the pass for `level`: take back its moves if it was resolved at
-    /// the previous level, and resolve it if a loss by a fixed move is due at this level
-    /// (wins by fixed moves are stored from the start).
+    /// the previous level (fixed moves' values are stored when known).
     #[inline]
     fn visit(&self, side: usize, idx: u64, level: u32) {
-        let at = self.at(idx);
-        let code = self.values[side][at].load(Relaxed);
-        if code as u32 == level {
+        if self.values[side][self.at(idx)].load(Relaxed) as u32 == level {
             self.expand(side, idx, level);
-        }
-        if code == 0
-            && level % 2 == 0
-            && level <= SUMMARY_PLIES
-            && self.counters[side][at].load(Relaxed) == pending(level)
-        {
-            self.set(side, idx, level);
         }
     }
 
@@ -890,8 +935,15 @@ impl<'g, G: RetroGame> State<'g, G> {
     fn exit_decides(&self, side: usize, idx: u64, level: u32) {
         if level % 2 == 1 {
             self.resolve_win(side, idx, level);
-        } else if self.counters[side][self.at(idx)].load(Relaxed) == 0 {
-            self.resolve_loss(side, idx, level);
+        } else {
+            match self.search {
+                LossSearch::Counters => {
+                    if self.counters[side][self.at(idx)].load(Relaxed) == 0 {
+                        self.resolve_loss(side, idx, level);
+                    }
+                }
+                LossSearch::Checks => self.touch(side, idx),
+            }
         }
     }
 
@@ -919,7 +971,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             self.game.predecessors(side, idx, &mut |p, alt| match alt {
                 _ if !part.contains(&p) => {}
                 Some(Dtm::Win(w)) if w < prev => {}
-                _ => self.count_down(other, p, level),
+                _ => self.lost_move(other, p, level),
             });
         }
     }
@@ -931,18 +983,77 @@ impl<'g, G: RetroGame> State<'g, G> {
         self.set(side, idx, level);
     }
 
-    /// One more move of `idx` is known to lose; at zero the position loses now, unless a
-    /// fixed move holds out longer.
-    fn count_down(&self, side: usize, idx: u64, level: u32) {
-        if self.counters[side][self.at(idx)].fetch_sub(1, Relaxed) == 1 {
+    /// A move of `idx` became a loss for it at `level`: with counters, one more move is
+    /// known to lose, and at zero the position loses now unless a fixed move holds out
+    /// longer; with checks, the position is marked to be checked at the end of the level.
+    #[inline]
+    fn lost_move(&self, side: usize, idx: u64, level: u32) {
+        match self.search {
+            LossSearch::Counters => {
+                if self.counters[side][self.at(idx)].fetch_sub(1, Relaxed) == 1 {
+                    self.resolve_loss(side, idx, level);
+                }
+            }
+            LossSearch::Checks => self.touch(side, idx),
+        }
+    }
+
+    /// Marks `idx` for the check at the end of the level, unless it is resolved or a fixed
+    /// move keeps it from losing.
+    #[inline]
+    fn touch(&self, side: usize, idx: u64) {
+        let at = self.at(idx);
+        if self.values[side][at].load(Relaxed) != 0 || self.changed[side].get(at) {
+            return;
+        }
+        if matches!(self.class[side].get(at), NO_FIXED | FIXED_LOSS) {
+            self.changed[side].set(at);
+        }
+    }
+
+    /// Checks every position marked at this level (`touch`), `level` being even.
+    fn check_marked(&self, level: u32) {
+        for (side, changed) in self.changed.iter().enumerate() {
+            let words = changed.words();
+            words
+                .par_chunks(CHUNK / 64)
+                .enumerate()
+                .for_each(|(c, chunk)| {
+                    for (k, word) in chunk.iter().enumerate() {
+                        let mut bits = word.swap(0, Relaxed);
+                        while bits != 0 {
+                            let i = (c * CHUNK / 64 + k) * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            self.check(side, self.part.start + i as u64, level);
+                        }
+                    }
+                });
+        }
+    }
+
+    /// Sets `idx` lost at `level` (`resolve_loss`) if it is unresolved and every move inside
+    /// the graph loses by now.
+    fn check(&self, side: usize, idx: u64, level: u32) {
+        if self.values[side][self.at(idx)].load(Relaxed) != 0 {
+            return;
+        }
+        let (first, other) = (self.part.start, 1 - side);
+        // A move loses when the opponent has won there by the previous level, or may take
+        // an extra option that wins by then.
+        let all_lose = self.game.moves_inside(side, idx, &mut |j, alt| {
+            j < first
+                || matches!(alt, Some(Dtm::Win(w)) if w < level)
+                || matches!(self.plies_now(other, j), Some(p) if p % 2 == 1 && p < level)
+        });
+        if all_lose {
             self.resolve_loss(side, idx, level);
         }
     }
 
     /// Sets `idx`, none of whose moves inside the graph holds out, lost at `level` if its
-    /// fixed moves allow it. A fixed move that loses later makes the loss due at its level
-    /// (`pending`; beyond `SUMMARY_PLIES`, its deferred work resolves it); one that wins or
-    /// draws keeps it from losing.
+    /// fixed moves allow it. A fixed move that loses later makes the loss that long, stored
+    /// at once (beyond `SUMMARY_PLIES`, its deferred work resolves it then); one that wins
+    /// or draws keeps it from losing.
     fn resolve_loss(&self, side: usize, idx: u64, level: u32) {
         let at = self.at(idx);
         match self.class[side].get(at) {
@@ -956,14 +1067,12 @@ impl<'g, G: RetroGame> State<'g, G> {
                     .best
                     .and_then(Dtm::plies)
                     .expect("a fixed move that loses");
-                if p <= level {
-                    if self.set(side, idx, level) && p == level {
-                        self.decided(side, at, &scan);
-                    }
-                } else if p <= SUMMARY_PLIES {
-                    // Due at level p: nothing can change that (no move is left to win).
-                    self.counters[side][at].store(pending(p), Relaxed);
-                    self.mark(side, idx, p);
+                // Later than `level`, the loss is due at p: nothing can change that (no
+                // move is left to win).
+                if (p <= level || p <= SUMMARY_PLIES)
+                    && self.set(side, idx, level.max(p))
+                    && p >= level
+                {
                     self.decided(side, at, &scan);
                 }
             }
@@ -1181,17 +1290,24 @@ mod tests {
     fn parts_solved_in_turn_match_the_definition() {
         let g = parted_graph();
         let expected = g.oracle();
-        let solution = solve(&g, &Silent);
-        let mut decided = 0;
-        for (side, want) in expected.iter().enumerate() {
-            for idx in 0..g.size() {
-                let (v, _) = solution.value(side, idx);
-                assert_eq!(v, want[idx as usize], "side {side} index {idx}");
-                decided += usize::from(v != Dtm::Draw);
-                assert_exits(&solution, side, idx, v, g.best_fixed(side, idx));
+        for solution in both_ways(&g) {
+            let mut decided = 0;
+            for (side, want) in expected.iter().enumerate() {
+                for idx in 0..g.size() {
+                    let (v, _) = solution.value(side, idx);
+                    assert_eq!(v, want[idx as usize], "side {side} index {idx}");
+                    decided += usize::from(v != Dtm::Draw);
+                    assert_exits(&solution, side, idx, v, g.best_fixed(side, idx));
+                }
             }
+            assert!(decided > 600, "{decided} decided");
         }
-        assert!(decided > 600, "{decided} decided");
+    }
+
+    /// `g` solved with counters and with checks.
+    fn both_ways(g: &Graph) -> [Solution; 2] {
+        [LossSearch::Counters, LossSearch::Checks]
+            .map(|search| solve_within(g, Dtm::MAX_PLIES, search, &Silent))
     }
 
     /// Solved whole, the same graph has the values its definition gives, and its best exits
@@ -1202,25 +1318,26 @@ mod tests {
         let mut g = parted_graph();
         g.parts = std::iter::once(0..g.size()).collect();
         let expected = g.oracle();
-        let solution = solve(&g, &Silent);
-        let mut seen = [0; 3];
-        for (side, want) in expected.iter().enumerate() {
-            for idx in 0..g.size() {
-                let (v, _) = solution.value(side, idx);
-                assert_eq!(v, want[idx as usize], "side {side} index {idx}");
-                let best_fixed = g.best_fixed(side, idx);
-                assert_exits(&solution, side, idx, v, best_fixed);
-                match (best_fixed, v) {
-                    (Some(Dtm::Win(f)), Dtm::Win(p)) if p < f => seen[0] += 1,
-                    (Some(Dtm::Loss(f)), Dtm::Loss(p)) if p == f && g.inside(side, idx) => {
-                        seen[1] += 1
+        for solution in both_ways(&g) {
+            let mut seen = [0; 3];
+            for (side, want) in expected.iter().enumerate() {
+                for idx in 0..g.size() {
+                    let (v, _) = solution.value(side, idx);
+                    assert_eq!(v, want[idx as usize], "side {side} index {idx}");
+                    let best_fixed = g.best_fixed(side, idx);
+                    assert_exits(&solution, side, idx, v, best_fixed);
+                    match (best_fixed, v) {
+                        (Some(Dtm::Win(f)), Dtm::Win(p)) if p < f => seen[0] += 1,
+                        (Some(Dtm::Loss(f)), Dtm::Loss(p)) if p == f && g.inside(side, idx) => {
+                            seen[1] += 1
+                        }
+                        (Some(Dtm::Draw), Dtm::Draw) => seen[2] += 1,
+                        _ => {}
                     }
-                    (Some(Dtm::Draw), Dtm::Draw) => seen[2] += 1,
-                    _ => {}
                 }
             }
+            assert!(seen.iter().all(|&k| k > 5), "cases seen: {seen:?}");
         }
-        assert!(seen.iter().all(|&k| k > 5), "cases seen: {seen:?}");
     }
 
     /// A best exit decides a position's class under the 50-move rule only when it wins,
@@ -1268,29 +1385,30 @@ mod tests {
     fn distances_beyond_a_byte_match_the_definition() {
         let g = long_chain();
         let expected = g.oracle();
-        let solution = solve(&g, &Silent);
-        let (mut longest, mut longest_exit) = (0, 0);
-        for (side, want) in expected.iter().enumerate() {
-            for idx in 0..g.size() {
-                let (v, _) = solution.value(side, idx);
-                assert_eq!(v, want[idx as usize], "side {side} index {idx}");
-                longest = longest.max(v.plies().unwrap_or(0));
-                let best_fixed = g.best_fixed(side, idx);
-                assert_exits(&solution, side, idx, v, best_fixed);
-                longest_exit = longest_exit.max(best_fixed.and_then(Dtm::plies).unwrap_or(0));
+        for solution in both_ways(&g) {
+            let (mut longest, mut longest_exit) = (0, 0);
+            for (side, want) in expected.iter().enumerate() {
+                for idx in 0..g.size() {
+                    let (v, _) = solution.value(side, idx);
+                    assert_eq!(v, want[idx as usize], "side {side} index {idx}");
+                    longest = longest.max(v.plies().unwrap_or(0));
+                    let best_fixed = g.best_fixed(side, idx);
+                    assert_exits(&solution, side, idx, v, best_fixed);
+                    longest_exit = longest_exit.max(best_fixed.and_then(Dtm::plies).unwrap_or(0));
+                }
             }
+            assert!(longest > 600, "the chain reaches {longest} plies");
+            let beyond = |v: &Vec<Dtm>| {
+                v.iter()
+                    .filter(|d| d.plies() > Some(Dtm::BYTE_PLIES))
+                    .count()
+            };
+            for (long, want) in solution.long.iter().zip(&expected) {
+                assert_eq!(long.len(), beyond(want));
+            }
+            assert!(longest_exit > 250, "exits listed apart are marked too");
+            assert_eq!(solution.longest_exit, longest_exit);
         }
-        assert!(longest > 600, "the chain reaches {longest} plies");
-        let beyond = |v: &Vec<Dtm>| {
-            v.iter()
-                .filter(|d| d.plies() > Some(Dtm::BYTE_PLIES))
-                .count()
-        };
-        for (long, want) in solution.long.iter().zip(&expected) {
-            assert_eq!(long.len(), beyond(want));
-        }
-        assert!(longest_exit > 250, "exits listed apart are marked too");
-        assert_eq!(solution.longest_exit, longest_exit);
     }
 
     /// The exit marks of `idx`, of value `v`, say what its best fixed move `best_fixed`
