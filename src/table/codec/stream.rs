@@ -9,14 +9,15 @@
 //!
 //! ```text
 //! offset  size  field
-//!      0     8  values N (at most 2^32 - 1)
+//!      0     8  values N
 //!      8     4  leaf symbols L (the distinct values)
 //!     12     4  symbols S (leaves and pairs)
 //!     16     4  blocks K (0: every value is leaf 0)
 //!     20     1  log2 of the bytes per block
 //!     21     1  log2 of the values per hint span
 //!     22     1  log2 of the bytes per check group
-//!     23     1  reserved, zero
+//!     23     1  bytes W of each block's first value: 0 (meaning 4) or 8; 8 when N is
+//!               2^32 or more
 //!     24     4  offset of the blocks (a multiple of 64)
 //!     28     4  offset of the check-group CRC-32s
 //!     32     4  total length of the stream
@@ -26,7 +27,7 @@
 //!     64  2L    value of each leaf symbol (u16)
 //!         S     code length of each symbol (0: the symbol has no code)
 //!     4(S-L)    the pair of each symbol from L on (two u16, both smaller symbols)
-//!         4K    first value of each block (u32)
+//!         WK    first value of each block (u32, or u64 when W is 8)
 //!     4(H+1)    block holding value j * 2^hint for j = 0..H, H = ceil(N / 2^hint),
 //!               and K - 1 last
 //!               zero padding to a multiple of 64
@@ -60,6 +61,9 @@ pub struct StreamOptions {
     pub blocks_per_hint: u64,
     /// The pair grammar's limits.
     pub pairs: PairOptions,
+    /// Block starts as u64 even when they fit in a u32 (a stream of 2^32 values or more
+    /// has them so in any case): for tests of the wide form on small streams.
+    pub wide_starts: bool,
 }
 
 impl Default for StreamOptions {
@@ -69,6 +73,7 @@ impl Default for StreamOptions {
             check_log: 12,
             blocks_per_hint: 8,
             pairs: PairOptions::default(),
+            wide_starts: false,
         }
     }
 }
@@ -86,7 +91,6 @@ pub enum StreamError {
 /// symbol) into a stream's bytes.
 pub fn encode<S: Symbol>(values: Vec<S>, leaf_values: &[u16], opts: &StreamOptions) -> Vec<u8> {
     let n = values.len() as u64;
-    assert!(n < 1 << 32, "a stream holds fewer than 2^32 values");
     let leaves = leaf_values.len() as u16;
     if values.par_iter().all(|&v| v == values[0]) {
         // Every value is the same: no blocks, and leaf symbol 0 names the value.
@@ -123,7 +127,7 @@ pub fn encode<S: Symbol>(values: Vec<S>, leaf_values: &[u16], opts: &StreamOptio
 }
 
 /// Packs the codes of `seq` into blocks; returns the blocks and each block's first value.
-fn pack(seq: &[u16], g: &Grammar, lengths: &[u8], block_log: u32) -> (Vec<u8>, Vec<u32>) {
+fn pack(seq: &[u16], g: &Grammar, lengths: &[u8], block_log: u32) -> (Vec<u8>, Vec<u64>) {
     let codes = canonical_codes(lengths);
     let sym_len = g.lengths();
     let block_bits = 8u32 << block_log;
@@ -139,7 +143,7 @@ fn pack(seq: &[u16], g: &Grammar, lengths: &[u8], block_log: u32) -> (Vec<u8>, V
                 blocks.extend_from_slice(&block);
             }
             block.fill(0);
-            starts.push(value as u32);
+            starts.push(value);
             used = 0;
         }
         for i in 0..l {
@@ -158,13 +162,13 @@ fn pack(seq: &[u16], g: &Grammar, lengths: &[u8], block_log: u32) -> (Vec<u8>, V
 }
 
 /// The hint table: for each span of 2^`hint_log` values, the block holding its first value.
-fn hints(n: u64, starts: &[u32], hint_log: u32) -> Vec<u32> {
+fn hints(n: u64, starts: &[u64], hint_log: u32) -> Vec<u32> {
     let spans = n.div_ceil(1 << hint_log);
     let mut out = Vec::with_capacity(spans as usize + 1);
     let mut b = 0usize;
     for j in 0..spans {
         let v = j << hint_log;
-        while b + 1 < starts.len() && u64::from(starts[b + 1]) <= v {
+        while b + 1 < starts.len() && starts[b + 1] <= v {
             b += 1;
         }
         out.push(b as u32);
@@ -180,10 +184,11 @@ fn write(
     g: &Grammar,
     lengths: &[u8],
     blocks: &[u8],
-    starts: &[u32],
+    starts: &[u64],
     hint_log: u32,
     opts: &StreamOptions,
 ) -> Vec<u8> {
+    let wide = opts.wide_starts || n >= 1 << 32;
     let mut out = vec![0u8; DESCRIPTOR_LEN];
     for v in leaf_values {
         out.extend_from_slice(&v.to_le_bytes());
@@ -193,8 +198,12 @@ fn write(
         out.extend_from_slice(&p[0].to_le_bytes());
         out.extend_from_slice(&p[1].to_le_bytes());
     }
-    for s in starts {
-        out.extend_from_slice(&s.to_le_bytes());
+    for &s in starts {
+        if wide {
+            out.extend_from_slice(&s.to_le_bytes());
+        } else {
+            out.extend_from_slice(&(s as u32).to_le_bytes());
+        }
     }
     if !starts.is_empty() {
         for h in hints(n, starts, hint_log) {
@@ -219,9 +228,13 @@ fn write(
     d[20] = opts.block_log as u8;
     d[21] = hint_log as u8;
     d[22] = opts.check_log as u8;
+    d[23] = if wide { 8 } else { 0 };
     put_u32(d, 24, blocks_at as u32);
     put_u32(d, 28, crcs_at as u32);
     let total = out.len();
+    // The offsets are u32: a stream stays under 4 GiB (KRNvKNN's DTM layer, 7.6 billion
+    // positions, would take about a third of that at KQRvKR's 1.8 bits each).
+    assert!(total < 1 << 32, "a stream of {total} bytes");
     put_u32(&mut out, 32, total as u32);
     let crcs_crc = crc32fast::hash(&out[crcs_at..]);
     put_u32(&mut out, 36, crcs_crc);
@@ -252,6 +265,8 @@ pub struct Stream {
     block_log: u32,
     hint_log: u32,
     check_log: u32,
+    /// Bytes per block start: 4 or 8.
+    start_width: usize,
     /// Absolute offsets (in the file) of the block starts, hints, blocks and group CRCs.
     starts_at: usize,
     hints_at: usize,
@@ -276,6 +291,11 @@ impl Stream {
         let blocks = get_u32(bytes, 16);
         let (block_log, hint_log, check_log) =
             (bytes[20] as u32, bytes[21] as u32, bytes[22] as u32);
+        let start_width = match bytes[23] {
+            0 => 4,
+            8 => 8,
+            _ => return Err("stream descriptor out of range (file corrupted)".into()),
+        };
         let blocks_at = get_u32(bytes, 24) as usize;
         let crcs_at = get_u32(bytes, 28) as usize;
         let total = get_u32(bytes, 32) as usize;
@@ -284,7 +304,8 @@ impl Stream {
                 "stream is {len} bytes, its descriptor says {total} (truncated?)"
             ));
         }
-        if n >= 1 << 32
+        if n >= 1 << 48
+            || (start_width == 4 && n >= 1 << 32)
             || leaves == 0
             || leaves > 1 << 16
             || symbols < leaves
@@ -300,8 +321,11 @@ impl Stream {
         } else {
             n.div_ceil(1 << hint_log) as usize + 1
         };
-        let tables_len =
-            2 * leaves + symbols + 4 * (symbols - leaves) + 4 * blocks as usize + 4 * spans;
+        let tables_len = 2 * leaves
+            + symbols
+            + 4 * (symbols - leaves)
+            + start_width * blocks as usize
+            + 4 * spans;
         let block_bytes = (blocks as usize) << block_log;
         let groups = block_bytes.div_ceil(1 << check_log);
         if DESCRIPTOR_LEN + tables_len > blocks_at
@@ -339,7 +363,7 @@ impl Stream {
         }
         let decoder = Decoder::new(code_lengths).map_err(|e| format!("stream {e}"))?;
         let starts_at = at + p;
-        let hints_at = starts_at + 4 * blocks as usize;
+        let hints_at = starts_at + start_width * blocks as usize;
         let s = Stream {
             n,
             leaf_values,
@@ -351,6 +375,7 @@ impl Stream {
             block_log,
             hint_log,
             check_log,
+            start_width,
             starts_at,
             hints_at,
             blocks_at: at + blocks_at,
@@ -365,10 +390,10 @@ impl Stream {
 
     /// Block starts increase from 0 and stay below N; hints point to blocks that exist.
     fn check_index(&self, file: &[u8]) -> Result<(), String> {
-        let mut prev = 0u32;
+        let mut prev = 0;
         for b in 0..self.blocks {
             let s = self.start(file, b);
-            if (b == 0 && s != 0) || (b > 0 && s <= prev) || u64::from(s) >= self.n {
+            if (b == 0 && s != 0) || (b > 0 && s <= prev) || s >= self.n {
                 return Err("stream block index out of order (file corrupted)".into());
             }
             prev = s;
@@ -395,8 +420,12 @@ impl Stream {
     }
 
     #[inline]
-    fn start(&self, file: &[u8], b: u32) -> u32 {
-        get_u32(file, self.starts_at + 4 * b as usize)
+    fn start(&self, file: &[u8], b: u32) -> u64 {
+        let at = self.starts_at + self.start_width * b as usize;
+        match self.start_width {
+            4 => u64::from(get_u32(file, at)),
+            _ => get_u64(file, at),
+        }
     }
 
     #[inline]
@@ -411,7 +440,7 @@ impl Stream {
         let (mut lo, mut hi) = (self.hint(file, j), self.hint(file, j + 1));
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
-            if u64::from(self.start(file, mid)) <= idx {
+            if self.start(file, mid) <= idx {
                 lo = mid;
             } else {
                 hi = mid - 1;
@@ -445,7 +474,7 @@ impl Stream {
         }
         let b = self.locate(file, idx);
         self.check_block(file, b)?;
-        let mut off = idx - u64::from(self.start(file, b));
+        let mut off = idx - self.start(file, b);
         let base = self.blocks_at + ((b as usize) << self.block_log);
         let end = 8u32 << self.block_log;
         let mut bit = 0u32;
@@ -499,7 +528,7 @@ impl Stream {
             let end = if b + 1 < self.blocks {
                 self.start(file, b + 1)
             } else {
-                self.n as u32
+                self.n
             };
             let (head, tail) = rest.split_at_mut((end - self.start(file, b)) as usize);
             slices.push((b, head));
@@ -600,6 +629,35 @@ mod tests {
         check(&[1, 2], &leaf_values, &StreamOptions::default());
         check(&vec![4; 10_000], &leaf_values, &StreamOptions::default());
         check(&[], &leaf_values, &StreamOptions::default());
+    }
+
+    /// Streams of 2^32 values or more keep each block's first value in 8 bytes: the wide
+    /// form, forced on small streams, reads back the same values, and only it says so in
+    /// the descriptor (files of the narrow form keep their bytes).
+    #[test]
+    fn wide_block_starts_round_trip() {
+        let leaf_values = [10, 11, 12, 13, 14, 15];
+        let values = sample(200_000, 11);
+        let narrow = StreamOptions::default();
+        let wide = StreamOptions {
+            wide_starts: true,
+            ..narrow
+        };
+        let n = check(&values, &leaf_values, &narrow);
+        let w = check(&values, &leaf_values, &wide);
+        let blocks = |opts: &StreamOptions| {
+            let bytes = encode(values.clone(), &leaf_values, opts);
+            assert_eq!(bytes[23], if opts.wide_starts { 8 } else { 0 });
+            get_u32(&bytes, 16) as usize
+        };
+        assert_eq!(blocks(&narrow), blocks(&wide));
+        // Four more bytes per block, up to the padding of the tables to 64 bytes.
+        let more = (w - n).abs_diff(4 * blocks(&narrow));
+        assert!(more < 64, "{w} bytes wide, {n} narrow");
+        // A width other than 4 or 8 is refused.
+        let mut bad = encode(values.clone(), &leaf_values, &wide);
+        bad[23] = 5;
+        assert!(Stream::open(&bad, 0, bad.len()).is_err());
     }
 
     #[test]
