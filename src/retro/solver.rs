@@ -933,16 +933,13 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// `idx`'s best fixed move, longer than `SUMMARY_PLIES`, takes `level` plies: a win
     /// now, or a loss now if no other move holds out.
     fn exit_decides(&self, side: usize, idx: u64, level: u32) {
-        if level % 2 == 1 {
-            self.resolve_win(side, idx, level);
-        } else {
-            match self.search {
-                LossSearch::Counters => {
-                    if self.counters[side][self.at(idx)].load(Relaxed) == 0 {
-                        self.resolve_loss(side, idx, level);
-                    }
+        match (level % 2, self.search) {
+            (1, _) => self.resolve_win(side, idx, level),
+            (_, LossSearch::Checks) => self.touch(side, idx),
+            (_, LossSearch::Counters) => {
+                if self.counters[side][self.at(idx)].load(Relaxed) == 0 {
+                    self.resolve_loss(side, idx, level);
                 }
-                LossSearch::Checks => self.touch(side, idx),
             }
         }
     }
