@@ -143,6 +143,7 @@ pub fn generate(
     let start = Instant::now();
     let index = TableIndex::new(material);
     let indices = 2 * index.size();
+    observer.pass("loading sub-tables", 1);
     let loaded = LoadedTables::for_building(tb, material)
         .map_err(|e| format!("cannot build {material}: {e}"))?;
     let game = ChessGame::new(index.clone(), &loaded);
@@ -162,6 +163,7 @@ pub fn generate(
         [&solution.cursed[0][..], &solution.cursed[1][..]],
         Some([&solution.illegal[0][..], &solution.illegal[1][..]]),
     );
+    observer.pass("compressing and writing", 1);
     let (path, bytes) = write_table(dir, &material, &solution, stats, &WriteOptions::default())?;
     Ok(Report {
         material,

@@ -17,6 +17,7 @@ use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -296,11 +297,12 @@ fn parse_signature(s: &str) -> Result<Material, Failure> {
     Ok(m)
 }
 
-/// Progress bars on stderr, only for an interactive terminal.
+/// Progress on stderr: bars for an interactive terminal, lines for a log file.
 struct Bars {
     multi: MultiProgress,
     total: ProgressBar,
     table: ProgressBar,
+    log: Option<cli::progress::LogLines>,
 }
 
 impl Bars {
@@ -321,6 +323,16 @@ impl Bars {
             multi,
             total,
             table,
+            log: cli::progress::LogLines::new(show, Duration::from_secs(60)),
+        }
+    }
+
+    /// Starts table `m`, the `i`-th of `n`.
+    fn start(&self, m: &Material, i: usize, n: usize) {
+        self.table.set_prefix(m.to_string());
+        self.total.set_message(format!("table {i}/{n}"));
+        if let Some(log) = &self.log {
+            log.start(&format!("{m} (table {i} of {n})"));
         }
     }
 }
@@ -330,6 +342,9 @@ impl Observer for Bars {
         self.table.set_length(total);
         self.table.set_position(0);
         self.table.set_message(name.to_string());
+        if let Some(line) = self.log.as_ref().and_then(|l| l.pass_line(name)) {
+            eprintln!("{line}");
+        }
     }
 
     fn advance(&self, n: u64) {
@@ -434,9 +449,7 @@ fn cmd_gen(
     }
     let (mut total_secs, mut total_indices) = (0.0, 0u64);
     for (i, m) in todo.iter().enumerate() {
-        bars.table.set_prefix(m.to_string());
-        bars.total
-            .set_message(format!("table {}/{}", i + 1, todo.len()));
+        bars.start(m, i + 1, todo.len());
         let e = estimate(*m, &tb);
         if let Some(l) = limit.as_ref().filter(|l| e.peak_bytes > l.bytes) {
             let kept = "the tables built before it are kept";

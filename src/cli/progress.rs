@@ -1,8 +1,10 @@
 //! Progress bars on stderr: drawn only for an interactive terminal and never with `--json`,
-//! all in one style.
+//! all in one style; plain lines, spaced in time, when stderr is a log file.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Where bars draw: stderr when `show` and stderr is a terminal, else nowhere.
 pub fn target(show: bool) -> ProgressDrawTarget {
@@ -25,4 +27,86 @@ pub fn bar(len: Option<u64>, show: bool, template: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(len, target(show));
     bar.set_style(style(template));
     bar
+}
+
+/// Progress for a log file (stderr not a terminal, where bars stay hidden): a line at the
+/// start of a pass once an interval has passed since the last line (or the start), so that
+/// an overnight run shows where it is and a short one writes nothing.
+pub struct LogLines {
+    every: Duration,
+    state: Mutex<LogState>,
+}
+
+struct LogState {
+    /// When the last line was written, or the run started.
+    last: Instant,
+    /// What is being worked on, and since when.
+    subject: String,
+    since: Instant,
+}
+
+impl LogLines {
+    /// Lines at most every `every`; None when `show` is false or stderr is a terminal
+    /// (bars draw there instead).
+    pub fn new(show: bool, every: Duration) -> Option<LogLines> {
+        (show && !std::io::stderr().is_terminal()).then(|| LogLines::always(every))
+    }
+
+    fn always(every: Duration) -> LogLines {
+        LogLines {
+            every,
+            state: Mutex::new(LogState {
+                last: Instant::now(),
+                subject: String::new(),
+                since: Instant::now(),
+            }),
+        }
+    }
+
+    /// Starts work on `subject` (a table): later lines name it and the time spent on it.
+    pub fn start(&self, subject: &str) {
+        let mut s = self.state.lock().expect("log state");
+        s.subject = subject.to_string();
+        s.since = Instant::now();
+    }
+
+    /// The line for the start of pass `name`, if one is due.
+    pub fn pass_line(&self, name: &str) -> Option<String> {
+        let mut s = self.state.lock().expect("log state");
+        let now = Instant::now();
+        if now.duration_since(s.last) < self.every {
+            return None;
+        }
+        s.last = now;
+        let secs = now.duration_since(s.since).as_secs();
+        Some(format!(
+            "retrobook: {}: {name} ({}m{:02}s on it)",
+            s.subject,
+            secs / 60,
+            secs % 60
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_lines_are_spaced() {
+        let hourly = LogLines::always(Duration::from_secs(3600));
+        hourly.start("KRvK");
+        assert_eq!(
+            hourly.pass_line("ply 3"),
+            None,
+            "a short run writes nothing"
+        );
+        let every = LogLines::always(Duration::ZERO);
+        every.start("KQvK");
+        let line = every
+            .pass_line("ply 1")
+            .expect("a line once the interval is over");
+        assert_eq!(line, "retrobook: KQvK: ply 1 (0m00s on it)");
+        assert!(every.pass_line("ply 2").is_some());
+    }
 }
