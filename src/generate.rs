@@ -18,11 +18,15 @@
 //!   moves into earlier parts) and marks, 5.625p; and 1n not yet accounted for (KNNvKP peaks
 //!   0.79n and KRPvKR 0.54n above the rest of the model, as they did before the exits became
 //!   marks): 3.75n + 5.625p;
-//! - the writer: the solution (values and exit marks, 2.5n) and one stream in the layout's
-//!   order, a byte per number of the layout (holes included: 1.39n numbers without pawns,
-//!   1.13n with) while the grammar's first rounds rewrite it in place, and the 16-bit copy
-//!   of what is left when its alphabet outgrows a byte (a tenth of KQRvKR's DTM stream):
-//!   2.5n and 1.25 bytes per number, 4.2n without pawns;
+//! - the writer: the solution (values 2n, and five bitmaps: illegal, two exit marks, two
+//!   50-move classes, 1.25n) and one stream in the layout's order, a byte per number of the
+//!   layout (holes included: 1.39n numbers without pawns, 1.13n with) while the grammar's
+//!   first rounds rewrite it in place, then the 16-bit copy of what is left when its
+//!   alphabet outgrows a byte, made as the bytes are given back: at most 2 bytes per
+//!   number (a tenth of KQRvKR's DTM stream is left, three quarters of a KRNvKNN stream):
+//!   3.25n and 2 bytes per number, 6n without pawns. KRNvKNN's writer was killed for want of
+//!   memory at 23.2 GiB when the copy took 3 bytes per number and the model said 2.5n and
+//!   1.25 bytes per number (19.4 GiB);
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
 //!   cursed values), let go before the writer starts; while they are decoded, also the
 //!   sides needed only to decode them, and the decoder's working memory
@@ -117,7 +121,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
         Some(p) if parts.len() > 1 => 3 * n + 3 * n / 4 + 45 * p / 8,
         _ => (41 * n / 8).max(37 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64),
     };
-    let writing = 5 * n / 2 + 5 * layout / 4;
+    let writing = 13 * n / 4 + 2 * layout;
     let (loading, held) = schedule_for_building(tb, material).bytes();
     Estimate {
         peak_bytes: (BASE_BYTES + loading.max(held + solving).max(writing)) / 20 * 21,

@@ -102,11 +102,31 @@ pub trait Symbol: Copy + Eq + Send + Sync + Into<usize> + TryFrom<usize> {
 }
 
 impl Symbol for u8 {
-    fn widen(mut seq: Vec<u8>) -> Vec<u16> {
-        // The rounds have shortened the sequence: give back the rest before the copy.
-        seq.shrink_to_fit();
-        seq.into_par_iter().map(u16::from).collect()
+    fn widen(seq: Vec<u8>) -> Vec<u16> {
+        widen_by(seq, WIDEN_SLICE)
     }
+}
+
+/// Bytes widened at a time by `widen_by`.
+const WIDEN_SLICE: usize = 1 << 26;
+
+/// The bytes as 16-bit symbols, copied from the back a slice at a time while the bytes
+/// copied are given back, so that the copy holds 2 bytes per symbol at most, not 3: the
+/// zeroed output takes memory only where it is written.
+fn widen_by(mut seq: Vec<u8>, slice: usize) -> Vec<u16> {
+    let mut out = vec![0u16; seq.len()];
+    let mut end = seq.len();
+    while end > 0 {
+        let start = end.saturating_sub(slice);
+        out[start..end]
+            .par_iter_mut()
+            .zip(&seq[start..end])
+            .for_each(|(o, &b)| *o = u16::from(b));
+        seq.truncate(start);
+        seq.shrink_to_fit();
+        end = start;
+    }
+    out
 }
 
 impl Symbol for u16 {
@@ -304,6 +324,16 @@ mod tests {
                 _ => (i.wrapping_mul(2_654_435_761) >> 29) as u16 % 5,
             })
             .collect()
+    }
+
+    #[test]
+    fn widening_keeps_every_symbol_across_slices() {
+        let bytes: Vec<u8> = (0..1000u32).map(|i| (i * 37 % 251) as u8).collect();
+        let expected: Vec<u16> = bytes.iter().map(|&b| u16::from(b)).collect();
+        for slice in [1, 7, 999, 1000, 4096] {
+            assert_eq!(widen_by(bytes.clone(), slice), expected, "slice {slice}");
+        }
+        assert!(widen_by(Vec::new(), 7).is_empty());
     }
 
     #[test]
