@@ -78,13 +78,8 @@ impl LogLines {
             return None;
         }
         s.last = now;
-        let secs = now.duration_since(s.since).as_secs();
-        Some(format!(
-            "retrobook: {}: {name} ({}m{:02}s on it)",
-            s.subject,
-            secs / 60,
-            secs % 60
-        ))
+        let spent = super::plan::duration(now.duration_since(s.since).as_secs_f64());
+        Some(format!("retrobook: {}: {name} ({spent} on it)", s.subject))
     }
 }
 
@@ -106,7 +101,7 @@ mod tests {
         let line = every
             .pass_line("ply 1")
             .expect("a line once the interval is over");
-        assert_eq!(line, "retrobook: KQvK: ply 1 (0m00s on it)");
+        assert_eq!(line, "retrobook: KQvK: ply 1 (0 s on it)");
         assert!(every.pass_line("ply 2").is_some());
     }
 }
