@@ -156,11 +156,12 @@ fn for_each_pair<S: Symbol>(chunk: &[S], mut f: impl FnMut(usize, usize)) {
 fn count_pairs<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u32, u16, u16)> {
     let split = |key: usize, c: u32| (c, (key / alphabet) as u16, (key % alphabet) as u16);
     if alphabet * alphabet <= 2 * seq.len() {
-        // Dense counts, one table per group of chunks.
-        let groups = rayon::current_num_threads().clamp(1, seq.len().div_ceil(CHUNK).max(1));
-        let per = seq.len().div_ceil(CHUNK).div_ceil(groups) * CHUNK;
+        // Dense counts, one table per group of chunks, each group too short to overflow
+        // its counts; the sums saturate, which keeps the order of all but the pairs seen
+        // more than 2^32 times, whatever the number of groups.
+        let per = group_len(seq.len(), rayon::current_num_threads());
         let counts = seq
-            .par_chunks(per.max(1))
+            .par_chunks(per)
             .map(|part| {
                 let mut counts = vec![0u32; alphabet * alphabet];
                 for chunk in part.chunks(CHUNK) {
@@ -169,7 +170,9 @@ fn count_pairs<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u3
                 counts
             })
             .reduce_with(|mut a, b| {
-                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                a.iter_mut()
+                    .zip(&b)
+                    .for_each(|(x, y)| *x = x.saturating_add(*y));
                 a
             })
             .unwrap_or_default();
@@ -194,13 +197,25 @@ fn count_pairs<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u3
         let mut i = 0;
         while i < keys.len() {
             let j = i + keys[i..].partition_point(|&k| k == keys[i]);
-            if (j - i) as u32 >= min_count {
-                out.push(split(keys[i] as usize, (j - i) as u32));
+            let c = u32::try_from(j - i).unwrap_or(u32::MAX);
+            if c >= min_count {
+                out.push(split(keys[i] as usize, c));
             }
             i = j;
         }
         out
     }
+}
+
+/// Most symbols one group of `count_pairs` counts: fewer pairs than a `u32` holds.
+const GROUP_LIMIT: usize = 1 << 31;
+
+/// Symbols per group when `len` symbols are counted by `threads` groups or more: whole
+/// chunks, at most `GROUP_LIMIT`.
+fn group_len(len: usize, threads: usize) -> usize {
+    let chunks = len.div_ceil(CHUNK).max(1);
+    let groups = threads.max(len.div_ceil(GROUP_LIMIT)).clamp(1, chunks);
+    chunks.div_ceil(groups) * CHUNK
 }
 
 /// Replaces, chunk by chunk and left to right, every occurrence of a chosen pair; `left[a]`
@@ -324,6 +339,18 @@ mod tests {
                 _ => (i.wrapping_mul(2_654_435_761) >> 29) as u16 % 5,
             })
             .collect()
+    }
+
+    #[test]
+    fn count_groups_hold_fewer_pairs_than_a_u32_counts() {
+        for len in [0, 1, CHUNK, 3 * CHUNK + 5, 5_300_000_000, 10_737_418_240] {
+            for threads in [1, 2, 64] {
+                let per = group_len(len, threads);
+                assert!(per >= CHUNK && per % CHUNK == 0, "{len} {threads}: {per}");
+                assert!(per <= GROUP_LIMIT, "{len} {threads}: {per}");
+                assert!(len.div_ceil(per) <= threads.max(len.div_ceil(GROUP_LIMIT)));
+            }
+        }
     }
 
     #[test]
