@@ -9,6 +9,7 @@
 pub mod chess;
 pub mod index;
 pub mod material;
+mod pages;
 pub mod retro;
 pub mod value;
 
