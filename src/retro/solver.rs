@@ -51,6 +51,7 @@
 
 use super::bits::AtomicBits;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
+use arrayvec::ArrayVec;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -571,6 +572,23 @@ fn solve_part<G: RetroGame>(
     solution
 }
 
+/// Predecessors gathered before they are acted on (`State::expand`).
+const BATCH: usize = 32;
+
+/// Asks for the cache line of `cell` ahead of its use: a hint, where the target has one.
+#[inline(always)]
+fn prefetch<T>(cell: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and may name any address; this
+    // one is a valid reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(cell as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = cell;
+}
+
 /// Raises `a` to at least `v`, writing only when it grows: most calls find it high enough,
 /// and a read leaves the cache line shared between threads.
 #[inline]
@@ -940,32 +958,53 @@ impl<'g, G: RetroGame> State<'g, G> {
     }
 
     /// Takes back the moves into `idx`, resolved at the level before `level`.
+    ///
+    /// The predecessors are gathered a batch at a time, the cell each will update
+    /// prefetched as it comes, and updated after: an atomic update waits for its cache
+    /// line and holds back the loads behind it, so updates made as they come would fetch
+    /// their lines from memory one after another.
     #[inline]
     fn expand(&self, side: usize, idx: u64, level: u32) {
         let other = 1 - side;
         let prev = level - 1; // plies of `idx`
-        let part = &self.part;
-        if level % 2 == 1 {
-            // `idx` is lost: every move into it wins. (Moves from later parts are taken
-            // there.)
-            self.game.predecessors(side, idx, &mut |p, alt| match alt {
-                _ if !part.contains(&p) => {}
-                None => self.resolve_win(other, p, level),
-                // The opponent may take his extra option instead: the move wins only if
-                // that loses too, and as late as the longer of the two.
-                Some(Dtm::Loss(e)) if e <= prev => self.resolve_win(other, p, level),
-                Some(Dtm::Loss(e)) => self.defer(e + 1, Deferred::Win(other as u8, p)),
-                Some(_) => {}
-            });
-        } else {
-            // `idx` is won: one more losing move for each predecessor, unless the move
-            // already lost earlier through an extra option.
-            self.game.predecessors(side, idx, &mut |p, alt| match alt {
-                _ if !part.contains(&p) => {}
-                Some(Dtm::Win(w)) if w < prev => {}
-                _ => self.lost_move(other, p, level),
-            });
-        }
+        let wins = level % 2 == 1;
+        let act = |p: u64, alt: Option<Dtm>| {
+            if wins {
+                // `idx` is lost: every move into it wins. (Moves from later parts are
+                // taken there.)
+                match alt {
+                    None => self.resolve_win(other, p, level),
+                    // The opponent may take his extra option instead: the move wins only
+                    // if that loses too, and as late as the longer of the two.
+                    Some(Dtm::Loss(e)) if e <= prev => self.resolve_win(other, p, level),
+                    Some(Dtm::Loss(e)) => self.defer(e + 1, Deferred::Win(other as u8, p)),
+                    Some(_) => {}
+                }
+            } else {
+                // `idx` is won: one more losing move for each predecessor, unless the move
+                // already lost earlier through an extra option.
+                match alt {
+                    Some(Dtm::Win(w)) if w < prev => {}
+                    _ => self.lost_move(other, p, level),
+                }
+            }
+        };
+        let cells = match (wins, self.search) {
+            (false, LossSearch::Counters) => &self.counters[other],
+            _ => &self.values[other],
+        };
+        let mut batch: ArrayVec<(u64, Option<Dtm>), BATCH> = ArrayVec::new();
+        self.game.predecessors(side, idx, &mut |p, alt| {
+            if !self.part.contains(&p) {
+                return;
+            }
+            if batch.is_full() {
+                batch.drain(..).for_each(|(p, alt)| act(p, alt));
+            }
+            prefetch(&cells[self.at(p)]);
+            batch.push((p, alt));
+        });
+        batch.into_iter().for_each(|(p, alt)| act(p, alt));
     }
 
     /// `idx` wins at `level`. It is a legal position: the game reports legal predecessors
