@@ -9,7 +9,6 @@
 pub mod chess;
 pub mod index;
 pub mod material;
-mod pages;
 pub mod retro;
 pub mod value;
 

@@ -241,18 +241,15 @@ impl<'a> LoadedTables<'a> {
         let codes = table.decode_wdl(side)?;
         let index = table.index();
         let turn = Color::from_index(side);
-        // The values are written in place, a word of 64 indices per task, into an array
-        // on huge pages: the solver reads them at random.
-        let mut values: Vec<u8> = crate::pages::zeroed(index.size() as usize);
-        type Word = (u64, Vec<(u64, u32)>);
-        let words: Vec<Word> = values
-            .par_chunks_mut(64)
-            .enumerate()
-            .map(|(w, out)| {
-                let first = w as u64 * 64;
+        type Word = (Vec<u8>, u64, Vec<(u64, u32)>);
+        let words: Vec<Word> = (0..index.size().div_ceil(64))
+            .into_par_iter()
+            .map(|w| {
+                let range = w * 64..((w + 1) * 64).min(index.size());
+                let mut values = Vec::with_capacity(64);
                 let mut cursed = 0u64;
                 let mut long = Vec::new();
-                for (idx, o) in (first..).zip(out.iter_mut()) {
+                for idx in range {
                     let code = codes[idx as usize];
                     let v = match (code, index.legal(idx, turn)) {
                         (DRAW, _) | (_, None) => Dtm::Draw,
@@ -283,13 +280,14 @@ impl<'a> LoadedTables<'a> {
                     if code == Dtm::LONG {
                         long.push((idx, v.plies().expect("a distance")));
                     }
-                    *o = code;
+                    values.push(code);
                 }
-                Ok((cursed, long))
+                Ok((values, cursed, long))
             })
             .collect::<Result<_, String>>()?;
-        let cursed = words.iter().map(|w| w.0).collect();
-        let long = LongDistances::new(words.iter().flat_map(|w| w.1.iter().copied()).collect());
+        let cursed = words.iter().map(|w| w.1).collect();
+        let long = LongDistances::new(words.iter().flat_map(|w| w.2.iter().copied()).collect());
+        let values = words.into_iter().flat_map(|w| w.0).collect();
         Ok(Decoded {
             values,
             cursed,

@@ -7,7 +7,7 @@ pub(crate) struct AtomicBits(Vec<AtomicU64>);
 
 impl AtomicBits {
     pub(crate) fn new(n: usize) -> AtomicBits {
-        AtomicBits(crate::pages::zeroed(n.div_ceil(64)))
+        AtomicBits((0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
     }
 
     #[inline]

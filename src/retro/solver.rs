@@ -51,7 +51,6 @@
 
 use super::bits::AtomicBits;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
-use arrayvec::ArrayVec;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -201,7 +200,7 @@ const MARKED_LEVELS: usize = Dtm::BYTE_PLIES as usize + 2;
 type Marks = [AtomicU64; MARKED_LEVELS.div_ceil(64)];
 
 fn new_marks(n: usize) -> Vec<Marks> {
-    crate::pages::zeroed(n.div_ceil(BLOCK))
+    (0..n.div_ceil(BLOCK)).map(|_| Default::default()).collect()
 }
 
 /// Work for a later level, for the rare moves with an extra option (`Successor::Either`).
@@ -218,7 +217,12 @@ enum Deferred {
 }
 
 fn atomic_bytes(n: usize) -> Vec<AtomicU8> {
-    crate::pages::zeroed(n)
+    // AtomicU8 has the size and alignment of u8, and zeroed memory is a valid AtomicU8(0);
+    // building the vector this way lets the allocator hand out zeroed pages directly.
+    let mut v = std::mem::ManuallyDrop::new(vec![0u8; n]);
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: same layout, ownership moves from the u8 vector to the atomic one.
+    unsafe { Vec::from_raw_parts(ptr as *mut AtomicU8, len, cap) }
 }
 
 fn into_bytes(v: Vec<AtomicU8>) -> Vec<u8> {
@@ -570,23 +574,6 @@ fn solve_part<G: RetroGame>(
     let solution = st.finish();
     game.part_solved(part, [&solution.values[0], &solution.values[1]]);
     solution
-}
-
-/// Predecessors gathered before they are acted on (`State::expand`).
-const BATCH: usize = 32;
-
-/// Asks for the cache line of `cell` ahead of its use: a hint, where the target has one.
-#[inline(always)]
-fn prefetch<T>(cell: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing the program sees and may name any address; this
-    // one is a valid reference.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(cell as *const T as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = cell;
 }
 
 /// Raises `a` to at least `v`, writing only when it grows: most calls find it high enough,
@@ -958,53 +945,32 @@ impl<'g, G: RetroGame> State<'g, G> {
     }
 
     /// Takes back the moves into `idx`, resolved at the level before `level`.
-    ///
-    /// The predecessors are gathered a batch at a time, the cell each will update
-    /// prefetched as it comes, and updated after: an atomic update waits for its cache
-    /// line and holds back the loads behind it, so updates made as they come would fetch
-    /// their lines from memory one after another.
     #[inline]
     fn expand(&self, side: usize, idx: u64, level: u32) {
         let other = 1 - side;
         let prev = level - 1; // plies of `idx`
-        let wins = level % 2 == 1;
-        let act = |p: u64, alt: Option<Dtm>| {
-            if wins {
-                // `idx` is lost: every move into it wins. (Moves from later parts are
-                // taken there.)
-                match alt {
-                    None => self.resolve_win(other, p, level),
-                    // The opponent may take his extra option instead: the move wins only
-                    // if that loses too, and as late as the longer of the two.
-                    Some(Dtm::Loss(e)) if e <= prev => self.resolve_win(other, p, level),
-                    Some(Dtm::Loss(e)) => self.defer(e + 1, Deferred::Win(other as u8, p)),
-                    Some(_) => {}
-                }
-            } else {
-                // `idx` is won: one more losing move for each predecessor, unless the move
-                // already lost earlier through an extra option.
-                match alt {
-                    Some(Dtm::Win(w)) if w < prev => {}
-                    _ => self.lost_move(other, p, level),
-                }
-            }
-        };
-        let cells = match (wins, self.search) {
-            (false, LossSearch::Counters) => &self.counters[other],
-            _ => &self.values[other],
-        };
-        let mut batch: ArrayVec<(u64, Option<Dtm>), BATCH> = ArrayVec::new();
-        self.game.predecessors(side, idx, &mut |p, alt| {
-            if !self.part.contains(&p) {
-                return;
-            }
-            if batch.is_full() {
-                batch.drain(..).for_each(|(p, alt)| act(p, alt));
-            }
-            prefetch(&cells[self.at(p)]);
-            batch.push((p, alt));
-        });
-        batch.into_iter().for_each(|(p, alt)| act(p, alt));
+        let part = &self.part;
+        if level % 2 == 1 {
+            // `idx` is lost: every move into it wins. (Moves from later parts are taken
+            // there.)
+            self.game.predecessors(side, idx, &mut |p, alt| match alt {
+                _ if !part.contains(&p) => {}
+                None => self.resolve_win(other, p, level),
+                // The opponent may take his extra option instead: the move wins only if
+                // that loses too, and as late as the longer of the two.
+                Some(Dtm::Loss(e)) if e <= prev => self.resolve_win(other, p, level),
+                Some(Dtm::Loss(e)) => self.defer(e + 1, Deferred::Win(other as u8, p)),
+                Some(_) => {}
+            });
+        } else {
+            // `idx` is won: one more losing move for each predecessor, unless the move
+            // already lost earlier through an extra option.
+            self.game.predecessors(side, idx, &mut |p, alt| match alt {
+                _ if !part.contains(&p) => {}
+                Some(Dtm::Win(w)) if w < prev => {}
+                _ => self.lost_move(other, p, level),
+            });
+        }
     }
 
     /// `idx` wins at `level`. It is a legal position: the game reports legal predecessors

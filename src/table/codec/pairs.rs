@@ -163,7 +163,7 @@ fn count_pairs<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u3
         let counts = seq
             .par_chunks(per)
             .map(|part| {
-                let mut counts: Vec<u32> = crate::pages::zeroed(alphabet * alphabet);
+                let mut counts = vec![0u32; alphabet * alphabet];
                 for chunk in part.chunks(CHUNK) {
                     for_each_pair(chunk, |a, b| counts[a * alphabet + b] += 1);
                 }
