@@ -24,9 +24,9 @@
 //!   first rounds rewrite it in place, then the 16-bit copy of what is left when its
 //!   alphabet outgrows a byte, made as the bytes are given back: at most 2 bytes per
 //!   number (a tenth of KQRvKR's DTM stream is left, three quarters of a KRNvKNN stream):
-//!   3.25n and 2 bytes per number, 6n without pawns. KRNvKNN's writer was killed for want of
-//!   memory at 23.2 GiB when the copy took 3 bytes per number and the model said 2.5n and
-//!   1.25 bytes per number (19.4 GiB);
+//!   3.25n and 2 bytes per number, 6n without pawns. Not yet counted: what the end of the
+//!   last stream holds beside it (its packed blocks, their copy in the stream's bytes and
+//!   the streams before it), by which KRNvKNN peaked 3% above its estimate;
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
 //!   cursed values), let go before the writer starts; while they are decoded, also the
 //!   sides needed only to decode them, and the decoder's working memory

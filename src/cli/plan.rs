@@ -192,7 +192,7 @@ fn bytes(b: u64) -> String {
 }
 
 /// Seconds as `42 s`, `3.5 min` or `2.1 h`.
-pub fn duration(s: f64) -> String {
+pub(super) fn duration(s: f64) -> String {
     if s < 90.0 {
         format!("{s:.0} s")
     } else if s < 5400.0 {
