@@ -20,13 +20,16 @@
 //!   marks): 3.75n + 5.625p;
 //! - the writer: the solution (values 2n, and five bitmaps: illegal, two exit marks, two
 //!   50-move classes, 1.25n) and one stream in the layout's order, a byte per number of the
-//!   layout (holes included: 1.39n numbers without pawns, 1.13n with) while the grammar's
-//!   first rounds rewrite it in place, then the 16-bit copy of what is left when its
-//!   alphabet outgrows a byte, made as the bytes are given back: at most 2 bytes per
-//!   number (a tenth of KQRvKR's DTM stream is left, three quarters of a KRNvKNN stream):
-//!   3.25n and 2 bytes per number, 6n without pawns. Not yet counted: what the end of the
-//!   last stream holds beside it (its packed blocks, their copy in the stream's bytes and
-//!   the streams before it), by which KRNvKNN peaked 3% above its estimate;
+//!   layout (holes included: 1.39n numbers without pawns, 1.13n with; two bytes for a DTM
+//!   stream with mates beyond 255 moves) while the grammar's first rounds rewrite it in
+//!   place, then the 16-bit copy of what is left when its alphabet outgrows a byte, made as
+//!   the bytes are given back: at most 2 bytes per number (a tenth of KQRvKR's DTM stream
+//!   is left, three quarters of a KRNvKNN stream): 3.25n and 2 bytes per number, 6n
+//!   without pawns. The end of a stream holds what is left of its symbols and its packed
+//!   blocks, which become the stream's bytes in place and go to the file at once; the
+//!   solution is let go once the last (DTM) stream's values are gathered, before that
+//!   stream, the largest, is compressed (KRNvKNN peaked 3% above its estimate while the
+//!   solution, the streams before and a copy of the DTM blocks were held with it);
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
 //!   cursed values), let go before the writer starts; while they are decoded, also the
 //!   sides needed only to decode them, and the decoder's working memory
@@ -168,7 +171,7 @@ pub fn generate(
         Some([&solution.illegal[0][..], &solution.illegal[1][..]]),
     );
     observer.pass("compressing and writing", 1);
-    let (path, bytes) = write_table(dir, &material, &solution, stats, &WriteOptions::default())?;
+    let (path, bytes) = write_table(dir, &material, solution, stats, &WriteOptions::default())?;
     Ok(Report {
         material,
         indices,

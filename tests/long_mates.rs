@@ -55,7 +55,7 @@ fn round_trip(extra: u32) {
     let (path, _) = write_table(
         dir.path(),
         &m,
-        &solution,
+        solution.clone(),
         TableStats::default(),
         &WriteOptions::default(),
     )

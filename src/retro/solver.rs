@@ -326,6 +326,7 @@ struct State<'g, G: RetroGame> {
 
 /// The solver's output: one encoded value (see `Dtm::encode`) per index and side to move;
 /// illegal and broken indices hold 0 and are marked in `illegal`.
+#[derive(Clone)]
 pub struct Solution {
     /// Values with side 0 and side 1 to move.
     pub values: [Vec<u8>; 2],

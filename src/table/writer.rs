@@ -29,7 +29,7 @@ use crate::retro::{Solution, TableStats};
 use crate::value::Dtm;
 use rayon::prelude::*;
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -91,7 +91,7 @@ enum Kind {
 /// The choices of every index of a solved table.
 struct Choices<'a> {
     index: &'a TableIndex,
-    solution: &'a Solution,
+    solution: Solution,
     /// Some distance is longer than 255 moves (only distances listed as long can be).
     moves_beyond_a_byte: bool,
 }
@@ -143,8 +143,25 @@ impl Choices<'_> {
         out
     }
 
-    /// The compressed stream of `kind` for the numbers `range` of `layout`: a byte per
-    /// value, but for the distances of mates beyond 255 moves.
+    /// The values stream `kind` stores for the numbers `range` of `layout`, filled: a byte
+    /// per value, but for the distances of mates beyond 255 moves.
+    fn gather(
+        &self,
+        kind: Kind,
+        layout: &Layout,
+        range: Range<u64>,
+        opts: &WriteOptions,
+    ) -> Filled {
+        let cost = opts.conversion_cost;
+        match kind {
+            Kind::Dtm(_) if self.moves_beyond_a_byte => {
+                Filled::Wide(self.filled(kind, layout, range, cost))
+            }
+            _ => Filled::Bytes(self.filled(kind, layout, range, cost)),
+        }
+    }
+
+    /// The compressed stream of `kind` for the numbers `range` of `layout`.
     fn stream(
         &self,
         kind: Kind,
@@ -152,12 +169,21 @@ impl Choices<'_> {
         range: Range<u64>,
         opts: &WriteOptions,
     ) -> Vec<u8> {
-        let cost = opts.conversion_cost;
-        match kind {
-            Kind::Dtm(_) if self.moves_beyond_a_byte => {
-                compress(kind, self.filled::<u16>(kind, layout, range, cost), opts)
-            }
-            _ => compress(kind, self.filled::<u8>(kind, layout, range, cost), opts),
+        self.gather(kind, layout, range, opts).compress(kind, opts)
+    }
+}
+
+/// The filled values of one stream, a byte or two each.
+enum Filled {
+    Bytes(Vec<u8>),
+    Wide(Vec<u16>),
+}
+
+impl Filled {
+    fn compress(self, kind: Kind, opts: &WriteOptions) -> Vec<u8> {
+        match self {
+            Filled::Bytes(v) => compress(kind, v, opts),
+            Filled::Wide(v) => compress(kind, v, opts),
         }
     }
 }
@@ -232,37 +258,33 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) 
 }
 
 /// Writes the table of `material` into `dir` and returns its path and size in bytes.
+///
+/// Each stream goes to the file as soon as it is compressed, and the solution is let go
+/// once the last stream's values are gathered: the writer holds the solution and one
+/// stream, then that stream alone (the memory model in `generate`).
 pub fn write_table(
     dir: &Path,
     material: &Material,
-    solution: &Solution,
+    solution: Solution,
     stats: TableStats,
     opts: &WriteOptions,
 ) -> Result<(PathBuf, u64), String> {
     let path = table_path(dir, material);
     let index = TableIndex::new(*material);
+    let moves_beyond_a_byte = solution
+        .long
+        .iter()
+        .flat_map(|l| l.entries())
+        .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16);
     let c = Choices {
         index: &index,
         solution,
-        moves_beyond_a_byte: solution
-            .long
-            .iter()
-            .flat_map(|l| l.entries())
-            .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16),
+        moves_beyond_a_byte,
     };
     let wdl_layouts = [Kind::Wdl(0), Kind::Wdl(1)].map(|k| choose_layout(&c, k, opts).0);
     let dtm_trials = [Kind::Dtm(0), Kind::Dtm(1)].map(|k| choose_layout(&c, k, opts));
     let dtm_side = usize::from(dtm_trials[1].1 < dtm_trials[0].1);
     let dtm_layout = dtm_trials[dtm_side].0.clone();
-    let jobs = [
-        (Kind::Wdl(0), &wdl_layouts[0]),
-        (Kind::Wdl(1), &wdl_layouts[1]),
-        (Kind::Dtm(dtm_side), &dtm_layout),
-    ];
-    let streams: Vec<Vec<u8>> = jobs
-        .iter()
-        .map(|&(kind, layout)| c.stream(kind, layout, 0..layout.size(), opts))
-        .collect();
     let mut header = Header {
         game: "chess".into(),
         material: *material,
@@ -276,46 +298,55 @@ pub fn write_table(
         ],
         streams: [Extent::default(); 3],
     };
-    let mut at = HEADER_LEN as u64;
-    for (e, s) in header.streams.iter_mut().zip(&streams) {
-        at = at.next_multiple_of(64);
-        *e = Extent {
-            offset: at,
-            len: s.len() as u64,
+    let bytes = write_atomically(dir, &path, |w| {
+        // The header names where the streams lie: it is written last, over this space.
+        w.write_all(&[0; HEADER_LEN])?;
+        let mut at = HEADER_LEN as u64;
+        let mut put = |w: &mut BufWriter<File>, stream: Vec<u8>| -> io::Result<Extent> {
+            let offset = at.next_multiple_of(64);
+            w.write_all(&vec![0u8; (offset - at) as usize])?;
+            w.write_all(&stream)?;
+            at = offset + stream.len() as u64;
+            Ok(Extent {
+                offset,
+                len: stream.len() as u64,
+            })
         };
-        at += s.len() as u64;
-    }
-    write_atomically(dir, &path, |w| {
-        w.write_all(&header.to_bytes())?;
-        let mut pos = HEADER_LEN as u64;
-        for (e, s) in header.streams.iter().zip(&streams) {
-            w.write_all(&vec![0u8; (e.offset - pos) as usize])?;
-            w.write_all(s)?;
-            pos = e.offset + e.len;
+        for (side, layout) in wdl_layouts.iter().enumerate() {
+            let kind = Kind::Wdl(side);
+            header.streams[side] = put(w, c.stream(kind, layout, 0..layout.size(), opts))?;
         }
-        Ok(())
+        let dtm_kind = Kind::Dtm(dtm_side);
+        let dtm_values = c.gather(dtm_kind, &dtm_layout, 0..dtm_layout.size(), opts);
+        drop(c);
+        header.streams[2] = put(w, dtm_values.compress(dtm_kind, opts))?;
+        let end = at;
+        w.seek(SeekFrom::Start(0))?;
+        w.write_all(&header.to_bytes())?;
+        Ok(end)
     })?;
-    Ok((path, at))
+    Ok((path, bytes))
 }
 
 /// Writes `path` through `body` under a temporary name in `dir`, synced and renamed when
 /// complete; on failure the temporary file is removed.
-fn write_atomically(
+fn write_atomically<T>(
     dir: &Path,
     path: &Path,
-    body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
-) -> Result<(), String> {
+    body: impl FnOnce(&mut BufWriter<File>) -> io::Result<T>,
+) -> Result<T, String> {
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| -> io::Result<()> {
+    let result = (|| -> io::Result<T> {
         let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        body(&mut w)?;
+        let out = body(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         drop(file);
-        fs::rename(&tmp, path)
+        fs::rename(&tmp, path)?;
+        Ok(out)
     })();
     result.map_err(|e| {
         let _ = fs::remove_file(&tmp);

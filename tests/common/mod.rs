@@ -101,7 +101,7 @@ pub fn rewrite_table(dir: &Path, signature: &str, edit: impl FnOnce(&mut [Vec<u8
     });
     edit(&mut values);
     let solution = Solution::from_parts(values, illegal);
-    write_table(dir, &m, &solution, stats, &WriteOptions::default()).unwrap();
+    write_table(dir, &m, solution, stats, &WriteOptions::default()).unwrap();
 }
 
 /// The 17,500 Gaviota DTM samples of `dtm-samples-34.epd` (500 per 3-4-piece table).

@@ -100,7 +100,16 @@ pub fn encode<S: Symbol>(values: Vec<S>, leaf_values: &[u16], opts: &StreamOptio
             leaves,
             pairs: Vec::new(),
         };
-        return write(n, &lv, &g, &vec![0; leaves as usize], &[], &[], 0, opts);
+        return write(
+            n,
+            &lv,
+            &g,
+            &vec![0; leaves as usize],
+            Vec::new(),
+            &[],
+            0,
+            opts,
+        );
     }
     let (grammar, values) = pairs::build(values, leaves, &opts.pairs);
     let mut freq = vec![0u64; grammar.symbols()];
@@ -109,6 +118,8 @@ pub fn encode<S: Symbol>(values: Vec<S>, leaf_values: &[u16], opts: &StreamOptio
     }
     let lengths = code_lengths(&freq);
     let (blocks, starts) = pack(&values, &grammar, &lengths, opts.block_log);
+    // The symbols are not read again: their memory goes before the stream's bytes come.
+    drop(values);
     let k = starts.len() as u64;
     let hint_log = (n * opts.blocks_per_hint)
         .div_ceil(k.max(1))
@@ -119,7 +130,7 @@ pub fn encode<S: Symbol>(values: Vec<S>, leaf_values: &[u16], opts: &StreamOptio
         leaf_values,
         &grammar,
         &lengths,
-        &blocks,
+        blocks,
         &starts,
         hint_log,
         opts,
@@ -183,7 +194,7 @@ fn write(
     leaf_values: &[u16],
     g: &Grammar,
     lengths: &[u8],
-    blocks: &[u8],
+    mut blocks: Vec<u8>,
     starts: &[u64],
     hint_log: u32,
     opts: &StreamOptions,
@@ -212,11 +223,15 @@ fn write(
     }
     out.resize(out.len().next_multiple_of(64), 0);
     let blocks_at = out.len();
-    out.extend_from_slice(blocks);
-    out.extend_from_slice(&[0; SLACK]);
-    let crcs_at = out.len();
     let group = 1usize << opts.check_log;
     let crcs: Vec<u32> = blocks.par_chunks(group).map(crc32fast::hash).collect();
+    // The blocks become the stream's bytes where they lie, moved up behind the tables
+    // rather than copied: at six pieces they are a gigabyte.
+    blocks.reserve_exact(blocks_at + SLACK + 4 * crcs.len());
+    blocks.splice(0..0, out);
+    let mut out = blocks;
+    out.extend_from_slice(&[0; SLACK]);
+    let crcs_at = out.len();
     for c in &crcs {
         out.extend_from_slice(&c.to_le_bytes());
     }
