@@ -601,3 +601,34 @@ fn the_fifty_move_rule_matches_syzygy_on_knnvkp() {
     let info = info_equal_to_syzygy("KNNvKP", d);
     assert!(info["black"]["cursed_loss"].as_u64() > Some(0));
 }
+
+/// Every table of 3-5 pieces, 145 of them: their counts, cursed wins and blessed losses
+/// included, equal Syzygy's published ones. Building them takes hours on two cores, so it
+/// runs only when asked (`scripts/test --test tables -- --ignored`), into a folder that
+/// outlives the run: a killed or failed run resumes where it stopped, table by table. The
+/// folder is `RETROBOOK_FIVE_PIECE_DIR`, by default `five-piece-tables` in the build's
+/// scratch folder.
+#[test]
+#[ignore = "builds all 145 tables of up to 5 pieces, hours"]
+fn every_table_of_up_to_five_pieces_equals_syzygy() {
+    let dir = std::env::var_os("RETROBOOK_FIVE_PIECE_DIR").map_or_else(
+        || Path::new(env!("CARGO_TARGET_TMPDIR")).join("five-piece-tables"),
+        std::path::PathBuf::from,
+    );
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    // Progress goes to the terminal: the run is long.
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_retrobook"))
+        .args(["gen", "--all", "5", "--tables", d])
+        .status()
+        .unwrap();
+    assert!(status.success(), "gen --all 5 into {d}");
+    let stats: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("syzygy-stats-345.json")).unwrap())
+            .unwrap();
+    let tables = stats.as_array().unwrap();
+    assert_eq!(tables.len(), 145);
+    for t in tables {
+        info_equal_to_syzygy(t["table"].as_str().unwrap(), d);
+    }
+}
