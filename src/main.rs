@@ -316,9 +316,13 @@ impl Bars {
         ));
         total.set_prefix("all");
         let table = multi.add(ProgressBar::new(1));
+        // Passes count steps of their own (levels, chunks): a rate of them means nothing.
         table.set_style(cli::progress::style(
-            "{prefix:>8} [{bar:30}] {msg:<10} {per_sec:>14} ETA {eta}",
+            "{prefix:>8} [{bar:30}] {msg:<24} {elapsed:>4} on it, ETA {eta}",
         ));
+        // The bars move between updates too: a long level or a long write still shows time.
+        total.enable_steady_tick(Duration::from_secs(1));
+        table.enable_steady_tick(Duration::from_secs(1));
         Bars {
             multi,
             total,
@@ -330,6 +334,7 @@ impl Bars {
     /// Starts table `m`, the `i`-th of `n`.
     fn start(&self, m: &Material, i: usize, n: usize) {
         self.table.set_prefix(m.to_string());
+        self.table.reset();
         self.total.set_message(format!("table {i}/{n}"));
         if let Some(log) = &self.log {
             log.start(&format!("{m} (table {i} of {n})"));
@@ -341,6 +346,7 @@ impl Observer for Bars {
     fn pass(&self, name: &str, total: u64) {
         self.table.set_length(total);
         self.table.set_position(0);
+        self.table.reset_eta();
         self.table.set_message(name.to_string());
         if let Some(line) = self.log.as_ref().and_then(|l| l.pass_line(name)) {
             eprintln!("{line}");
