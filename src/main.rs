@@ -5,9 +5,10 @@ mod cli;
 
 use clap::{Parser, Subcommand};
 use cli::plan::{Limit, Plan};
-use indicatif::{MultiProgress, ProgressBar};
+use indicatif::{MultiProgress, ProgressBar, ProgressState};
 use retrobook::chess::{Color, Position};
 use retrobook::generate::{estimate, generate, plan, remove_stale_temporaries, Report};
+use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
 use retrobook::probe::verify_table;
 use retrobook::retro::Observer;
@@ -17,7 +18,8 @@ use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 #[derive(Parser)]
 #[command(
@@ -303,6 +305,8 @@ struct Bars {
     total: ProgressBar,
     table: ProgressBar,
     log: Option<cli::progress::LogLines>,
+    /// When the run is expected to end, as last estimated (none before an estimate).
+    end: Arc<Mutex<Option<Instant>>>,
 }
 
 impl Bars {
@@ -311,9 +315,24 @@ impl Bars {
     fn new(show: bool, indices: u64) -> Bars {
         let multi = MultiProgress::with_draw_target(cli::progress::target(show));
         let total = multi.add(ProgressBar::new(indices));
-        total.set_style(cli::progress::style(
-            "{prefix:>8} [{bar:30}] {percent:>3}% of {human_len} indices  {msg}  {elapsed} elapsed, ETA {eta}",
-        ));
+        let end = Arc::new(Mutex::new(None::<Instant>));
+        let expected = end.clone();
+        // Time left counts down from each table's estimate, between tables too.
+        let left = move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let Some(end) = *expected.lock().unwrap_or_else(|e| e.into_inner()) else {
+                return;
+            };
+            let _ = match end.checked_duration_since(Instant::now()) {
+                Some(d) => write!(w, ", about {} left", cli::plan::duration(d.as_secs_f64())),
+                None => write!(w, ", past the estimate"),
+            };
+        };
+        total.set_style(
+            cli::progress::style(
+                "{prefix:>8} [{bar:30}] {percent:>3}% of {human_len} indices  {elapsed} elapsed, {msg}{left}",
+            )
+            .with_key("left", left),
+        );
         total.set_prefix("all");
         let table = multi.add(ProgressBar::new(1));
         // Passes count steps of their own (levels, chunks): a rate of them means nothing.
@@ -328,14 +347,17 @@ impl Bars {
             total,
             table,
             log: cli::progress::LogLines::new(show, Duration::from_secs(60)),
+            end,
         }
     }
 
-    /// Starts table `m`, the `i`-th of `n`.
-    fn start(&self, m: &Material, i: usize, n: usize) {
+    /// Starts table `m`, the `i`-th of `n`, with `left` seconds expected left in the run.
+    fn start(&self, m: &Material, i: usize, n: usize, left: Option<f64>) {
         self.table.set_prefix(m.to_string());
         self.table.reset();
         self.total.set_message(format!("table {i}/{n}"));
+        *self.end.lock().unwrap_or_else(|e| e.into_inner()) =
+            left.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
         if let Some(log) = &self.log {
             log.start(&format!("{m} (table {i} of {n})"));
         }
@@ -455,7 +477,12 @@ fn cmd_gen(
     }
     let (mut total_secs, mut total_indices) = (0.0, 0u64);
     for (i, m) in todo.iter().enumerate() {
-        bars.start(m, i + 1, todo.len());
+        bars.start(
+            m,
+            i + 1,
+            todo.len(),
+            Some(estimates.left(i, total_secs, threads)),
+        );
         let e = estimate(*m, &tb);
         if let Some(l) = limit.as_ref().filter(|l| e.peak_bytes > l.bytes) {
             let kept = "the tables built before it are kept";
@@ -667,15 +694,24 @@ fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
     if targets.is_empty() {
         return Err(runtime(format!("no tables in {}", dir.display())));
     }
-    let bars = Bars::new(true, targets.len() as u64);
-    for m in &targets {
-        bars.table.set_prefix(m.to_string());
+    let sizes: Vec<u64> = targets
+        .iter()
+        .map(|m| 2 * TableIndex::new(*m).size())
+        .collect();
+    let all: u64 = sizes.iter().sum();
+    let bars = Bars::new(true, all);
+    let (start, mut done) = (Instant::now(), 0u64);
+    for (i, (m, size)) in targets.iter().zip(&sizes).enumerate() {
+        let left =
+            (done > 0).then(|| start.elapsed().as_secs_f64() * (all - done) as f64 / done as f64);
+        bars.start(m, i + 1, targets.len(), left);
         if tb.table(m).is_none() {
             return Err(runtime(format!("no table for {m} in {}", dir.display())));
         }
         verify_table(&tb, m, &bars).map_err(|e| runtime(format!("verify failed: {e}")))?;
         bars.multi.suspend(|| say(format!("{m:<8} ok")))?;
-        bars.total.inc(1);
+        bars.total.inc(*size);
+        done += size;
     }
     bars.total.finish_and_clear();
     bars.table.finish_and_clear();

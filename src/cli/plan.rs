@@ -48,6 +48,21 @@ impl Plan {
         self.tables.iter().map(|t| t.indices).sum()
     }
 
+    /// Seconds left before table `i` starts, `spent` seconds into the run: the plan's time
+    /// for tables `i..` on `threads` threads, scaled by how the tables before `i` kept to
+    /// theirs (the model is a rough mean: tables with a 50-move pass take longer).
+    pub fn left(&self, i: usize, spent: f64, threads: usize) -> f64 {
+        let wall =
+            |t: &[Planned]| t.iter().map(|t| t.estimate.cpu_seconds).sum::<f64>() / threads as f64;
+        let (done, todo) = self.tables.split_at(i.min(self.tables.len()));
+        let pace = if wall(done) > 0.0 {
+            spent / wall(done)
+        } else {
+            1.0
+        };
+        wall(todo) * pace
+    }
+
     /// The table with the largest peak, and that peak.
     fn largest(&self) -> Option<(Material, u64)> {
         self.tables
@@ -192,7 +207,7 @@ fn bytes(b: u64) -> String {
 }
 
 /// Seconds as `42 s`, `3.5 min` or `2.1 h`.
-pub(super) fn duration(s: f64) -> String {
+pub(crate) fn duration(s: f64) -> String {
     if s < 90.0 {
         format!("{s:.0} s")
     } else if s < 5400.0 {
