@@ -38,7 +38,7 @@ use super::packed::Packed;
 use super::solver::{
     bit, bitmap, solve_alone, LossSearch, Observer, RetroGame, Solution, Successor,
 };
-use crate::chess::{Move, MoveKind, MoveList, Role};
+use crate::chess::{Bitboard, Move, MoveKind, MoveList, Role, Square};
 use crate::value::{Dtm, Wdl, Wdl5};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -74,6 +74,8 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
                 k + 1,
                 parts.len()
             );
+            // Checks, not counters: the rule's game counts moves inside only roughly
+            // (`RuleGame::successors_counted`).
             solve_alone(
                 &rule,
                 part.clone(),
@@ -219,6 +221,67 @@ impl<'a> RuleGame<'a> {
         class
     }
 
+    /// Reports the moves of `idx` that end the count to `f` (`ending`) and hands its quiet
+    /// moves to `quiet`, a piece's at a time (role, from, target squares); returns the
+    /// value the position has without moves, as `RetroGame::successors` does, or None for
+    /// an illegal index.
+    fn resets(
+        &self,
+        side: usize,
+        idx: u64,
+        f: &mut impl FnMut(Successor),
+        mut quiet: impl FnMut(&Placed, Role, Square, Bitboard),
+    ) -> Option<Dtm> {
+        if self.outcomes.wdl(side, idx) == Wdl::Draw {
+            // Drawn without the rule, drawn with it: an end of the game, whose moves are
+            // never generated (most positions of most tables; illegal indices too, which
+            // hold a draw and which no move reaches).
+            return Some(Dtm::Draw);
+        }
+        let at = self.game.placed(side, idx)?;
+        let pos = &at.pos;
+        let mut list = MoveList::new();
+        let mut quiet_moves = 0;
+        pos.legal_moves_by_quiet_sets(&mut list, |role, from, to| {
+            quiet_moves += to.count();
+            quiet(&at, role, from, to);
+        });
+        let mut best_conversion: Option<Wdl5> = None;
+        // The classes of the moves that reset the count (a move list holds at most 256).
+        let mut resets = [Wdl5::Draw; 256];
+        let mut n = 0;
+        // The list holds captures and pawn moves (castling, the rest, has no table).
+        for m in list.as_slice() {
+            if m.is_conversion() || m.role == Role::Pawn {
+                let class = self.reset_class(&at, m);
+                if m.is_conversion() {
+                    best_conversion = best_conversion.max(Some(class.back()));
+                }
+                resets[n] = class;
+                n += 1;
+            } else {
+                quiet(&at, m.role, m.from, Bitboard::from_square(m.to));
+                quiet_moves += 1;
+            }
+        }
+        if best_conversion.is_some_and(Wdl5::is_cursed) {
+            self.exit_cursed[side].set(idx as usize);
+        }
+        let resets = &resets[..n];
+        if quiet_moves == 0 && n > 0 && resets.iter().all(|c| *c == Wdl5::Win) {
+            // Every move resets into a won position (see the module doc).
+            if self.judging_winners.load(Relaxed) {
+                // The count ends here, as at a mate.
+                return Some(Dtm::Loss(0));
+            }
+            self.forced_reset.store(true, Relaxed);
+        }
+        for &class in resets {
+            f(ending(class));
+        }
+        Some(Dtm::without_moves(pos.is_check()))
+    }
+
     /// The value of `idx` with its class under the rule, which its part has settled.
     fn class(&self, side: usize, idx: u64) -> Wdl5 {
         let cursed = self.cursed[side].get(idx as usize);
@@ -268,53 +331,32 @@ impl RetroGame for RuleGame<'_> {
     }
 
     fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
-        if self.outcomes.wdl(side, idx) == Wdl::Draw {
-            // Drawn without the rule, drawn with it: an end of the game, whose moves are
-            // never generated (most positions of most tables; illegal indices too, which
-            // hold a draw and which no move reaches).
-            return Some(Dtm::Draw);
-        }
-        let at = self.game.placed(side, idx)?;
-        let pos = &at.pos;
-        let mut list = MoveList::new();
-        pos.legal_moves(&mut list);
         let mut quiet = Scratch::new();
-        let mut best_conversion: Option<Wdl5> = None;
-        // The classes of the moves that reset the count (a move list holds at most 256).
-        let mut resets = [Wdl5::Draw; 256];
-        let mut n = 0;
-        for m in list.as_slice() {
-            if m.is_conversion() || m.role == Role::Pawn {
-                let class = self.reset_class(&at, m);
-                if m.is_conversion() {
-                    best_conversion = best_conversion.max(Some(class.back()));
-                }
-                resets[n] = class;
-                n += 1;
-            } else {
-                quiet.push(self.game.moved_index(&at, m), None);
+        let terminal = self.resets(side, idx, f, |at, role, from, to| {
+            for sq in to {
+                let m = Move::piece(role, from, sq, None);
+                quiet.push(self.game.moved_index(at, &m), None);
             }
-        }
-        if best_conversion.is_some_and(Wdl5::is_cursed) {
-            self.exit_cursed[side].set(idx as usize);
-        }
-        let resets = &resets[..n];
-        if n == list.len() && n > 0 && resets.iter().all(|c| *c == Wdl5::Win) {
-            // Every move resets into a won position (see the module doc).
-            if self.judging_winners.load(Relaxed) {
-                // The count ends here, as at a mate.
-                return Some(Dtm::Loss(0));
-            }
-            self.forced_reset.store(true, Relaxed);
-        }
-        for &class in resets {
-            f(ending(class));
-        }
+        })?;
         quiet.merge_equal(self.game.index());
         for &(j, _) in &quiet.list {
             f(Successor::Table(j));
         }
-        Some(Dtm::without_moves(pos.is_check()))
+        Some(terminal)
+    }
+
+    /// The rule's game is solved with checks (`apply`), whose setup asks only whether a
+    /// position has moves inside the graph: its quiet moves are counted, not encoded, two
+    /// that reach the same position counting twice.
+    fn successors_counted(
+        &self,
+        side: usize,
+        idx: u64,
+        f: &mut impl FnMut(Successor),
+    ) -> Option<(Dtm, u32)> {
+        let mut counted = 0;
+        let terminal = self.resets(side, idx, f, |_, _, _, to| counted += to.count())?;
+        Some((terminal, counted))
     }
 
     fn moves_inside(
