@@ -359,6 +359,11 @@ impl RetroGame for RuleGame<'_> {
         Some((terminal, counted))
     }
 
+    /// The moves that end the count: the quiet moves stay inside the part.
+    fn fixed_successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) {
+        self.resets(side, idx, f, |_, _, _, _| {});
+    }
+
     fn moves_inside(
         &self,
         side: usize,
