@@ -223,20 +223,20 @@ impl<'a> RuleGame<'a> {
 
     /// Reports the moves of `idx` that end the count to `f` (`ending`) and hands its quiet
     /// moves to `quiet`, a piece's at a time (role, from, target squares); returns the
-    /// value the position has without moves, as `RetroGame::successors` does, or None for
-    /// an illegal index.
+    /// value the position has without moves, as `RetroGame::successors` does, and the
+    /// number of quiet moves, or None for an illegal index.
     fn resets(
         &self,
         side: usize,
         idx: u64,
         f: &mut impl FnMut(Successor),
         mut quiet: impl FnMut(&Placed, Role, Square, Bitboard),
-    ) -> Option<Dtm> {
+    ) -> Option<(Dtm, u32)> {
         if self.outcomes.wdl(side, idx) == Wdl::Draw {
             // Drawn without the rule, drawn with it: an end of the game, whose moves are
             // never generated (most positions of most tables; illegal indices too, which
             // hold a draw and which no move reaches).
-            return Some(Dtm::Draw);
+            return Some((Dtm::Draw, 0));
         }
         let at = self.game.placed(side, idx)?;
         let pos = &at.pos;
@@ -250,19 +250,15 @@ impl<'a> RuleGame<'a> {
         // The classes of the moves that reset the count (a move list holds at most 256).
         let mut resets = [Wdl5::Draw; 256];
         let mut n = 0;
-        // The list holds captures and pawn moves (castling, the rest, has no table).
+        // The list holds captures and pawn moves only: no table has castling rights.
         for m in list.as_slice() {
-            if m.is_conversion() || m.role == Role::Pawn {
-                let class = self.reset_class(&at, m);
-                if m.is_conversion() {
-                    best_conversion = best_conversion.max(Some(class.back()));
-                }
-                resets[n] = class;
-                n += 1;
-            } else {
-                quiet(&at, m.role, m.from, Bitboard::from_square(m.to));
-                quiet_moves += 1;
+            debug_assert!(m.is_conversion() || m.role == Role::Pawn, "{m:?}");
+            let class = self.reset_class(&at, m);
+            if m.is_conversion() {
+                best_conversion = best_conversion.max(Some(class.back()));
             }
+            resets[n] = class;
+            n += 1;
         }
         if best_conversion.is_some_and(Wdl5::is_cursed) {
             self.exit_cursed[side].set(idx as usize);
@@ -272,14 +268,14 @@ impl<'a> RuleGame<'a> {
             // Every move resets into a won position (see the module doc).
             if self.judging_winners.load(Relaxed) {
                 // The count ends here, as at a mate.
-                return Some(Dtm::Loss(0));
+                return Some((Dtm::Loss(0), 0));
             }
             self.forced_reset.store(true, Relaxed);
         }
         for &class in resets {
             f(ending(class));
         }
-        Some(Dtm::without_moves(pos.is_check()))
+        Some((Dtm::without_moves(pos.is_check()), quiet_moves))
     }
 
     /// The value of `idx` with its class under the rule, which its part has settled.
@@ -332,7 +328,7 @@ impl RetroGame for RuleGame<'_> {
 
     fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
         let mut quiet = Scratch::new();
-        let terminal = self.resets(side, idx, f, |at, role, from, to| {
+        let (terminal, _) = self.resets(side, idx, f, |at, role, from, to| {
             for sq in to {
                 let m = Move::piece(role, from, sq, None);
                 quiet.push(self.game.moved_index(at, &m), None);
@@ -354,9 +350,7 @@ impl RetroGame for RuleGame<'_> {
         idx: u64,
         f: &mut impl FnMut(Successor),
     ) -> Option<(Dtm, u32)> {
-        let mut counted = 0;
-        let terminal = self.resets(side, idx, f, |_, _, _, to| counted += to.count())?;
-        Some((terminal, counted))
+        self.resets(side, idx, f, |_, _, _, _| {})
     }
 
     /// The moves that end the count: the quiet moves stay inside the part.
