@@ -404,28 +404,8 @@ impl<'a> ChessGame<'a> {
         Dtm::without_moves(at.pos.is_check())
     }
 
-    pub(super) fn encode(&self, pos: &Position) -> u64 {
-        // Every position reached by a legal move keeps its kings apart, so it has an index.
-        self.index.encode(pos).unwrap_or(0)
-    }
-}
-
-impl RetroGame for ChessGame<'_> {
-    fn size(&self) -> u64 {
-        self.index.size()
-    }
-
-    fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
-        Some(self.successors_of(&self.placed(side, idx)?, f))
-    }
-
-    fn successors_counted(
-        &self,
-        side: usize,
-        idx: u64,
-        f: &mut impl FnMut(Successor),
-    ) -> Option<(Dtm, u32)> {
-        let at = self.placed(side, idx)?;
+    /// `RetroGame::successors_counted` of a placed position.
+    fn counted_of(&self, at: Placed, f: &mut impl FnMut(Successor)) -> Option<(Dtm, u32)> {
         let mut list = MoveList::new();
         // Without index arithmetic the counted moves' positions could coincide with others.
         let counted = match at.steps {
@@ -447,6 +427,49 @@ impl RetroGame for ChessGame<'_> {
         Some((terminal, 0))
     }
 
+    pub(super) fn encode(&self, pos: &Position) -> u64 {
+        // Every position reached by a legal move keeps its kings apart, so it has an index.
+        self.index.encode(pos).unwrap_or(0)
+    }
+}
+
+impl RetroGame for ChessGame<'_> {
+    fn size(&self) -> u64 {
+        self.index.size()
+    }
+
+    fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
+        Some(self.successors_of(&self.placed(side, idx)?, f))
+    }
+
+    fn successors_counted(
+        &self,
+        side: usize,
+        idx: u64,
+        f: &mut impl FnMut(Successor),
+    ) -> Option<(Dtm, u32)> {
+        self.counted_of(self.placed(side, idx)?, f)
+    }
+
+    /// Decodes `idx` once: the pieces stand alike for both sides to move.
+    fn successors_counted_both(
+        &self,
+        idx: u64,
+        f: &mut impl FnMut(usize, Successor),
+    ) -> [Option<(Dtm, u32)>; 2] {
+        let pieces = self
+            .index
+            .decode(idx, Color::White)
+            .filter(|pos| self.index.is_canonical(idx, pos));
+        [0, 1].map(|side| {
+            let mut pos = pieces?;
+            pos.set_turn(Color::from_index(side));
+            if pos.opponent_in_check() {
+                return None;
+            }
+            self.counted_of(self.place(idx, pos)?, &mut |s| f(side, s))
+        })
+    }
     fn fixed_successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) {
         let Some(at) = self.placed_legal(side, idx) else {
             return;
@@ -596,6 +619,15 @@ mod tests {
                     );
                     counted_in_all += counted;
                 }
+            }
+            // Both sides at once: what each side alone gives, in the same order.
+            for idx in (0..game.size()).step_by(sample) {
+                let mut each = [Vec::new(), Vec::new()];
+                let alone = [0, 1]
+                    .map(|side| game.successors_counted(side, idx, &mut |s| each[side].push(s)));
+                let mut both = [Vec::new(), Vec::new()];
+                let found = game.successors_counted_both(idx, &mut |side, s| both[side].push(s));
+                assert_eq!((alone, &each), (found, &both), "{sig} {idx}");
             }
             assert!(counted_in_all > 0 || sig == "KPvKP", "{sig}");
         }

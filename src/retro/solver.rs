@@ -93,6 +93,17 @@ pub trait RetroGame: Sync {
         self.successors(side, idx, f).map(|t| (t, 0))
     }
 
+    /// `successors_counted` of `idx` with each side to move, the moves to `f` with their
+    /// side: a game that finds a position's pieces once for both sides overrides it (the
+    /// setup visits every index of both sides).
+    fn successors_counted_both(
+        &self,
+        idx: u64,
+        f: &mut impl FnMut(usize, Successor),
+    ) -> [Option<(Dtm, u32)>; 2] {
+        [0, 1].map(|side| self.successors_counted(side, idx, &mut |s| f(side, s)))
+    }
+
     /// Calls `f` for the moves of `idx` (a legal position) that `successors` reports as
     /// `Fixed`, and at least for those of its `Table` and `Either` moves that lead into an
     /// earlier part (`parts`): what the solver needs to find a position's best fixed move
@@ -254,7 +265,7 @@ impl Classes {
     }
 }
 
-/// What the setup learns of a position's moves (`State::scan`).
+/// What the setup learns of a position's moves (`State::init`).
 #[derive(Default)]
 struct Scan {
     /// The best fixed move, moves into earlier parts included.
@@ -638,14 +649,12 @@ impl<'g, G: RetroGame> State<'g, G> {
     fn run(&self, max_plies: u32, observer: &dyn Observer, label: String) {
         let (start, n) = (self.part.start as usize, self.at(self.part.end));
         observer.pass(&format!("{label}setting up"), 2 * n as u64);
-        for side in 0..2 {
-            (0..n).into_par_iter().step_by(CHUNK).for_each(|first| {
-                for i in first..(first + CHUNK).min(n) {
-                    self.init(side, (start + i) as u64);
-                }
-                observer.advance((CHUNK.min(n - first)) as u64);
-            });
-        }
+        (0..n).into_par_iter().step_by(CHUNK).for_each(|first| {
+            for i in first..(first + CHUNK).min(n) {
+                self.init((start + i) as u64);
+            }
+            observer.advance(2 * (CHUNK.min(n - first)) as u64);
+        });
         let mut idle = 0;
         for level in 1..=max_plies.min(Dtm::MAX_PLIES) {
             self.found.store(false, Relaxed);
@@ -788,22 +797,7 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
     }
 
-    /// Sums up the moves of `idx` (None: not a legal position). With `schedule`, a move
-    /// whose extra option wins for the opponent is set to lose at its level (the setup
-    /// does it, once).
-    fn scan(&self, side: usize, idx: u64, schedule: bool) -> Option<Scan> {
-        let mut sum = Scan::default();
-        let mut any = false;
-        let (terminal, counted) = self.game.successors_counted(side, idx, &mut |s| {
-            any = true;
-            self.add_move(&mut sum, side, idx, s, schedule);
-        })?;
-        sum.inside += counted;
-        sum.no_moves = (!any && counted == 0).then_some(terminal);
-        Some(sum)
-    }
-
-    /// `scan`'s best fixed move and best exit of `idx`, a legal position, found from the
+    /// The best fixed move and best exit of `idx`, a legal position, found from the
     /// moves that may be fixed only (`RetroGame::fixed_successors`).
     fn scan_fixed(&self, side: usize, idx: u64) -> Scan {
         let mut sum = Scan::default();
@@ -813,7 +807,7 @@ impl<'g, G: RetroGame> State<'g, G> {
         sum
     }
 
-    /// Adds move `s` of `idx` to `sum` (see `scan`).
+    /// Adds move `s` of `idx` to `sum` (with `schedule`, see `init`).
     #[inline]
     fn add_move(&self, sum: &mut Scan, side: usize, idx: u64, s: Successor, schedule: bool) {
         let earlier = |j: u64| {
@@ -851,9 +845,30 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
     }
 
-    fn init(&self, side: usize, idx: u64) {
+    /// Sets up `idx` for both sides to move: its moves summed up, and its value where they
+    /// decide it. A move whose extra option wins for the opponent is set to lose at its
+    /// level here, once.
+    fn init(&self, idx: u64) {
+        let mut sums = [Scan::default(), Scan::default()];
+        let mut any = [false; 2];
+        let found = self.game.successors_counted_both(idx, &mut |side, s| {
+            any[side] = true;
+            self.add_move(&mut sums[side], side, idx, s, true);
+        });
+        for (side, (found, mut sum)) in found.into_iter().zip(sums).enumerate() {
+            let scan = found.map(|(terminal, counted)| {
+                sum.inside += counted;
+                sum.no_moves = (!any[side] && counted == 0).then_some(terminal);
+                sum
+            });
+            self.init_side(side, idx, scan);
+        }
+    }
+
+    /// Sets up `idx` with `side` to move from the sum of its moves (None: not a legal
+    /// position).
+    fn init_side(&self, side: usize, idx: u64, scan: Option<Scan>) {
         let at = self.at(idx);
-        let scan = self.scan(side, idx, true);
         let best_exit = scan.as_ref().and_then(|s| s.best_exit);
         match &scan {
             None => self.illegal[side].set(at),
