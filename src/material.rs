@@ -131,15 +131,26 @@ impl Material {
     /// Where the captures and promotions of `mover` lead: each canonical material (bare
     /// kings excluded) with the side to move there in its canonical orientation.
     pub fn conversions(&self, mover: Color) -> Vec<(Material, Color)> {
-        let mut out = Vec::new();
-        let mut add = |m: Material| {
-            let entry = if m.is_canonical() {
+        self.conversions_promoting(mover)
+            .into_iter()
+            .map(|(m, side, _)| (m, side))
+            .collect()
+    }
+
+    /// `conversions`, each with the role a promotion puts on the board there (None for a
+    /// capture alone). No material is reached both ways: a capture takes a piece off the
+    /// board, a promotion alone does not, and a capture that promotes changes a pawn too
+    /// (a colour flip, which could make two materials alike, also changes the side).
+    pub fn conversions_promoting(&self, mover: Color) -> Vec<(Material, Color, Option<Role>)> {
+        let mut out: Vec<(Material, Color, Option<Role>)> = Vec::new();
+        let mut add = |m: Material, promoted: Option<Role>| {
+            let (m, side) = if m.is_canonical() {
                 (m, !mover)
             } else {
                 (m.flipped(), mover)
             };
-            if !m.is_bare_kings() && !out.contains(&entry) {
-                out.push(entry);
+            if !m.is_bare_kings() && !out.iter().any(|e| (e.0, e.1) == (m, side)) {
+                out.push((m, side, promoted));
             }
         };
         let victim = !mover;
@@ -153,14 +164,14 @@ impl Material {
             let mut base = *self;
             if let Some(r) = cap {
                 base.counts[victim.index()][r.index()] -= 1;
-                add(base);
+                add(base, None);
             }
             if self.count(mover, Role::Pawn) > 0 && cap != Some(Role::Pawn) {
                 for p in Role::PROMOTIONS {
                     let mut m = base;
                     m.counts[mover.index()][Role::Pawn.index()] -= 1;
                     m.counts[mover.index()][p.index()] += 1;
-                    add(m);
+                    add(m, Some(p));
                 }
             }
         }

@@ -9,7 +9,7 @@
 
 use super::en_passant::with_en_passant;
 use super::tablebase::Tablebase;
-use crate::chess::{Color, MoveKind, MoveList, Position};
+use crate::chess::{Bitboard, Color, MoveKind, MoveList, Position, Role};
 use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
 use crate::retro::{bit, ChessGame, SubTables};
@@ -57,6 +57,93 @@ fn closure(wanted: &[Side], stored: impl Fn(&Material) -> Color) -> Vec<Side> {
 /// A side of a table: canonical material and side to move.
 type Side = (Material, Color);
 
+/// The squares a promotion may put a piece on, in every orientation of the board.
+const EDGES: Bitboard = Bitboard(0xff81_8181_8181_81ff);
+
+/// Which positions of a side are decoded: those a build can read. A side reached only by
+/// promotions is read only where the promoting side has a piece of a promoted role on the
+/// last rank, an edge of the board in the canonical orientation; the moves of the other
+/// side keep that piece where it stands, so the side a search of it reads needs no more.
+/// KRPvKR reads fewer than half of KQRvKR's positions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Reach {
+    /// Every position.
+    All,
+    /// The positions where `color` has a piece of one of `roles` (bits by `Role::index`)
+    /// on an edge square.
+    Promoted { color: Color, roles: u8 },
+}
+
+impl Reach {
+    /// Both sets of positions.
+    fn union(self, other: Reach) -> Reach {
+        match (self, other) {
+            (Reach::Promoted { color, roles }, Reach::Promoted { color: c, roles: r })
+                if color == c =>
+            {
+                Reach::Promoted {
+                    color,
+                    roles: roles | r,
+                }
+            }
+            _ => Reach::All,
+        }
+    }
+
+    /// True when `pos` (in its table's canonical colours) is decoded.
+    #[inline]
+    fn holds(self, pos: &Position) -> bool {
+        match self {
+            Reach::All => true,
+            Reach::Promoted { color, roles } => Role::PROMOTIONS.iter().any(|r| {
+                roles & (1 << r.index()) != 0 && !(pos.pieces(color, *r) & EDGES).is_empty()
+            }),
+        }
+    }
+}
+
+/// The conversions of `side`, each with the positions of it they can reach.
+fn reached_by(side: Side) -> impl Iterator<Item = (Side, Reach)> {
+    side.0
+        .conversions_promoting(side.1)
+        .into_iter()
+        .map(|(m, to_move, promoted)| {
+            let reach = promoted.map_or(Reach::All, |r| Reach::Promoted {
+                // The side that promoted has just moved.
+                color: !to_move,
+                roles: 1 << r.index(),
+            });
+            ((m, to_move), reach)
+        })
+}
+
+/// The positions of each side of `closure(wanted)` that are read, `wanted` reaching those
+/// given: a side's conversions reach what `reached_by` says, a searched side's stored side
+/// what it reaches itself.
+fn reaches(wanted: &[(Side, Reach)], stored: impl Fn(&Material) -> Color) -> Vec<(Side, Reach)> {
+    let mut all: Vec<(Side, Reach)> = Vec::new();
+    let mut stack = wanted.to_vec();
+    while let Some((x, reach)) = stack.pop() {
+        let now = match all.iter_mut().find(|e| e.0 == x) {
+            Some(e) if e.1.union(reach) == e.1 => continue,
+            Some(e) => {
+                e.1 = e.1.union(reach);
+                e.1
+            }
+            None => {
+                all.push((x, reach));
+                reach
+            }
+        };
+        stack.extend(reached_by(x));
+        let s = stored(&x.0);
+        if s != x.1 {
+            stack.push(((x.0, s), now));
+        }
+    }
+    all
+}
+
 /// Bytes per index the decoder holds while it decodes a stored side (the WDL codes, the
 /// DTM moves, the values in pieces and gathered) and while it searches the other side.
 const DECODE_BYTES: u64 = 6;
@@ -77,6 +164,8 @@ struct Step {
     size: u64,
     /// Found by a one-ply search rather than decoded from the file.
     searched: bool,
+    /// The positions decoded.
+    reach: Reach,
     /// The earlier steps whose sides may be freed once this one is done.
     free: Vec<usize>,
 }
@@ -87,7 +176,10 @@ impl Schedule {
     /// `wanted` and `keep`. Of a table not yet built (for estimates), the stored side is
     /// unknown: where one side is asked for, the other is taken as stored, the costlier
     /// case.
-    fn new(tb: &Tablebase, wanted: &[Side], keep: &[Side]) -> Schedule {
+    fn new(tb: &Tablebase, wanted: &[(Side, Reach)], keep: &[Side]) -> Schedule {
+        let reach_wanted = wanted;
+        let wanted: Vec<Side> = wanted.iter().map(|w| w.0).collect();
+        let wanted = &wanted[..];
         let known = |m: &Material| tb.table(m).map(|t| Color::from_index(t.dtm_side()));
         let asked = closure(wanted, |m| known(m).unwrap_or(Color::White));
         let stored = |m: &Material| {
@@ -117,6 +209,7 @@ impl Schedule {
             .iter()
             .map(|x| deps.iter().filter(|d| d.contains(x)).count())
             .collect();
+        let reach = reaches(reach_wanted, stored);
         let mut steps = Vec::with_capacity(order.len());
         for (i, &side) in order.iter().enumerate() {
             let mut free = Vec::new();
@@ -131,6 +224,10 @@ impl Schedule {
                 side,
                 size: TableIndex::new(side.0).size(),
                 searched: side.1 != stored(&side.0),
+                reach: reach
+                    .iter()
+                    .find(|e| e.0 == side)
+                    .map_or(Reach::All, |e| e.1),
                 free,
             });
         }
@@ -162,9 +259,9 @@ impl Schedule {
 /// The schedule that decodes what building `material` needs: the sides its conversions
 /// reach, and what those need in turn.
 pub fn schedule_for_building(tb: &Tablebase, material: Material) -> Schedule {
-    let wanted: Vec<Side> = Color::ALL
+    let wanted: Vec<(Side, Reach)> = Color::ALL
         .into_iter()
-        .flat_map(|c| material.conversions(c))
+        .flat_map(|c| reached_by((material, c)))
         .collect();
     Schedule::new(tb, &wanted, &[])
 }
@@ -173,12 +270,15 @@ impl<'a> LoadedTables<'a> {
     /// Decodes both sides of the tables of `materials` (canonical) that `tb` has open,
     /// and keeps what a one-ply search over them reads (`one_ply`, as `verify` runs it).
     pub fn load(tb: &'a Tablebase, materials: &[Material]) -> Result<LoadedTables<'a>, String> {
-        let wanted: Vec<Side> = materials
+        let wanted: Vec<(Side, Reach)> = materials
             .iter()
             .filter(|m| tb.table(m).is_some())
-            .flat_map(|&m| Color::ALL.map(|c| (m, c)))
+            .flat_map(|&m| Color::ALL.map(|c| ((m, c), Reach::All)))
             .collect();
-        let keep: Vec<Side> = wanted.iter().flat_map(|x| x.0.conversions(x.1)).collect();
+        let keep: Vec<Side> = wanted
+            .iter()
+            .flat_map(|x| x.0 .0.conversions(x.0 .1))
+            .collect();
         LoadedTables::run(tb, &Schedule::new(tb, &wanted, &keep))
     }
 
@@ -206,9 +306,9 @@ impl<'a> LoadedTables<'a> {
                 at
             });
             let decoded = if step.searched {
-                loaded.search_other(table)?
+                loaded.search_other(table, step.reach)?
             } else {
-                loaded.decode_stored(table)?
+                loaded.decode_stored(table, step.reach)?
             };
             loaded.tables[at].1[side.index()] = Some(decoded);
             for &j in &step.free {
@@ -230,11 +330,12 @@ impl<'a> LoadedTables<'a> {
     /// with the cursed ones and the long distances: draws as the WDL layer says, the others
     /// by `value` (given the index, the position, its class under the 50-move rule and its
     /// best conversions, looked at when the WDL code asks or `all_conversions`); illegal
-    /// indices hold 0.
+    /// indices, and those outside `reach`, hold 0.
     fn by_position(
         &self,
         table: &TableFile,
         side: usize,
+        reach: Reach,
         all_conversions: bool,
         value: impl Fn(u64, &Position, Wdl5, Option<(Dtm, Wdl5)>) -> Result<Dtm, String> + Sync,
     ) -> Result<Decoded, String> {
@@ -253,6 +354,7 @@ impl<'a> LoadedTables<'a> {
                     let code = codes[idx as usize];
                     let v = match (code, index.legal(idx, turn)) {
                         (DRAW, _) | (_, None) => Dtm::Draw,
+                        (_, Some(pos)) if !reach.holds(&pos) => Dtm::Draw,
                         (_, Some(pos)) => {
                             let conv = if all_conversions || code >= OR_CONVERSION {
                                 self.conversions(&pos)?
@@ -292,6 +394,7 @@ impl<'a> LoadedTables<'a> {
             values,
             cursed,
             long,
+            reach,
         })
     }
 
@@ -311,9 +414,10 @@ impl<'a> LoadedTables<'a> {
 
     /// The distances of the stored side of `table`: the stored number or the conversions,
     /// whichever is better.
-    fn decode_stored(&self, table: &TableFile) -> Result<Decoded, String> {
+    fn decode_stored(&self, table: &TableFile, reach: Reach) -> Result<Decoded, String> {
         let moves = table.decode_dtm()?;
-        self.by_position(table, table.dtm_side(), true, |idx, _, class, conv| {
+        let side = table.dtm_side();
+        self.by_position(table, side, reach, true, |idx, _, class, conv| {
             let wdl = class.wdl();
             Ok(match (wdl, dtm_value(wdl, moves[idx as usize]), conv) {
                 (Wdl::Draw, _, _) => Dtm::Draw,
@@ -327,9 +431,10 @@ impl<'a> LoadedTables<'a> {
 
     /// The distances of the side `table` does not store, by a one-ply search where the WDL
     /// layer does not already say draw.
-    fn search_other(&self, table: &TableFile) -> Result<Decoded, String> {
+    fn search_other(&self, table: &TableFile, reach: Reach) -> Result<Decoded, String> {
         let stored = table.dtm_side();
-        let own = self.decoded(&table.material(), stored).ok_or_else(|| {
+        // It is read only where this side's positions reach (`Reach`).
+        let own = self.side_of(&table.material(), stored).ok_or_else(|| {
             format!(
                 "{}: stored side not decoded before the other (internal error)",
                 table.path().display()
@@ -337,7 +442,7 @@ impl<'a> LoadedTables<'a> {
         })?;
         let game = ChessGame::new(table.index().clone(), self);
         let side = 1 - stored;
-        let decoded = self.by_position(table, side, false, |idx, pos, _, _| {
+        let decoded = self.by_position(table, side, reach, false, |idx, pos, _, _| {
             Ok(game
                 .one_ply(idx, pos, |j| own.value(j))
                 .unwrap_or(Dtm::Draw))
@@ -375,8 +480,14 @@ impl<'a> LoadedTables<'a> {
     }
 
     /// The side of a loaded table with `side` to move, where decoded.
-    fn decoded(&self, material: &Material, side: usize) -> Option<&Decoded> {
+    fn side_of(&self, material: &Material, side: usize) -> Option<&Decoded> {
         self.tables[self.at(material)?].1[side].as_ref()
+    }
+
+    /// The side of a loaded table with `side` to move, where decoded whole.
+    fn decoded(&self, material: &Material, side: usize) -> Option<&Decoded> {
+        self.side_of(material, side)
+            .filter(|d| d.reach == Reach::All)
     }
 
     /// The encoded values (`Dtm::encode`) of a loaded table with `side` to move, where
@@ -406,6 +517,8 @@ struct Decoded {
     cursed: Vec<u64>,
     /// The distances whose byte is `Dtm::LONG`.
     long: LongDistances,
+    /// The positions decoded: the others hold 0.
+    reach: Reach,
 }
 
 impl Decoded {
@@ -433,6 +546,13 @@ impl LoadedTables<'_> {
         };
         let p = if flip { pos.color_flipped() } else { *pos };
         let side = p.turn().index();
+        let decoded = self.tables[at].1[side].as_ref();
+        if decoded.is_some_and(|d| !d.reach.holds(&p)) {
+            return Err(format!(
+                "{pos}: not among the positions of {} decoded (internal error)",
+                table.path().display()
+            ));
+        }
         let idx = table
             .index()
             .encode(&p)
@@ -515,6 +635,51 @@ mod tests {
             let (peak, end) = schedule.bytes();
             assert!(peak >= end, "{sig}: {peak} < {end}");
         }
+    }
+
+    #[test]
+    fn sides_reached_only_by_promotions_are_decoded_where_the_promoted_piece_stands() {
+        let tb = Tablebase::new();
+        let m: Material = "KRPvKR".parse().unwrap();
+        let schedule = schedule_for_building(&tb, m);
+        let reach = |sig: &str, side: Color| {
+            let m: Material = sig.parse().unwrap();
+            let step = schedule.steps.iter().find(|s| s.side == (m, side));
+            step.map(|s| s.reach)
+        };
+        let queen = Reach::Promoted {
+            color: Color::White,
+            roles: 1 << Role::Queen.index(),
+        };
+        // White promotes: black moves next, and the search of that side reads the other.
+        assert_eq!(reach("KQRvKR", Color::Black), Some(queen));
+        assert_eq!(reach("KQRvKR", Color::White), Some(queen));
+        // Captures reach anything.
+        assert_eq!(reach("KRvKR", Color::White), Some(Reach::All));
+        let on = |fen: &str| queen.holds(&fen.parse::<Position>().unwrap());
+        assert!(on("4k2r/8/8/8/8/8/8/Q1R1K3 b - - 0 1"));
+        assert!(on("4k2r/8/8/7Q/8/8/8/2R1K3 b - - 0 1"));
+        assert!(!on("4k2r/8/8/6Q1/8/8/8/2R1K3 b - - 0 1"));
+        // A black queen on the edge is not white's.
+        assert!(!on("q3k3/8/8/8/8/8/8/2R1K3 b - - 0 1"));
+        // A side reached both ways is decoded whole; promotions of both colours too.
+        let black_queen = Reach::Promoted {
+            color: Color::Black,
+            roles: 1 << Role::Queen.index(),
+        };
+        let rook = Reach::Promoted {
+            color: Color::White,
+            roles: 1 << Role::Rook.index(),
+        };
+        assert_eq!(queen.union(Reach::All), Reach::All);
+        assert_eq!(queen.union(black_queen), Reach::All);
+        assert_eq!(
+            queen.union(rook),
+            Reach::Promoted {
+                color: Color::White,
+                roles: (1 << Role::Queen.index()) | (1 << Role::Rook.index()),
+            }
+        );
     }
 
     #[test]
