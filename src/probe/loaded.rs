@@ -5,7 +5,8 @@
 //! A table's file stores distances for one side to move. Decoding it gives that side's
 //! distances (the stored numbers, or the conversions where they are better); the other
 //! side's come from a one-ply search over them and the sub-tables. Only the sides that are
-//! asked for, and what they need, are decoded.
+//! asked for, and what they need, are decoded; of a side only promotions reach, only the
+//! positions they reach (`Reach`).
 
 use super::en_passant::with_en_passant;
 use super::tablebase::Tablebase;
@@ -175,13 +176,12 @@ impl Schedule {
     /// smaller tables first and each table's stored side before the other, and keeps
     /// `wanted` and `keep`. Of a table not yet built (for estimates), the stored side is
     /// unknown: where one side is asked for, the other is taken as stored, the costlier
-    /// case.
+    /// case. Each side is decoded where it is read (`reaches`, from the positions of
+    /// `wanted` asked for).
     fn new(tb: &Tablebase, wanted: &[(Side, Reach)], keep: &[Side]) -> Schedule {
-        let reach_wanted = wanted;
-        let wanted: Vec<Side> = wanted.iter().map(|w| w.0).collect();
-        let wanted = &wanted[..];
+        let sides: Vec<Side> = wanted.iter().map(|w| w.0).collect();
         let known = |m: &Material| tb.table(m).map(|t| Color::from_index(t.dtm_side()));
-        let asked = closure(wanted, |m| known(m).unwrap_or(Color::White));
+        let asked = closure(&sides, |m| known(m).unwrap_or(Color::White));
         let stored = |m: &Material| {
             known(m).unwrap_or_else(|| {
                 let only_white = !asked.contains(&(*m, Color::Black));
@@ -192,7 +192,7 @@ impl Schedule {
                 }
             })
         };
-        let all = closure(wanted, stored);
+        let all = closure(&sides, stored);
         let mut materials: Vec<Material> = all.iter().map(|x| x.0).collect();
         sort_for_generation(&mut materials);
         materials.dedup();
@@ -209,14 +209,14 @@ impl Schedule {
             .iter()
             .map(|x| deps.iter().filter(|d| d.contains(x)).count())
             .collect();
-        let reach = reaches(reach_wanted, stored);
+        let reach = reaches(wanted, stored);
         let mut steps = Vec::with_capacity(order.len());
         for (i, &side) in order.iter().enumerate() {
             let mut free = Vec::new();
             for d in &deps[i] {
                 let j = order.iter().position(|y| y == d).expect("needs are closed");
                 users[j] -= 1;
-                if users[j] == 0 && !wanted.contains(d) && !keep.contains(d) {
+                if users[j] == 0 && !sides.contains(d) && !keep.contains(d) {
                     free.push(j);
                 }
             }
