@@ -573,7 +573,14 @@ impl TableIndex {
     #[inline]
     pub fn legal(&self, idx: u64, turn: Color) -> Option<Position> {
         let pos = self.decode(idx, turn)?;
-        (!pos.opponent_in_check() && self.is_canonical(idx, &pos)).then_some(pos)
+        self.is_legal(idx, &pos).then_some(pos)
+    }
+
+    /// True when `pos`, which index `idx` decodes to, is a legal position of the index:
+    /// the side not to move is not in check, and `idx` is its class's index.
+    #[inline]
+    pub fn is_legal(&self, idx: u64, pos: &Position) -> bool {
+        !pos.opponent_in_check() && self.is_canonical(idx, pos)
     }
 
     /// True when `idx` (decoding to `pos`) is the index `encode` gives its class; the other

@@ -352,10 +352,15 @@ impl<'a> LoadedTables<'a> {
                 let mut long = Vec::new();
                 for idx in range {
                     let code = codes[idx as usize];
-                    let v = match (code, index.legal(idx, turn)) {
-                        (DRAW, _) | (_, None) => Dtm::Draw,
-                        (_, Some(pos)) if !reach.holds(&pos) => Dtm::Draw,
-                        (_, Some(pos)) => {
+                    // A draw is known without the position, and a position out of reach
+                    // is not tested for legality.
+                    let read = (code != DRAW)
+                        .then(|| index.decode(idx, turn))
+                        .flatten()
+                        .filter(|pos| reach.holds(pos) && index.is_legal(idx, pos));
+                    let v = match read {
+                        None => Dtm::Draw,
+                        Some(pos) => {
                             let conv = if all_conversions || code >= OR_CONVERSION {
                                 self.conversions(&pos)?
                             } else {

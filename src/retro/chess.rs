@@ -457,14 +457,11 @@ impl RetroGame for ChessGame<'_> {
         idx: u64,
         f: &mut impl FnMut(usize, Successor),
     ) -> [Option<(Dtm, u32)>; 2] {
-        let pieces = self
-            .index
-            .decode(idx, Color::White)
-            .filter(|pos| self.index.is_canonical(idx, pos));
+        let pieces = self.index.decode(idx, Color::White);
         [0, 1].map(|side| {
             let mut pos = pieces?;
             pos.set_turn(Color::from_index(side));
-            if pos.opponent_in_check() {
+            if !self.index.is_legal(idx, &pos) {
                 return None;
             }
             self.counted_of(self.place(idx, pos)?, &mut |s| f(side, s))
