@@ -164,19 +164,6 @@ impl<'a> ChessGame<'a> {
         self.place(idx, self.position(side, idx)?)
     }
 
-    /// `placed` for both sides to move, from one decoding: the pieces stand alike.
-    pub(super) fn placed_both(&self, idx: u64) -> [Option<Placed>; 2] {
-        let pieces = self.index.decode(idx, Color::White);
-        [Color::White, Color::Black].map(|turn| {
-            let mut pos = pieces?;
-            pos.set_turn(turn);
-            self.index
-                .is_legal(idx, &pos)
-                .then(|| self.place(idx, pos))
-                .flatten()
-        })
-    }
-
     /// The position of `idx`, which the caller knows to be legal (the solver takes back
     /// moves only into positions it found values for), with its index: the legality
     /// tests of `placed` are skipped.
@@ -470,10 +457,16 @@ impl RetroGame for ChessGame<'_> {
         idx: u64,
         f: &mut impl FnMut(usize, Successor),
     ) -> [Option<(Dtm, u32)>; 2] {
-        let [white, black] = self.placed_both(idx);
-        [(0, white), (1, black)].map(|(side, at)| self.counted_of(at?, &mut |s| f(side, s)))
+        let pieces = self.index.decode(idx, Color::White);
+        [0, 1].map(|side| {
+            let mut pos = pieces?;
+            pos.set_turn(Color::from_index(side));
+            if !self.index.is_legal(idx, &pos) {
+                return None;
+            }
+            self.counted_of(self.place(idx, pos)?, &mut |s| f(side, s))
+        })
     }
-
     fn fixed_successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) {
         let Some(at) = self.placed_legal(side, idx) else {
             return;

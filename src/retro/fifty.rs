@@ -230,7 +230,7 @@ impl<'a> RuleGame<'a> {
         side: usize,
         idx: u64,
         f: &mut impl FnMut(Successor),
-        quiet: impl FnMut(&Placed, Role, Square, Bitboard),
+        mut quiet: impl FnMut(&Placed, Role, Square, Bitboard),
     ) -> Option<(Dtm, u32)> {
         if self.outcomes.wdl(side, idx) == Wdl::Draw {
             // Drawn without the rule, drawn with it: an end of the game, whose moves are
@@ -238,18 +238,7 @@ impl<'a> RuleGame<'a> {
             // hold a draw and which no move reaches).
             return Some((Dtm::Draw, 0));
         }
-        self.resets_at(side, self.game.placed(side, idx)?, f, quiet)
-    }
-
-    /// `resets` of a position not drawn without the rule, placed.
-    fn resets_at(
-        &self,
-        side: usize,
-        at: Placed,
-        f: &mut impl FnMut(Successor),
-        mut quiet: impl FnMut(&Placed, Role, Square, Bitboard),
-    ) -> Option<(Dtm, u32)> {
-        let idx = at.idx;
+        let at = self.game.placed(side, idx)?;
         let pos = &at.pos;
         let mut list = MoveList::new();
         let mut quiet_moves = 0;
@@ -362,21 +351,6 @@ impl RetroGame for RuleGame<'_> {
         f: &mut impl FnMut(Successor),
     ) -> Option<(Dtm, u32)> {
         self.resets(side, idx, f, |_, _, _, _| {})
-    }
-
-    /// Where neither side is drawn without the rule, the position is decoded once.
-    fn successors_counted_both(
-        &self,
-        idx: u64,
-        f: &mut impl FnMut(usize, Successor),
-    ) -> [Option<(Dtm, u32)>; 2] {
-        let drawn = |side: usize| self.outcomes.wdl(side, idx) == Wdl::Draw;
-        if drawn(0) || drawn(1) {
-            return [0, 1].map(|side| self.successors_counted(side, idx, &mut |s| f(side, s)));
-        }
-        let [white, black] = self.game.placed_both(idx);
-        [(0, white), (1, black)]
-            .map(|(side, at)| self.resets_at(side, at?, &mut |s| f(side, s), |_, _, _, _| {}))
     }
 
     /// The moves that end the count: the quiet moves stay inside the part.
