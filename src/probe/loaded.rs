@@ -124,6 +124,7 @@ fn reached_by(side: Side) -> impl Iterator<Item = (Side, Reach)> {
 fn reaches(wanted: &[(Side, Reach)], stored: impl Fn(&Material) -> Color) -> Vec<(Side, Reach)> {
     let mut all: Vec<(Side, Reach)> = Vec::new();
     let mut stack = wanted.to_vec();
+    // The walk of `closure`, each side with what reaches it.
     while let Some((x, reach)) = stack.pop() {
         let now = match all.iter_mut().find(|e| e.0 == x) {
             Some(e) if e.1.union(reach) == e.1 => continue,
@@ -192,7 +193,9 @@ impl Schedule {
                 }
             })
         };
-        let all = closure(&sides, stored);
+        // The sides to decode, each with the positions read of it.
+        let reach = reaches(wanted, stored);
+        let all: Vec<Side> = reach.iter().map(|e| e.0).collect();
         let mut materials: Vec<Material> = all.iter().map(|x| x.0).collect();
         sort_for_generation(&mut materials);
         materials.dedup();
@@ -209,7 +212,6 @@ impl Schedule {
             .iter()
             .map(|x| deps.iter().filter(|d| d.contains(x)).count())
             .collect();
-        let reach = reaches(wanted, stored);
         let mut steps = Vec::with_capacity(order.len());
         for (i, &side) in order.iter().enumerate() {
             let mut free = Vec::new();
@@ -421,17 +423,22 @@ impl<'a> LoadedTables<'a> {
     /// whichever is better.
     fn decode_stored(&self, table: &TableFile, reach: Reach) -> Result<Decoded, String> {
         let moves = table.decode_dtm()?;
-        let side = table.dtm_side();
-        self.by_position(table, side, reach, true, |idx, _, class, conv| {
-            let wdl = class.wdl();
-            Ok(match (wdl, dtm_value(wdl, moves[idx as usize]), conv) {
-                (Wdl::Draw, _, _) => Dtm::Draw,
-                (_, Some(s), Some((c, _))) => s.max(c),
-                (_, Some(s), None) => s,
-                (_, None, Some((c, _))) => c,
-                (_, None, None) => Dtm::Draw,
-            })
-        })
+        self.by_position(
+            table,
+            table.dtm_side(),
+            reach,
+            true,
+            |idx, _, class, conv| {
+                let wdl = class.wdl();
+                Ok(match (wdl, dtm_value(wdl, moves[idx as usize]), conv) {
+                    (Wdl::Draw, _, _) => Dtm::Draw,
+                    (_, Some(s), Some((c, _))) => s.max(c),
+                    (_, Some(s), None) => s,
+                    (_, None, Some((c, _))) => c,
+                    (_, None, None) => Dtm::Draw,
+                })
+            },
+        )
     }
 
     /// The distances of the side `table` does not store, by a one-ply search where the WDL
@@ -551,8 +558,13 @@ impl LoadedTables<'_> {
         };
         let p = if flip { pos.color_flipped() } else { *pos };
         let side = p.turn().index();
-        let decoded = self.tables[at].1[side].as_ref();
-        if decoded.is_some_and(|d| !d.reach.holds(&p)) {
+        let d = self.tables[at].1[side].as_ref().ok_or_else(|| {
+            format!(
+                "{}: side {side} not decoded (internal error)",
+                table.path().display()
+            )
+        })?;
+        if !d.reach.holds(&p) {
             return Err(format!(
                 "{pos}: not among the positions of {} decoded (internal error)",
                 table.path().display()
@@ -562,13 +574,7 @@ impl LoadedTables<'_> {
             .index()
             .encode(&p)
             .ok_or_else(|| format!("{pos}: kings are adjacent"))?;
-        match &self.tables[at].1[side] {
-            Some(d) => Ok(Some((d, idx))),
-            None => Err(format!(
-                "{}: side {side} not decoded (internal error)",
-                table.path().display()
-            )),
-        }
+        Ok(Some((d, idx)))
     }
 }
 

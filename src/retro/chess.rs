@@ -467,6 +467,7 @@ impl RetroGame for ChessGame<'_> {
             self.counted_of(self.place(idx, pos)?, &mut |s| f(side, s))
         })
     }
+
     fn fixed_successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) {
         let Some(at) = self.placed_legal(side, idx) else {
             return;
