@@ -17,7 +17,11 @@
 //!   counter), 6 bits (the solver's four, and the class of the best exit apart from pawn
 //!   moves into earlier parts) and marks, 5.625p; and 1n not yet accounted for (KNNvKP peaks
 //!   0.79n and KRPvKR 0.54n above the rest of the model, as they did before the exits became
-//!   marks): 3.75n + 5.625p;
+//!   marks): 3.75n + 5.625p. The solution's pages are touched part by part, and each part is
+//!   classed under the 50-move rule as soon as it is solved (its second solve, by checks,
+//!   smaller than the first), so the model takes, part by part, 3.75 bytes per index solved
+//!   up to it, its own state, and the sub-tables still read: promotion tables go once no part
+//!   left promotes (`LoadedTables::release_unread`);
 //! - the writer: the solution (values 2n, and five bitmaps: illegal, two exit marks, two
 //!   50-move classes, 1.25n) and one stream in the layout's order, a byte per number of the
 //!   layout (holes included: 1.39n numbers without pawns, 1.13n with; two bytes for a DTM
@@ -31,7 +35,8 @@
 //!   stream, the largest, is compressed (KRNvKNN peaked 3% above its estimate while the
 //!   solution, the streams before and a copy of the DTM blocks were held with it);
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
-//!   cursed values), let go before the writer starts; while they are decoded, also the
+//!   cursed values), let go before the writer starts (those only promotions reach, after
+//!   the last part that promotes); while they are decoded, also the
 //!   sides needed only to decode them, and the decoder's working memory
 //!   (`probe::Schedule`).
 //!
@@ -48,8 +53,10 @@
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
 use crate::probe::{schedule_for_building, LoadedTables, Tablebase};
-use crate::retro::{compute_stats, fifty, solve, ChessGame, Observer, TableStats};
+use crate::retro::{compute_stats, fifty, ChessGame, LossSearch, Observer, PartByPart, TableStats};
 use crate::table::{write_table, WriteOptions};
+use crate::value::Dtm;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -120,14 +127,27 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let n = index.size();
     let layout = Layout::size_for(&index);
     let parts = index.parts();
-    let solving = match parts.iter().map(|p| p.end - p.start).max() {
-        Some(p) if parts.len() > 1 => 3 * n + 3 * n / 4 + 45 * p / 8,
-        _ => (41 * n / 8).max(37 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64),
+    let schedule = schedule_for_building(tb, material);
+    let (loading, held) = schedule.bytes();
+    let solving = if parts.len() > 1 {
+        // Each part with the solution of the parts up to it and the sub-tables still read.
+        let mut solved = 0;
+        (0..parts.len())
+            .map(|k| {
+                let p = parts[k].end - parts[k].start;
+                solved += p;
+                let promoting = promoting_in(&index, &parts[k..]);
+                let held = schedule.held_reading(material, promoting);
+                held + 3 * solved + 3 * solved / 4 + 45 * p / 8
+            })
+            .max()
+            .unwrap_or(0)
+    } else {
+        held + (41 * n / 8).max(37 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64)
     };
     let writing = 13 * n / 4 + 2 * layout;
-    let (loading, held) = schedule_for_building(tb, material).bytes();
     Estimate {
-        peak_bytes: (BASE_BYTES + loading.max(held + solving).max(writing)) / 20 * 21,
+        peak_bytes: (BASE_BYTES + loading.max(solving).max(writing)) / 20 * 21,
         cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX,
     }
 }
@@ -151,16 +171,29 @@ pub fn generate(
     let index = TableIndex::new(material);
     let indices = 2 * index.size();
     observer.pass("loading sub-tables", 1);
-    let loaded = LoadedTables::for_building(tb, material)
+    let mut loaded = LoadedTables::for_building(tb, material)
         .map_err(|e| format!("cannot build {material}: {e}"))?;
-    let game = ChessGame::new(index.clone(), &loaded);
-    let mut solution = solve(&game, observer);
-    fifty::apply(&game, &mut solution, observer);
-    if let Some(e) = game.take_error() {
-        return Err(format!("cannot build {material}: {e}"));
+    // Part by part, each classed under the 50-move rule as soon as it is solved, so that
+    // what only the first parts read (promotions) goes before the later parts' memory comes.
+    let mut parts = PartByPart::new(
+        &ChessGame::new(index.clone(), &loaded),
+        Dtm::MAX_PLIES,
+        LossSearch::Counters,
+    );
+    let rule = fifty::Rule::new(index.size());
+    for k in 0..parts.count() {
+        let game = ChessGame::new(index.clone(), &loaded);
+        parts.solve_next(&game, observer);
+        rule.class_part(&game, &mut parts, observer);
+        if let Some(e) = game.take_error() {
+            return Err(format!("cannot build {material}: {e}"));
+        }
+        drop(game);
+        loaded.release_unread(material, promoting_in(&index, &parts.parts()[k + 1..]));
     }
+    let mut solution = parts.into_solution();
+    rule.finish(&mut solution);
     // The sub-tables are not read again: their memory goes before the writer's comes.
-    drop(game);
     drop(loaded);
     let solved = &solution;
     let value = |side: usize| move |idx: u64| solved.value(side, idx).0;
@@ -180,6 +213,14 @@ pub fn generate(
         bytes,
         path,
         peak_memory: peak_memory(),
+    })
+}
+
+/// For White and Black, whether some part of `parts` can promote.
+fn promoting_in(index: &TableIndex, parts: &[Range<u64>]) -> [bool; 2] {
+    parts.iter().fold([false; 2], |p, part| {
+        let q = index.promoting(part.clone());
+        [p[0] || q[0], p[1] || q[1]]
     })
 }
 

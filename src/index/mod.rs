@@ -250,6 +250,30 @@ impl TableIndex {
         }
     }
 
+    /// For White and Black, whether some position of `part` (one of `parts`) has a pawn
+    /// of that colour one step from promotion: the part's moves can promote.
+    pub fn promoting(&self, part: std::ops::Range<u64>) -> [bool; 2] {
+        let mut out = [false; 2];
+        if self.pawns.is_none() || part.is_empty() {
+            return out;
+        }
+        let places = part.start / self.per_placement..part.end.div_ceil(self.per_placement);
+        for place in places {
+            let placement = self.placement_at(place);
+            for g in self.groups.iter().filter(|g| g.is_pawn()) {
+                let set = combinations::unrank(placement / g.stride % g.size, g.count, g.domain);
+                let before_last = Bitboard::rank(match g.color {
+                    Color::White => 6,
+                    Color::Black => 1,
+                });
+                if !(Bitboard(set << g.shift) & before_last).is_empty() {
+                    out[g.color.index()] = true;
+                }
+            }
+        }
+        out
+    }
+
     /// The place of the pawn placement numbered `placement` (0 without pawns).
     #[inline]
     fn place(&self, placement: u64) -> u64 {
@@ -687,6 +711,35 @@ impl TableIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A part promotes for a colour exactly when one of its positions has a pawn of that
+    /// colour one step from promotion.
+    #[test]
+    fn parts_promote_where_a_pawn_stands_one_step_from_promotion() {
+        for sig in ["KPvKP", "KRPvKR", "KPPvK", "KBvKP"] {
+            let idx = TableIndex::new(sig.parse().unwrap());
+            let mut promoting_parts = 0;
+            for part in idx.parts() {
+                let mut seen = [false; 2];
+                let step = ((part.end - part.start) / 100_000).max(1) as usize | 1;
+                for i in part.clone().step_by(step) {
+                    let Some(pos) = idx.decode(i, Color::White) else {
+                        continue;
+                    };
+                    for (c, rank) in [(Color::White, 6), (Color::Black, 1)] {
+                        let pawns = pos.pieces(c, Role::Pawn);
+                        seen[c.index()] |= !(pawns & Bitboard::rank(rank)).is_empty();
+                    }
+                }
+                assert_eq!(idx.promoting(part.clone()), seen, "{sig} {part:?}");
+                promoting_parts += usize::from(seen != [false; 2]);
+            }
+            assert!(promoting_parts > 0, "{sig}");
+            assert!(promoting_parts < idx.parts().len(), "{sig}");
+        }
+        let pawnless = TableIndex::new("KRvKN".parse().unwrap());
+        assert_eq!(pawnless.promoting(0..pawnless.size()), [false; 2]);
+    }
 
     #[test]
     fn sizes() {

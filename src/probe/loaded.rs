@@ -103,11 +103,13 @@ impl Reach {
     }
 }
 
-/// The conversions of `side`, each with the positions of it they can reach.
-fn reached_by(side: Side) -> impl Iterator<Item = (Side, Reach)> {
+/// The conversions of `side`, each with the positions of it they can reach; promotions
+/// only when `promotions` holds.
+fn reached_by(side: Side, promotions: bool) -> impl Iterator<Item = (Side, Reach)> {
     side.0
         .conversions_promoting(side.1)
         .into_iter()
+        .filter(move |(_, _, promoted)| promotions || promoted.is_none())
         .map(|(m, to_move, promoted)| {
             let reach = promoted.map_or(Reach::All, |r| Reach::Promoted {
                 // The side that promoted has just moved.
@@ -137,7 +139,7 @@ fn reaches(wanted: &[(Side, Reach)], stored: impl Fn(&Material) -> Color) -> Vec
                 reach
             }
         };
-        stack.extend(reached_by(x));
+        stack.extend(reached_by(x, true));
         let s = stored(&x.0);
         if s != x.1 {
             stack.push(((x.0, s), now));
@@ -236,9 +238,19 @@ impl Schedule {
         Schedule { steps }
     }
 
+    /// The bytes held once done of the sides building `material` still reads when only the
+    /// colours `promoting` marks can promote (`LoadedTables::release_unread`).
+    pub fn held_reading(&self, material: Material, promoting: [bool; 2]) -> u64 {
+        let read = sides_read(material, promoting);
+        let freed: Vec<usize> = self.steps.iter().flat_map(|s| s.free.clone()).collect();
+        (self.steps.iter().enumerate())
+            .filter(|(i, s)| !freed.contains(i) && read.contains(&s.side))
+            .map(|(_, s)| held_by(s.size))
+            .sum()
+    }
+
     /// The most bytes held while decoding, and the bytes held once done.
     pub fn bytes(&self) -> (u64, u64) {
-        let held_by = |n: u64| n + n.div_ceil(64) * 8;
         let (mut held, mut peak) = (0u64, 0u64);
         for step in &self.steps {
             let work = if step.searched {
@@ -258,12 +270,27 @@ impl Schedule {
     }
 }
 
+/// Bytes a decoded side of `n` indices holds: its values and its cursed bits.
+fn held_by(n: u64) -> u64 {
+    n + n.div_ceil(64) * 8
+}
+
+/// The sides building `material` reads when only the colours `promoting` marks can
+/// promote.
+fn sides_read(material: Material, promoting: [bool; 2]) -> Vec<Side> {
+    Color::ALL
+        .into_iter()
+        .flat_map(|c| reached_by((material, c), promoting[c.index()]))
+        .map(|(side, _)| side)
+        .collect()
+}
+
 /// The schedule that decodes what building `material` needs: the sides its conversions
 /// reach, and what those need in turn.
 pub fn schedule_for_building(tb: &Tablebase, material: Material) -> Schedule {
     let wanted: Vec<(Side, Reach)> = Color::ALL
         .into_iter()
-        .flat_map(|c| reached_by((material, c)))
+        .flat_map(|c| reached_by((material, c), true))
         .collect();
     Schedule::new(tb, &wanted, &[])
 }
@@ -321,6 +348,21 @@ impl<'a> LoadedTables<'a> {
             }
         }
         Ok(loaded)
+    }
+
+    /// Lets go of the sides that building `material` reads only through promotions, once
+    /// the colours `promoting` marks are the only ones still to promote (the parts left
+    /// of a pawn table: `TableIndex::promoting`). The promotion tables of KRPvKR are most
+    /// of what it loads, and only its first part reads them.
+    pub fn release_unread(&mut self, material: Material, promoting: [bool; 2]) {
+        let read = sides_read(material, promoting);
+        for (m, sides) in &mut self.tables {
+            for (i, decoded) in sides.iter_mut().enumerate() {
+                if !read.contains(&(*m, Color::from_index(i))) {
+                    *decoded = None;
+                }
+            }
+        }
     }
 
     /// The place of `material`'s table among those loaded.
@@ -691,6 +733,32 @@ mod tests {
                 roles: (1 << Role::Queen.index()) | (1 << Role::Rook.index()),
             }
         );
+    }
+
+    /// Once no colour can promote, the sides reached only by promotions are let go, and a
+    /// look-up there is an error, never a silent draw; while White can, they stay.
+    #[test]
+    fn sides_reached_only_by_promotions_go_when_no_part_left_promotes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut tb = Tablebase::new();
+        for sig in ["KQvK", "KRvK", "KBvK", "KNvK"] {
+            let m: Material = sig.parse().unwrap();
+            crate::generate::generate(m, &tb, dir.path(), &crate::retro::Silent).unwrap();
+            tb = Tablebase::open(dir.path()).unwrap();
+        }
+        let m: Material = "KPvK".parse().unwrap();
+        let mut loaded = LoadedTables::for_building(&tb, m).unwrap();
+        let promoted: Position = "Q3k3/8/8/8/8/8/8/4K3 b - - 0 1".parse().unwrap();
+        let value = loaded.value(&promoted).unwrap();
+        assert_eq!(value, tb.probe_dtm(&promoted).unwrap());
+        loaded.release_unread(m, [true, false]);
+        assert_eq!(loaded.value(&promoted), Ok(value));
+        loaded.release_unread(m, [false, false]);
+        assert!(loaded.value(&promoted).is_err());
+        assert!(loaded
+            .tables
+            .iter()
+            .all(|(_, sides)| sides.iter().all(Option::is_none)));
     }
 
     #[test]

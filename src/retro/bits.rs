@@ -6,8 +6,18 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 pub(crate) struct AtomicBits(Vec<AtomicU64>);
 
 impl AtomicBits {
+    /// All clear. The words come zeroed from the allocator, so that pages never set are
+    /// never touched (a table's 50-move classes are set part by part, most never).
     pub(crate) fn new(n: usize) -> AtomicBits {
-        AtomicBits((0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+        let words = n.div_ceil(64);
+        if std::mem::align_of::<AtomicU64>() != std::mem::align_of::<u64>() {
+            return AtomicBits((0..words).map(|_| AtomicU64::new(0)).collect());
+        }
+        let mut v = std::mem::ManuallyDrop::new(vec![0u64; words]);
+        let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+        // SAFETY: AtomicU64 has the size of u64 and here its alignment, and zeroed memory is
+        // a valid AtomicU64(0); ownership moves from the u64 vector to the atomic one.
+        AtomicBits(unsafe { Vec::from_raw_parts(ptr.cast::<AtomicU64>(), len, cap) })
     }
 
     #[inline]

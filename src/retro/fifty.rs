@@ -24,19 +24,24 @@
 //!
 //! A pawn move inside the table leads to a position of the same table, whose class under
 //! the rule is what is being computed. Pawn moves cannot be undone: they lead to an earlier
-//! part of the index (`TableIndex::parts`), which is finished (both solves) before the
-//! part of the move starts, so the class is read from the part's answer.
+//! part of the index (`TableIndex::parts`), which is classed (both solves) before the part
+//! of the move starts, so the class is read from the part's answer. Each part is classed
+//! as soon as the first solve has solved it (`Rule::class_part`), while the sub-tables it
+//! reads are at hand: a pawn table lets its promotion tables go after the parts that
+//! promote.
 //!
 //! Memory: the game under the rule reads of the first solution only whether each position
-//! is won or lost (two bits per index and side). Its values (a byte per index and side) and
-//! exit marks, which the writer needs afterwards, are held compressed (`packed`) while the
-//! rule's solves run, so that the second solver's state does not come on top of them.
+//! is won or lost. A table of one part has its values (a byte per index and side) and exit
+//! marks, which the writer needs afterwards, held compressed (`packed`) while the rule's
+//! solves run, and reads two bitmaps instead, so that the second solver's state does not
+//! come on top of them; a table of several parts holds its solution whole for the parts to
+//! come, and the rule's game reads the values there.
 
 use super::bits::AtomicBits;
 use super::chess::{ChessGame, Placed, Scratch};
 use super::packed::Packed;
 use super::solver::{
-    bit, bitmap, solve_alone, LossSearch, Observer, RetroGame, Solution, Successor,
+    bit, bitmap, solve_alone, LossSearch, Observer, PartByPart, RetroGame, Solution, Successor,
 };
 use crate::chess::{Bitboard, Move, MoveKind, MoveList, Role, Square};
 use crate::value::{Dtm, Wdl, Wdl5};
@@ -47,20 +52,63 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 /// Plies without a capture or pawn move after which the game is drawn.
 pub const RULE_PLIES: u32 = 100;
 
-/// Adds to `solution` (solved by `game`) the classes of its wins and losses under the
-/// 50-move rule, and of each position's best conversion.
-pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer) {
-    // A mate within 100 plies is forced within the rule whatever the defence: without a
-    // longer value or exit nothing is cursed.
-    if !solution.reaches_beyond(RULE_PLIES) {
-        return;
+/// The classes under the 50-move rule of a table's wins and losses, and of each position's
+/// best conversion, found a part at a time as the first solve finishes each part
+/// (`PartByPart`): a part's rule game reads the classes of the parts before it.
+pub struct Rule {
+    /// Set where a win or loss of the first solution does not hold under the rule, once its
+    /// part is classed.
+    cursed: [AtomicBits; 2],
+    /// Set where the best conversion is a cursed win or a blessed loss.
+    exit_cursed: [AtomicBits; 2],
+}
+
+impl Rule {
+    /// Nothing classed yet, for a game of `size` indices per side.
+    pub fn new(size: u64) -> Rule {
+        let bits = || std::array::from_fn(|_| AtomicBits::new(size as usize));
+        Rule {
+            cursed: bits(),
+            exit_cursed: bits(),
+        }
     }
-    let outcomes = Outcomes::of(solution);
-    let held = Held::take(solution);
-    let rule = RuleGame::new(game, outcomes);
-    // Only the classes are kept, as each part is solved.
-    let parts = game.parts();
-    for (k, part) in parts.iter().enumerate() {
+
+    /// Classes the part `parts` solved last, with `game` (the game it was solved with).
+    pub fn class_part(&self, game: &ChessGame, parts: &mut PartByPart, observer: &dyn Observer) {
+        // A mate within 100 plies is forced within the rule whatever the defence: without
+        // a longer value or exit nothing is cursed.
+        if !parts.last_reaches_beyond(RULE_PLIES) {
+            return;
+        }
+        let k = parts.solved() - 1;
+        let (part, count) = (parts.parts()[k].clone(), parts.count());
+        let label = |winners: bool| {
+            let side = if winners { "wins, " } else { "losses, " };
+            format!("50-move rule, {side}part {}/{count}, ", k + 1)
+        };
+        if count > 1 {
+            // The solution is held whole for the parts to come: the rule's game reads it.
+            let outcomes = Outcomes::Values(parts.solution());
+            self.solve_part(RuleGame::new(game, outcomes, self), part, label, observer);
+            return;
+        }
+        // One part: the values and exit marks are held packed while the rule's game runs,
+        // which reads only the outcomes.
+        let solution = parts.solution_mut();
+        let outcomes = Outcomes::bitmaps(solution);
+        let held = Held::take(solution);
+        self.solve_part(RuleGame::new(game, outcomes, self), part, label, observer);
+        held.restore(solution);
+    }
+
+    /// Runs the rule's solves of `part` (see the module doc).
+    fn solve_part(
+        &self,
+        rule: RuleGame,
+        part: Range<u64>,
+        label: impl Fn(bool) -> String,
+        observer: &dyn Observer,
+    ) {
         for winners in [false, true] {
             if winners && !rule.second_solve.swap(false, Relaxed) {
                 // The first solve settled the wins too.
@@ -68,12 +116,6 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
             }
             rule.forced_reset.store(false, Relaxed);
             rule.judging_winners.store(winners, Relaxed);
-            let label = format!(
-                "50-move rule, {}part {}/{}, ",
-                if winners { "wins, " } else { "losses, " },
-                k + 1,
-                parts.len()
-            );
             // Checks, not counters: the rule's game counts moves inside only roughly
             // (`RuleGame::successors_counted`).
             solve_alone(
@@ -82,18 +124,16 @@ pub fn apply(game: &ChessGame, solution: &mut Solution, observer: &dyn Observer)
                 RULE_PLIES,
                 LossSearch::Checks,
                 observer,
-                label,
+                label(winners),
             );
         }
     }
-    let RuleGame {
-        cursed,
-        exit_cursed,
-        ..
-    } = rule;
-    solution.cursed = cursed.map(AtomicBits::into_words);
-    solution.exit_cursed = exit_cursed.map(AtomicBits::into_words);
-    held.restore(solution);
+
+    /// Adds the classes to `solution`, every part classed.
+    pub fn finish(self, solution: &mut Solution) {
+        solution.cursed = self.cursed.map(AtomicBits::into_words);
+        solution.exit_cursed = self.exit_cursed.map(AtomicBits::into_words);
+    }
 }
 
 /// What the writer needs of the first solution and the game under the rule does not read,
@@ -125,20 +165,25 @@ impl Held {
     }
 }
 
-/// Whether each position of the first solution is won or lost for its side to move (neither:
-/// drawn, or not a legal position), one bit per index each.
-struct Outcomes {
-    won: [Vec<u64>; 2],
-    lost: [Vec<u64>; 2],
+/// Whether each position of the first solution is won, drawn or lost for its side to move
+/// (drawn also where it is not a legal position).
+enum Outcomes<'s> {
+    /// Won and lost bitmaps, one bit per index each, while the values are held packed.
+    Bitmaps {
+        won: [Vec<u64>; 2],
+        lost: [Vec<u64>; 2],
+    },
+    /// The values themselves.
+    Values(&'s Solution),
 }
 
-impl Outcomes {
-    fn of(solution: &Solution) -> Outcomes {
+impl Outcomes<'_> {
+    fn bitmaps(solution: &Solution) -> Outcomes<'static> {
         let n = solution.values[0].len();
         let positions = |wdl: Wdl| {
             std::array::from_fn(|side| bitmap(n, |i| solution.value(side, i as u64).0.wdl() == wdl))
         };
-        Outcomes {
+        Outcomes::Bitmaps {
             won: positions(Wdl::Win),
             lost: positions(Wdl::Loss),
         }
@@ -147,12 +192,17 @@ impl Outcomes {
     /// The value of `idx` without the rule, as won, drawn or lost.
     #[inline]
     fn wdl(&self, side: usize, idx: u64) -> Wdl {
-        if bit(&self.won[side], idx) {
-            Wdl::Win
-        } else if bit(&self.lost[side], idx) {
-            Wdl::Loss
-        } else {
-            Wdl::Draw
+        match self {
+            Outcomes::Bitmaps { won, lost } => {
+                if bit(&won[side], idx) {
+                    Wdl::Win
+                } else if bit(&lost[side], idx) {
+                    Wdl::Loss
+                } else {
+                    Wdl::Draw
+                }
+            }
+            Outcomes::Values(s) => s.long[side].value(s.values[side][idx as usize], idx).wdl(),
         }
     }
 }
@@ -168,16 +218,13 @@ fn ending(class: Wdl5) -> Successor {
 }
 
 /// The game under the rule, reading the classes of in-table pawn moves from the parts
-/// solved before.
+/// classed before.
 struct RuleGame<'a> {
     game: &'a ChessGame<'a>,
     /// The first solution's wins and losses.
-    outcomes: Outcomes,
-    /// Set where a win or loss of the first solution does not hold under the rule, once its
-    /// part is solved.
-    cursed: [AtomicBits; 2],
-    /// Set where the best conversion is a cursed win or a blessed loss.
-    exit_cursed: [AtomicBits; 2],
+    outcomes: Outcomes<'a>,
+    /// The classes found so far.
+    rule: &'a Rule,
     /// Which solve this is (see the module doc): false, a forced reset of the loser is his
     /// move into a won position, and the solve judges losses; true, it is a mate where he
     /// stands, and the solve judges wins.
@@ -189,14 +236,11 @@ struct RuleGame<'a> {
 }
 
 impl<'a> RuleGame<'a> {
-    fn new(game: &'a ChessGame<'a>, outcomes: Outcomes) -> RuleGame<'a> {
-        let n = game.size() as usize;
-        let bits = || std::array::from_fn(|_| AtomicBits::new(n));
+    fn new(game: &'a ChessGame<'a>, outcomes: Outcomes<'a>, rule: &'a Rule) -> RuleGame<'a> {
         RuleGame {
             game,
             outcomes,
-            cursed: bits(),
-            exit_cursed: bits(),
+            rule,
             judging_winners: AtomicBool::new(false),
             forced_reset: AtomicBool::new(false),
             second_solve: AtomicBool::new(false),
@@ -261,7 +305,7 @@ impl<'a> RuleGame<'a> {
             n += 1;
         }
         if best_conversion.is_some_and(Wdl5::is_cursed) {
-            self.exit_cursed[side].set(idx as usize);
+            self.rule.exit_cursed[side].set(idx as usize);
         }
         let resets = &resets[..n];
         if quiet_moves == 0 && n > 0 && resets.iter().all(|c| *c == Wdl5::Win) {
@@ -280,7 +324,7 @@ impl<'a> RuleGame<'a> {
 
     /// The value of `idx` with its class under the rule, which its part has settled.
     fn class(&self, side: usize, idx: u64) -> Wdl5 {
-        let cursed = self.cursed[side].get(idx as usize);
+        let cursed = self.rule.cursed[side].get(idx as usize);
         Wdl5::new(self.outcomes.wdl(side, idx), cursed)
     }
 }
@@ -317,7 +361,7 @@ impl RetroGame for RuleGame<'_> {
             }
             false => [Wdl::Loss, Wdl::Win],
         };
-        for (side, cursed) in self.cursed.iter().enumerate() {
+        for (side, cursed) in self.rule.cursed.iter().enumerate() {
             unfound(side)
                 .filter(|(_, wdl)| judged.contains(wdl))
                 .for_each(|(idx, _)| {
@@ -341,7 +385,7 @@ impl RetroGame for RuleGame<'_> {
         Some(terminal)
     }
 
-    /// The rule's game is solved with checks (`apply`), whose setup asks only whether a
+    /// The rule's game is solved with checks (`Rule::solve_part`), whose setup asks only whether a
     /// position has moves inside the graph: its quiet moves are counted, not encoded, two
     /// that reach the same position counting twice.
     fn successors_counted(

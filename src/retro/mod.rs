@@ -10,5 +10,7 @@ mod stats;
 
 pub use chess::{ChessGame, SubTables};
 pub(crate) use solver::bit;
-pub use solver::{solve, solve_within, Observer, RetroGame, Silent, Solution, Successor};
+pub use solver::{
+    solve, solve_within, LossSearch, Observer, PartByPart, RetroGame, Silent, Solution, Successor,
+};
 pub use stats::{compute as compute_stats, SideStats, TableStats};

@@ -355,7 +355,7 @@ pub struct Solution {
     /// Plies of the longest best exit of any position (0 without one).
     pub longest_exit: u32,
     /// One bit per index, set where the win or loss does not hold under the 50-move rule
-    /// (a cursed win or a blessed loss); empty until the rule is applied (`fifty::apply`).
+    /// (a cursed win or a blessed loss); empty until the rule is applied (`fifty::Rule`).
     pub cursed: [Vec<u64>; 2],
     /// One bit per index, set where the best exit under the 50-move rule is a cursed win
     /// or a blessed loss; empty until the rule is applied.
@@ -451,12 +451,6 @@ impl Solution {
         bit(&self.exit_same_wdl[side], idx)
             && Wdl5::new(class.wdl(), bit(&self.exit_cursed[side], idx)) == class
     }
-
-    /// True when some value or best exit takes more than `plies`.
-    pub fn reaches_beyond(&self, plies: u32) -> bool {
-        let beyond = |c: &u8| *c == Dtm::LONG || Dtm::decode(*c).plies() > Some(plies);
-        self.values.iter().any(|v| v.par_iter().any(beyond)) || self.longest_exit > plies
-    }
 }
 
 /// A bitmap of one bit per index below `n` (bit `i % 64` of word `i / 64`), set where
@@ -484,25 +478,92 @@ pub fn solve_within<G: RetroGame>(
     search: LossSearch,
     observer: &dyn Observer,
 ) -> Solution {
-    let n = game.size();
-    let parts = game.parts();
-    if parts.len() <= 1 {
-        return solve_part(game, 0..n, None, max_plies, search, observer, String::new());
+    let mut parts = PartByPart::new(game, max_plies, search);
+    for k in 0..parts.count() {
+        parts.solve_next(game, observer);
+        debug_assert_eq!(parts.solved(), k + 1);
     }
-    let words = n.div_ceil(64) as usize;
-    let mut out = Solution::from_parts(
-        [vec![0; n as usize], vec![0; n as usize]],
-        [vec![0; words], vec![0; words]],
-    );
-    out.exit_decides = [vec![0; words], vec![0; words]];
-    out.exit_same_wdl = [vec![0; words], vec![0; words]];
-    let mut long: [Vec<(u64, u32)>; 2] = Default::default();
-    for (k, part) in parts.iter().enumerate() {
+    parts.into_solution()
+}
+
+/// A game solved one part (`RetroGame::parts`) at a time, so that its caller can act
+/// between parts: class the part's positions under another rule while its values are at
+/// hand, let go of what the parts left no longer read (a chess table's promotions are
+/// played only from the first parts). Each part may be solved with a different instance
+/// of the game, as long as they number and move alike.
+pub struct PartByPart {
+    parts: Vec<Range<u64>>,
+    /// The parts solved so far.
+    solved: usize,
+    max_plies: u32,
+    search: LossSearch,
+    /// The solution of the parts solved, the others' values 0; None before the first part
+    /// of a game of several parts is solved.
+    out: Option<Solution>,
+    /// Each side's long distances listed so far.
+    long: [Vec<(u64, u32)>; 2],
+    /// Plies of the longest best exit of the part solved last.
+    last_longest_exit: u32,
+}
+
+impl PartByPart {
+    /// Ready to solve the parts of `game` up to `max_plies`, finding losses by `search`.
+    pub fn new<G: RetroGame>(game: &G, max_plies: u32, search: LossSearch) -> PartByPart {
+        PartByPart {
+            parts: game.parts(),
+            solved: 0,
+            max_plies,
+            search,
+            out: None,
+            long: Default::default(),
+            last_longest_exit: 0,
+        }
+    }
+
+    /// How many parts there are.
+    pub fn count(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// How many parts are solved.
+    pub fn solved(&self) -> usize {
+        self.solved
+    }
+
+    /// The parts, in solving order.
+    pub fn parts(&self) -> &[Range<u64>] {
+        &self.parts
+    }
+
+    /// Solves the next part with `game` (after the parts before it) and returns its
+    /// number.
+    pub fn solve_next<G: RetroGame>(&mut self, game: &G, observer: &dyn Observer) -> usize {
+        let k = self.solved;
+        let part = self.parts[k].clone();
+        let (max_plies, search) = (self.max_plies, self.search);
+        if self.parts.len() == 1 {
+            let whole = solve_part(game, part, None, max_plies, search, observer, String::new());
+            self.last_longest_exit = whole.longest_exit;
+            self.out = Some(whole);
+            self.solved = 1;
+            return k;
+        }
+        let n = game.size();
+        let out = self.out.get_or_insert_with(|| {
+            let words = n.div_ceil(64) as usize;
+            let mut out = Solution::from_parts(
+                [vec![0; n as usize], vec![0; n as usize]],
+                [vec![0; words], vec![0; words]],
+            );
+            out.exit_decides = [vec![0; words], vec![0; words]];
+            out.exit_same_wdl = [vec![0; words], vec![0; words]];
+            out
+        });
         let earlier = Earlier {
             values: &out.values,
             long: &out.long,
         };
-        let label = format!("part {}/{}, ", k + 1, parts.len());
+        let label = format!("part {}/{}, ", k + 1, self.parts.len());
         let local = solve_part(
             game,
             part.clone(),
@@ -513,7 +574,7 @@ pub fn solve_within<G: RetroGame>(
             label,
         );
         let at = part.start as usize..part.end as usize;
-        for (side, long) in long.iter_mut().enumerate() {
+        for (side, long) in self.long.iter_mut().enumerate() {
             out.values[side][at.clone()].copy_from_slice(&local.values[side]);
             or_bits_at(&mut out.illegal[side], part.start, &local.illegal[side]);
             let marks = [
@@ -529,8 +590,39 @@ pub fn solve_within<G: RetroGame>(
             }
         }
         out.longest_exit = out.longest_exit.max(local.longest_exit);
+        self.last_longest_exit = local.longest_exit;
+        self.solved += 1;
+        k
     }
-    out
+
+    /// The solution of the parts solved so far (the others' values are 0).
+    pub fn solution(&self) -> &Solution {
+        self.out.as_ref().expect("a part is solved")
+    }
+
+    /// The same, to change.
+    pub fn solution_mut(&mut self) -> &mut Solution {
+        self.out.as_mut().expect("a part is solved")
+    }
+
+    /// True when some value of the part solved last, or its best exit, takes more than
+    /// `plies`.
+    pub fn last_reaches_beyond(&self, plies: u32) -> bool {
+        let part = &self.parts[self.solved - 1];
+        let at = part.start as usize..part.end as usize;
+        let beyond = |c: &u8| *c == Dtm::LONG || Dtm::decode(*c).plies() > Some(plies);
+        let out = self.solution();
+        out.values
+            .iter()
+            .any(|v| v[at.clone()].par_iter().any(beyond))
+            || self.last_longest_exit > plies
+    }
+
+    /// The solution, every part solved.
+    pub fn into_solution(self) -> Solution {
+        assert_eq!(self.solved, self.parts.len(), "every part is solved");
+        self.out.expect("a part is solved")
+    }
 }
 
 /// Sets in `dst` the bits of `src` moved up by `offset` bits (a part's bitmap into the
