@@ -9,9 +9,9 @@
 //!   whether it decides the value) and its level marks (32 bytes per 512 indices and side),
 //!   5.125n; the 50-move pass, for a table with mates beyond 100 plies: a second solve, by
 //!   checks (a mark bit instead of the counter byte, 3.375n: `retro::LossSearch`), while the
-//!   first solution is held as the pass reads it, won and lost bitmaps (0.5n), with its
-//!   illegal bitmap and the cursed and exit classes (0.75n), its values and exit marks
-//!   compressed (`PACKED_PER_INDEX`), 4.625n and the packed bytes, below the first solve;
+//!   first solution is held as the pass reads it, won and lost bitmaps (0.5n), with the
+//!   cursed and exit classes (0.5n), its values, illegal bitmap and exit marks compressed
+//!   (`PACKED_PER_INDEX`), 4.375n and the packed bytes, below the first solve;
 //! - with pawns, the solution (values 2n, exit marks 0.5n, illegal bitmap 0.25n) is held
 //!   whole while each part is solved with its own state: 2 bytes per index and side (value,
 //!   counter), 6 bits (the solver's four, and the class of the best exit apart from pawn
@@ -22,14 +22,15 @@
 //!   smaller than the first), so the model takes, part by part, 3.75 bytes per index solved
 //!   up to it, its own state, and the sub-tables still read: promotion tables go once no part
 //!   left promotes (`LoadedTables::release_unread`);
-//! - the writer: the solution (values 2n, and five bitmaps: illegal, two exit marks, two
-//!   50-move classes, 1.25n) and one stream in the layout's order, a byte per number of the
+//! - the writer: one side of the solution (values n, and five bitmaps: illegal, two exit
+//!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
+//!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the
 //!   layout (holes included: 1.39n numbers without pawns, 1.13n with; two bytes for a DTM
 //!   stream with mates beyond 255 moves) while the grammar's first rounds rewrite it in
 //!   place, then the 16-bit copy of what is left when its alphabet outgrows a byte, made as
 //!   the bytes are given back: at most 2 bytes per number (a tenth of KQRvKR's DTM stream
-//!   is left, three quarters of a KRNvKNN stream): 3.25n and 2 bytes per number, 6n
-//!   without pawns. The end of a stream holds what is left of its symbols and its packed
+//!   is left, three quarters of a KRNvKNN stream): 1.625n, the packed side and 2 bytes per
+//!   number, 4.4n without pawns (6n while the writer held the whole solution). The end of a stream holds what is left of its symbols and its packed
 //!   blocks, which become the stream's bytes in place and go to the file at once; the
 //!   solution is let go once the last (DTM) stream's values are gathered, before that
 //!   stream, the largest, is compressed (KRNvKNN peaked 3% above its estimate while the
@@ -110,8 +111,8 @@ pub struct Estimate {
 /// Memory besides the tables: code, thread stacks, mapped headers.
 const BASE_BYTES: u64 = 32 << 20;
 
-/// Bytes per index (n: both sides together) of a solution's values and exit marks held
-/// compressed during the 50-move pass, by measurement with a margin: KRBvKR's values pack
+/// Bytes per index of a solution's values and exit marks, both sides, held compressed
+/// during the 50-move pass, by measurement with a margin: KRBvKR's values pack
 /// into 24,344,912 bytes (0.20n), its exit marks (0.5n unpacked) into far less.
 const PACKED_PER_INDEX: f64 = 0.3;
 
@@ -143,9 +144,9 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
             .max()
             .unwrap_or(0)
     } else {
-        held + (41 * n / 8).max(37 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64)
+        held + (41 * n / 8).max(35 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64)
     };
-    let writing = 13 * n / 4 + 2 * layout;
+    let writing = 13 * n / 8 + (PACKED_PER_INDEX * n as f64 / 2.0) as u64 + 2 * layout;
     Estimate {
         peak_bytes: (BASE_BYTES + loading.max(solving).max(writing)) / 20 * 21,
         cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX,

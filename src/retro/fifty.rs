@@ -39,7 +39,7 @@
 
 use super::bits::AtomicBits;
 use super::chess::{ChessGame, Placed, Scratch};
-use super::packed::Packed;
+use super::packed::PackedSide;
 use super::solver::{
     bit, bitmap, solve_alone, LossSearch, Observer, PartByPart, RetroGame, Solution, Successor,
 };
@@ -96,9 +96,11 @@ impl Rule {
         // which reads only the outcomes.
         let solution = parts.solution_mut();
         let outcomes = Outcomes::bitmaps(solution);
-        let held = Held::take(solution);
+        let held = [0, 1].map(|side| PackedSide::take(solution, side));
         self.solve_part(RuleGame::new(game, outcomes, self), part, label, observer);
-        held.restore(solution);
+        for side in held {
+            side.restore(solution);
+        }
     }
 
     /// Runs the rule's solves of `part` (see the module doc).
@@ -133,35 +135,6 @@ impl Rule {
     pub fn finish(self, solution: &mut Solution) {
         solution.cursed = self.cursed.map(AtomicBits::into_words);
         solution.exit_cursed = self.exit_cursed.map(AtomicBits::into_words);
-    }
-}
-
-/// What the writer needs of the first solution and the game under the rule does not read,
-/// held compressed while the rule's solves run.
-struct Held {
-    values: [Packed; 2],
-    exit_decides: [Packed; 2],
-    exit_same_wdl: [Packed; 2],
-}
-
-impl Held {
-    fn take(solution: &mut Solution) -> Held {
-        let words =
-            |b: &mut [Vec<u64>; 2]| b.each_mut().map(|b| Packed::pack_words(std::mem::take(b)));
-        Held {
-            values: solution
-                .values
-                .each_mut()
-                .map(|v| Packed::pack(std::mem::take(v))),
-            exit_decides: words(&mut solution.exit_decides),
-            exit_same_wdl: words(&mut solution.exit_same_wdl),
-        }
-    }
-
-    fn restore(self, solution: &mut Solution) {
-        solution.values = self.values.map(Packed::unpack);
-        solution.exit_decides = self.exit_decides.map(Packed::unpack_words);
-        solution.exit_same_wdl = self.exit_same_wdl.map(Packed::unpack_words);
     }
 }
 

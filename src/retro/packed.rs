@@ -6,6 +6,7 @@
 //!
 //! Not a file format: nothing packed here outlives the process.
 
+use super::solver::Solution;
 use rayon::prelude::*;
 
 /// Bytes per independently compressed piece: pieces are packed and unpacked in parallel.
@@ -61,7 +62,6 @@ impl Packed {
         out
     }
 
-    /// Bytes held.
     /// The bytes the pieces hold allocated, which is what packing saves on.
     #[cfg(test)]
     fn held_bytes(&self) -> usize {
@@ -76,6 +76,54 @@ impl Packed {
             .for_each(|(piece, packed)| unsqueeze(&packed, piece));
         out
     }
+}
+
+/// What a solution holds for one side to move (`Solution`: values and bitmaps), held
+/// compressed; its long distances stay where they are.
+pub struct PackedSide {
+    side: usize,
+    values: Packed,
+    /// Illegal, exit decides, exit same class, cursed, exit cursed.
+    bitmaps: [Packed; 5],
+}
+
+impl PackedSide {
+    /// Compresses side `side` of `solution`, leaving its arrays empty.
+    pub fn take(solution: &mut Solution, side: usize) -> PackedSide {
+        PackedSide {
+            side,
+            values: Packed::pack(std::mem::take(&mut solution.values[side])),
+            bitmaps: bitmaps_of(solution, side).map(|b| Packed::pack_words(std::mem::take(b))),
+        }
+    }
+
+    /// Puts the side back into `solution`.
+    pub fn restore(self, solution: &mut Solution) {
+        let side = self.side;
+        solution.values[side] = self.values.unpack();
+        for (b, packed) in bitmaps_of(solution, side).into_iter().zip(self.bitmaps) {
+            *b = packed.unpack_words();
+        }
+    }
+}
+
+/// The bitmaps of side `side` of `solution`.
+fn bitmaps_of(solution: &mut Solution, side: usize) -> [&mut Vec<u64>; 5] {
+    let Solution {
+        illegal,
+        exit_decides,
+        exit_same_wdl,
+        cursed,
+        exit_cursed,
+        ..
+    } = solution;
+    [
+        &mut illegal[side],
+        &mut exit_decides[side],
+        &mut exit_same_wdl[side],
+        &mut cursed[side],
+        &mut exit_cursed[side],
+    ]
 }
 
 /// One piece compressed, holding no more than its compressed bytes: the compressor's buffer
@@ -97,6 +145,40 @@ fn unsqueeze(packed: &[u8], out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A side taken is emptied, the other untouched, and restored as it was.
+    #[test]
+    fn a_side_is_restored_as_it_was_taken() {
+        let n = 3 * PIECE / 2 + 5;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut bytes = || (0..n).map(|_| (next() % 7) as u8).collect::<Vec<u8>>();
+        let mut solution = Solution::from_parts([bytes(), bytes()], Default::default());
+        let words = |k: u64| (0..n / 64).map(|i| i as u64 * k).collect::<Vec<u64>>();
+        solution.illegal = [words(3), words(5)];
+        solution.exit_decides = [words(7), words(11)];
+        solution.exit_same_wdl = [words(13), words(17)];
+        solution.cursed = [words(19), words(23)];
+        solution.exit_cursed = [words(29), words(31)];
+        let all = |s: &mut Solution, side: usize| {
+            let mut out = vec![s.values[side].clone()];
+            out.extend(
+                bitmaps_of(s, side).map(|b| b.iter().flat_map(|w| w.to_le_bytes()).collect()),
+            );
+            out
+        };
+        let before = [all(&mut solution, 0), all(&mut solution, 1)];
+        let held = PackedSide::take(&mut solution, 1);
+        assert!(all(&mut solution, 1).iter().all(Vec::is_empty));
+        assert_eq!(all(&mut solution, 0), before[0]);
+        held.restore(&mut solution);
+        assert_eq!([all(&mut solution, 0), all(&mut solution, 1)], before);
+    }
 
     #[test]
     fn unpacks_what_was_packed() {

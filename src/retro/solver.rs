@@ -424,6 +424,21 @@ impl Solution {
         }
     }
 
+    /// Lets go of what side `side` holds (values, bitmaps and long distances).
+    pub fn let_go(&mut self, side: usize) {
+        self.values[side] = Vec::new();
+        self.long[side] = LongDistances::default();
+        for bits in [
+            &mut self.illegal,
+            &mut self.exit_decides,
+            &mut self.exit_same_wdl,
+            &mut self.cursed,
+            &mut self.exit_cursed,
+        ] {
+            bits[side] = Vec::new();
+        }
+    }
+
     /// True when index `idx` with `side` to move is not a legal position.
     #[inline]
     pub fn is_illegal(&self, side: usize, idx: u64) -> bool {

@@ -25,7 +25,7 @@ use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
 use super::values::{dtm_choice, dtm_moves, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
 use crate::index::{Layout, Part, TableIndex};
 use crate::material::Material;
-use crate::retro::{Solution, TableStats};
+use crate::retro::{PackedSide, Solution, TableStats};
 use crate::value::Dtm;
 use rayon::prelude::*;
 use std::fs::{self, File};
@@ -259,9 +259,11 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) 
 
 /// Writes the table of `material` into `dir` and returns its path and size in bytes.
 ///
-/// Each stream goes to the file as soon as it is compressed, and the solution is let go
-/// once the last stream's values are gathered: the writer holds the solution and one
-/// stream, then that stream alone (the memory model in `generate`).
+/// The layouts are chosen from samples of the whole solution; then the streams are made a
+/// side at a time: the WDL stream of the side without DTM while the other side is held
+/// compressed, then, that side let go, the other's WDL and DTM streams. The solution is let
+/// go once the DTM stream's values are gathered: the writer holds one side and one stream,
+/// then that stream alone (the memory model in `generate`).
 pub fn write_table(
     dir: &Path,
     material: &Material,
@@ -276,7 +278,7 @@ pub fn write_table(
         .iter()
         .flat_map(|l| l.entries())
         .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16);
-    let c = Choices {
+    let mut c = Choices {
         index: &index,
         solution,
         moves_beyond_a_byte,
@@ -312,9 +314,26 @@ pub fn write_table(
                 len: stream.len() as u64,
             })
         };
-        for (side, layout) in wdl_layouts.iter().enumerate() {
-            let kind = Kind::Wdl(side);
-            header.streams[side] = put(w, c.stream(kind, layout, 0..layout.size(), opts))?;
+        // One side at a time: the other side's WDL stream first, while the DTM side is held
+        // compressed; then that side is let go, and the DTM side's WDL stream is made.
+        let other = 1 - dtm_side;
+        let wdl_stream = |c: &Choices, side: usize| {
+            let layout = &wdl_layouts[side];
+            c.stream(Kind::Wdl(side), layout, 0..layout.size(), opts)
+        };
+        let held = PackedSide::take(&mut c.solution, dtm_side);
+        let mut streams = [Vec::new(), Vec::new()];
+        streams[other] = wdl_stream(&c, other);
+        c.solution.let_go(other);
+        held.restore(&mut c.solution);
+        streams[dtm_side] = wdl_stream(&c, dtm_side);
+        for (side, stream) in streams.into_iter().enumerate() {
+            header.streams[side] = put(w, stream)?;
+        }
+        // The DTM stream reads the values, the illegal bitmap and the exits deciding.
+        let s = &mut c.solution;
+        for bits in [&mut s.exit_same_wdl, &mut s.cursed, &mut s.exit_cursed] {
+            bits[dtm_side] = Vec::new();
         }
         let dtm_kind = Kind::Dtm(dtm_side);
         let dtm_values = c.gather(dtm_kind, &dtm_layout, 0..dtm_layout.size(), opts);
