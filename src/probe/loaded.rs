@@ -149,9 +149,10 @@ fn reaches(wanted: &[(Side, Reach)], stored: impl Fn(&Material) -> Color) -> Vec
 }
 
 /// Bytes per index the decoder holds while it decodes a stored side (the WDL codes, the
-/// DTM moves, the values in pieces and gathered) and while it searches the other side.
-const DECODE_BYTES: u64 = 6;
-const SEARCH_BYTES: u64 = 4;
+/// DTM moves in two bytes, the values and cursed bits it makes: 4.125) and while it
+/// searches the other side (the codes, the values and bits), rounded up.
+const DECODE_BYTES: u64 = 5;
+const SEARCH_BYTES: u64 = 3;
 
 /// The order in which sides are decoded, and when each is let go: a side that is only
 /// needed to decode others (a sub-table's stored side, where the solver reads the other;
@@ -386,15 +387,18 @@ impl<'a> LoadedTables<'a> {
         let codes = table.decode_wdl(side)?;
         let index = table.index();
         let turn = Color::from_index(side);
-        type Word = (Vec<u8>, u64, Vec<(u64, u32)>);
-        let words: Vec<Word> = (0..index.size().div_ceil(64))
-            .into_par_iter()
-            .map(|w| {
-                let range = w * 64..((w + 1) * 64).min(index.size());
-                let mut values = Vec::with_capacity(64);
-                let mut cursed = 0u64;
-                let mut long = Vec::new();
-                for idx in range {
+        // Written in place, a word of 64 indices at a time: the decoder holds the codes,
+        // what `value` reads, and the values and bits it makes, nothing per word.
+        let n = index.size() as usize;
+        let mut values = vec![0u8; n];
+        let mut cursed = vec![0u64; n.div_ceil(64)];
+        let long = values
+            .par_chunks_mut(64)
+            .zip(cursed.par_iter_mut())
+            .enumerate()
+            .try_fold(Vec::new, |mut long, (w, (values, cursed))| {
+                let first = w as u64 * 64;
+                for (idx, slot) in (first..).zip(values.iter_mut()) {
                     let code = codes[idx as usize];
                     // A draw is known without the position, and a position out of reach
                     // is not tested for legality.
@@ -416,7 +420,7 @@ impl<'a> LoadedTables<'a> {
                                 let floor = Wdl5::from_code(code - OR_CONVERSION);
                                 conv.map_or(floor, |c| c.1.max(floor))
                             };
-                            cursed |= u64::from(class.is_cursed()) << (idx % 64);
+                            *cursed |= u64::from(class.is_cursed()) << (idx % 64);
                             let v = value(idx, &pos, class, conv)?;
                             if v.wdl() != class.wdl() {
                                 return Err(format!(
@@ -431,14 +435,15 @@ impl<'a> LoadedTables<'a> {
                     if code == Dtm::LONG {
                         long.push((idx, v.plies().expect("a distance")));
                     }
-                    values.push(code);
+                    *slot = code;
                 }
-                Ok((values, cursed, long))
+                Ok(long)
             })
-            .collect::<Result<_, String>>()?;
-        let cursed = words.iter().map(|w| w.1).collect();
-        let long = LongDistances::new(words.iter().flat_map(|w| w.2.iter().copied()).collect());
-        let values = words.into_iter().flat_map(|w| w.0).collect();
+            .try_reduce(Vec::new, |mut a, b| {
+                a.extend(b);
+                Ok(a)
+            })?;
+        let long = LongDistances::new(long);
         Ok(Decoded {
             values,
             cursed,
