@@ -40,7 +40,14 @@ impl AtomicBits {
         &self.0
     }
 
+    /// The words, without a pass over them: pages never set stay untouched.
     pub(crate) fn into_words(self) -> Vec<u64> {
-        self.0.into_iter().map(AtomicU64::into_inner).collect()
+        if std::mem::align_of::<AtomicU64>() != std::mem::align_of::<u64>() {
+            return self.0.into_iter().map(AtomicU64::into_inner).collect();
+        }
+        let mut v = std::mem::ManuallyDrop::new(self.0);
+        let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+        // SAFETY: the same layout as in `new`; no other reference remains.
+        unsafe { Vec::from_raw_parts(ptr.cast::<u64>(), len, cap) }
     }
 }

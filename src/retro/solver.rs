@@ -50,6 +50,7 @@
 //! state is held for one part at a time.
 
 use super::bits::AtomicBits;
+use super::packed::Packed;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -519,6 +520,10 @@ pub struct PartByPart {
     long: [Vec<(u64, u32)>; 2],
     /// Plies of the longest best exit of the part solved last.
     last_longest_exit: u32,
+    /// Of a game of several parts, each part's first index and bitmaps (illegal, exit
+    /// decides, exit same class; side 0 then side 1), held compressed: no part reads
+    /// another's, and only the whole solution needs them.
+    marks: Vec<(u64, [Packed; 6])>,
 }
 
 impl PartByPart {
@@ -532,6 +537,7 @@ impl PartByPart {
             out: None,
             long: Default::default(),
             last_longest_exit: 0,
+            marks: Vec::new(),
         }
     }
 
@@ -565,14 +571,10 @@ impl PartByPart {
         }
         let n = game.size();
         let out = self.out.get_or_insert_with(|| {
-            let words = n.div_ceil(64) as usize;
-            let mut out = Solution::from_parts(
+            Solution::from_parts(
                 [vec![0; n as usize], vec![0; n as usize]],
-                [vec![0; words], vec![0; words]],
-            );
-            out.exit_decides = [vec![0; words], vec![0; words]];
-            out.exit_same_wdl = [vec![0; words], vec![0; words]];
-            out
+                Default::default(),
+            )
         });
         let earlier = Earlier {
             values: &out.values,
@@ -589,28 +591,32 @@ impl PartByPart {
             label,
         );
         let at = part.start as usize..part.end as usize;
+        let Solution {
+            values,
+            illegal: [i0, i1],
+            exit_decides: [d0, d1],
+            exit_same_wdl: [s0, s1],
+            long: local_long,
+            longest_exit,
+            ..
+        } = local;
+        self.marks
+            .push((part.start, [i0, d0, s0, i1, d1, s1].map(Packed::pack_words)));
         for (side, long) in self.long.iter_mut().enumerate() {
-            out.values[side][at.clone()].copy_from_slice(&local.values[side]);
-            or_bits_at(&mut out.illegal[side], part.start, &local.illegal[side]);
-            let marks = [
-                (&mut out.exit_decides[side], &local.exit_decides[side]),
-                (&mut out.exit_same_wdl[side], &local.exit_same_wdl[side]),
-            ];
-            for (whole, of_part) in marks {
-                or_bits_at(whole, part.start, of_part);
-            }
-            if !local.long[side].is_empty() {
-                long.extend_from_slice(local.long[side].entries());
+            out.values[side][at.clone()].copy_from_slice(&values[side]);
+            if !local_long[side].is_empty() {
+                long.extend_from_slice(local_long[side].entries());
                 out.long[side] = LongDistances::new(long.clone());
             }
         }
-        out.longest_exit = out.longest_exit.max(local.longest_exit);
-        self.last_longest_exit = local.longest_exit;
+        out.longest_exit = out.longest_exit.max(longest_exit);
+        self.last_longest_exit = longest_exit;
         self.solved += 1;
         k
     }
 
-    /// The solution of the parts solved so far (the others' values are 0).
+    /// The solution of the parts solved so far (the others' values are 0); of a game of
+    /// several parts, its values and long distances only, until `into_solution`.
     pub fn solution(&self) -> &Solution {
         self.out.as_ref().expect("a part is solved")
     }
@@ -636,7 +642,27 @@ impl PartByPart {
     /// The solution, every part solved.
     pub fn into_solution(self) -> Solution {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
-        self.out.expect("a part is solved")
+        let mut out = self.out.expect("a part is solved");
+        if self.marks.is_empty() {
+            return out;
+        }
+        let words = out.values[0].len().div_ceil(64);
+        let whole = || [vec![0u64; words], vec![0u64; words]];
+        (out.illegal, out.exit_decides, out.exit_same_wdl) = (whole(), whole(), whole());
+        for (start, packed) in self.marks {
+            let [i0, d0, s0, i1, d1, s1] = packed.map(Packed::unpack_words);
+            let bitmaps = [
+                (&mut out.illegal, [i0, i1]),
+                (&mut out.exit_decides, [d0, d1]),
+                (&mut out.exit_same_wdl, [s0, s1]),
+            ];
+            for (whole, of_part) in bitmaps {
+                for (w, p) in whole.iter_mut().zip(&of_part) {
+                    or_bits_at(w, start, p);
+                }
+            }
+        }
+        out
     }
 }
 
