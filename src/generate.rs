@@ -12,16 +12,18 @@
 //!   first solution is held as the pass reads it, won and lost bitmaps (0.5n), with the
 //!   cursed and exit classes (0.5n), its values, illegal bitmap and exit marks compressed
 //!   (`PACKED_PER_INDEX`), 4.375n and the packed bytes, below the first solve;
-//! - with pawns, the solution (values 2n, exit marks 0.5n, illegal bitmap 0.25n) is held
-//!   whole while each part is solved with its own state: 2 bytes per index and side (value,
-//!   counter), 6 bits (the solver's four, and the class of the best exit apart from pawn
-//!   moves into earlier parts) and marks, 5.625p; and 1n not yet accounted for (KNNvKP peaks
-//!   0.79n and KRPvKR 0.54n above the rest of the model, as they did before the exits became
-//!   marks): 3.75n + 5.625p. The solution's pages are touched part by part, and each part is
-//!   classed under the 50-move rule as soon as it is solved (its second solve, by checks,
-//!   smaller than the first), so the model takes, part by part, 3.75 bytes per index solved
-//!   up to it, its own state, and the sub-tables still read: promotion tables go once no part
-//!   left promotes (`LoadedTables::release_unread`);
+//! - with pawns, the solution's values (2n) are held whole while each part is solved with
+//!   its own state: 2 bytes per index and side (value, counter), 6 bits (the solver's four,
+//!   and the class of the best exit apart from pawn moves into earlier parts) and marks,
+//!   5.625p; a part's bitmaps (illegal, exit marks: 0.75n in all) are packed once it is
+//!   solved (`retro::PartByPart`); and 1n not yet accounted for (KNNvKP peaked 0.79n and
+//!   KRPvKR 0.54n above the rest of the model while the bitmaps were held whole and the
+//!   sub-table loader left its heap fragmented; KRPvKR now peaks below 2n + 5.625p, and the
+//!   margin stays until KNNvKP is measured again): 3.75n + 5.625p. The values' pages are
+//!   touched part by part, and each part is classed under the 50-move rule as soon as it is
+//!   solved (its second solve, by checks, smaller than the first), so the model takes, part
+//!   by part, 3.75 bytes per index solved up to it, its own state, and the sub-tables still
+//!   read: promotion tables go once no part left promotes (`LoadedTables::release_unread`);
 //! - the writer: one side of the solution (values n, and five bitmaps: illegal, two exit
 //!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
 //!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the
@@ -30,7 +32,8 @@
 //!   place, then the 16-bit copy of what is left when its alphabet outgrows a byte, made as
 //!   the bytes are given back: at most 2 bytes per number (a tenth of KQRvKR's DTM stream
 //!   is left, three quarters of a KRNvKNN stream): 1.625n, the packed side and 2 bytes per
-//!   number, 4.4n without pawns (6n while the writer held the whole solution). The end of a stream holds what is left of its symbols and its packed
+//!   number, 4.4n without pawns (6n while the writer held the whole solution); and the
+//!   whole solution as it is handed over, 3.25n, where that is more. The end of a stream holds what is left of its symbols and its packed
 //!   blocks, which become the stream's bytes in place and go to the file at once; the
 //!   solution is let go once the last (DTM) stream's values are gathered, before that
 //!   stream, the largest, is compressed (KRNvKNN peaked 3% above its estimate while the
@@ -45,9 +48,10 @@
 //! MiB in the 50-move pass while its second solve counted moves, 872 MiB with a summary
 //! byte per position in the solver, 1,226-1,273 MiB while the first solution and its best
 //! exits were held whole); KQRvKR, with no mate beyond 100
-//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 1,866
-//! MiB solving (model 2,094 MiB; 1,959-2,086 MiB with the summary byte, 2,509-2,572 MiB
-//! while best exits took a byte); KNNvKP
+//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 1,159
+//! MiB as its solution is handed to the writer, 1,011 MiB in its last part, 1,034 MiB
+//! loading (estimate 1.7 GiB; 1,866 MiB solving when the whole table was solved before its
+//! 50-move pass, model 2,094 MiB; 2,509-2,572 MiB while best exits took a byte); KNNvKP
 //! 1,144 MiB solving (model 1,157 MiB; 1,373 MiB before: pages of the solution are touched
 //! part by part, so its peak comes with the last parts). The estimate adds 5%.
 
@@ -146,7 +150,8 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     } else {
         held + (41 * n / 8).max(35 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64)
     };
-    let writing = 13 * n / 8 + (PACKED_PER_INDEX * n as f64 / 2.0) as u64 + 2 * layout;
+    let writing =
+        (13 * n / 4).max(13 * n / 8 + (PACKED_PER_INDEX * n as f64 / 2.0) as u64 + 2 * layout);
     Estimate {
         peak_bytes: (BASE_BYTES + loading.max(solving).max(writing)) / 20 * 21,
         cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX,
