@@ -49,7 +49,7 @@
 //! byte per position in the solver, 1,226-1,273 MiB while the first solution and its best
 //! exits were held whole); KQRvKR, with no mate beyond 100
 //! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 1,159
-//! MiB as its solution is handed to the writer, 1,011 MiB in its last part, 1,034 MiB
+//! MiB in the writer's first stream, 1,011 MiB in its last part, 1,034 MiB
 //! loading (estimate 1.7 GiB; 1,866 MiB solving when the whole table was solved before its
 //! 50-move pass, model 2,094 MiB; 2,509-2,572 MiB while best exits took a byte); KNNvKP
 //! 1,144 MiB solving (model 1,157 MiB; 1,373 MiB before: pages of the solution are touched
