@@ -137,12 +137,12 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let solving = if parts.len() > 1 {
         // Each part with the solution of the parts up to it and the sub-tables still read.
         let mut solved = 0;
+        let promoting = promoting_from(&index, &parts);
         (0..parts.len())
             .map(|k| {
                 let p = parts[k].end - parts[k].start;
                 solved += p;
-                let promoting = promoting_in(&index, &parts[k..]);
-                let held = schedule.held_reading(material, promoting);
+                let held = schedule.held_reading(material, promoting[k]);
                 held + 3 * solved + 3 * solved / 4 + 45 * p / 8
             })
             .max()
@@ -187,6 +187,7 @@ pub fn generate(
         LossSearch::Counters,
     );
     let rule = fifty::Rule::new(index.size());
+    let promoting = promoting_from(&index, parts.parts());
     for k in 0..parts.count() {
         let game = ChessGame::new(index.clone(), &loaded);
         parts.solve_next(&game, observer);
@@ -195,7 +196,7 @@ pub fn generate(
             return Err(format!("cannot build {material}: {e}"));
         }
         drop(game);
-        loaded.release_unread(material, promoting_in(&index, &parts.parts()[k + 1..]));
+        loaded.release_unread(material, promoting[k + 1]);
     }
     let mut solution = parts.into_solution();
     rule.finish(&mut solution);
@@ -222,12 +223,15 @@ pub fn generate(
     })
 }
 
-/// For White and Black, whether some part of `parts` can promote.
-fn promoting_in(index: &TableIndex, parts: &[Range<u64>]) -> [bool; 2] {
-    parts.iter().fold([false; 2], |p, part| {
-        let q = index.promoting(part.clone());
-        [p[0] || q[0], p[1] || q[1]]
-    })
+/// For each part k of `parts` and one past the last, whether White and Black can still
+/// promote in parts k and after: each part looked at once.
+fn promoting_from(index: &TableIndex, parts: &[Range<u64>]) -> Vec<[bool; 2]> {
+    let mut out = vec![[false; 2]; parts.len() + 1];
+    for (k, part) in parts.iter().enumerate().rev() {
+        let (q, after) = (index.promoting(part.clone()), out[k + 1]);
+        out[k] = [q[0] || after[0], q[1] || after[1]];
+    }
+    out
 }
 
 /// Peak resident set size of this process (Linux), or 0.
