@@ -21,5 +21,6 @@ pub mod probe;
 pub mod table;
 #[cfg(test)]
 mod testing;
+mod zeroed;
 
 pub use probe::{ProbeError, Tablebase};

@@ -212,7 +212,7 @@ const MARKED_LEVELS: usize = Dtm::BYTE_PLIES as usize + 2;
 type Marks = [AtomicU64; MARKED_LEVELS.div_ceil(64)];
 
 fn new_marks(n: usize) -> Vec<Marks> {
-    (0..n.div_ceil(BLOCK)).map(|_| Default::default()).collect()
+    crate::zeroed::zeroed(n.div_ceil(BLOCK))
 }
 
 /// Work for a later level, for the rare moves with an extra option (`Successor::Either`).
@@ -229,19 +229,11 @@ enum Deferred {
 }
 
 fn atomic_bytes(n: usize) -> Vec<AtomicU8> {
-    // AtomicU8 has the size and alignment of u8, and zeroed memory is a valid AtomicU8(0);
-    // building the vector this way lets the allocator hand out zeroed pages directly.
-    let mut v = std::mem::ManuallyDrop::new(vec![0u8; n]);
-    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
-    // SAFETY: same layout, ownership moves from the u8 vector to the atomic one.
-    unsafe { Vec::from_raw_parts(ptr as *mut AtomicU8, len, cap) }
+    crate::zeroed::zeroed_atomic::<u8>(n)
 }
 
 fn into_bytes(v: Vec<AtomicU8>) -> Vec<u8> {
-    let mut v = std::mem::ManuallyDrop::new(v);
-    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
-    // SAFETY: same layout; no other reference remains.
-    unsafe { Vec::from_raw_parts(ptr as *mut u8, len, cap) }
+    crate::zeroed::from_atomic::<u8>(v)
 }
 
 /// The class (`NO_FIXED`, `FIXED_WIN`, ...) of every index, two bits each.

@@ -1,0 +1,125 @@
+//! Large zeroed arrays and the casts between a vector of integers and one of their atomics.
+//!
+//! The memory comes zeroed from the allocator (fresh pages from the system for large
+//! arrays), so that pages never written are never touched, and a solver's atomic arrays
+//! become plain ones with no pass over them.
+
+use std::sync::atomic::{AtomicU64, AtomicU8};
+
+/// Types whose all-zero bytes are a valid value.
+///
+/// # Safety
+/// Implementors must be valid when every byte is zero.
+pub(crate) unsafe trait Zeroed: Sized {}
+
+// SAFETY: integers and their atomics are valid as zero bytes.
+unsafe impl Zeroed for u8 {}
+unsafe impl Zeroed for u32 {}
+unsafe impl Zeroed for u64 {}
+unsafe impl Zeroed for AtomicU8 {}
+unsafe impl Zeroed for AtomicU64 {}
+unsafe impl<T: Zeroed, const N: usize> Zeroed for [T; N] {}
+
+/// An integer type and its atomic.
+///
+/// # Safety
+/// `Atomic` must have the size and bit validity of `Self` (its alignment may be larger:
+/// `from_atomic` checks it).
+pub(crate) unsafe trait Atomic: Zeroed {
+    type Atomic: Zeroed;
+    fn into_inner(a: Self::Atomic) -> Self;
+}
+
+// SAFETY: AtomicU8 has the size and bit validity of u8.
+unsafe impl Atomic for u8 {
+    type Atomic = AtomicU8;
+    fn into_inner(a: AtomicU8) -> u8 {
+        a.into_inner()
+    }
+}
+
+// SAFETY: AtomicU64 has the size and bit validity of u64.
+unsafe impl Atomic for u64 {
+    type Atomic = AtomicU64;
+    fn into_inner(a: AtomicU64) -> u64 {
+        a.into_inner()
+    }
+}
+
+/// `n` zeroed values, the memory not touched until used.
+pub(crate) fn zeroed<T: Zeroed>(n: usize) -> Vec<T> {
+    let layout = std::alloc::Layout::array::<T>(n).expect("an array that fits in memory");
+    if layout.size() == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the layout is not empty.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: allocated by the global allocator with the layout of `n` values of T, all
+    // zero, which is a valid T (`Zeroed`).
+    unsafe { Vec::from_raw_parts(ptr, n, n) }
+}
+
+/// `n` zeroed atomics, as `zeroed`.
+pub(crate) fn zeroed_atomic<T: Atomic>(n: usize) -> Vec<T::Atomic> {
+    zeroed(n)
+}
+
+/// The plain values of `v`, with no pass over them: pages never written stay untouched.
+pub(crate) fn from_atomic<T: Atomic>(v: Vec<T::Atomic>) -> Vec<T> {
+    if std::mem::align_of::<T>() != std::mem::align_of::<T::Atomic>() {
+        // (32-bit x86 aligns u64 to 4 bytes and AtomicU64 to 8.)
+        return v.into_iter().map(T::into_inner).collect();
+    }
+    let mut v = std::mem::ManuallyDrop::new(v);
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: the same size (`Atomic`) and alignment (checked above), so the allocation's
+    // layout is unchanged; ownership moves and no other reference remains.
+    unsafe { Vec::from_raw_parts(ptr.cast::<T>(), len, cap) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    #[test]
+    fn arrays_are_zero_and_usable_at_every_size() {
+        for n in [0, 1, 1000, 1 << 24] {
+            let mut v: Vec<u32> = zeroed(n);
+            assert_eq!(v.len(), n);
+            assert!(v.iter().all(|&x| x == 0));
+            if let Some(last) = v.last_mut() {
+                *last = 7;
+            }
+            v.push(9);
+            assert_eq!(v.len(), n + 1);
+            assert_eq!(v[n], 9);
+        }
+    }
+
+    #[test]
+    fn atomics_keep_what_was_stored_when_made_plain() {
+        for n in [0, 5, 1 << 24] {
+            let a: Vec<AtomicU8> = zeroed_atomic::<u8>(n);
+            if n > 0 {
+                a[n - 1].store(200, Relaxed);
+            }
+            let mut plain: Vec<u8> = from_atomic::<u8>(a);
+            assert_eq!(plain.len(), n);
+            assert_eq!(
+                plain.iter().map(|&b| b as usize).sum::<usize>(),
+                200 * (n > 0) as usize
+            );
+            plain.push(1);
+            let w: Vec<AtomicU64> = zeroed_atomic::<u64>(n);
+            if n > 0 {
+                w[0].fetch_or(1 << 63, Relaxed);
+            }
+            let words: Vec<u64> = from_atomic::<u64>(w);
+            assert_eq!(words.first().copied(), (n > 0).then_some(1 << 63));
+        }
+    }
+}
