@@ -14,7 +14,6 @@ pub(crate) unsafe trait Zeroed: Sized {}
 
 // SAFETY: integers and their atomics are valid as zero bytes.
 unsafe impl Zeroed for u8 {}
-unsafe impl Zeroed for u32 {}
 unsafe impl Zeroed for u64 {}
 unsafe impl Zeroed for AtomicU8 {}
 unsafe impl Zeroed for AtomicU64 {}
@@ -25,8 +24,8 @@ unsafe impl<T: Zeroed, const N: usize> Zeroed for [T; N] {}
 /// # Safety
 /// `Atomic` must have the size and bit validity of `Self` (its alignment may be larger:
 /// `from_atomic` checks it).
-pub(crate) unsafe trait Atomic: Zeroed {
-    type Atomic: Zeroed;
+pub(crate) unsafe trait Atomic {
+    type Atomic;
     fn into_inner(a: Self::Atomic) -> Self;
 }
 
@@ -62,11 +61,6 @@ pub(crate) fn zeroed<T: Zeroed>(n: usize) -> Vec<T> {
     unsafe { Vec::from_raw_parts(ptr, n, n) }
 }
 
-/// `n` zeroed atomics, as `zeroed`.
-pub(crate) fn zeroed_atomic<T: Atomic>(n: usize) -> Vec<T::Atomic> {
-    zeroed(n)
-}
-
 /// The plain values of `v`, with no pass over them: pages never written stay untouched.
 pub(crate) fn from_atomic<T: Atomic>(v: Vec<T::Atomic>) -> Vec<T> {
     if std::mem::align_of::<T>() != std::mem::align_of::<T::Atomic>() {
@@ -88,7 +82,7 @@ mod tests {
     #[test]
     fn arrays_are_zero_and_usable_at_every_size() {
         for n in [0, 1, 1000, 1 << 24] {
-            let mut v: Vec<u32> = zeroed(n);
+            let mut v: Vec<u64> = zeroed(n);
             assert_eq!(v.len(), n);
             assert!(v.iter().all(|&x| x == 0));
             if let Some(last) = v.last_mut() {
@@ -103,7 +97,7 @@ mod tests {
     #[test]
     fn atomics_keep_what_was_stored_when_made_plain() {
         for n in [0, 5, 1 << 24] {
-            let a: Vec<AtomicU8> = zeroed_atomic::<u8>(n);
+            let a: Vec<AtomicU8> = zeroed(n);
             if n > 0 {
                 a[n - 1].store(200, Relaxed);
             }
@@ -114,7 +108,7 @@ mod tests {
                 200 * (n > 0) as usize
             );
             plain.push(1);
-            let w: Vec<AtomicU64> = zeroed_atomic::<u64>(n);
+            let w: Vec<AtomicU64> = zeroed(n);
             if n > 0 {
                 w[0].fetch_or(1 << 63, Relaxed);
             }

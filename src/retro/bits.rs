@@ -9,7 +9,7 @@ impl AtomicBits {
     /// All clear. The words come zeroed from the allocator, so that pages never set are
     /// never touched (a table's 50-move classes are set part by part, most never).
     pub(crate) fn new(n: usize) -> AtomicBits {
-        AtomicBits(crate::zeroed::zeroed_atomic::<u64>(n.div_ceil(64)))
+        AtomicBits(crate::zeroed::zeroed(n.div_ceil(64)))
     }
 
     #[inline]

@@ -52,6 +52,7 @@
 use super::bits::AtomicBits;
 use super::packed::Packed;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
+use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -212,7 +213,7 @@ const MARKED_LEVELS: usize = Dtm::BYTE_PLIES as usize + 2;
 type Marks = [AtomicU64; MARKED_LEVELS.div_ceil(64)];
 
 fn new_marks(n: usize) -> Vec<Marks> {
-    crate::zeroed::zeroed(n.div_ceil(BLOCK))
+    zeroed(n.div_ceil(BLOCK))
 }
 
 /// Work for a later level, for the rare moves with an extra option (`Successor::Either`).
@@ -226,14 +227,6 @@ enum Deferred {
     /// `(side, idx)`'s best fixed move, longer than `SUMMARY_PLIES`, decides it at that
     /// level if its other moves allow.
     Exit(u8, u64),
-}
-
-fn atomic_bytes(n: usize) -> Vec<AtomicU8> {
-    crate::zeroed::zeroed_atomic::<u8>(n)
-}
-
-fn into_bytes(v: Vec<AtomicU8>) -> Vec<u8> {
-    crate::zeroed::from_atomic::<u8>(v)
 }
 
 /// The class (`NO_FIXED`, `FIXED_WIN`, ...) of every index, two bits each.
@@ -737,7 +730,7 @@ impl<'g, G: RetroGame> State<'g, G> {
     ) -> Self {
         let n = (part.end - part.start) as usize;
         let counted = search == LossSearch::Counters;
-        let counters = || atomic_bytes(if counted { n } else { 0 });
+        let counters = || zeroed(if counted { n } else { 0 });
         let changed = || AtomicBits::new(if counted { 0 } else { n });
         State {
             game,
@@ -748,7 +741,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             earlier,
             part,
             exits_beyond: Default::default(),
-            values: [atomic_bytes(n), atomic_bytes(n)],
+            values: [zeroed(n), zeroed(n)],
             illegal: [AtomicBits::new(n), AtomicBits::new(n)],
             class: [Classes::new(n), Classes::new(n)],
             longest_exit: AtomicU32::new(0),
@@ -851,7 +844,7 @@ impl<'g, G: RetroGame> State<'g, G> {
         // The working state goes first: the exits are marked beside the values.
         drop((counters, changed, marks));
         let mut solution =
-            Solution::from_parts(values.map(into_bytes), illegal.map(AtomicBits::into_words));
+            Solution::from_parts(values.map(from_atomic), illegal.map(AtomicBits::into_words));
         solution.long =
             long.map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
         let listed = exits_beyond
