@@ -21,7 +21,7 @@
 //!   sub-table loader left its heap fragmented; KRPvKR now peaks below 2n + 5.625p, and the
 //!   margin stays until KNNvKP is measured again): 3.75n + 5.625p. The values' pages are
 //!   touched part by part, and each part is classed under the 50-move rule as soon as it is
-//!   solved (its second solve, by checks, smaller than the first), so the model takes, part
+//!   solved (its second solve, by move counters as the first, no larger than it), so the model takes, part
 //!   by part, 3.75 bytes per index solved up to it, its own state, and the sub-tables still
 //!   read: promotion tables go once no part left promotes (`LoadedTables::release_unread`);
 //! - the writer: one side of the solution (values n, and five bitmaps: illegal, two exit

@@ -111,6 +111,15 @@ impl Rule {
         label: impl Fn(bool) -> String,
         observer: &dyn Observer,
     ) {
+        // With pawns, the rule's game counts each position's moves inside exactly
+        // (`RuleGame::successors_counted`), and counters take less time than checks, in
+        // no more memory than the part's first solve had. Without pawns, two moves may
+        // reach one position and count twice: checks, which also keep the pass below the
+        // first solve there (its solution is held packed meanwhile).
+        let search = match rule.game.index().material().has_pawns() {
+            true => LossSearch::Counters,
+            false => LossSearch::Checks,
+        };
         for winners in [false, true] {
             if winners && !rule.second_solve.swap(false, Relaxed) {
                 // The first solve settled the wins too.
@@ -118,13 +127,11 @@ impl Rule {
             }
             rule.forced_reset.store(false, Relaxed);
             rule.judging_winners.store(winners, Relaxed);
-            // Checks, not counters: the rule's game counts moves inside only roughly
-            // (`RuleGame::successors_counted`).
             solve_alone(
                 &rule,
                 part.clone(),
                 RULE_PLIES,
-                LossSearch::Checks,
+                search,
                 observer,
                 label(winners),
             );
@@ -358,9 +365,9 @@ impl RetroGame for RuleGame<'_> {
         Some(terminal)
     }
 
-    /// The rule's game is solved with checks (`Rule::solve_part`), whose setup asks only whether a
-    /// position has moves inside the graph: its quiet moves are counted, not encoded, two
-    /// that reach the same position counting twice.
+    /// Its quiet moves are counted, not encoded: exactly with pawns, where no two moves
+    /// of a piece reach one index (the solve counts them down); without pawns two may,
+    /// and the solve, by checks, asks only whether a position has moves inside the graph.
     fn successors_counted(
         &self,
         side: usize,
