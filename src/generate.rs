@@ -21,9 +21,9 @@
 //!   sub-table loader left its heap fragmented; KRPvKR now peaks below 2n + 5.625p, and the
 //!   margin stays until KNNvKP is measured again): 3.75n + 5.625p. The values' pages are
 //!   touched part by part, and each part is classed under the 50-move rule as soon as it is
-//!   solved (its second solve, by move counters as the first, no larger than it), so the model takes, part
-//!   by part, 3.75 bytes per index solved up to it, its own state, and the sub-tables still
-//!   read: promotion tables go once no part left promotes (`LoadedTables::release_unread`);
+//!   solved (its second solve, by move counters as the first, no larger than it), so the
+//!   model takes, part by part, 3.75 bytes per index solved up to it, its own state, and
+//!   the sub-tables still read: promotion tables go once no part left promotes (`LoadedTables::release_unread`);
 //! - the writer: one side of the solution (values n, and five bitmaps: illegal, two exit
 //!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
 //!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the

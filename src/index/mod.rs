@@ -554,6 +554,14 @@ impl TableIndex {
         }
     }
 
+    /// True when two different positions reached by moves of one position (or un-moves)
+    /// can have one index: without pawns, a symmetry maps one onto the other. With pawns
+    /// no two meet, so a position's quiet moves can be counted without looking at them.
+    #[inline]
+    pub fn moves_may_meet(&self) -> bool {
+        !self.material.has_pawns()
+    }
+
     /// Without pawns: true when both kings stand on the a1-h8 diagonal.
     #[inline]
     fn both_on_diagonal(&self, wk: Square, bk: Square) -> bool {

@@ -54,7 +54,7 @@ impl Scratch {
     /// arithmetic keeps distinct positions in one orientation), and they are few: each is
     /// looked for in the list.
     pub(super) fn merge_equal(&mut self, index: &TableIndex) {
-        let merge = !index.material().has_pawns();
+        let merge = index.moves_may_meet();
         for &(idx, alt) in &self.encoded {
             if !(merge && self.list.iter().any(|e| e.0 == idx)) {
                 self.list.push((idx, alt));
@@ -67,7 +67,7 @@ impl Scratch {
     /// can coincide with one that index arithmetic reaches from `idx` by a move of a piece
     /// other than a king. Tables with pawns merge nothing.
     fn meets_kings_of(&self, idx: u64, index: &TableIndex) -> bool {
-        !index.material().has_pawns()
+        index.moves_may_meet()
             && self
                 .encoded
                 .iter()
@@ -269,7 +269,7 @@ impl<'a> ChessGame<'a> {
         keep: impl Fn(u64) -> bool,
         f: &mut impl FnMut(u64),
     ) {
-        let merge = !self.index.material().has_pawns();
+        let merge = self.index.moves_may_meet();
         let mut given: ArrayVec<u64, 256> = ArrayVec::new();
         let mut encoded: ArrayVec<u64, 256> = ArrayVec::new();
         let mover = !at.pos.turn();
@@ -341,7 +341,7 @@ impl<'a> ChessGame<'a> {
     /// symmetry) costs far more than the king pair's number, which differs wherever
     /// indices differ. With pawns no two moves merge (`Scratch::merge_equal`).
     fn count_king_moves(&self, at: &Placed, to: Bitboard, list: &mut MoveList) -> u32 {
-        if self.index.material().has_pawns() {
+        if !self.index.moves_may_meet() {
             return to.count();
         }
         // Only called where index arithmetic applies, so the kings are known.
@@ -565,7 +565,7 @@ mod tests {
             .map(|m| game.encode(&pos.play(m)))
             .collect();
         out.sort_unstable();
-        if !game.index().material().has_pawns() {
+        if game.index().moves_may_meet() {
             out.dedup();
         }
         Some(out)

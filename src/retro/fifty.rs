@@ -111,14 +111,14 @@ impl Rule {
         label: impl Fn(bool) -> String,
         observer: &dyn Observer,
     ) {
-        // With pawns, the rule's game counts each position's moves inside exactly
-        // (`RuleGame::successors_counted`), and counters take less time than checks, in
-        // no more memory than the part's first solve had. Without pawns, two moves may
-        // reach one position and count twice: checks, which also keep the pass below the
-        // first solve there (its solution is held packed meanwhile).
-        let search = match rule.game.index().material().has_pawns() {
-            true => LossSearch::Counters,
-            false => LossSearch::Checks,
+        // Where no two moves meet (with pawns), the rule's game counts each position's
+        // moves inside exactly (`RuleGame::successors_counted`), and counters take less
+        // time than checks, in no more memory than the part's first solve had. Where two
+        // may meet and count twice: checks, which also keep the pass below the first
+        // solve there (its solution is held packed meanwhile).
+        let search = match rule.game.index().moves_may_meet() {
+            false => LossSearch::Counters,
+            true => LossSearch::Checks,
         };
         for winners in [false, true] {
             if winners && !rule.second_solve.swap(false, Relaxed) {
@@ -365,9 +365,10 @@ impl RetroGame for RuleGame<'_> {
         Some(terminal)
     }
 
-    /// Its quiet moves are counted, not encoded: exactly with pawns, where no two moves
-    /// of a piece reach one index (the solve counts them down); without pawns two may,
-    /// and the solve, by checks, asks only whether a position has moves inside the graph.
+    /// Its quiet moves are counted, not encoded: exactly where no two moves meet
+    /// (`TableIndex::moves_may_meet`), and the solve counts them down; elsewhere two may
+    /// count twice, and the solve, by checks, asks only whether a position has moves
+    /// inside the graph.
     fn successors_counted(
         &self,
         side: usize,
