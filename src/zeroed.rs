@@ -4,7 +4,7 @@
 //! arrays), so that pages never written are never touched, and a solver's atomic arrays
 //! become plain ones with no pass over them.
 
-use std::sync::atomic::{AtomicU64, AtomicU8};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// Types whose all-zero bytes are a valid value.
 ///
@@ -14,8 +14,10 @@ pub(crate) unsafe trait Zeroed: Sized {}
 
 // SAFETY: integers and their atomics are valid as zero bytes.
 unsafe impl Zeroed for u8 {}
+unsafe impl Zeroed for u16 {}
 unsafe impl Zeroed for u64 {}
 unsafe impl Zeroed for AtomicU8 {}
+unsafe impl Zeroed for AtomicU16 {}
 unsafe impl Zeroed for AtomicU64 {}
 unsafe impl<T: Zeroed, const N: usize> Zeroed for [T; N] {}
 
@@ -24,9 +26,11 @@ unsafe impl<T: Zeroed, const N: usize> Zeroed for [T; N] {}
 /// # Safety
 /// `Atomic` must have the size and bit validity of `Self` (its alignment may be larger:
 /// `from_atomic` checks it).
-pub(crate) unsafe trait Atomic {
-    type Atomic;
+pub(crate) unsafe trait Atomic: Sized {
+    type Atomic: Zeroed + Sync;
     fn into_inner(a: Self::Atomic) -> Self;
+    /// Stores `v` in `a` (relaxed: the threads write apart, and join before reading).
+    fn set(a: &Self::Atomic, v: Self);
 }
 
 // SAFETY: AtomicU8 has the size and bit validity of u8.
@@ -35,6 +39,20 @@ unsafe impl Atomic for u8 {
     fn into_inner(a: AtomicU8) -> u8 {
         a.into_inner()
     }
+    fn set(a: &AtomicU8, v: u8) {
+        a.store(v, Relaxed)
+    }
+}
+
+// SAFETY: AtomicU16 has the size and bit validity of u16.
+unsafe impl Atomic for u16 {
+    type Atomic = AtomicU16;
+    fn into_inner(a: AtomicU16) -> u16 {
+        a.into_inner()
+    }
+    fn set(a: &AtomicU16, v: u16) {
+        a.store(v, Relaxed)
+    }
 }
 
 // SAFETY: AtomicU64 has the size and bit validity of u64.
@@ -42,6 +60,9 @@ unsafe impl Atomic for u64 {
     type Atomic = AtomicU64;
     fn into_inner(a: AtomicU64) -> u64 {
         a.into_inner()
+    }
+    fn set(a: &AtomicU64, v: u64) {
+        a.store(v, Relaxed)
     }
 }
 
@@ -77,7 +98,6 @@ pub(crate) fn from_atomic<T: Atomic>(v: Vec<T::Atomic>) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::Ordering::Relaxed;
 
     #[test]
     fn arrays_are_zero_and_usable_at_every_size() {

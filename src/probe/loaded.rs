@@ -477,7 +477,7 @@ impl<'a> LoadedTables<'a> {
             true,
             |idx, _, class, conv| {
                 let wdl = class.wdl();
-                Ok(match (wdl, dtm_value(wdl, moves[idx as usize]), conv) {
+                Ok(match (wdl, dtm_value(wdl, moves.get(idx)), conv) {
                     (Wdl::Draw, _, _) => Dtm::Draw,
                     (_, Some(s), Some((c, _))) => s.max(c),
                     (_, Some(s), None) => s,

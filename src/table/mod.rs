@@ -10,5 +10,5 @@ pub mod values;
 mod writer;
 
 pub use format::{Extent, Header, EXTENSION, HEADER_LEN, MAGIC, VERSION};
-pub use reader::TableFile;
+pub use reader::{DtmMoves, TableFile};
 pub use writer::{table_path, write_table, LayoutChoice, WriteOptions};

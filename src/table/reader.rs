@@ -7,8 +7,8 @@ use super::codec::{Stream, StreamError};
 use super::format::Header;
 use crate::index::{Digits, Layout, TableIndex};
 use crate::material::Material;
+use crate::zeroed::{from_atomic, zeroed, Atomic};
 use memmap2::Mmap;
-use rayon::prelude::*;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -155,36 +155,61 @@ impl TableFile {
     }
 
     /// Every value of stream `stream` (0, 1: WDL codes of white and black to move, 2: DTM
-    /// moves), by solver index: indices the layout cannot hold (broken ones) read 0.
-    fn decode_stream(&self, stream: usize) -> Result<Vec<u16>, String> {
-        let all = self.streams[stream]
-            .decode_all(&self.map)
-            .map_err(|e| self.error(stream, e))?;
+    /// moves) as `convert` makes it, by solver index: each block is decoded and its values
+    /// go straight to their indices (`Layout::for_each_index`), so that nothing but the
+    /// result is held. Indices no number of the layout reaches (broken ones) read 0.
+    fn decode_stream<T: Atomic>(
+        &self,
+        stream: usize,
+        convert: impl Fn(u16) -> T + Sync,
+    ) -> Result<Vec<T>, String> {
+        let out: Vec<T::Atomic> = zeroed(self.index.size() as usize);
         let layout = &self.layouts[stream];
-        let mut out = vec![0u16; self.index.size() as usize];
-        out.par_chunks_mut(1 << 14)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                for (k, o) in chunk.iter_mut().enumerate() {
-                    let idx = ((c << 14) + k) as u64;
-                    let j = layout.index(&self.index.split(idx));
-                    *o = all.get(j as usize).copied().unwrap_or(0);
-                }
-            });
-        Ok(out)
+        self.streams[stream]
+            .for_each_block(&self.map, |first, values| {
+                let mut values = values.iter();
+                let range = first..first + values.len() as u64;
+                layout.for_each_index(&self.index, range, |idx| {
+                    let v = values.next().expect("a value per number");
+                    if let Some(i) = idx {
+                        T::set(&out[i as usize], convert(*v));
+                    }
+                });
+            })
+            .map_err(|e| self.error(stream, e))?;
+        Ok(from_atomic(out))
     }
 
     /// All WDL codes with `side` to move, by solver index, every block checked.
     pub fn decode_wdl(&self, side: usize) -> Result<Vec<u8>, String> {
-        Ok(self
-            .decode_stream(side)?
-            .into_iter()
-            .map(|c| c as u8)
-            .collect())
+        self.decode_stream(side, |c| c as u8)
     }
 
-    /// All DTM moves of the stored side, by solver index, every block checked.
-    pub fn decode_dtm(&self) -> Result<Vec<u16>, String> {
-        self.decode_stream(2)
+    /// All DTM moves of the stored side, by solver index, every block checked: a byte each
+    /// where every number fits one (every table of up to five pieces).
+    pub fn decode_dtm(&self) -> Result<DtmMoves, String> {
+        Ok(match self.streams[2].max_value() {
+            m if m <= u8::MAX as u16 => DtmMoves::Bytes(self.decode_stream(2, |m| m as u8)?),
+            _ => DtmMoves::Wide(self.decode_stream(2, |m| m)?),
+        })
+    }
+}
+
+/// The DTM moves of a table's stored side, by solver index (`TableFile::decode_dtm`).
+pub enum DtmMoves {
+    /// Every number below 256.
+    Bytes(Vec<u8>),
+    /// Some number of 256 or more (mates beyond 255 moves).
+    Wide(Vec<u16>),
+}
+
+impl DtmMoves {
+    /// The moves stored for index `idx`.
+    #[inline]
+    pub fn get(&self, idx: u64) -> u16 {
+        match self {
+            DtmMoves::Bytes(v) => v[idx as usize].into(),
+            DtmMoves::Wide(v) => v[idx as usize],
+        }
     }
 }

@@ -529,30 +529,43 @@ impl Stream {
         sym
     }
 
-    /// Every value in order, decoded in parallel, every check group checked.
-    pub fn decode_all(&self, file: &[u8]) -> Result<Vec<u16>, StreamError> {
-        let mut out = vec![0u16; self.n as usize];
+    /// The largest value the stream holds.
+    pub fn max_value(&self) -> u16 {
+        self.leaf_values.iter().copied().max().unwrap_or(0)
+    }
+
+    /// Decodes every value, blocks in parallel, every check group checked, and hands each
+    /// block's values to `f` with the number of its first: a reader that puts them in
+    /// another order needs no copy of the stream in its own.
+    pub fn for_each_block(
+        &self,
+        file: &[u8],
+        f: impl Fn(u64, &[u16]) + Sync,
+    ) -> Result<(), StreamError> {
         if self.blocks == 0 {
-            out.fill(self.leaf_values[0]);
-            return Ok(out);
+            // One value throughout, handed over in runs of a bounded length.
+            const RUN: u64 = 1 << 16;
+            let run = vec![self.leaf_values[0]; RUN.min(self.n) as usize];
+            (0..self.n.div_ceil(RUN)).into_par_iter().for_each(|r| {
+                let first = r * RUN;
+                f(first, &run[..(self.n - first).min(RUN) as usize]);
+            });
+            return Ok(());
         }
-        // Split the output at block starts so that each block decodes into its own slice.
-        let mut slices = Vec::with_capacity(self.blocks as usize);
-        let mut rest = &mut out[..];
-        for b in 0..self.blocks {
-            let end = if b + 1 < self.blocks {
-                self.start(file, b + 1)
-            } else {
-                self.n
-            };
-            let (head, tail) = rest.split_at_mut((end - self.start(file, b)) as usize);
-            slices.push((b, head));
-            rest = tail;
-        }
-        slices
+        (0..self.blocks)
             .into_par_iter()
-            .try_for_each(|(b, slice)| self.decode_block(file, b, slice))?;
-        Ok(out)
+            .try_for_each_init(Vec::new, |values, b| {
+                let first = self.start(file, b);
+                let end = match b + 1 < self.blocks {
+                    true => self.start(file, b + 1),
+                    false => self.n,
+                };
+                values.clear();
+                values.resize((end - first) as usize, 0);
+                self.decode_block(file, b, values)?;
+                f(first, values);
+                Ok(())
+            })
     }
 
     /// Decodes block `b` whole into `out`, which has exactly its number of values.
@@ -590,6 +603,17 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
+
+    /// Every value in order, through `for_each_block`.
+    fn decode_all(s: &Stream, file: &[u8]) -> Result<Vec<u16>, StreamError> {
+        let out = Mutex::new(vec![0u16; s.len() as usize]);
+        s.for_each_block(file, |first, values| {
+            let first = first as usize;
+            out.lock().unwrap()[first..first + values.len()].copy_from_slice(values);
+        })?;
+        Ok(out.into_inner().unwrap())
+    }
 
     fn sample(n: usize, seed: u64) -> Vec<u16> {
         let mut x = seed;
@@ -620,7 +644,10 @@ mod tests {
                 "value {i}"
             );
         }
-        let all = s.decode_all(&file).unwrap();
+        if !values.is_empty() {
+            assert_eq!(s.max_value(), *leaf_values.iter().max().unwrap());
+        }
+        let all = decode_all(&s, &file).unwrap();
         assert!(all
             .iter()
             .zip(values)
@@ -699,7 +726,7 @@ mod tests {
             }
         }
         assert!(failed > 0 && answered > 0);
-        assert!(s.decode_all(&bad).is_err());
+        assert!(decode_all(&s, &bad).is_err());
         // A flipped bit in the tables is refused at open.
         let mut bad = bytes.clone();
         bad[DESCRIPTOR_LEN + 3] ^= 1;
