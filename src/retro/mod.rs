@@ -9,7 +9,7 @@ mod solver;
 mod stats;
 
 pub use chess::{ChessGame, SubTables};
-pub(crate) use packed::PackedSide;
+pub(crate) use packed::{Packed, PackedSide};
 pub(crate) use solver::bit;
 pub use solver::{
     solve, solve_within, LossSearch, Observer, PartByPart, RetroGame, Silent, Solution, Successor,

@@ -32,6 +32,21 @@ impl Packed {
         }
     }
 
+    /// Compresses the `len` bytes that `fill` makes, given the offset of each piece's first
+    /// byte: a piece at a time, so that the whole is never held.
+    pub fn build(len: usize, fill: impl Fn(usize, &mut [u8]) + Sync) -> Packed {
+        let pieces = (0..len.div_ceil(PIECE))
+            .into_par_iter()
+            .map(|p| {
+                let first = p * PIECE;
+                let mut bytes = vec![0u8; (len - first).min(PIECE)];
+                fill(first, &mut bytes);
+                squeeze(&bytes)
+            })
+            .collect();
+        Packed { len, pieces }
+    }
+
     /// Compresses `words` as little-endian bytes, letting them go.
     pub fn pack_words(words: Vec<u64>) -> Packed {
         let pieces = words
@@ -200,6 +215,10 @@ mod tests {
             let packed = Packed::pack(bytes.clone());
             assert!(len < 1000 || packed.held_bytes() < len / 2, "{len}");
             assert_eq!(packed.unpack(), bytes, "{len}");
+            let built = Packed::build(len, |first, piece| {
+                piece.copy_from_slice(&bytes[first..first + piece.len()])
+            });
+            assert_eq!(built.unpack(), bytes, "{len}: built a piece at a time");
             let words: Vec<u64> = bytes
                 .chunks(8)
                 .map(|c| (u64::from(c[0]) * 0x0101_0000_0001) ^ c.len() as u64)

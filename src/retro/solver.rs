@@ -434,7 +434,14 @@ impl Solution {
     /// The value of `idx` with its class under the 50-move rule.
     #[inline]
     pub fn value(&self, side: usize, idx: u64) -> (Dtm, Wdl5) {
-        let v = self.long[side].value(self.values[side][idx as usize], idx);
+        self.value_of(side, idx, self.values[side][idx as usize])
+    }
+
+    /// The same for `code`, the byte `values` holds or held for `idx` (its long distance,
+    /// if any, and its class are read here).
+    #[inline]
+    pub fn value_of(&self, side: usize, idx: u64, code: u8) -> (Dtm, Wdl5) {
+        let v = self.long[side].value(code, idx);
         (v, Wdl5::new(v.wdl(), bit(&self.cursed[side], idx)))
     }
 

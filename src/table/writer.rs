@@ -25,8 +25,8 @@ use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
 use super::values::{dtm_choice, dtm_moves, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
 use crate::index::{Layout, Part, TableIndex};
 use crate::material::Material;
-use crate::retro::{PackedSide, Solution, TableStats};
-use crate::value::Dtm;
+use crate::retro::{Packed, PackedSide, Solution, TableStats};
+use crate::value::{Dtm, Wdl5};
 use rayon::prelude::*;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -92,8 +92,55 @@ enum Kind {
 struct Choices<'a> {
     index: &'a TableIndex,
     solution: Solution,
+    /// Of each side, its WDL inputs (`wdl_input`) where they stand in for the solution's
+    /// side, else empty.
+    wdl_inputs: [Vec<u8>; 2],
     /// Some distance is longer than 255 moves (only distances listed as long can be).
     moves_beyond_a_byte: bool,
+}
+
+/// The WDL input of a position that is none.
+const NO_POSITION: u8 = u8::MAX;
+
+/// What the WDL stream of `side` asks of the solution at `idx`, in a byte: its class under
+/// the 50-move rule (`Wdl5::code`) twice, plus one where its best exit has that class too;
+/// `NO_POSITION` for an illegal index. `code` is the byte its values hold or held there.
+#[inline]
+fn wdl_input(solution: &Solution, side: usize, idx: u64, code: u8) -> u8 {
+    if solution.is_illegal(side, idx) {
+        return NO_POSITION;
+    }
+    let (_, class) = solution.value_of(side, idx, code);
+    2 * class.code() + u8::from(solution.exit_has_class(side, idx, class))
+}
+
+/// The WDL inputs of `side`, made in place of its values, the rest of the side let go: a
+/// byte per index where its WDL stream would read a byte and five bits.
+fn wdl_inputs_in_place(solution: &mut Solution, side: usize) -> Vec<u8> {
+    let mut codes = std::mem::take(&mut solution.values[side]);
+    let s = &*solution;
+    codes
+        .par_chunks_mut(FILL_CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let first = (c * FILL_CHUNK) as u64;
+            for (idx, code) in (first..).zip(chunk) {
+                *code = wdl_input(s, side, idx, *code);
+            }
+        });
+    solution.let_go(side);
+    codes
+}
+
+/// The WDL inputs of `side`, packed as they are made: the side stays whole.
+fn wdl_inputs_packed(solution: &Solution, side: usize) -> Packed {
+    let values = &solution.values[side];
+    Packed::build(values.len(), |first, piece| {
+        let codes = values[first..].iter();
+        for ((idx, input), &code) in (first as u64..).zip(piece).zip(codes) {
+            *input = wdl_input(solution, side, idx, code);
+        }
+    })
 }
 
 impl Choices<'_> {
@@ -103,6 +150,12 @@ impl Choices<'_> {
         let side = match kind {
             Kind::Wdl(s) | Kind::Dtm(s) => s,
         };
+        if let (Kind::Wdl(_), Some(&input)) = (kind, self.wdl_inputs[side].get(idx as usize)) {
+            return match input {
+                NO_POSITION => WDL_ANY,
+                _ => wdl_choices(Wdl5::from_code(input / 2), input % 2 == 1),
+            };
+        }
         if self.solution.is_illegal(side, idx) {
             return any(kind);
         }
@@ -260,10 +313,13 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) 
 /// Writes the table of `material` into `dir` and returns its path and size in bytes.
 ///
 /// The layouts are chosen from samples of the whole solution; then the streams are made a
-/// side at a time: the WDL stream of the side without DTM while the other side is held
-/// compressed, then, that side let go, the other's WDL and DTM streams. The solution is let
-/// go once the DTM stream's values are gathered: the writer holds one side and one stream,
-/// then that stream alone (the memory model in `generate`).
+/// side at a time, each side's WDL stream from a byte per index (`wdl_input`). The side
+/// without DTM goes first, while the other is held compressed: its WDL inputs are made in
+/// place of its values and the rest of it let go. The DTM side's WDL inputs are made and
+/// held compressed, its DTM stream is made, the solution let go once that stream's values
+/// are gathered, and its WDL stream comes last, from the inputs alone. The writer holds
+/// one side and one stream at most (the memory model in `generate`); the streams go to the
+/// file in their own order.
 pub fn write_table(
     dir: &Path,
     material: &Material,
@@ -281,6 +337,7 @@ pub fn write_table(
     let mut c = Choices {
         index: &index,
         solution,
+        wdl_inputs: Default::default(),
         moves_beyond_a_byte,
     };
     let wdl_layouts = [Kind::Wdl(0), Kind::Wdl(1)].map(|k| choose_layout(&c, k, opts).0);
@@ -300,45 +357,45 @@ pub fn write_table(
         ],
         streams: [Extent::default(); 3],
     };
+    let wdl_stream = |c: &Choices, side: usize| {
+        let layout = &wdl_layouts[side];
+        c.stream(Kind::Wdl(side), layout, 0..layout.size(), opts)
+    };
+    let other = 1 - dtm_side;
+    let mut streams = [Vec::new(), Vec::new()];
+    let held = PackedSide::take(&mut c.solution, dtm_side);
+    c.wdl_inputs[other] = wdl_inputs_in_place(&mut c.solution, other);
+    streams[other] = wdl_stream(&c, other);
+    c.wdl_inputs[other] = Vec::new();
+    held.restore(&mut c.solution);
+    let inputs = wdl_inputs_packed(&c.solution, dtm_side);
+    // The DTM stream reads the values, the illegal bitmap and the exits deciding.
+    let s = &mut c.solution;
+    for bits in [&mut s.exit_same_wdl, &mut s.cursed, &mut s.exit_cursed] {
+        bits[dtm_side] = Vec::new();
+    }
+    let dtm_kind = Kind::Dtm(dtm_side);
+    let dtm_values = c.gather(dtm_kind, &dtm_layout, 0..dtm_layout.size(), opts);
+    c.solution.let_go(dtm_side);
+    let dtm_stream = dtm_values.compress(dtm_kind, opts);
+    c.wdl_inputs[dtm_side] = inputs.unpack();
+    streams[dtm_side] = wdl_stream(&c, dtm_side);
+    drop(c);
     let bytes = write_atomically(dir, &path, |w| {
         // The header names where the streams lie: it is written last, over this space.
         w.write_all(&[0; HEADER_LEN])?;
         let mut at = HEADER_LEN as u64;
-        let mut put = |w: &mut BufWriter<File>, stream: Vec<u8>| -> io::Result<Extent> {
+        let [wdl0, wdl1] = streams;
+        for (extent, stream) in header.streams.iter_mut().zip([wdl0, wdl1, dtm_stream]) {
             let offset = at.next_multiple_of(64);
             w.write_all(&vec![0u8; (offset - at) as usize])?;
             w.write_all(&stream)?;
             at = offset + stream.len() as u64;
-            Ok(Extent {
+            *extent = Extent {
                 offset,
                 len: stream.len() as u64,
-            })
-        };
-        // One side at a time: the other side's WDL stream first, while the DTM side is held
-        // compressed; then that side is let go, and the DTM side's WDL stream is made.
-        let other = 1 - dtm_side;
-        let wdl_stream = |c: &Choices, side: usize| {
-            let layout = &wdl_layouts[side];
-            c.stream(Kind::Wdl(side), layout, 0..layout.size(), opts)
-        };
-        let held = PackedSide::take(&mut c.solution, dtm_side);
-        let mut streams = [Vec::new(), Vec::new()];
-        streams[other] = wdl_stream(&c, other);
-        c.solution.let_go(other);
-        held.restore(&mut c.solution);
-        streams[dtm_side] = wdl_stream(&c, dtm_side);
-        for (side, stream) in streams.into_iter().enumerate() {
-            header.streams[side] = put(w, stream)?;
+            };
         }
-        // The DTM stream reads the values, the illegal bitmap and the exits deciding.
-        let s = &mut c.solution;
-        for bits in [&mut s.exit_same_wdl, &mut s.cursed, &mut s.exit_cursed] {
-            bits[dtm_side] = Vec::new();
-        }
-        let dtm_kind = Kind::Dtm(dtm_side);
-        let dtm_values = c.gather(dtm_kind, &dtm_layout, 0..dtm_layout.size(), opts);
-        drop(c);
-        header.streams[2] = put(w, dtm_values.compress(dtm_kind, opts))?;
         let end = at;
         w.seek(SeekFrom::Start(0))?;
         w.write_all(&header.to_bytes())?;
