@@ -23,7 +23,10 @@
 //!   touched part by part, and each part is classed under the 50-move rule as soon as it is
 //!   solved (its second solve, by move counters as the first, no larger than it), so the
 //!   model takes, part by part, 3.75 bytes per index solved up to it, its own state, and
-//!   the sub-tables still read: promotion tables go once no part left promotes (`LoadedTables::release_unread`);
+//!   the sub-tables still read: promotion tables go once no part left promotes (`LoadedTables::release_unread`).
+//!   The model is an upper bound there: the values of the parts that no part left reads
+//!   (pawn moves go one or two steps ahead) are packed and their pages given back
+//!   (`PartByPart::let_go_unread`), so KRPvKR's last part holds three of its six parts;
 //! - the writer: one side of the solution (values n, and five bitmaps: illegal, two exit
 //!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
 //!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the
@@ -32,12 +35,15 @@
 //!   place, then the 16-bit copy of what is left when its alphabet outgrows a byte, made as
 //!   the bytes are given back: at most 2 bytes per number (a tenth of KQRvKR's DTM stream
 //!   is left, three quarters of a KRNvKNN stream): 1.625n, the packed side and 2 bytes per
-//!   number, 4.4n without pawns (6n while the writer held the whole solution); and the
-//!   whole solution as it is handed over, 3.25n, where that is more. The end of a stream holds what is left of its symbols and its packed
-//!   blocks, which become the stream's bytes in place and go to the file at once; the
-//!   solution is let go once the last (DTM) stream's values are gathered, before that
-//!   stream, the largest, is compressed (KRNvKNN peaked 3% above its estimate while the
-//!   solution, the streams before and a copy of the DTM blocks were held with it);
+//!   number, 4.4n without pawns (6n while the writer held the whole solution). The
+//!   solution comes a side at a time, the other packed (`PartByPart::into_sides`: 3.25n
+//!   while it came whole), and the statistics and each side's layout trials read the side
+//!   at hand. Each WDL stream is gathered from a byte per index (class and exit class), made
+//!   in place of the values of the side without DTM, and held packed for the DTM side,
+//!   whose DTM stream (values, illegal bitmap and exit marks, 1.25n, and the stream) comes
+//!   first; the compressed streams are held until the file is written in their order
+//!   (KRNvKNN peaked 3% above its estimate while the solution, the streams before and a
+//!   copy of the DTM blocks were held with it);
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
 //!   cursed values), let go before the writer starts (those only promotions reach, after
 //!   the last part that promotes); while they are decoded, also the
@@ -48,9 +54,11 @@
 //! MiB in the 50-move pass while its second solve counted moves, 872 MiB with a summary
 //! byte per position in the solver, 1,226-1,273 MiB while the first solution and its best
 //! exits were held whole); KQRvKR, with no mate beyond 100
-//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 1,159
-//! MiB in the writer's first stream, 1,011 MiB in its last part, 1,034 MiB
-//! loading (estimate 1.7 GiB; 1,866 MiB solving when the whole table was solved before its
+//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 910 MiB
+//! gathering its DTM stream, at most 875 MiB solving and 712 MiB loading (1,159 MiB in the
+//! writer's first stream while the solution came whole, 1,011 MiB in its last part while
+//! every part's values stayed, 1,034 MiB loading while streams were decoded in their
+//! layout's order and in 16 bits; estimate 1.7 GiB; 1,866 MiB solving when the whole table was solved before its
 //! 50-move pass, model 2,094 MiB; 2,509-2,572 MiB while best exits took a byte); KNNvKP
 //! 1,144 MiB solving (model 1,157 MiB; 1,373 MiB before: pages of the solution are touched
 //! part by part, so its peak comes with the last parts). The estimate adds 5%.
@@ -58,8 +66,10 @@
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
 use crate::probe::{schedule_for_building, LoadedTables, Tablebase};
-use crate::retro::{compute_stats, fifty, ChessGame, LossSearch, Observer, PartByPart, TableStats};
-use crate::table::{write_table, WriteOptions};
+use crate::retro::{
+    combine_stats, count_side, fifty, ChessGame, LossSearch, Observer, PartByPart, TableStats,
+};
+use crate::table::{write_table_sides, WriteOptions};
 use crate::value::Dtm;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -150,8 +160,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     } else {
         held + (41 * n / 8).max(35 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64)
     };
-    let writing =
-        (13 * n / 4).max(13 * n / 8 + (PACKED_PER_INDEX * n as f64 / 2.0) as u64 + 2 * layout);
+    let writing = 13 * n / 8 + (PACKED_PER_INDEX * n as f64 / 2.0) as u64 + 2 * layout;
     Estimate {
         peak_bytes: (BASE_BYTES + loading.max(solving).max(writing)) / 20 * 21,
         cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX,
@@ -186,8 +195,9 @@ pub fn generate(
         Dtm::MAX_PLIES,
         LossSearch::Counters,
     );
-    let rule = fifty::Rule::new(index.size());
+    let mut rule = fifty::Rule::new(index.size());
     let promoting = promoting_from(&index, parts.parts());
+    let last_readers = index.last_readers();
     for k in 0..parts.count() {
         let game = ChessGame::new(index.clone(), &loaded);
         parts.solve_next(&game, observer);
@@ -197,21 +207,28 @@ pub fn generate(
         }
         drop(game);
         loaded.release_unread(material, promoting[k + 1]);
+        // Pawn moves lead one or two steps ahead: the parts further ahead are not read.
+        parts.let_go_unread(&last_readers);
     }
-    let mut solution = parts.into_solution();
-    rule.finish(&mut solution);
     // The sub-tables are not read again: their memory goes before the writer's comes.
     drop(loaded);
-    let solved = &solution;
-    let value = |side: usize| move |idx: u64| solved.value(side, idx).0;
-    let stats = compute_stats(
-        &index,
-        [&value(0), &value(1)],
-        [&solution.cursed[0][..], &solution.cursed[1][..]],
-        Some([&solution.illegal[0][..], &solution.illegal[1][..]]),
-    );
+    // A side at a time, the other packed: its statistics, then the writer's.
+    let (mut solution, mut held) = parts.into_sides(|s, side| rule.finish_side(s, side));
+    let mut sides = [Default::default(); 2];
+    for _ in 0..2 {
+        let side = 1 - held.side();
+        let at_hand = &solution;
+        let value = move |idx: u64| at_hand.value(side, idx).0;
+        let (cursed, illegal) = (&solution.cursed[side], &solution.illegal[side]);
+        sides[side] = count_side(&index, side, &value, cursed, Some(illegal));
+        if side == 0 {
+            held = held.swap(&mut solution);
+        }
+    }
+    let stats = combine_stats(sides);
     observer.pass("compressing and writing", 1);
-    let (path, bytes) = write_table(dir, &material, solution, stats, &WriteOptions::default())?;
+    let opts = WriteOptions::default();
+    let (path, bytes) = write_table_sides(dir, &material, solution, held, stats, &opts)?;
     Ok(Report {
         material,
         indices,

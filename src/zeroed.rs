@@ -82,6 +82,33 @@ pub(crate) fn zeroed<T: Zeroed>(n: usize) -> Vec<T> {
     unsafe { Vec::from_raw_parts(ptr, n, n) }
 }
 
+/// Gives the whole pages inside `bytes` back to the system, for an array part of which is
+/// held elsewhere (compressed) until it is written again whole: they read as zero
+/// afterwards on Linux; elsewhere nothing happens.
+pub(crate) fn release_pages(bytes: &mut [u8]) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysconf has no preconditions.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
+        if page == 0 {
+            return;
+        }
+        let start = bytes.as_mut_ptr() as usize;
+        let (first, end) = (
+            start.next_multiple_of(page),
+            (start + bytes.len()) / page * page,
+        );
+        if end > first {
+            // SAFETY: [first, end) lies inside `bytes`, borrowed mutably, so nothing else
+            // reads it meanwhile; the allocator's memory is private and anonymous, whose
+            // pages MADV_DONTNEED replaces by zero pages, as a write of zeros would.
+            unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_DONTNEED) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = bytes;
+}
+
 /// The plain values of `v`, with no pass over them: pages never written stay untouched.
 pub(crate) fn from_atomic<T: Atomic>(v: Vec<T::Atomic>) -> Vec<T> {
     if std::mem::align_of::<T>() != std::mem::align_of::<T::Atomic>() {
@@ -112,6 +139,22 @@ mod tests {
             assert_eq!(v.len(), n + 1);
             assert_eq!(v[n], 9);
         }
+    }
+
+    /// Pages given back read as zero on Linux; the bytes around them keep their values.
+    #[test]
+    fn pages_given_back_spare_the_bytes_around_them() {
+        let n = 1 << 22;
+        let mut v = vec![7u8; n];
+        let (from, to) = (12_345, n - 54_321);
+        release_pages(&mut v[from..to]);
+        assert!(v[..from].iter().chain(&v[to..]).all(|&b| b == 7));
+        let zeros = v.iter().filter(|&&b| b == 0).count();
+        if cfg!(target_os = "linux") {
+            assert!(zeros > (to - from) - 2 * 65_536, "{zeros} zeros");
+        }
+        v[from..to].fill(9);
+        assert!(v[from..to].iter().all(|&b| b == 9));
     }
 
     #[test]

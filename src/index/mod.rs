@@ -89,6 +89,8 @@ struct Pawns {
     placement: Vec<u32>,
     /// Places where a part begins, and the number of places at the end.
     part_starts: Vec<u32>,
+    /// How far the pawns of each part stand advanced in all.
+    part_advance: Vec<u32>,
 }
 
 /// Most piece groups an index has (one per colour and role besides the kings).
@@ -137,9 +139,14 @@ impl Pawns {
             .filter(|&i| i == 0 || order[i].0 != order[i - 1].0)
             .map(|i| i as u32)
             .collect();
+        let part_advance = part_starts
+            .iter()
+            .map(|&i| 64 - (order[i as usize].0 >> 40) as u32)
+            .collect();
         part_starts.push(order.len() as u32);
         Pawns {
             place,
+            part_advance,
             placement: order.into_iter().map(|(_, p)| p).collect(),
             part_starts,
         }
@@ -248,6 +255,25 @@ impl TableIndex {
                 .map(|w| w[0] as u64 * self.per_placement..w[1] as u64 * self.per_placement)
                 .collect(),
         }
+    }
+
+    /// For each part (`parts`), the last part whose moves lead into it: a pawn move
+    /// advances the pawns by one step or two, so the parts that read a part's values are
+    /// those one and two steps less advanced, all after it. Once the last of them is
+    /// solved, nothing reads the part until the table is whole. A part no other reads
+    /// names itself.
+    pub fn last_readers(&self) -> Vec<usize> {
+        let Some(p) = &self.pawns else {
+            return vec![0];
+        };
+        let advance = &p.part_advance;
+        (0..advance.len())
+            .map(|j| {
+                let reads =
+                    |k: &usize| advance[*k] + 1 == advance[j] || advance[*k] + 2 == advance[j];
+                (j..advance.len()).rev().find(reads).unwrap_or(j)
+            })
+            .collect()
     }
 
     /// For White and Black, whether some position of `part` (one of `parts`) has a pawn
@@ -747,6 +773,56 @@ mod tests {
         }
         let pawnless = TableIndex::new("KRvKN".parse().unwrap());
         assert_eq!(pawnless.promoting(0..pawnless.size()), [false; 2]);
+    }
+
+    /// Every pawn move that stays in the table leads into an earlier part whose last
+    /// reader is no earlier than the part the move starts from.
+    #[test]
+    fn pawn_moves_lead_to_parts_read_up_to_their_last_reader() {
+        use crate::chess::{MoveKind, MoveList};
+        for sig in ["KPvKP", "KRPvKR", "KPPvK", "KPPvKP"] {
+            let idx = TableIndex::new(sig.parse().unwrap());
+            let (parts, last) = (idx.parts(), idx.last_readers());
+            assert_eq!(parts.len(), last.len(), "{sig}");
+            let part_of = |i: u64| parts.iter().position(|p| p.contains(&i)).unwrap();
+            let mut moves_seen = 0;
+            for (k, part) in parts.iter().enumerate() {
+                let step = ((part.end - part.start) / 20_000).max(1) as usize | 1;
+                for i in part.clone().step_by(step) {
+                    for turn in Color::ALL {
+                        let Some(pos) = idx.legal(i, turn) else {
+                            continue;
+                        };
+                        let mut list = MoveList::new();
+                        pos.legal_moves(&mut list);
+                        for m in list.as_slice() {
+                            let quiet = matches!(m.kind, MoveKind::Normal | MoveKind::DoublePush);
+                            if m.role != Role::Pawn
+                                || !quiet
+                                || m.capture.is_some()
+                                || m.promotion.is_some()
+                            {
+                                continue;
+                            }
+                            let to = idx.encode(&pos.play(m)).expect("a position of the table");
+                            let j = part_of(to);
+                            assert!(
+                                j < k && last[j] >= k,
+                                "{sig}: {pos} {m:?} from part {k} to {j}"
+                            );
+                            moves_seen += 1;
+                        }
+                    }
+                }
+            }
+            assert!(moves_seen > 100, "{sig}: {moves_seen}");
+            // Some part is let go before the last is solved.
+            assert!(last.iter().any(|&r| r + 1 < parts.len()), "{sig}: {last:?}");
+        }
+        assert_eq!(
+            TableIndex::new("KRvKN".parse().unwrap()).last_readers(),
+            vec![0]
+        );
     }
 
     #[test]

@@ -149,8 +149,9 @@ fn reaches(wanted: &[(Side, Reach)], stored: impl Fn(&Material) -> Color) -> Vec
 }
 
 /// Bytes per index the decoder holds while it decodes a stored side (the WDL codes, the
-/// DTM moves in two bytes, the values and cursed bits it makes: 4.125) and while it
-/// searches the other side (the codes, the values and bits), rounded up.
+/// DTM moves in a byte or, past 255 moves, two, the values and cursed bits it makes: at
+/// most 4.125; each stream goes block by block to its indices) and while it searches the
+/// other side (the codes, the values and bits), rounded up.
 const DECODE_BYTES: u64 = 5;
 const SEARCH_BYTES: u64 = 3;
 

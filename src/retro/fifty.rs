@@ -138,10 +138,12 @@ impl Rule {
         }
     }
 
-    /// Adds the classes to `solution`, every part classed.
-    pub fn finish(self, solution: &mut Solution) {
-        solution.cursed = self.cursed.map(AtomicBits::into_words);
-        solution.exit_cursed = self.exit_cursed.map(AtomicBits::into_words);
+    /// Adds the classes of side `side` to `solution`, every part classed, and lets them
+    /// go here: the sides are made whole one at a time (`PartByPart::into_sides`).
+    pub fn finish_side(&mut self, solution: &mut Solution, side: usize) {
+        let take = |bits: &mut AtomicBits| std::mem::replace(bits, AtomicBits::new(0)).into_words();
+        solution.cursed[side] = take(&mut self.cursed[side]);
+        solution.exit_cursed[side] = take(&mut self.exit_cursed[side]);
     }
 }
 

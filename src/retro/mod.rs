@@ -14,4 +14,6 @@ pub(crate) use solver::bit;
 pub use solver::{
     solve, solve_within, LossSearch, Observer, PartByPart, RetroGame, Silent, Solution, Successor,
 };
-pub use stats::{compute as compute_stats, SideStats, TableStats};
+pub use stats::{
+    combine as combine_stats, compute as compute_stats, count_side, SideStats, TableStats,
+};

@@ -86,10 +86,16 @@ impl Packed {
     /// The bytes as they were packed.
     pub fn unpack(self) -> Vec<u8> {
         let mut out = vec![0u8; self.len];
+        self.unpack_into(&mut out);
+        out
+    }
+
+    /// The bytes as they were packed, into `out`, which has their length.
+    pub fn unpack_into(self, out: &mut [u8]) {
+        assert_eq!(out.len(), self.len, "unpacked where they fit");
         out.par_chunks_mut(PIECE)
             .zip(self.pieces.into_par_iter())
             .for_each(|(piece, packed)| unsqueeze(&packed, piece));
-        out
     }
 }
 
@@ -110,6 +116,18 @@ impl PackedSide {
             values: Packed::pack(std::mem::take(&mut solution.values[side])),
             bitmaps: bitmaps_of(solution, side).map(|b| Packed::pack_words(std::mem::take(b))),
         }
+    }
+
+    /// The side held.
+    pub fn side(&self) -> usize {
+        self.side
+    }
+
+    /// Packs the side `solution` holds and puts this one back in its place.
+    pub fn swap(self, solution: &mut Solution) -> PackedSide {
+        let other = PackedSide::take(solution, 1 - self.side);
+        self.restore(solution);
+        other
     }
 
     /// Puts the side back into `solution`.

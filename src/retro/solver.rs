@@ -50,9 +50,9 @@
 //! state is held for one part at a time.
 
 use super::bits::AtomicBits;
-use super::packed::Packed;
+use super::packed::{Packed, PackedSide};
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
-use crate::zeroed::{from_atomic, zeroed};
+use crate::zeroed::{from_atomic, release_pages, zeroed};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -512,10 +512,15 @@ pub struct PartByPart {
     long: [Vec<(u64, u32)>; 2],
     /// Plies of the longest best exit of the part solved last.
     last_longest_exit: u32,
-    /// Of a game of several parts, each part's first index and bitmaps (illegal, exit
-    /// decides, exit same class; side 0 then side 1), held compressed: no part reads
-    /// another's, and only the whole solution needs them.
-    marks: Vec<(u64, [Packed; 6])>,
+    /// Of a game of several parts, per side, each part's first index and bitmaps
+    /// (illegal, exit decides, exit same class), held compressed: no part reads another's,
+    /// and only the whole solution needs them.
+    marks: [Vec<(u64, [Packed; 3])>; 2],
+    /// Per side, the values of the parts that no part left to solve reads, held
+    /// compressed, their pages given back (`let_go_unread`).
+    unread: [Vec<(Range<usize>, Packed)>; 2],
+    /// Which parts are in `unread`.
+    let_go: Vec<bool>,
 }
 
 impl PartByPart {
@@ -529,7 +534,9 @@ impl PartByPart {
             out: None,
             long: Default::default(),
             last_longest_exit: 0,
-            marks: Vec::new(),
+            marks: Default::default(),
+            unread: Default::default(),
+            let_go: Vec::new(),
         }
     }
 
@@ -592,8 +599,8 @@ impl PartByPart {
             longest_exit,
             ..
         } = local;
-        self.marks
-            .push((part.start, [i0, d0, s0, i1, d1, s1].map(Packed::pack_words)));
+        self.marks[0].push((part.start, [i0, d0, s0].map(Packed::pack_words)));
+        self.marks[1].push((part.start, [i1, d1, s1].map(Packed::pack_words)));
         for (side, long) in self.long.iter_mut().enumerate() {
             out.values[side][at.clone()].copy_from_slice(&values[side]);
             if !local_long[side].is_empty() {
@@ -631,30 +638,83 @@ impl PartByPart {
             || self.last_longest_exit > plies
     }
 
-    /// The solution, every part solved.
-    pub fn into_solution(self) -> Solution {
-        assert_eq!(self.solved, self.parts.len(), "every part is solved");
-        let mut out = self.out.expect("a part is solved");
-        if self.marks.is_empty() {
-            return out;
+    /// Packs the values of the solved parts that no part left to solve reads, `last_readers`
+    /// naming for each part the last that does (`TableIndex::last_readers`), and gives
+    /// their pages back: a pawn table's later parts read only the parts one and two pawn
+    /// steps ahead. Nothing happens once every part is solved.
+    pub fn let_go_unread(&mut self, last_readers: &[usize]) {
+        let Some(out) = self.out.as_mut() else {
+            return;
+        };
+        if self.solved == self.parts.len() {
+            return;
         }
-        let words = out.values[0].len().div_ceil(64);
-        let whole = || [vec![0u64; words], vec![0u64; words]];
-        (out.illegal, out.exit_decides, out.exit_same_wdl) = (whole(), whole(), whole());
-        for (start, packed) in self.marks {
-            let [i0, d0, s0, i1, d1, s1] = packed.map(Packed::unpack_words);
-            let bitmaps = [
-                (&mut out.illegal, [i0, i1]),
-                (&mut out.exit_decides, [d0, d1]),
-                (&mut out.exit_same_wdl, [s0, s1]),
-            ];
-            for (whole, of_part) in bitmaps {
-                for (w, p) in whole.iter_mut().zip(&of_part) {
-                    or_bits_at(w, start, p);
-                }
+        self.let_go.resize(self.parts.len(), false);
+        for (j, part) in self.parts[..self.solved].iter().enumerate() {
+            if self.let_go[j] || last_readers[j] >= self.solved {
+                continue;
+            }
+            let at = part.start as usize..part.end as usize;
+            for (unread, values) in self.unread.iter_mut().zip(&mut out.values) {
+                let packed = Packed::pack(values[at.clone()].to_vec());
+                // Tests solve graphs smaller than a page: a part read after it is let go
+                // must read nonsense there too.
+                #[cfg(test)]
+                values[at.clone()].fill(Dtm::LONG);
+                release_pages(&mut values[at.clone()]);
+                unread.push((at.clone(), packed));
+            }
+            self.let_go[j] = true;
+        }
+    }
+
+    /// Makes side `side` of `out` whole: the values let go put back, the parts' bitmaps
+    /// joined.
+    fn make_whole(&mut self, out: &mut Solution, side: usize) {
+        for (at, packed) in self.unread[side].drain(..) {
+            packed.unpack_into(&mut out.values[side][at]);
+        }
+        if self.marks[side].is_empty() {
+            return;
+        }
+        let words = out.values[side].len().div_ceil(64);
+        let mut whole = [vec![0u64; words], vec![0u64; words], vec![0u64; words]];
+        for (start, packed) in self.marks[side].drain(..) {
+            for (w, p) in whole.iter_mut().zip(packed.map(Packed::unpack_words)) {
+                or_bits_at(w, start, &p);
             }
         }
+        let [illegal, decides, same] = whole;
+        out.illegal[side] = illegal;
+        out.exit_decides[side] = decides;
+        out.exit_same_wdl[side] = same;
+    }
+
+    /// The solution, every part solved.
+    pub fn into_solution(mut self) -> Solution {
+        assert_eq!(self.solved, self.parts.len(), "every part is solved");
+        let mut out = self.out.take().expect("a part is solved");
+        for side in 0..2 {
+            self.make_whole(&mut out, side);
+        }
         out
+    }
+
+    /// The solution, every part solved, made whole a side at a time: side 1 first, given
+    /// to `finish` (to add what else it holds) and packed, then side 0, given to `finish`.
+    /// Both sides of a pawn table whole at once would be the most it ever holds.
+    pub fn into_sides(
+        mut self,
+        mut finish: impl FnMut(&mut Solution, usize),
+    ) -> (Solution, PackedSide) {
+        assert_eq!(self.solved, self.parts.len(), "every part is solved");
+        let mut out = self.out.take().expect("a part is solved");
+        self.make_whole(&mut out, 1);
+        finish(&mut out, 1);
+        let held = PackedSide::take(&mut out, 1);
+        self.make_whole(&mut out, 0);
+        finish(&mut out, 0);
+        (out, held)
     }
 }
 
@@ -1440,6 +1500,68 @@ mod tests {
             }
             assert!(decided > 600, "{decided} decided");
         }
+    }
+
+    /// Parts whose values no part left reads are packed and their pages given back; made
+    /// whole again, a side at a time, the solution is the one solved without that. Moves
+    /// into earlier parts go one or two parts back, so the first parts go early.
+    #[test]
+    fn parts_let_go_come_back_whole() {
+        let g = parted_graph();
+        let part = g.parts[0].end;
+        let back = |first: u64, t: u64, steps: u64| first - steps * part + t % part;
+        let moves = g.moves.clone().map(|side| {
+            (0..g.size())
+                .map(|i| {
+                    let first = i / part * part;
+                    let list = &side[i as usize];
+                    (list.iter().enumerate())
+                        .map(|(k, m)| match *m {
+                            Successor::Table(t) if t < first => Successor::Table(back(
+                                first,
+                                t,
+                                1 + (k as u64 % 2).min(first / part - 1),
+                            )),
+                            m => m,
+                        })
+                        .collect()
+                })
+                .collect()
+        });
+        let mut g2 = Graph::new(moves);
+        g2.parts = g.parts.clone();
+        let count = g2.parts.len();
+        let mut last: Vec<usize> = (0..count).collect();
+        for side in 0..2 {
+            for (i, list) in g2.moves[side].iter().enumerate() {
+                for m in list {
+                    if let Successor::Table(t) = m {
+                        let (from, to) = (i / part as usize, (*t / part) as usize);
+                        last[to] = last[to].max(from);
+                    }
+                }
+            }
+        }
+        assert!(last[0] + 2 < count, "{last:?}");
+        let whole = solve_within(&g2, Dtm::MAX_PLIES, LossSearch::Counters, &Silent);
+        let mut parts = PartByPart::new(&g2, Dtm::MAX_PLIES, LossSearch::Counters);
+        let mut let_go = 0;
+        for _ in 0..count {
+            parts.solve_next(&g2, &Silent);
+            parts.let_go_unread(&last);
+            let_go = parts.let_go.iter().filter(|&&b| b).count();
+        }
+        assert!(let_go > 0, "some part let go before the end");
+        let mut finished = [false; 2];
+        let (mut sides, held) = parts.into_sides(|_, side| finished[side] = true);
+        assert_eq!(finished, [true; 2]);
+        assert_eq!(held.side(), 1);
+        assert!(sides.values[1].is_empty());
+        held.restore(&mut sides);
+        assert_eq!(sides.values, whole.values);
+        assert_eq!(sides.illegal, whole.illegal);
+        assert_eq!(sides.exit_decides, whole.exit_decides);
+        assert_eq!(sides.exit_same_wdl, whole.exit_same_wdl);
     }
 
     /// `g` solved with counters and with checks.

@@ -116,41 +116,67 @@ pub fn compute(
     cursed: [&[u64]; 2],
     illegal: Option<[&[u64]; 2]>,
 ) -> TableStats {
+    let count = |side: usize| {
+        count_side(
+            index,
+            side,
+            values[side],
+            cursed[side],
+            illegal.map(|b| b[side]),
+        )
+    };
+    combine([count(0), count(1)])
+}
+
+/// One side's statistics, and its longest value (plies, index), counted as `compute` counts
+/// them: for a caller that holds one side at a time.
+pub fn count_side(
+    index: &TableIndex,
+    side: usize,
+    values: SideValues,
+    cursed: &[u64],
+    illegal: Option<&[u64]>,
+) -> (SideStats, Option<(u32, u64)>) {
+    let turn = Color::from_index(side);
+    // Chunks of indices, each cut into runs of one king pair, whose weight is found
+    // once (positions are looked at only where that leaves it open).
+    let n = index.size();
+    let part = (0..n.div_ceil(STATS_CHUNK))
+        .into_par_iter()
+        .fold(Partial::default, |mut acc, c| {
+            let end = ((c + 1) * STATS_CHUNK).min(n);
+            let mut idx = c * STATS_CHUNK;
+            while idx < end {
+                let run_end = index.king_pair_run_end(idx).min(end);
+                let fast = illegal.and_then(|_| index.weight_without_position(idx));
+                for i in idx..run_end {
+                    let w = match illegal {
+                        Some(bits) if bit(bits, i) => 0,
+                        _ => fast.unwrap_or_else(|| weight(index, i, turn)),
+                    };
+                    if w > 0 {
+                        acc.add(w, values(i), bit(cursed, i), i);
+                    }
+                }
+                idx = run_end;
+            }
+            acc
+        })
+        .reduce(Partial::default, |mut a, b| {
+            a.stats.add(&b.stats);
+            a.longest = better(a.longest, b.longest);
+            a
+        });
+    (part.stats, part.longest)
+}
+
+/// The table's statistics from its two sides' (`count_side`, side 0 first).
+pub fn combine(sides: [(SideStats, Option<(u32, u64)>); 2]) -> TableStats {
     let mut out = TableStats::default();
     let mut best: Option<(u32, u8, u64)> = None;
-    for (side, side_values) in values.iter().enumerate() {
-        let turn = Color::from_index(side);
-        // Chunks of indices, each cut into runs of one king pair, whose weight is found
-        // once (positions are looked at only where that leaves it open).
-        let n = index.size();
-        let part = (0..n.div_ceil(STATS_CHUNK))
-            .into_par_iter()
-            .fold(Partial::default, |mut acc, c| {
-                let end = ((c + 1) * STATS_CHUNK).min(n);
-                let mut idx = c * STATS_CHUNK;
-                while idx < end {
-                    let run_end = index.king_pair_run_end(idx).min(end);
-                    let fast = illegal.and_then(|_| index.weight_without_position(idx));
-                    for i in idx..run_end {
-                        let w = match illegal {
-                            Some(bits) if bit(bits[side], i) => 0,
-                            _ => fast.unwrap_or_else(|| weight(index, i, turn)),
-                        };
-                        if w > 0 {
-                            acc.add(w, side_values(i), bit(cursed[side], i), i);
-                        }
-                    }
-                    idx = run_end;
-                }
-                acc
-            })
-            .reduce(Partial::default, |mut a, b| {
-                a.stats.add(&b.stats);
-                a.longest = better(a.longest, b.longest);
-                a
-            });
-        out.sides[side] = part.stats;
-        if let Some((p, i)) = part.longest {
+    for (side, (stats, longest)) in sides.into_iter().enumerate() {
+        out.sides[side] = stats;
+        if let Some((p, i)) = longest {
             if best.is_none_or(|(bp, _, _)| p > bp) {
                 best = Some((p, side as u8, i));
             }

@@ -11,4 +11,5 @@ mod writer;
 
 pub use format::{Extent, Header, EXTENSION, HEADER_LEN, MAGIC, VERSION};
 pub use reader::{DtmMoves, TableFile};
+pub(crate) use writer::write_table_sides;
 pub use writer::{table_path, write_table, LayoutChoice, WriteOptions};

@@ -311,19 +311,32 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) 
 }
 
 /// Writes the table of `material` into `dir` and returns its path and size in bytes.
-///
-/// The layouts are chosen from samples of the whole solution; then the streams are made a
-/// side at a time, each side's WDL stream from a byte per index (`wdl_input`). The side
-/// without DTM goes first, while the other is held compressed: its WDL inputs are made in
-/// place of its values and the rest of it let go. The DTM side's WDL inputs are made and
-/// held compressed, its DTM stream is made, the solution let go once that stream's values
-/// are gathered, and its WDL stream comes last, from the inputs alone. The writer holds
-/// one side and one stream at most (the memory model in `generate`); the streams go to the
-/// file in their own order.
 pub fn write_table(
     dir: &Path,
     material: &Material,
+    mut solution: Solution,
+    stats: TableStats,
+    opts: &WriteOptions,
+) -> Result<(PathBuf, u64), String> {
+    let held = PackedSide::take(&mut solution, 1);
+    write_table_sides(dir, material, solution, held, stats, opts)
+}
+
+/// The same for a solution that holds one side, the other `held` packed.
+///
+/// Each side's layouts are chosen from samples of it while it is at hand; then the streams
+/// are made a side at a time, each side's WDL stream from a byte per index (`wdl_input`).
+/// The side without DTM goes first, while the other is held compressed: its WDL inputs are
+/// made in place of its values and the rest of it let go. The DTM side's WDL inputs are
+/// made and held compressed, its DTM stream is made, the solution let go once that
+/// stream's values are gathered, and its WDL stream comes last, from the inputs alone. The
+/// writer holds one side and one stream at most (the memory model in `generate`); the
+/// streams go to the file in their own order.
+pub(crate) fn write_table_sides(
+    dir: &Path,
+    material: &Material,
     solution: Solution,
+    held: PackedSide,
     stats: TableStats,
     opts: &WriteOptions,
 ) -> Result<(PathBuf, u64), String> {
@@ -340,10 +353,21 @@ pub fn write_table(
         wdl_inputs: Default::default(),
         moves_beyond_a_byte,
     };
-    let wdl_layouts = [Kind::Wdl(0), Kind::Wdl(1)].map(|k| choose_layout(&c, k, opts).0);
-    let dtm_trials = [Kind::Dtm(0), Kind::Dtm(1)].map(|k| choose_layout(&c, k, opts));
-    let dtm_side = usize::from(dtm_trials[1].1 < dtm_trials[0].1);
-    let dtm_layout = dtm_trials[dtm_side].0.clone();
+    let trials = |c: &Choices, side: usize| {
+        let wdl = choose_layout(c, Kind::Wdl(side), opts).0;
+        (wdl, choose_layout(c, Kind::Dtm(side), opts))
+    };
+    let first = 1 - held.side();
+    let first_trials = trials(&c, first);
+    let mut held = held.swap(&mut c.solution);
+    let second_trials = trials(&c, held.side() ^ 1);
+    let [(wdl0, dtm0), (wdl1, dtm1)] = match first {
+        0 => [first_trials, second_trials],
+        _ => [second_trials, first_trials],
+    };
+    let wdl_layouts = [wdl0, wdl1];
+    let dtm_side = usize::from(dtm1.1 < dtm0.1);
+    let dtm_layout = if dtm_side == 0 { dtm0.0 } else { dtm1.0 };
     let mut header = Header {
         game: "chess".into(),
         material: *material,
@@ -363,7 +387,9 @@ pub fn write_table(
     };
     let other = 1 - dtm_side;
     let mut streams = [Vec::new(), Vec::new()];
-    let held = PackedSide::take(&mut c.solution, dtm_side);
+    if held.side() != dtm_side {
+        held = held.swap(&mut c.solution);
+    }
     c.wdl_inputs[other] = wdl_inputs_in_place(&mut c.solution, other);
     streams[other] = wdl_stream(&c, other);
     c.wdl_inputs[other] = Vec::new();
