@@ -212,17 +212,25 @@ pub fn generate(
     }
     // The sub-tables are not read again: their memory goes before the writer's comes.
     drop(loaded);
-    // A side at a time, the other packed: its statistics, then the writer's.
-    let (mut solution, mut held) = parts.into_sides(|s, side| rule.finish_side(s, side));
+    // A table of several parts (pawns) comes a side at a time, the other packed: both
+    // sides whole would be its peak. One part comes whole, below the solver's own peak.
+    let (mut solution, mut held) = if parts.count() > 1 {
+        let (solution, held) = parts.into_sides(|s, side| rule.finish_side(s, side));
+        (solution, Some(held))
+    } else {
+        let mut solution = parts.into_solution();
+        (0..2).for_each(|side| rule.finish_side(&mut solution, side));
+        (solution, None)
+    };
+    let order = held.as_ref().map_or([0, 1], |h| [1 - h.side(), h.side()]);
     let mut sides = [Default::default(); 2];
-    for _ in 0..2 {
-        let side = 1 - held.side();
+    for (k, side) in order.into_iter().enumerate() {
         let at_hand = &solution;
         let value = move |idx: u64| at_hand.value(side, idx).0;
         let (cursed, illegal) = (&solution.cursed[side], &solution.illegal[side]);
         sides[side] = count_side(&index, side, &value, cursed, Some(illegal));
-        if side == 0 {
-            held = held.swap(&mut solution);
+        if k == 0 {
+            held = held.map(|h| h.swap(&mut solution));
         }
     }
     let stats = combine_stats(sides);

@@ -314,15 +314,15 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) 
 pub fn write_table(
     dir: &Path,
     material: &Material,
-    mut solution: Solution,
+    solution: Solution,
     stats: TableStats,
     opts: &WriteOptions,
 ) -> Result<(PathBuf, u64), String> {
-    let held = PackedSide::take(&mut solution, 1);
-    write_table_sides(dir, material, solution, held, stats, opts)
+    write_table_sides(dir, material, solution, None, stats, opts)
 }
 
-/// The same for a solution that holds one side, the other `held` packed.
+/// The same for a solution that holds both sides, or one side and the other `held`
+/// packed.
 ///
 /// Each side's layouts are chosen from samples of it while it is at hand; then the streams
 /// are made a side at a time, each side's WDL stream from a byte per index (`wdl_input`).
@@ -336,7 +336,7 @@ pub(crate) fn write_table_sides(
     dir: &Path,
     material: &Material,
     solution: Solution,
-    held: PackedSide,
+    held: Option<PackedSide>,
     stats: TableStats,
     opts: &WriteOptions,
 ) -> Result<(PathBuf, u64), String> {
@@ -357,13 +357,18 @@ pub(crate) fn write_table_sides(
         let wdl = choose_layout(c, Kind::Wdl(side), opts).0;
         (wdl, choose_layout(c, Kind::Dtm(side), opts))
     };
-    let first = 1 - held.side();
-    let first_trials = trials(&c, first);
-    let mut held = held.swap(&mut c.solution);
-    let second_trials = trials(&c, held.side() ^ 1);
-    let [(wdl0, dtm0), (wdl1, dtm1)] = match first {
-        0 => [first_trials, second_trials],
-        _ => [second_trials, first_trials],
+    let ([(wdl0, dtm0), (wdl1, dtm1)], held) = match held {
+        None => ([trials(&c, 0), trials(&c, 1)], None),
+        Some(held) => {
+            let first = 1 - held.side();
+            let first_trials = trials(&c, first);
+            let held = held.swap(&mut c.solution);
+            let second_trials = trials(&c, held.side() ^ 1);
+            match first {
+                0 => ([first_trials, second_trials], Some(held)),
+                _ => ([second_trials, first_trials], Some(held)),
+            }
+        }
     };
     let wdl_layouts = [wdl0, wdl1];
     let dtm_side = usize::from(dtm1.1 < dtm0.1);
@@ -387,9 +392,11 @@ pub(crate) fn write_table_sides(
     };
     let other = 1 - dtm_side;
     let mut streams = [Vec::new(), Vec::new()];
-    if held.side() != dtm_side {
-        held = held.swap(&mut c.solution);
-    }
+    let held = match held {
+        Some(held) if held.side() == dtm_side => held,
+        Some(held) => held.swap(&mut c.solution),
+        None => PackedSide::take(&mut c.solution, dtm_side),
+    };
     c.wdl_inputs[other] = wdl_inputs_in_place(&mut c.solution, other);
     streams[other] = wdl_stream(&c, other);
     c.wdl_inputs[other] = Vec::new();
