@@ -14,7 +14,6 @@ pub(crate) unsafe trait Zeroed: Sized {}
 
 // SAFETY: integers and their atomics are valid as zero bytes.
 unsafe impl Zeroed for u8 {}
-unsafe impl Zeroed for u16 {}
 unsafe impl Zeroed for u64 {}
 unsafe impl Zeroed for AtomicU8 {}
 unsafe impl Zeroed for AtomicU16 {}
@@ -33,38 +32,25 @@ pub(crate) unsafe trait Atomic: Sized {
     fn set(a: &Self::Atomic, v: Self);
 }
 
-// SAFETY: AtomicU8 has the size and bit validity of u8.
-unsafe impl Atomic for u8 {
-    type Atomic = AtomicU8;
-    fn into_inner(a: AtomicU8) -> u8 {
-        a.into_inner()
-    }
-    fn set(a: &AtomicU8, v: u8) {
-        a.store(v, Relaxed)
-    }
+/// `Atomic` for an integer type and its atomic.
+macro_rules! atomic {
+    ($int:ty, $atomic:ty) => {
+        // SAFETY: each standard atomic integer has the size and bit validity of its integer.
+        unsafe impl Atomic for $int {
+            type Atomic = $atomic;
+            fn into_inner(a: $atomic) -> $int {
+                a.into_inner()
+            }
+            fn set(a: &$atomic, v: $int) {
+                a.store(v, Relaxed)
+            }
+        }
+    };
 }
 
-// SAFETY: AtomicU16 has the size and bit validity of u16.
-unsafe impl Atomic for u16 {
-    type Atomic = AtomicU16;
-    fn into_inner(a: AtomicU16) -> u16 {
-        a.into_inner()
-    }
-    fn set(a: &AtomicU16, v: u16) {
-        a.store(v, Relaxed)
-    }
-}
-
-// SAFETY: AtomicU64 has the size and bit validity of u64.
-unsafe impl Atomic for u64 {
-    type Atomic = AtomicU64;
-    fn into_inner(a: AtomicU64) -> u64 {
-        a.into_inner()
-    }
-    fn set(a: &AtomicU64, v: u64) {
-        a.store(v, Relaxed)
-    }
-}
+atomic!(u8, AtomicU8);
+atomic!(u16, AtomicU16);
+atomic!(u64, AtomicU64);
 
 /// `n` zeroed values, the memory not touched until used.
 pub(crate) fn zeroed<T: Zeroed>(n: usize) -> Vec<T> {

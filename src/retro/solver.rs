@@ -526,8 +526,10 @@ pub struct PartByPart {
 impl PartByPart {
     /// Ready to solve the parts of `game` up to `max_plies`, finding losses by `search`.
     pub fn new<G: RetroGame>(game: &G, max_plies: u32, search: LossSearch) -> PartByPart {
+        let parts = game.parts();
         PartByPart {
-            parts: game.parts(),
+            let_go: vec![false; parts.len()],
+            parts,
             solved: 0,
             max_plies,
             search,
@@ -536,7 +538,6 @@ impl PartByPart {
             last_longest_exit: 0,
             marks: Default::default(),
             unread: Default::default(),
-            let_go: Vec::new(),
         }
     }
 
@@ -649,7 +650,6 @@ impl PartByPart {
         if self.solved == self.parts.len() {
             return;
         }
-        self.let_go.resize(self.parts.len(), false);
         for (j, part) in self.parts[..self.solved].iter().enumerate() {
             if self.let_go[j] || last_readers[j] >= self.solved {
                 continue;
