@@ -9,6 +9,7 @@
 //! positions they reach (`Reach`).
 
 use super::en_passant::with_en_passant;
+use super::sparse::{Piece, SparseBytes, PIECE_LOG};
 use super::tablebase::Tablebase;
 use crate::chess::{Bitboard, Color, MoveKind, MoveList, Position, Role};
 use crate::index::TableIndex;
@@ -247,7 +248,7 @@ impl Schedule {
         let freed: Vec<usize> = self.steps.iter().flat_map(|s| s.free.clone()).collect();
         (self.steps.iter().enumerate())
             .filter(|(i, s)| !freed.contains(i) && read.contains(&s.side))
-            .map(|(_, s)| held_by(s.size))
+            .map(|(_, s)| s.held())
             .sum()
     }
 
@@ -261,20 +262,33 @@ impl Schedule {
                 DECODE_BYTES
             };
             peak = peak.max(held + work * step.size);
-            held += held_by(step.size);
-            held -= step
-                .free
-                .iter()
-                .map(|&j| held_by(self.steps[j].size))
-                .sum::<u64>();
+            held += step.held();
+            held -= step.free.iter().map(|&j| self.steps[j].held()).sum::<u64>();
         }
         (peak, held)
     }
 }
 
-/// Bytes a decoded side of `n` indices holds: its values and its cursed bits.
-fn held_by(n: u64) -> u64 {
-    n + n.div_ceil(64) * 8
+impl Step {
+    /// Bytes the decoded side holds: its cursed bits and its values, all of them or, of a
+    /// side only promotions reach (`SparseBytes`), at most those where a piece of a
+    /// promoted role stands on one of the 28 edge squares, and their bitmap.
+    fn held(&self) -> u64 {
+        let n = self.size;
+        let bits = n.div_ceil(64) * 8;
+        let values = match self.reach {
+            Reach::All => n,
+            Reach::Promoted { color, roles } => {
+                let pieces: i32 = (Role::PROMOTIONS.iter())
+                    .filter(|r| roles & (1 << r.index()) != 0)
+                    .map(|&r| i32::from(self.side.0.count(color, r)))
+                    .sum();
+                let reached = 1.0 - (36.0f64 / 64.0).powi(pieces);
+                (n as f64 * reached).ceil() as u64 + bits + n / 128
+            }
+        };
+        values + bits
+    }
 }
 
 /// The sides building `material` reads when only the colours `promoting` marks can
@@ -388,62 +402,94 @@ impl<'a> LoadedTables<'a> {
         let codes = table.decode_wdl(side)?;
         let index = table.index();
         let turn = Color::from_index(side);
-        // Written in place, a word of 64 indices at a time: the decoder holds the codes,
-        // what `value` reads, and the values and bits it makes, nothing per word.
-        let n = index.size() as usize;
-        let mut values = vec![0u8; n];
-        let mut cursed = vec![0u64; n.div_ceil(64)];
-        let long = values
-            .par_chunks_mut(64)
-            .zip(cursed.par_iter_mut())
-            .enumerate()
-            .try_fold(Vec::new, |mut long, (w, (values, cursed))| {
-                let first = w as u64 * 64;
-                for (idx, slot) in (first..).zip(values.iter_mut()) {
-                    let code = codes[idx as usize];
-                    // A draw is known without the position, and a position out of reach
-                    // is not tested for legality.
-                    let read = (code != DRAW)
-                        .then(|| index.decode(idx, turn))
-                        .flatten()
-                        .filter(|pos| reach.holds(pos) && index.is_legal(idx, pos));
-                    let v = match read {
-                        None => Dtm::Draw,
-                        Some(pos) => {
-                            let conv = if all_conversions || code >= OR_CONVERSION {
-                                self.conversions(&pos)?
-                            } else {
-                                None
-                            };
-                            let class = if code < OR_CONVERSION {
-                                Wdl5::from_code(code)
-                            } else {
-                                let floor = Wdl5::from_code(code - OR_CONVERSION);
-                                conv.map_or(floor, |c| c.1.max(floor))
-                            };
-                            *cursed |= u64::from(class.is_cursed()) << (idx % 64);
-                            let v = value(idx, &pos, class, conv)?;
-                            if v.wdl() != class.wdl() {
-                                return Err(format!(
-                                    "{}: the DTM and WDL layers disagree at {pos} (file corrupted)",
-                                    table.path().display()
-                                ));
-                            }
-                            v
+        // The values of the 64 indices of word `w` (fewer in the last), their cursed bits
+        // and their distances beyond a byte.
+        let word = |w: usize, values: &mut [u8], cursed: &mut u64, long: &mut Vec<(u64, u32)>| {
+            let first = w as u64 * 64;
+            for (idx, slot) in (first..).zip(values.iter_mut()) {
+                let code = codes[idx as usize];
+                // A draw is known without the position, and a position out of reach
+                // is not tested for legality.
+                let read = (code != DRAW)
+                    .then(|| index.decode(idx, turn))
+                    .flatten()
+                    .filter(|pos| reach.holds(pos) && index.is_legal(idx, pos));
+                let v = match read {
+                    None => Dtm::Draw,
+                    Some(pos) => {
+                        let conv = if all_conversions || code >= OR_CONVERSION {
+                            self.conversions(&pos)?
+                        } else {
+                            None
+                        };
+                        let class = if code < OR_CONVERSION {
+                            Wdl5::from_code(code)
+                        } else {
+                            let floor = Wdl5::from_code(code - OR_CONVERSION);
+                            conv.map_or(floor, |c| c.1.max(floor))
+                        };
+                        *cursed |= u64::from(class.is_cursed()) << (idx % 64);
+                        let v = value(idx, &pos, class, conv)?;
+                        if v.wdl() != class.wdl() {
+                            return Err(format!(
+                                "{}: the DTM and WDL layers disagree at {pos} (file corrupted)",
+                                table.path().display()
+                            ));
                         }
-                    };
-                    let code = v.encode();
-                    if code == Dtm::LONG {
-                        long.push((idx, v.plies().expect("a distance")));
+                        v
                     }
-                    *slot = code;
+                };
+                let code = v.encode();
+                if code == Dtm::LONG {
+                    long.push((idx, v.plies().expect("a distance")));
                 }
-                Ok(long)
-            })
-            .try_reduce(Vec::new, |mut a, b| {
-                a.extend(b);
-                Ok(a)
-            })?;
+                *slot = code;
+            }
+            Ok(())
+        };
+        let n = index.size() as usize;
+        let mut cursed = vec![0u64; n.div_ceil(64)];
+        let (values, long) = match reach {
+            // Written in place, a word of 64 indices at a time: the decoder holds the
+            // codes, what `value` reads, and the values and bits it makes, nothing per word.
+            Reach::All => {
+                let mut values = vec![0u8; n];
+                let long = values
+                    .par_chunks_mut(64)
+                    .zip(cursed.par_iter_mut())
+                    .enumerate()
+                    .try_fold(Vec::new, |mut long, (w, (values, cursed))| {
+                        word(w, values, cursed, &mut long).map(|()| long)
+                    })
+                    .try_reduce(Vec::new, |mut a, b| {
+                        a.extend(b);
+                        Ok(a)
+                    })?;
+                (Values::Whole(values), long)
+            }
+            // Most of the side is out of reach and holds 0: a piece at a time, squeezed.
+            Reach::Promoted { .. } => {
+                let words = 1 << (PIECE_LOG - 6);
+                let pieces: Vec<(Piece, Vec<(u64, u32)>)> = cursed
+                    .par_chunks_mut(words)
+                    .enumerate()
+                    .map(|(p, cursed)| {
+                        let first = p << PIECE_LOG;
+                        let mut values = vec![0u8; (n - first).min(1 << PIECE_LOG)];
+                        let mut long = Vec::new();
+                        for (k, (values, cursed)) in
+                            values.chunks_mut(64).zip(cursed.iter_mut()).enumerate()
+                        {
+                            word(p * words + k, values, cursed, &mut long)?;
+                        }
+                        Ok((Piece::squeeze(&values), long))
+                    })
+                    .collect::<Result<_, String>>()?;
+                let (pieces, long): (Vec<Piece>, Vec<_>) = pieces.into_iter().unzip();
+                let sparse = SparseBytes::new(pieces);
+                (Values::Sparse(sparse), long.concat())
+            }
+        };
         let long = LongDistances::new(long);
         Ok(Decoded {
             values,
@@ -553,13 +599,16 @@ impl<'a> LoadedTables<'a> {
     /// The encoded values (`Dtm::encode`) of a loaded table with `side` to move, where
     /// decoded.
     pub fn values(&self, material: &Material, side: usize) -> Option<&[u8]> {
-        self.decoded(material, side).map(|d| &d.values[..])
+        match &self.decoded(material, side)?.values {
+            Values::Whole(v) => Some(&v[..]),
+            Values::Sparse(_) => None,
+        }
     }
 
     /// The value of index `idx` of a loaded table and side, where decoded.
     pub fn dtm_at(&self, material: &Material, side: usize, idx: u64) -> Option<Dtm> {
         let d = self.decoded(material, side)?;
-        Some(d.long.value(*d.values.get(idx as usize)?, idx))
+        Some(d.long.value(d.values.get(idx)?, idx))
     }
 
     /// The cursed wins and blessed losses of a loaded table with `side` to move (one bit
@@ -569,10 +618,28 @@ impl<'a> LoadedTables<'a> {
     }
 }
 
+/// A side's values (`Dtm::encode`) by index.
+enum Values {
+    /// Each index's byte.
+    Whole(Vec<u8>),
+    /// The bytes that are not zero: a side only promotions read, most of it out of reach.
+    Sparse(SparseBytes),
+}
+
+impl Values {
+    #[inline]
+    fn get(&self, idx: u64) -> Option<u8> {
+        match self {
+            Values::Whole(v) => v.get(idx as usize).copied(),
+            Values::Sparse(s) => Some(s.get(idx)),
+        }
+    }
+}
+
 /// One side of a table as decoded.
 struct Decoded {
     /// `Dtm::encode` of each index.
-    values: Vec<u8>,
+    values: Values,
     /// One bit per index: a cursed win or blessed loss.
     cursed: Vec<u64>,
     /// The distances whose byte is `Dtm::LONG`.
@@ -584,7 +651,8 @@ struct Decoded {
 impl Decoded {
     #[inline]
     fn value(&self, idx: u64) -> Dtm {
-        self.long.value(self.values[idx as usize], idx)
+        let code = self.values.get(idx).expect("an index of the table");
+        self.long.value(code, idx)
     }
 }
 

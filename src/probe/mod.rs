@@ -5,6 +5,7 @@ mod cache;
 mod en_passant;
 mod error;
 mod loaded;
+mod sparse;
 mod tablebase;
 mod verify;
 

@@ -215,6 +215,14 @@ mod tests {
                 "{sig}"
             );
             assert!(decoded.sides[0].positions > 0, "{sig}");
+            // Writers read an illegal index's value as a draw, without the bitmap.
+            for side in 0..2 {
+                for (idx, &code) in s.values[side].iter().enumerate() {
+                    if s.is_illegal(side, idx as u64) {
+                        assert_eq!(code, 0, "{sig} side {side} index {idx}");
+                    }
+                }
+            }
         }
     }
 }

@@ -146,5 +146,8 @@ mod tests {
         );
         assert_eq!(dtm_range(dtm_choice(Dtm::Loss(8), true)), (0, 4, true));
         assert_eq!(dtm_range(dtm_choice(Dtm::Loss(8), false)), (4, 4, false));
+        // Illegal indices hold a draw (see `Choices::at`): any distance, deciding or not.
+        assert_eq!(dtm_choice(Dtm::Draw, false), DTM_ANY);
+        assert_eq!(dtm_choice(Dtm::Draw, true), DTM_ANY);
     }
 }

@@ -150,19 +150,26 @@ impl Choices<'_> {
         let side = match kind {
             Kind::Wdl(s) | Kind::Dtm(s) => s,
         };
-        if let (Kind::Wdl(_), Some(&input)) = (kind, self.wdl_inputs[side].get(idx as usize)) {
-            return match input {
-                NO_POSITION => WDL_ANY,
-                _ => wdl_choices(Wdl5::from_code(input / 2), input % 2 == 1),
-            };
-        }
-        if self.solution.is_illegal(side, idx) {
-            return any(kind);
-        }
-        let (value, class) = self.solution.value(side, idx);
         match kind {
-            Kind::Wdl(_) => wdl_choices(class, self.solution.exit_has_class(side, idx, class)),
-            Kind::Dtm(_) => dtm_choice(value, self.solution.exit_decides(side, idx)),
+            Kind::Wdl(_) => {
+                if let Some(&input) = self.wdl_inputs[side].get(idx as usize) {
+                    return match input {
+                        NO_POSITION => WDL_ANY,
+                        _ => wdl_choices(Wdl5::from_code(input / 2), input % 2 == 1),
+                    };
+                }
+                if self.solution.is_illegal(side, idx) {
+                    return WDL_ANY;
+                }
+                let (_, class) = self.solution.value(side, idx);
+                wdl_choices(class, self.solution.exit_has_class(side, idx, class))
+            }
+            // An illegal index holds 0, a draw, and a draw stores any distance: the
+            // illegal bitmap is not read, so the writer lets it go before this stream.
+            Kind::Dtm(_) => {
+                let (value, _) = self.solution.value(side, idx);
+                dtm_choice(value, self.solution.exit_decides(side, idx))
+            }
         }
     }
 
@@ -402,9 +409,14 @@ pub(crate) fn write_table_sides(
     c.wdl_inputs[other] = Vec::new();
     held.restore(&mut c.solution);
     let inputs = wdl_inputs_packed(&c.solution, dtm_side);
-    // The DTM stream reads the values, the illegal bitmap and the exits deciding.
+    // The DTM stream reads the values and the exits deciding, no more.
     let s = &mut c.solution;
-    for bits in [&mut s.exit_same_wdl, &mut s.cursed, &mut s.exit_cursed] {
+    for bits in [
+        &mut s.illegal,
+        &mut s.exit_same_wdl,
+        &mut s.cursed,
+        &mut s.exit_cursed,
+    ] {
         bits[dtm_side] = Vec::new();
     }
     let dtm_kind = Kind::Dtm(dtm_side);
