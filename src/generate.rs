@@ -30,7 +30,8 @@
 //! - the writer: one side of the solution (values n, and five bitmaps: illegal, two exit
 //!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
 //!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the
-//!   layout (holes included: 1.39n numbers without pawns, 1.13n with; two bytes for a DTM
+//!   layout (holes included: 1.39n numbers without pawns, 1.13n with; of a stream cut into
+//!   segments, one segment's 2^28 numbers at most; two bytes for a DTM
 //!   stream with mates beyond 255 moves) while the grammar's first rounds rewrite it in
 //!   place, then the 16-bit copy of what is left when its alphabet outgrows a byte, made as
 //!   the bytes are given back: at most 2 bytes per number (a tenth of KQRvKR's DTM stream
@@ -54,8 +55,10 @@
 //! MiB in the 50-move pass while its second solve counted moves, 872 MiB with a summary
 //! byte per position in the solver, 1,226-1,273 MiB while the first solution and its best
 //! exits were held whole); KQRvKR, with no mate beyond 100
-//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 910 MiB
-//! gathering its DTM stream, at most 875 MiB solving and 712 MiB loading (1,159 MiB in the
+//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 847 MiB
+//! in its last parts' solves, at most 770 MiB writing and 435 MiB loading (917 MiB
+//! gathering a stream before streams were cut into segments, 712 MiB loading and 843 MiB
+//! in its first part before the sides only promotions read were held sparse; 1,159 MiB in the
 //! writer's first stream while the solution came whole, 1,011 MiB in its last part while
 //! every part's values stayed, 1,034 MiB loading while streams were decoded in their
 //! layout's order and in 16 bits; estimate 1.7 GiB; 1,866 MiB solving when the whole table was solved before its
@@ -160,7 +163,9 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     } else {
         held + (41 * n / 8).max(35 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64)
     };
-    let writing = 13 * n / 8 + (PACKED_PER_INDEX * n as f64 / 2.0) as u64 + 2 * layout;
+    // One segment of a stream at a time (`table::codec::Segments`).
+    let gathered = layout.min(1 << WriteOptions::default().segment_log);
+    let writing = 13 * n / 8 + (PACKED_PER_INDEX * n as f64 / 2.0) as u64 + 2 * gathered;
     Estimate {
         peak_bytes: (BASE_BYTES + loading.max(solving).max(writing)) / 20 * 21,
         cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX,

@@ -104,10 +104,16 @@ fn damaged_header_and_stream_index_are_refused() {
     }
     std::fs::write(&path, &original).unwrap();
     edit(&path, |b| {
-        b[8] = 4; // a future format version, header checksum valid
+        b[8] = 4; // streams said to be cut into segments, which they are not
         reseal_header(b);
     });
-    refused(dir.path(), &path, "version 4");
+    refused(dir.path(), &path, "segment");
+    std::fs::write(&path, &original).unwrap();
+    edit(&path, |b| {
+        b[8] = 5; // a future format version, header checksum valid
+        reseal_header(b);
+    });
+    refused(dir.path(), &path, "version 5");
 }
 
 #[test]

@@ -8,6 +8,8 @@ mod packed;
 mod solver;
 mod stats;
 
+#[cfg(test)]
+pub(crate) use chess::AllDrawn;
 pub use chess::{ChessGame, SubTables};
 pub(crate) use packed::{Packed, PackedSide};
 pub(crate) use solver::bit;

@@ -1,16 +1,18 @@
-//! The table file layout (version 3), all integers little-endian.
+//! The table file layout (versions 3 and 4), all integers little-endian.
 //!
 //! A table holds two layers. The WDL layer has one stream per side to move with a code per
 //! position (`WdlCode`); a search probes it without touching anything else. The DTM layer
 //! has one stream, for one side to move only (the one that compresses better); the other
 //! side's distances are found by a one-ply search over the stored side and the sub-tables.
 //! Each stream lays out its side's values in its own order of the index parts (`Layout`),
-//! chosen when the table is written, and is compressed as `codec::stream` describes.
+//! chosen when the table is written, and is compressed as `codec::stream` describes: whole
+//! in version 3, cut into segments of 2^28 values (`codec::segments`) in version 4, which a
+//! table gets when its streams hold more values than that (from KRPvKR on).
 //!
 //! ```text
 //! offset  size  field
 //!      0     8  magic b"RBTABLE\x1a"
-//!      8     4  format version (3)
+//!      8     4  format version (3: streams whole; 4: streams cut into segments)
 //!     12     4  header length (512)
 //!     16     8  game, zero-padded ASCII ("chess")
 //!     24    16  signature, zero-padded ASCII (e.g. "KRvKN", canonical orientation)
@@ -50,8 +52,11 @@ use crate::retro::{SideStats, TableStats};
 
 /// Identifies a retrobook table file.
 pub const MAGIC: [u8; 8] = *b"RBTABLE\x1a";
-/// The format version this code writes and reads.
-pub const VERSION: u32 = 3;
+/// The format version of tables whose streams are cut into segments.
+pub const VERSION: u32 = 4;
+/// The format version of tables whose streams are whole, the layout otherwise the same:
+/// tables of few values keep it, and their files are as before segments came.
+pub const WHOLE_VERSION: u32 = 3;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 512;
 /// Index scheme number of `index::TableIndex`.
@@ -87,6 +92,8 @@ pub struct Header {
     pub layouts: [[u8; LAYOUT_BYTES]; 3],
     /// Extents of the same three streams.
     pub streams: [Extent; 3],
+    /// Whether the streams are cut into segments (version 4).
+    pub segmented: bool,
 }
 
 pub(crate) fn put_u32(b: &mut [u8], at: usize, v: u32) {
@@ -126,7 +133,12 @@ impl Header {
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(&MAGIC);
-        put_u32(&mut b, 8, VERSION);
+        let version = if self.segmented {
+            VERSION
+        } else {
+            WHOLE_VERSION
+        };
+        put_u32(&mut b, 8, version);
         put_u32(&mut b, 12, HEADER_LEN as u32);
         put_str(&mut b, 16, 8, &self.game);
         put_str(&mut b, 24, 16, &self.material.to_string());
@@ -174,10 +186,11 @@ impl Header {
             });
         }
         let version = get_u32(b, 8);
-        if version != VERSION {
+        if !(WHOLE_VERSION..=VERSION).contains(&version) {
             return Err(format!(
-                "table format version {version}, this program reads version {VERSION}{}",
-                if version < VERSION {
+                "table format version {version}, this program reads versions \
+                 {WHOLE_VERSION} and {VERSION}{}",
+                if version < WHOLE_VERSION {
                     ": regenerate it with `retrobook gen`"
                 } else {
                     ""
@@ -242,6 +255,7 @@ impl Header {
             dtm_side,
             layouts,
             streams,
+            segmented: version == VERSION,
         })
     }
 

@@ -3,7 +3,7 @@
 //! is checksummed the first time a probe reads it, so a damaged block makes its probes
 //! fail, never answer.
 
-use super::codec::{Stream, StreamError};
+use super::codec::{Segments, StreamError};
 use super::format::Header;
 use crate::index::{Digits, Layout, TableIndex};
 use crate::material::Material;
@@ -21,7 +21,7 @@ pub struct TableFile {
     header: Header,
     index: TableIndex,
     layouts: [Layout; 3],
-    streams: [Stream; 3],
+    streams: [Segments; 3],
     map: Mmap,
 }
 
@@ -48,7 +48,7 @@ impl TableFile {
         let layouts = header.layouts(&index).map_err(fail)?;
         let len = map.len() as u64;
         let mut end = 0;
-        let mut open = |i: usize| -> Result<Stream, String> {
+        let mut open = |i: usize| -> Result<Segments, String> {
             let e = header.streams[i];
             let name = STREAM_NAMES[i];
             let stop = e.offset.checked_add(e.len).filter(|&s| s <= len);
@@ -59,7 +59,7 @@ impl TableFile {
                 )));
             };
             end = end.max(stop);
-            let s = Stream::open(&map, e.offset as usize, e.len as usize)
+            let s = Segments::open(&map, e.offset as usize, e.len as usize, header.segmented)
                 .map_err(|why| fail(format!("{name} values: {why}")))?;
             if s.len() != layouts[i].size() {
                 return Err(fail(format!(

@@ -19,7 +19,7 @@
 //!   keeps probes of pawn tables, whose conversions reach larger tables, cheap.
 //! - Distances as moves, the sign read from the WDL layer: wins and losses share symbols.
 
-use super::codec::{encode, StreamOptions, Symbol};
+use super::codec::{encode, join, StreamOptions, Symbol};
 use super::fill::{fill_dtm, fill_wdl, FILL_CHUNK};
 use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
 use super::values::{dtm_choice, dtm_moves, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
@@ -45,6 +45,9 @@ pub struct WriteOptions {
     pub conversion_cost: u32,
     /// How each stream's layout is found.
     pub layouts: LayoutChoice,
+    /// log2 of the values per segment of a stream that holds more (`codec::segments`):
+    /// the writer holds one segment's values at a time.
+    pub segment_log: u32,
 }
 
 /// How the writer finds each stream's layout.
@@ -70,6 +73,7 @@ impl Default for WriteOptions {
             },
             conversion_cost: 1,
             layouts: LayoutChoice::Sampled(1 << 18),
+            segment_log: 28,
         }
     }
 }
@@ -233,6 +237,21 @@ impl Choices<'_> {
     }
 }
 
+impl Choices<'_> {
+    /// The stream of `kind` cut into segments (`codec::segments`), each gathered and
+    /// compressed in turn. Segments start at multiples of `FILL_CHUNK`, so the values are
+    /// those the whole stream would take.
+    fn segments(&self, kind: Kind, layout: &Layout, opts: &WriteOptions) -> Vec<u8> {
+        let (n, log) = (layout.size(), opts.segment_log);
+        assert!(1 << log >= FILL_CHUNK, "segments of whole fill chunks");
+        let len = 1u64 << log;
+        let segments = (0..n.div_ceil(len))
+            .map(|k| self.stream(kind, layout, k * len..n.min((k + 1) * len), opts))
+            .collect();
+        join(n, log, segments)
+    }
+}
+
 /// The filled values of one stream, a byte or two each.
 enum Filled {
     Bytes(Vec<u8>),
@@ -336,7 +355,8 @@ pub fn write_table(
 /// The side without DTM goes first, while the other is held compressed: its WDL inputs are
 /// made in place of its values and the rest of it let go. The DTM side's WDL inputs are
 /// made and held compressed, its DTM stream is made, the solution let go once that
-/// stream's values are gathered, and its WDL stream comes last, from the inputs alone. The
+/// stream's values are gathered (or its last segment compressed, where streams are cut
+/// into segments), and its WDL stream comes last, from the inputs alone. The
 /// writer holds one side and one stream at most (the memory model in `generate`); the
 /// streams go to the file in their own order.
 pub(crate) fn write_table_sides(
@@ -380,6 +400,8 @@ pub(crate) fn write_table_sides(
     let wdl_layouts = [wdl0, wdl1];
     let dtm_side = usize::from(dtm1.1 < dtm0.1);
     let dtm_layout = if dtm_side == 0 { dtm0.0 } else { dtm1.0 };
+    // Every order of the parts has as many numbers.
+    let segmented = dtm_layout.size() > 1 << opts.segment_log;
     let mut header = Header {
         game: "chess".into(),
         material: *material,
@@ -392,10 +414,14 @@ pub(crate) fn write_table_sides(
             dtm_layout.to_bytes(),
         ],
         streams: [Extent::default(); 3],
+        segmented,
     };
-    let wdl_stream = |c: &Choices, side: usize| {
-        let layout = &wdl_layouts[side];
-        c.stream(Kind::Wdl(side), layout, 0..layout.size(), opts)
+    let wdl_stream = |c: &Choices, side: usize| match segmented {
+        true => c.segments(Kind::Wdl(side), &wdl_layouts[side], opts),
+        false => {
+            let layout = &wdl_layouts[side];
+            c.stream(Kind::Wdl(side), layout, 0..layout.size(), opts)
+        }
     };
     let other = 1 - dtm_side;
     let mut streams = [Vec::new(), Vec::new()];
@@ -420,9 +446,15 @@ pub(crate) fn write_table_sides(
         bits[dtm_side] = Vec::new();
     }
     let dtm_kind = Kind::Dtm(dtm_side);
-    let dtm_values = c.gather(dtm_kind, &dtm_layout, 0..dtm_layout.size(), opts);
+    let dtm_stream = match segmented {
+        true => c.segments(dtm_kind, &dtm_layout, opts),
+        false => {
+            let dtm_values = c.gather(dtm_kind, &dtm_layout, 0..dtm_layout.size(), opts);
+            c.solution.let_go(dtm_side);
+            dtm_values.compress(dtm_kind, opts)
+        }
+    };
     c.solution.let_go(dtm_side);
-    let dtm_stream = dtm_values.compress(dtm_kind, opts);
     c.wdl_inputs[dtm_side] = inputs.unpack();
     streams[dtm_side] = wdl_stream(&c, dtm_side);
     drop(c);
@@ -473,4 +505,59 @@ fn write_atomically<T>(
         let _ = fs::remove_file(&tmp);
         format!("cannot write {}: {e}", path.display())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retro::{solve, AllDrawn, ChessGame, Silent};
+    use crate::table::TableFile;
+
+    /// A table whose streams are cut into segments reads back every value the whole one
+    /// holds, through probes and through the decoders, and only it is version 4.
+    #[test]
+    fn segmented_streams_hold_the_values_of_whole_ones() {
+        let m: Material = "KQvKR".parse().unwrap();
+        let index = TableIndex::new(m);
+        let solution = solve(&ChessGame::new(index.clone(), &AllDrawn), &Silent);
+        let stats = TableStats::default();
+        let write = |segment_log: u32| {
+            let dir = tempfile::tempdir().unwrap();
+            let opts = WriteOptions {
+                segment_log,
+                ..WriteOptions::default()
+            };
+            let (path, _) = write_table(dir.path(), &m, solution.clone(), stats, &opts).unwrap();
+            (dir, TableFile::open(&path).unwrap())
+        };
+        let (_a, whole) = write(28);
+        let (_b, cut) = write(16);
+        assert!(!whole.header().segmented && cut.header().segmented);
+        assert!(cut.layer_bytes().1 > 0 && whole.header().layouts == cut.header().layouts);
+        for side in 0..2 {
+            assert_eq!(
+                cut.decode_wdl(side).unwrap(),
+                whole.decode_wdl(side).unwrap()
+            );
+        }
+        let moves = (whole.decode_dtm().unwrap(), cut.decode_dtm().unwrap());
+        let d = |f: &TableFile| f.index().clone();
+        for idx in (0..index.size()).step_by(97) {
+            assert_eq!(moves.0.get(idx), moves.1.get(idx), "index {idx}");
+            let Some(pos) = d(&whole).decode(idx, crate::chess::Color::White) else {
+                continue;
+            };
+            let Some(digits) = index.digits(&pos) else {
+                continue;
+            };
+            for side in 0..2 {
+                assert_eq!(
+                    cut.wdl_code(side, &digits),
+                    whole.wdl_code(side, &digits),
+                    "index {idx}"
+                );
+            }
+            assert_eq!(cut.dtm_moves(&digits), whole.dtm_moves(&digits));
+        }
+    }
 }

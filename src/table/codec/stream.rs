@@ -429,9 +429,9 @@ impl Stream {
         self.n
     }
 
-    /// True when the stream holds no value.
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
+    /// Number of blocks.
+    pub fn blocks(&self) -> u32 {
+        self.blocks
     }
 
     #[inline]
