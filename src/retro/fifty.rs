@@ -34,12 +34,12 @@
 //! is won or lost. A table of one part has its values (a byte per index and side) and exit
 //! marks, which the writer needs afterwards, held compressed (`packed`) while the rule's
 //! solves run, and reads two bitmaps instead, so that the second solver's state does not
-//! come on top of them; a table of several parts holds its solution whole for the parts to
-//! come, and the rule's game reads the values there.
+//! come on top of them; a table of several parts does the same with the parts it still
+//! holds (the part classed and those its pawn moves reach), put back for the parts to come.
 
 use super::bits::AtomicBits;
 use super::chess::{ChessGame, Placed, Scratch};
-use super::packed::PackedSide;
+use super::packed::{Packed, PackedSide};
 use super::solver::{
     bit, bitmap, solve_alone, LossSearch, Observer, PartByPart, RetroGame, Solution, Successor,
 };
@@ -87,15 +87,36 @@ impl Rule {
             format!("50-move rule, {side}part {}/{count}, ", k + 1)
         };
         if count > 1 {
-            // The solution is held whole for the parts to come: the rule's game reads it.
-            let outcomes = Outcomes::Values(parts.solution());
+            // The rule's game reads the parts still held (this one and those its pawn moves
+            // reach) only as won, drawn or lost: bitmaps of them, their values held packed
+            // meanwhile and put back for the parts to come.
+            let held = parts.held_parts();
+            let span = held[0].start..part.end;
+            let solution = parts.solution_mut();
+            let outcomes = Outcomes::bitmaps(solution, span);
+            let packed: Vec<[Packed; 2]> = (held.iter())
+                .map(|p| {
+                    let at = p.start as usize..p.end as usize;
+                    solution
+                        .values
+                        .each_mut()
+                        .map(|v| Packed::take_from(&mut v[at.clone()]))
+                })
+                .collect();
             self.solve_part(RuleGame::new(game, outcomes, self), part, label, observer);
+            for (p, sides) in held.iter().zip(packed) {
+                let at = p.start as usize..p.end as usize;
+                for (v, side) in solution.values.iter_mut().zip(sides) {
+                    side.unpack_into(&mut v[at.clone()]);
+                }
+            }
             return;
         }
         // One part: the values and exit marks are held packed while the rule's game runs,
         // which reads only the outcomes.
         let solution = parts.solution_mut();
-        let outcomes = Outcomes::bitmaps(solution);
+        let n = solution.values[0].len() as u64;
+        let outcomes = Outcomes::bitmaps(solution, 0..n);
         let held = [0, 1].map(|side| PackedSide::take(solution, side));
         self.solve_part(RuleGame::new(game, outcomes, self), part, label, observer);
         for side in held {
@@ -149,23 +170,25 @@ impl Rule {
 
 /// Whether each position of the first solution is won, drawn or lost for its side to move
 /// (drawn also where it is not a legal position).
-enum Outcomes<'s> {
-    /// Won and lost bitmaps, one bit per index each, while the values are held packed.
-    Bitmaps {
-        won: [Vec<u64>; 2],
-        lost: [Vec<u64>; 2],
-    },
-    /// The values themselves.
-    Values(&'s Solution),
+/// Won and lost bitmaps of the indices from `first` on, one bit per index each, while the
+/// values are held packed.
+struct Outcomes {
+    first: u64,
+    won: [Vec<u64>; 2],
+    lost: [Vec<u64>; 2],
 }
 
-impl Outcomes<'_> {
-    fn bitmaps(solution: &Solution) -> Outcomes<'static> {
-        let n = solution.values[0].len();
+impl Outcomes {
+    /// The outcomes of `solution` over the indices `span`, the only ones read.
+    fn bitmaps(solution: &Solution, span: Range<u64>) -> Outcomes {
+        let (first, n) = (span.start, (span.end - span.start) as usize);
         let positions = |wdl: Wdl| {
-            std::array::from_fn(|side| bitmap(n, |i| solution.value(side, i as u64).0.wdl() == wdl))
+            std::array::from_fn(|side| {
+                bitmap(n, |i| solution.value(side, first + i as u64).0.wdl() == wdl)
+            })
         };
-        Outcomes::Bitmaps {
+        Outcomes {
+            first,
             won: positions(Wdl::Win),
             lost: positions(Wdl::Loss),
         }
@@ -174,17 +197,18 @@ impl Outcomes<'_> {
     /// The value of `idx` without the rule, as won, drawn or lost.
     #[inline]
     fn wdl(&self, side: usize, idx: u64) -> Wdl {
-        match self {
-            Outcomes::Bitmaps { won, lost } => {
-                if bit(&won[side], idx) {
-                    Wdl::Win
-                } else if bit(&lost[side], idx) {
-                    Wdl::Loss
-                } else {
-                    Wdl::Draw
-                }
-            }
-            Outcomes::Values(s) => s.long[side].value(s.values[side][idx as usize], idx).wdl(),
+        debug_assert!(
+            idx >= self.first,
+            "{idx} read, outcomes from {}",
+            self.first
+        );
+        let i = idx.wrapping_sub(self.first);
+        if bit(&self.won[side], i) {
+            Wdl::Win
+        } else if bit(&self.lost[side], i) {
+            Wdl::Loss
+        } else {
+            Wdl::Draw
         }
     }
 }
@@ -204,7 +228,7 @@ fn ending(class: Wdl5) -> Successor {
 struct RuleGame<'a> {
     game: &'a ChessGame<'a>,
     /// The first solution's wins and losses.
-    outcomes: Outcomes<'a>,
+    outcomes: Outcomes,
     /// The classes found so far.
     rule: &'a Rule,
     /// Which solve this is (see the module doc): false, a forced reset of the loser is his
@@ -218,7 +242,7 @@ struct RuleGame<'a> {
 }
 
 impl<'a> RuleGame<'a> {
-    fn new(game: &'a ChessGame<'a>, outcomes: Outcomes<'a>, rule: &'a Rule) -> RuleGame<'a> {
+    fn new(game: &'a ChessGame<'a>, outcomes: Outcomes, rule: &'a Rule) -> RuleGame<'a> {
         RuleGame {
             game,
             outcomes,

@@ -7,6 +7,7 @@
 //! Not a file format: nothing packed here outlives the process.
 
 use super::solver::Solution;
+use crate::zeroed::release_pages;
 use rayon::prelude::*;
 
 /// Bytes per independently compressed piece: pieces are packed and unpacked in parallel.
@@ -25,11 +26,26 @@ pub struct Packed {
 impl Packed {
     /// Compresses `bytes`, letting them go.
     pub fn pack(bytes: Vec<u8>) -> Packed {
+        Packed::pack_slice(&bytes)
+    }
+
+    fn pack_slice(bytes: &[u8]) -> Packed {
         let pieces = bytes.par_chunks(PIECE).map(squeeze).collect();
         Packed {
             len: bytes.len(),
             pieces,
         }
+    }
+
+    /// Compresses `bytes` and gives their pages back until `unpack_into` writes them again
+    /// (they read as zero meanwhile; in tests, as distances that are listed nowhere, so
+    /// that a read of them fails).
+    pub fn take_from(bytes: &mut [u8]) -> Packed {
+        let packed = Packed::pack_slice(bytes);
+        #[cfg(test)]
+        bytes.fill(crate::value::Dtm::LONG);
+        release_pages(bytes);
+        packed
     }
 
     /// Compresses the `len` bytes that `fill` makes, given the offset of each piece's first

@@ -52,7 +52,7 @@
 use super::bits::AtomicBits;
 use super::packed::{Packed, PackedSide};
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
-use crate::zeroed::{from_atomic, release_pages, zeroed};
+use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
@@ -656,16 +656,19 @@ impl PartByPart {
             }
             let at = part.start as usize..part.end as usize;
             for (unread, values) in self.unread.iter_mut().zip(&mut out.values) {
-                let packed = Packed::pack(values[at.clone()].to_vec());
-                // Tests solve graphs smaller than a page: a part read after it is let go
-                // must read nonsense there too.
-                #[cfg(test)]
-                values[at.clone()].fill(Dtm::LONG);
-                release_pages(&mut values[at.clone()]);
-                unread.push((at.clone(), packed));
+                unread.push((at.clone(), Packed::take_from(&mut values[at.clone()])));
             }
             self.let_go[j] = true;
         }
+    }
+
+    /// The solved parts whose values are still held: the last part solved and those its
+    /// pawn moves reach (`let_go_unread` packed the others), in order.
+    pub fn held_parts(&self) -> Vec<Range<u64>> {
+        (self.parts[..self.solved].iter().zip(&self.let_go))
+            .filter(|(_, gone)| !**gone)
+            .map(|(p, _)| p.clone())
+            .collect()
     }
 
     /// Makes side `side` of `out` whole: the values let go put back, the parts' bitmaps
@@ -709,6 +712,12 @@ impl PartByPart {
     ) -> (Solution, PackedSide) {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
         let mut out = self.out.take().expect("a part is solved");
+        // Side 0's parts still held go packed too while side 1 is made whole.
+        for part in self.held_parts() {
+            let at = part.start as usize..part.end as usize;
+            let packed = Packed::take_from(&mut out.values[0][at.clone()]);
+            self.unread[0].push((at, packed));
+        }
         self.make_whole(&mut out, 1);
         finish(&mut out, 1);
         let held = PackedSide::take(&mut out, 1);
