@@ -39,7 +39,7 @@
 
 use super::bits::AtomicBits;
 use super::chess::{ChessGame, Placed, Scratch};
-use super::packed::{Packed, PackedSide};
+use super::packed::PackedSide;
 use super::solver::{
     bit, bitmap, solve_alone, LossSearch, Observer, PartByPart, RetroGame, Solution, Successor,
 };
@@ -86,39 +86,22 @@ impl Rule {
             let side = if winners { "wins, " } else { "losses, " };
             format!("50-move rule, {side}part {}/{count}, ", k + 1)
         };
+        // The rule's game reads the parts still held (this one and those its pawn moves
+        // reach) only as won, drawn or lost: bitmaps of them, their values held packed
+        // meanwhile.
+        let outcomes = Outcomes::bitmaps(parts.solution(), parts.held_span());
+        let rule = RuleGame::new(game, outcomes, self);
         if count > 1 {
-            // The rule's game reads the parts still held (this one and those its pawn moves
-            // reach) only as won, drawn or lost: bitmaps of them, their values held packed
-            // meanwhile and put back for the parts to come.
-            let held = parts.held_parts();
-            let span = held[0].start..part.end;
-            let solution = parts.solution_mut();
-            let outcomes = Outcomes::bitmaps(solution, span);
-            let packed: Vec<[Packed; 2]> = (held.iter())
-                .map(|p| {
-                    let at = p.start as usize..p.end as usize;
-                    solution
-                        .values
-                        .each_mut()
-                        .map(|v| Packed::take_from(&mut v[at.clone()]))
-                })
-                .collect();
-            self.solve_part(RuleGame::new(game, outcomes, self), part, label, observer);
-            for (p, sides) in held.iter().zip(packed) {
-                let at = p.start as usize..p.end as usize;
-                for (v, side) in solution.values.iter_mut().zip(sides) {
-                    side.unpack_into(&mut v[at.clone()]);
-                }
-            }
+            // Put back for the parts to come; the parts' exit marks are packed already.
+            let held = [0, 1].map(|side| parts.pack_held(side));
+            self.solve_part(rule, part, label, observer);
+            held.into_iter().for_each(|h| parts.put_back(h));
             return;
         }
-        // One part: the values and exit marks are held packed while the rule's game runs,
-        // which reads only the outcomes.
+        // One part: its exit marks are held packed with its values.
         let solution = parts.solution_mut();
-        let n = solution.values[0].len() as u64;
-        let outcomes = Outcomes::bitmaps(solution, 0..n);
         let held = [0, 1].map(|side| PackedSide::take(solution, side));
-        self.solve_part(RuleGame::new(game, outcomes, self), part, label, observer);
+        self.solve_part(rule, part, label, observer);
         for side in held {
             side.restore(solution);
         }

@@ -662,13 +662,35 @@ impl PartByPart {
         }
     }
 
-    /// The solved parts whose values are still held: the last part solved and those its
-    /// pawn moves reach (`let_go_unread` packed the others), in order.
-    pub fn held_parts(&self) -> Vec<Range<u64>> {
-        (self.parts[..self.solved].iter().zip(&self.let_go))
+    /// The indices of the solved parts whose values are still held: the last part solved
+    /// and those its pawn moves reach (`let_go_unread` packed the others).
+    pub fn held_span(&self) -> Range<u64> {
+        let solved = &self.parts[..self.solved];
+        let first = (solved.iter().zip(&self.let_go)).find(|(_, gone)| !**gone);
+        first.map_or(0, |(p, _)| p.start)..solved.last().map_or(0, |p| p.end)
+    }
+
+    /// Packs side `side`'s values of the solved parts still held and gives their pages
+    /// back, until `put_back`.
+    pub fn pack_held(&mut self, side: usize) -> Held {
+        let out = self.out.as_mut().expect("a part is solved");
+        let held = (self.parts[..self.solved].iter().zip(&self.let_go))
             .filter(|(_, gone)| !**gone)
-            .map(|(p, _)| p.clone())
-            .collect()
+            .map(|(p, _)| {
+                let at = p.start as usize..p.end as usize;
+                let packed = Packed::take_from(&mut out.values[side][at.clone()]);
+                (at, packed)
+            })
+            .collect();
+        Held { side, parts: held }
+    }
+
+    /// Puts back values that `pack_held` packed.
+    pub fn put_back(&mut self, held: Held) {
+        let out = self.out.as_mut().expect("a part is solved");
+        for (at, packed) in held.parts {
+            packed.unpack_into(&mut out.values[held.side][at]);
+        }
     }
 
     /// Makes side `side` of `out` whole: the values let go put back, the parts' bitmaps
@@ -711,13 +733,10 @@ impl PartByPart {
         mut finish: impl FnMut(&mut Solution, usize),
     ) -> (Solution, PackedSide) {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
-        let mut out = self.out.take().expect("a part is solved");
         // Side 0's parts still held go packed too while side 1 is made whole.
-        for part in self.held_parts() {
-            let at = part.start as usize..part.end as usize;
-            let packed = Packed::take_from(&mut out.values[0][at.clone()]);
-            self.unread[0].push((at, packed));
-        }
+        let held = self.pack_held(0).parts;
+        self.unread[0].extend(held);
+        let mut out = self.out.take().expect("a part is solved");
         self.make_whole(&mut out, 1);
         finish(&mut out, 1);
         let held = PackedSide::take(&mut out, 1);
@@ -725,6 +744,12 @@ impl PartByPart {
         finish(&mut out, 0);
         (out, held)
     }
+}
+
+/// One side's values of the parts a `PartByPart` still holds, packed (`pack_held`).
+pub struct Held {
+    side: usize,
+    parts: Vec<(Range<usize>, Packed)>,
 }
 
 /// Sets in `dst` the bits of `src` moved up by `offset` bits (a part's bitmap into the

@@ -238,11 +238,15 @@ impl Choices<'_> {
 }
 
 impl Choices<'_> {
-    /// The stream of `kind` cut into segments (`codec::segments`), each gathered and
-    /// compressed in turn. Segments start at multiples of `FILL_CHUNK`, so the values are
-    /// those the whole stream would take.
-    fn segments(&self, kind: Kind, layout: &Layout, opts: &WriteOptions) -> Vec<u8> {
+    /// The stream of `kind` in `layout`'s order: whole, or cut into segments
+    /// (`codec::segments`) where it holds more than one, each gathered and compressed in
+    /// turn. Segments start at multiples of `FILL_CHUNK`, so the values are those the
+    /// whole stream would take.
+    fn written(&self, kind: Kind, layout: &Layout, opts: &WriteOptions) -> Vec<u8> {
         let (n, log) = (layout.size(), opts.segment_log);
+        if !is_cut(n, opts) {
+            return self.stream(kind, layout, 0..n, opts);
+        }
         assert!(1 << log >= FILL_CHUNK, "segments of whole fill chunks");
         let len = 1u64 << log;
         let segments = (0..n.div_ceil(len))
@@ -250,6 +254,11 @@ impl Choices<'_> {
             .collect();
         join(n, log, segments)
     }
+}
+
+/// True when a stream of `n` values is cut into segments.
+fn is_cut(n: u64, opts: &WriteOptions) -> bool {
+    n > 1 << opts.segment_log
 }
 
 /// The filled values of one stream, a byte or two each.
@@ -401,7 +410,7 @@ pub(crate) fn write_table_sides(
     let dtm_side = usize::from(dtm1.1 < dtm0.1);
     let dtm_layout = if dtm_side == 0 { dtm0.0 } else { dtm1.0 };
     // Every order of the parts has as many numbers.
-    let segmented = dtm_layout.size() > 1 << opts.segment_log;
+    let segmented = is_cut(dtm_layout.size(), opts);
     let mut header = Header {
         game: "chess".into(),
         material: *material,
@@ -416,13 +425,8 @@ pub(crate) fn write_table_sides(
         streams: [Extent::default(); 3],
         segmented,
     };
-    let wdl_stream = |c: &Choices, side: usize| match segmented {
-        true => c.segments(Kind::Wdl(side), &wdl_layouts[side], opts),
-        false => {
-            let layout = &wdl_layouts[side];
-            c.stream(Kind::Wdl(side), layout, 0..layout.size(), opts)
-        }
-    };
+    let wdl_stream =
+        |c: &Choices, side: usize| c.written(Kind::Wdl(side), &wdl_layouts[side], opts);
     let other = 1 - dtm_side;
     let mut streams = [Vec::new(), Vec::new()];
     let held = match held {
@@ -446,15 +450,16 @@ pub(crate) fn write_table_sides(
         bits[dtm_side] = Vec::new();
     }
     let dtm_kind = Kind::Dtm(dtm_side);
-    let dtm_stream = match segmented {
-        true => c.segments(dtm_kind, &dtm_layout, opts),
-        false => {
-            let dtm_values = c.gather(dtm_kind, &dtm_layout, 0..dtm_layout.size(), opts);
-            c.solution.let_go(dtm_side);
-            dtm_values.compress(dtm_kind, opts)
-        }
+    let dtm_stream = if segmented {
+        let stream = c.written(dtm_kind, &dtm_layout, opts);
+        c.solution.let_go(dtm_side);
+        stream
+    } else {
+        // Whole, the solution goes before the values gathered are compressed.
+        let dtm_values = c.gather(dtm_kind, &dtm_layout, 0..dtm_layout.size(), opts);
+        c.solution.let_go(dtm_side);
+        dtm_values.compress(dtm_kind, opts)
     };
-    c.solution.let_go(dtm_side);
     c.wdl_inputs[dtm_side] = inputs.unpack();
     streams[dtm_side] = wdl_stream(&c, dtm_side);
     drop(c);
@@ -541,10 +546,9 @@ mod tests {
             );
         }
         let moves = (whole.decode_dtm().unwrap(), cut.decode_dtm().unwrap());
-        let d = |f: &TableFile| f.index().clone();
         for idx in (0..index.size()).step_by(97) {
             assert_eq!(moves.0.get(idx), moves.1.get(idx), "index {idx}");
-            let Some(pos) = d(&whole).decode(idx, crate::chess::Color::White) else {
+            let Some(pos) = index.decode(idx, crate::chess::Color::White) else {
                 continue;
             };
             let Some(digits) = index.digits(&pos) else {

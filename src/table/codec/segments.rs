@@ -27,8 +27,6 @@ pub struct Segments {
     streams: Vec<Stream>,
     /// log2 of the values per segment (64 for a whole stream: every value in the first).
     log: u32,
-    /// The blocks of the segments before each, to number blocks in messages.
-    blocks_before: Vec<u32>,
     n: u64,
 }
 
@@ -42,7 +40,6 @@ impl Segments {
             return Ok(Segments {
                 streams: vec![s],
                 log: 64,
-                blocks_before: vec![0],
                 n,
             });
         }
@@ -67,8 +64,7 @@ impl Segments {
             return Err("segment directory checksum mismatch (file corrupted)".into());
         }
         let mut streams = Vec::with_capacity(k);
-        let mut blocks_before = Vec::with_capacity(k);
-        let (mut end, mut blocks) = (crc_at + 4, 0u32);
+        let mut end = crc_at + 4;
         for j in 0..k {
             let (off, seg_len) = (get_u64(bytes, 16 + 16 * j), get_u64(bytes, 24 + 16 * j));
             let stop = off
@@ -87,16 +83,9 @@ impl Segments {
                 ));
             }
             end = stop.expect("checked") as usize;
-            blocks_before.push(blocks);
-            blocks = blocks.saturating_add(s.blocks());
             streams.push(s);
         }
-        Ok(Segments {
-            streams,
-            log,
-            blocks_before,
-            n,
-        })
+        Ok(Segments { streams, log, n })
     }
 
     /// Number of values.
@@ -109,18 +98,22 @@ impl Segments {
         self.n == 0
     }
 
+    /// The number of the first value of segment `k`.
+    #[inline]
+    fn first_of(&self, k: usize) -> u64 {
+        (k as u64).checked_shl(self.log).unwrap_or(0)
+    }
+
     /// The segment holding value `idx` (< N) and the offset of `idx` in it.
     #[inline]
     fn locate(&self, idx: u64) -> (usize, u64) {
-        match self.log {
-            64 => (0, idx),
-            log => ((idx >> log) as usize, idx & ((1 << log) - 1)),
-        }
+        let k = idx.checked_shr(self.log).unwrap_or(0) as usize;
+        (k, idx - self.first_of(k))
     }
 
     /// The error `e` of segment `k`, its block numbered among all segments' blocks.
     fn renumber(&self, k: usize, e: StreamError) -> StreamError {
-        let before = self.blocks_before[k];
+        let before: u32 = self.streams[..k].iter().map(Stream::blocks).sum();
         match e {
             StreamError::Checksum(b) => StreamError::Checksum(before + b),
             StreamError::Corrupt(b) => StreamError::Corrupt(before + b),
@@ -152,10 +145,7 @@ impl Segments {
         f: impl Fn(u64, &[u16]) + Sync,
     ) -> Result<(), StreamError> {
         for (k, s) in self.streams.iter().enumerate() {
-            let first = match self.log {
-                64 => 0,
-                log => (k as u64) << log,
-            };
+            let first = self.first_of(k);
             s.for_each_block(file, |at, values| f(first + at, values))
                 .map_err(|e| self.renumber(k, e))?;
         }
