@@ -135,19 +135,23 @@ impl Symbol for u16 {
     }
 }
 
-/// Calls `f(a, b)` for the non-overlapping pairs of one chunk (a run of k equal symbols
-/// holds k/2 pairs of them).
+/// Calls `f(a, b, times)` for the non-overlapping pairs of one chunk: a run of k equal
+/// symbols holds k/2 pairs of them, told at once (counting them one by one waits on the
+/// same counter at every step), and its last symbol pairs with the symbol after the run.
 #[inline]
-fn for_each_pair<S: Symbol>(chunk: &[S], mut f: impl FnMut(usize, usize)) {
+fn for_each_pair<S: Symbol>(chunk: &[S], mut f: impl FnMut(usize, usize, u32)) {
+    let n = chunk.len();
     let mut i = 0;
-    while i + 1 < chunk.len() {
-        let (a, b) = (chunk[i].get(), chunk[i + 1].get());
-        f(a, b);
-        i += if a == b && i + 2 < chunk.len() && chunk[i + 2].get() == a {
-            2
+    while i + 1 < n {
+        let a = chunk[i];
+        if chunk[i + 1] == a {
+            let end = i + 2 + chunk[i + 2..].iter().take_while(|&&s| s == a).count();
+            f(a.get(), a.get(), ((end - i) / 2) as u32);
+            i = end - 1;
         } else {
-            1
-        };
+            f(a.get(), chunk[i + 1].get(), 1);
+            i += 1;
+        }
     }
 }
 
@@ -165,7 +169,7 @@ fn count_pairs<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u3
             .map(|part| {
                 let mut counts = vec![0u32; alphabet * alphabet];
                 for chunk in part.chunks(CHUNK) {
-                    for_each_pair(chunk, |a, b| counts[a * alphabet + b] += 1);
+                    for_each_pair(chunk, |a, b, k| counts[a * alphabet + b] += k);
                 }
                 counts
             })
@@ -188,11 +192,17 @@ fn count_pairs<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u3
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
                 let mut v = Vec::new();
-                for_each_pair(chunk, |a, b| v.push((a * alphabet + b) as u32));
+                for_each_pair(chunk, |a, b, k| {
+                    v.extend(std::iter::repeat_n((a * alphabet + b) as u32, k as usize))
+                });
                 v
             })
             .collect();
-        keys.par_sort_unstable();
+        if keys.len() <= RADIX_LIMIT {
+            radix_sort(&mut keys, alphabet * alphabet - 1);
+        } else {
+            keys.par_sort_unstable();
+        }
         let mut out = Vec::new();
         let mut i = 0;
         while i < keys.len() {
@@ -204,6 +214,41 @@ fn count_pairs<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u3
             i = j;
         }
         out
+    }
+}
+
+/// Longest list of pair keys that `count_pairs` sorts by `radix_sort` rather than in
+/// parallel: the layout trials' short samples sort their keys every round.
+const RADIX_LIMIT: usize = 1 << 20;
+
+/// Bits of one digit of `radix_sort`: its counts fit in the first-level cache.
+const DIGIT_BITS: u32 = 11;
+
+/// Sorts `keys`, none above `max`, digit by digit from the least significant (a stable
+/// counting sort per digit): for the short lists of a trial, several times faster than a
+/// comparison sort, and the order is the same.
+fn radix_sort(keys: &mut Vec<u32>, max: usize) {
+    let bits = usize::BITS - max.leading_zeros();
+    let mask = (1usize << DIGIT_BITS) - 1;
+    let mut out = vec![0u32; keys.len()];
+    let mut shift = 0;
+    while shift < bits {
+        let digit = |k: u32| (k as usize >> shift) & mask;
+        let mut starts = [0usize; 1 << DIGIT_BITS];
+        for &k in keys.iter() {
+            starts[digit(k)] += 1;
+        }
+        let mut at = 0;
+        for s in starts.iter_mut() {
+            (*s, at) = (at, at + *s);
+        }
+        for &k in keys.iter() {
+            let d = digit(k);
+            out[starts[d]] = k;
+            starts[d] += 1;
+        }
+        std::mem::swap(keys, &mut out);
+        shift += DIGIT_BITS;
     }
 }
 
@@ -350,6 +395,70 @@ mod tests {
                 assert!(per <= GROUP_LIMIT, "{len} {threads}: {per}");
                 assert!(len.div_ceil(per) <= threads.max(len.div_ceil(GROUP_LIMIT)));
             }
+        }
+    }
+
+    /// The pairs `for_each_pair` reports, one at a time, by the rule it implements.
+    fn pairs_one_by_one(chunk: &[u16]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i + 1 < chunk.len() {
+            let (a, b) = (chunk[i], chunk[i + 1]);
+            out.push((a as usize, b as usize));
+            // Inside a run, the next pair starts after this one; else it overlaps.
+            i += if a == b && chunk.get(i + 2) == Some(&a) {
+                2
+            } else {
+                1
+            };
+        }
+        out
+    }
+
+    #[test]
+    fn runs_report_their_pairs_at_once_as_one_by_one() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for len in [0, 1, 2, 3, 4, 5, 17, 1000] {
+            for values in [1, 2, 3] {
+                let chunk: Vec<u16> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        (x % values) as u16
+                    })
+                    .collect();
+                let mut told = Vec::new();
+                for_each_pair(&chunk, |a, b, k| {
+                    told.extend(std::iter::repeat_n((a, b), k as usize))
+                });
+                assert_eq!(told, pairs_one_by_one(&chunk), "{chunk:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn radix_sort_orders_as_a_comparison_sort() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for (len, max) in [
+            (0, 1),
+            (1, 1),
+            (1000, 15),
+            (5000, 4095 * 4095),
+            (3000, u32::MAX as usize),
+        ] {
+            let mut keys: Vec<u32> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x % (max as u64 + 1)) as u32
+                })
+                .collect();
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            radix_sort(&mut keys, max);
+            assert_eq!(keys, expected, "{len} keys up to {max}");
         }
     }
 
