@@ -156,32 +156,48 @@ fn for_each_pair<S: Symbol>(chunk: &[S], mut f: impl FnMut(usize, usize, u32)) {
 }
 
 /// The pairs of `seq` (symbols below `alphabet`) that occur at least `min_count` times,
-/// counted inside each chunk, as (count, first, second).
-fn count_pairs<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u32, u16, u16)> {
+/// counted inside each chunk, as (count, first, second). Dense counts are made in `tables`,
+/// kept from round to round: a table is as large as the alphabet squared (64 MiB at 4,096
+/// symbols), and a fresh one each round would fault in every page again.
+fn count_pairs<S: Symbol>(
+    seq: &[S],
+    alphabet: usize,
+    min_count: u32,
+    tables: &mut Vec<Vec<u32>>,
+) -> Vec<(u32, u16, u16)> {
     let split = |key: usize, c: u32| (c, (key / alphabet) as u16, (key % alphabet) as u16);
-    if alphabet * alphabet <= 2 * seq.len() {
+    let size = alphabet * alphabet;
+    if size <= 2 * seq.len() {
         // Dense counts, one table per group of chunks, each group too short to overflow
         // its counts; the sums saturate, which keeps the order of all but the pairs seen
         // more than 2^32 times, whatever the number of groups.
         let per = group_len(seq.len(), rayon::current_num_threads());
-        let counts = seq
-            .par_chunks(per)
-            .map(|part| {
-                let mut counts = vec![0u32; alphabet * alphabet];
+        let groups = seq.len().div_ceil(per);
+        if tables.len() < groups {
+            tables.resize_with(groups, Vec::new);
+        }
+        tables[..groups]
+            .par_iter_mut()
+            .zip(seq.par_chunks(per))
+            .for_each(|(counts, part)| {
+                counts.clear();
+                counts.resize(size, 0);
                 for chunk in part.chunks(CHUNK) {
                     for_each_pair(chunk, |a, b, k| counts[a * alphabet + b] += k);
                 }
-                counts
-            })
-            .reduce_with(|mut a, b| {
-                a.iter_mut()
-                    .zip(&b)
-                    .for_each(|(x, y)| *x = x.saturating_add(*y));
-                a
-            })
-            .unwrap_or_default();
-        counts
-            .iter()
+            });
+        let Some((sum, others)) = tables[..groups].split_first_mut() else {
+            return Vec::new();
+        };
+        sum.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
+            for other in others.iter() {
+                let other = &other[c * CHUNK..];
+                for (x, y) in out.iter_mut().zip(other) {
+                    *x = x.saturating_add(*y);
+                }
+            }
+        });
+        sum.iter()
             .enumerate()
             .filter(|&(_, &c)| c >= min_count)
             .map(|(k, &c)| split(k, c))
@@ -305,15 +321,25 @@ pub fn build<S: Symbol>(mut seq: Vec<S>, leaves: u16, opts: &PairOptions) -> (Gr
     };
     let mut lengths: Vec<u64> = vec![1; leaves as usize];
     let max_symbols = opts.max_symbols.min(1 << 16);
+    let mut tables = Vec::new();
+    let byte_limit = max_symbols.min(S::LIMIT);
     while round(
         &mut seq,
         &mut g,
         &mut lengths,
+        &mut tables,
         opts,
-        max_symbols.min(S::LIMIT),
+        byte_limit,
     ) {}
     let mut seq = S::widen(seq);
-    while round(&mut seq, &mut g, &mut lengths, opts, max_symbols) {}
+    while round(
+        &mut seq,
+        &mut g,
+        &mut lengths,
+        &mut tables,
+        opts,
+        max_symbols,
+    ) {}
     (g, seq)
 }
 
@@ -323,6 +349,7 @@ fn round<S: Symbol>(
     seq: &mut Vec<S>,
     g: &mut Grammar,
     lengths: &mut Vec<u64>,
+    tables: &mut Vec<Vec<u32>>,
     opts: &PairOptions,
     max_symbols: usize,
 ) -> bool {
@@ -330,7 +357,7 @@ fn round<S: Symbol>(
         return false;
     }
     let alphabet = g.symbols();
-    let mut candidates = count_pairs(seq, alphabet, opts.min_count);
+    let mut candidates = count_pairs(seq, alphabet, opts.min_count, tables);
     if candidates.is_empty() {
         return false;
     }
@@ -434,6 +461,42 @@ mod tests {
                 });
                 assert_eq!(told, pairs_one_by_one(&chunk), "{chunk:?}");
             }
+        }
+    }
+
+    /// `count_pairs` by a map, one pair at a time.
+    fn counted_by_map(seq: &[u16], min_count: u32) -> Vec<(u32, u16, u16)> {
+        let mut map = std::collections::BTreeMap::new();
+        for chunk in seq.chunks(CHUNK) {
+            for (a, b) in pairs_one_by_one(chunk) {
+                *map.entry((a as u16, b as u16)).or_insert(0u32) += 1;
+            }
+        }
+        map.into_iter()
+            .filter(|&(_, c)| c >= min_count)
+            .map(|((a, b), c)| (c, a, b))
+            .collect()
+    }
+
+    #[test]
+    fn dense_counts_summed_over_groups_and_rounds_match_a_map() {
+        // Three threads cut 3.5 chunks into groups of two chunks; the tables, kept from
+        // call to call, serve a smaller alphabet after a larger one.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let mut tables = Vec::new();
+        for alphabet in [40u16, 7, 300] {
+            let seq: Vec<u16> = mixed(7 * CHUNK as u32 / 2)
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| (v + (i as u16 % 3)) % alphabet)
+                .collect();
+            let mut counted = pool.install(|| count_pairs(&seq, alphabet as usize, 8, &mut tables));
+            counted.sort_by_key(|&(_, a, b)| (a, b));
+            assert_eq!(counted, counted_by_map(&seq, 8), "alphabet {alphabet}");
+            assert_eq!(tables.len(), 2);
         }
     }
 
