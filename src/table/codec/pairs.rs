@@ -203,7 +203,10 @@ fn count_pairs<S: Symbol>(
             .map(|(k, &c)| split(k, c))
             .collect()
     } else {
-        // Few pairs for the alphabet: sort the pairs' keys and count the runs.
+        // Few pairs for the alphabet: sort the pairs' keys and count the runs. The
+        // sequence only shrinks and the alphabet only grows, so the dense tables are not
+        // needed again: they go before the keys come.
+        *tables = Vec::new();
         let mut keys: Vec<u32> = seq
             .par_chunks(CHUNK)
             .flat_map_iter(|chunk| {
