@@ -218,7 +218,7 @@ fn count_pairs<S: Symbol>(
             })
             .collect();
         if keys.len() <= RADIX_LIMIT {
-            radix_sort(&mut keys, alphabet * alphabet - 1);
+            radix_sort(&mut keys, size - 1);
         } else {
             keys.par_sort_unstable();
         }
@@ -318,79 +318,82 @@ fn replace<S: Symbol>(seq: &mut [S], left: &[Option<(S, S)>]) -> usize {
 /// 16-bit symbols. Byte sequences are rewritten in place until the alphabet outgrows a
 /// byte, and widened then, when the rounds have shortened them.
 pub fn build<S: Symbol>(mut seq: Vec<S>, leaves: u16, opts: &PairOptions) -> (Grammar, Vec<u16>) {
-    let mut g = Grammar {
-        leaves,
-        pairs: Vec::new(),
+    let mut rounds = Rounds {
+        g: Grammar {
+            leaves,
+            pairs: Vec::new(),
+        },
+        lengths: vec![1; leaves as usize],
+        tables: Vec::new(),
     };
-    let mut lengths: Vec<u64> = vec![1; leaves as usize];
     let max_symbols = opts.max_symbols.min(1 << 16);
-    let mut tables = Vec::new();
-    let byte_limit = max_symbols.min(S::LIMIT);
-    while round(
-        &mut seq,
-        &mut g,
-        &mut lengths,
-        &mut tables,
-        opts,
-        byte_limit,
-    ) {}
+    rounds.run(&mut seq, opts, max_symbols.min(S::LIMIT));
     let mut seq = S::widen(seq);
-    while round(
-        &mut seq,
-        &mut g,
-        &mut lengths,
-        &mut tables,
-        opts,
-        max_symbols,
-    ) {}
-    (g, seq)
+    rounds.run(&mut seq, opts, max_symbols);
+    (rounds.g, seq)
 }
 
-/// Replaces the most frequent pairs of `seq` by new symbols, keeping the grammar within
-/// `max_symbols`; false when nothing was replaced.
-fn round<S: Symbol>(
-    seq: &mut Vec<S>,
-    g: &mut Grammar,
-    lengths: &mut Vec<u64>,
-    tables: &mut Vec<Vec<u32>>,
-    opts: &PairOptions,
-    max_symbols: usize,
-) -> bool {
-    if g.symbols() >= max_symbols || seq.len() < 2 {
-        return false;
+/// What the rounds of `build` carry from one to the next.
+struct Rounds {
+    g: Grammar,
+    /// How many values each symbol expands to (`Grammar::lengths`, kept as symbols come).
+    lengths: Vec<u64>,
+    /// The dense count tables of `count_pairs`.
+    tables: Vec<Vec<u32>>,
+}
+
+impl Rounds {
+    /// Runs rounds over `seq` until one replaces nothing or the grammar holds
+    /// `max_symbols`.
+    fn run<S: Symbol>(&mut self, seq: &mut Vec<S>, opts: &PairOptions, max_symbols: usize) {
+        while self.round(seq, opts, max_symbols) {}
     }
-    let alphabet = g.symbols();
-    let mut candidates = count_pairs(seq, alphabet, opts.min_count, tables);
-    if candidates.is_empty() {
-        return false;
-    }
-    candidates.sort_unstable_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
-    let floor = (candidates[0].0 / opts.spread.max(1)).max(opts.min_count);
-    let mut used = vec![false; alphabet];
-    let mut left: Vec<Option<(S, S)>> = vec![None; alphabet];
-    let mut added = 0;
-    for &(c, a, b) in &candidates {
-        if c < floor || added == opts.per_round || g.symbols() >= max_symbols {
-            break;
+
+    /// Replaces the most frequent pairs of `seq` by new symbols, keeping the grammar
+    /// within `max_symbols`; false when nothing was replaced.
+    fn round<S: Symbol>(
+        &mut self,
+        seq: &mut Vec<S>,
+        opts: &PairOptions,
+        max_symbols: usize,
+    ) -> bool {
+        let Rounds { g, lengths, tables } = self;
+        if g.symbols() >= max_symbols || seq.len() < 2 {
+            return false;
         }
-        let len = lengths[a as usize] + lengths[b as usize];
-        if used[a as usize] || used[b as usize] || len > opts.max_len {
-            continue;
+        let alphabet = g.symbols();
+        let mut candidates = count_pairs(seq, alphabet, opts.min_count, tables);
+        if candidates.is_empty() {
+            return false;
         }
-        used[a as usize] = true;
-        used[b as usize] = true;
-        let new = g.symbols();
-        left[a as usize] = Some((S::from_usize(b as usize), S::from_usize(new)));
-        g.pairs.push([a, b]);
-        lengths.push(len);
-        added += 1;
+        candidates.sort_unstable_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+        let floor = (candidates[0].0 / opts.spread.max(1)).max(opts.min_count);
+        let mut used = vec![false; alphabet];
+        let mut left: Vec<Option<(S, S)>> = vec![None; alphabet];
+        let mut added = 0;
+        for &(c, a, b) in &candidates {
+            if c < floor || added == opts.per_round || g.symbols() >= max_symbols {
+                break;
+            }
+            let len = lengths[a as usize] + lengths[b as usize];
+            if used[a as usize] || used[b as usize] || len > opts.max_len {
+                continue;
+            }
+            used[a as usize] = true;
+            used[b as usize] = true;
+            let new = g.symbols();
+            left[a as usize] = Some((S::from_usize(b as usize), S::from_usize(new)));
+            g.pairs.push([a, b]);
+            lengths.push(len);
+            added += 1;
+        }
+        if added == 0 {
+            return false;
+        }
+        let n = replace(seq, &left);
+        seq.truncate(n);
+        true
     }
-    if added == 0 {
-        return false;
-    }
-    let n = replace(seq, &left);
-    seq.truncate(n);
-    true
 }
 
 #[cfg(test)]
