@@ -567,13 +567,17 @@ impl<'a> LoadedTables<'a> {
         if list.is_empty() {
             return Ok(Dtm::without_moves(pos.is_check()));
         }
+        // A move that is not a conversion keeps the material: its table is found once.
+        let own = self.find(pos)?;
         let mut best = Dtm::Loss(0);
         for m in list.as_slice() {
             let after = pos.play(m);
             let v = if m.kind == MoveKind::DoublePush {
                 self.dtm(&after)?
-            } else {
+            } else if m.is_conversion() {
                 self.value(&after)?
+            } else {
+                self.value_in(own, &after)?
             };
             best = best.max(v.back());
         }
@@ -659,20 +663,57 @@ impl Decoded {
 /// A loaded side and a position's index in it.
 type Slot<'s> = (&'s Decoded, u64);
 
+/// A loaded table: its place in `LoadedTables::tables`, the table, and whether positions
+/// are colour-flipped to reach it.
+type Found<'s> = (usize, &'s TableFile, bool);
+
 impl LoadedTables<'_> {
+    /// The loaded table of `pos`'s material (any orientation): its place in `tables`, the
+    /// table, and whether positions are colour-flipped to reach it; None for bare kings.
+    #[inline]
+    fn find(&self, pos: &Position) -> Result<Option<Found<'_>>, String> {
+        let material = Material::from_position(pos);
+        let key = material.key();
+        match self.keys.iter().find(|k| k.0 == key) {
+            Some(&(_, at, table, flip)) => Ok(Some((at, table, flip))),
+            None if material.is_bare_kings() => Ok(None),
+            None => Err(format!("{pos}: no table loaded for it (internal error)")),
+        }
+    }
+
     /// The decoded values and cursed bits of the table and side `pos` (any orientation)
     /// belongs to, and its index there; None for bare kings.
     #[inline]
     fn slot(&self, pos: &Position) -> Result<Option<Slot<'_>>, String> {
-        let material = Material::from_position(pos);
-        let key = material.key();
-        let Some(&(_, at, table, flip)) = self.keys.iter().find(|k| k.0 == key) else {
-            if material.is_bare_kings() {
-                return Ok(None);
-            }
-            return Err(format!("{pos}: no table loaded for it (internal error)"));
+        self.slot_in(self.find(pos)?, pos)
+    }
+
+    /// The value of `pos`, whose material's table `find` gave as `found`.
+    #[inline]
+    fn value_in(&self, found: Option<Found<'_>>, pos: &Position) -> Result<Dtm, String> {
+        Ok(self
+            .slot_in(found, pos)?
+            .map_or(Dtm::Draw, |(d, idx)| d.value(idx)))
+    }
+
+    /// `slot` of `pos`, whose material's table `find` gave as `found`.
+    #[inline]
+    fn slot_in(
+        &self,
+        found: Option<Found<'_>>,
+        pos: &Position,
+    ) -> Result<Option<Slot<'_>>, String> {
+        let Some((at, table, flip)) = found else {
+            return Ok(None);
         };
-        let p = if flip { pos.color_flipped() } else { *pos };
+        let flipped;
+        let p = match flip {
+            true => {
+                flipped = pos.color_flipped();
+                &flipped
+            }
+            false => pos,
+        };
         let side = p.turn().index();
         let d = self.tables[at].1[side].as_ref().ok_or_else(|| {
             format!(
@@ -680,7 +721,7 @@ impl LoadedTables<'_> {
                 table.path().display()
             )
         })?;
-        if !d.reach.holds(&p) {
+        if !d.reach.holds(p) {
             return Err(format!(
                 "{pos}: not among the positions of {} decoded (internal error)",
                 table.path().display()
@@ -688,7 +729,7 @@ impl LoadedTables<'_> {
         }
         let idx = table
             .index()
-            .encode(&p)
+            .encode(p)
             .ok_or_else(|| format!("{pos}: kings are adjacent"))?;
         Ok(Some((d, idx)))
     }
@@ -697,7 +738,7 @@ impl LoadedTables<'_> {
 impl SubTables for LoadedTables<'_> {
     #[inline]
     fn value(&self, pos: &Position) -> Result<Dtm, String> {
-        Ok(self.slot(pos)?.map_or(Dtm::Draw, |(d, idx)| d.value(idx)))
+        self.value_in(self.find(pos)?, pos)
     }
 
     #[inline]
