@@ -391,6 +391,11 @@ impl Observer for Bars {
 
     fn advance(&self, n: u64) {
         self.table.inc(n);
+        let Some(log) = &self.log else { return };
+        let total = self.table.length().unwrap_or(0);
+        if let Some(line) = log.progress_line(self.table.position(), total) {
+            eprintln!("{line}");
+        }
     }
 }
 

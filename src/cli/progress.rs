@@ -43,6 +43,8 @@ struct LogState {
     /// What is being worked on, and since when.
     subject: String,
     since: Instant,
+    /// The pass under way.
+    pass: String,
 }
 
 impl LogLines {
@@ -59,6 +61,7 @@ impl LogLines {
                 last: Instant::now(),
                 subject: String::new(),
                 since: Instant::now(),
+                pass: String::new(),
             }),
         }
     }
@@ -73,13 +76,35 @@ impl LogLines {
     /// The line for the start of pass `name`, if one is due.
     pub fn pass_line(&self, name: &str) -> Option<String> {
         let mut s = self.state.lock().expect("log state");
+        s.pass = name.to_string();
+        self.due(&mut s, String::new)
+    }
+
+    /// The line for the pass under way, `done` of its `total` steps, if one is due: a long
+    /// pass (a setup, a level of billions of indices, `verify`) shows how far it is. None
+    /// also while another thread holds the state, so that workers never wait on it.
+    pub fn progress_line(&self, done: u64, total: u64) -> Option<String> {
+        let mut s = self.state.try_lock().ok()?;
+        self.due(&mut s, || {
+            let percent = 100 * u128::from(done) / u128::from(total.max(1));
+            format!(", {percent}%")
+        })
+    }
+
+    /// The line for the pass under way with `detail`, if the interval is over.
+    fn due(&self, s: &mut LogState, detail: impl FnOnce() -> String) -> Option<String> {
         let now = Instant::now();
         if now.duration_since(s.last) < self.every {
             return None;
         }
         s.last = now;
         let spent = super::plan::duration(now.duration_since(s.since).as_secs_f64());
-        Some(format!("retrobook: {}: {name} ({spent} on it)", s.subject))
+        Some(format!(
+            "retrobook: {}: {}{} ({spent} on it)",
+            s.subject,
+            s.pass,
+            detail()
+        ))
     }
 }
 
@@ -103,5 +128,10 @@ mod tests {
             .expect("a line once the interval is over");
         assert_eq!(line, "retrobook: KQvK: ply 1 (0 s on it)");
         assert!(every.pass_line("ply 2").is_some());
+        assert_eq!(
+            every.progress_line(50, 200).as_deref(),
+            Some("retrobook: KQvK: ply 2, 25% (0 s on it)")
+        );
+        assert_eq!(hourly.progress_line(1, 2), None, "not due");
     }
 }
