@@ -392,8 +392,8 @@ impl Observer for Bars {
     fn advance(&self, n: u64) {
         self.table.inc(n);
         let Some(log) = &self.log else { return };
-        let total = self.table.length().unwrap_or(0);
-        if let Some(line) = log.progress_line(self.table.position(), total) {
+        let steps = || (self.table.position(), self.table.length().unwrap_or(0));
+        if let Some(line) = log.progress_line(steps) {
             eprintln!("{line}");
         }
     }

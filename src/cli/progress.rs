@@ -80,12 +80,14 @@ impl LogLines {
         self.due(&mut s, String::new)
     }
 
-    /// The line for the pass under way, `done` of its `total` steps, if one is due: a long
-    /// pass (a setup, a level of billions of indices, `verify`) shows how far it is. None
-    /// also while another thread holds the state, so that workers never wait on it.
-    pub fn progress_line(&self, done: u64, total: u64) -> Option<String> {
+    /// The line for the pass under way, if one is due, with how far it is (`steps`: done
+    /// and total, asked only then): a long pass (a setup, a level of billions of indices,
+    /// `verify`) shows its progress. None also while another thread holds the state, so
+    /// that workers never wait on it.
+    pub fn progress_line(&self, steps: impl FnOnce() -> (u64, u64)) -> Option<String> {
         let mut s = self.state.try_lock().ok()?;
         self.due(&mut s, || {
+            let (done, total) = steps();
             let percent = 100 * u128::from(done) / u128::from(total.max(1));
             format!(", {percent}%")
         })
@@ -129,9 +131,9 @@ mod tests {
         assert_eq!(line, "retrobook: KQvK: ply 1 (0 s on it)");
         assert!(every.pass_line("ply 2").is_some());
         assert_eq!(
-            every.progress_line(50, 200).as_deref(),
+            every.progress_line(|| (50, 200)).as_deref(),
             Some("retrobook: KQvK: ply 2, 25% (0 s on it)")
         );
-        assert_eq!(hourly.progress_line(1, 2), None, "not due");
+        assert_eq!(hourly.progress_line(|| (1, 2)), None, "not due");
     }
 }
