@@ -5,7 +5,7 @@
 //! that diagonal (462 king pairs). With pawns only the left-right mirror applies: the white
 //! king is brought onto files a-d (1806 king pairs). Adjacent kings are left out.
 
-use crate::chess::{Bitboard, Color, Square};
+use crate::chess::{king_attacks, Bitboard, Color, Square};
 use std::sync::OnceLock;
 
 /// One of the 8 board symmetries: mirror across a1-h8 first, then left-right, then top-bottom.
@@ -81,6 +81,10 @@ pub struct KingPairs {
     /// [color][other king's square]: where the king of `color` stands in a pair already in
     /// canonical form.
     canonical: [[Bitboard; 64]; 2],
+    /// [color][other king's square]: where the king of `color` stands when each of its
+    /// steps (to squares not next to the other king) reaches a pair of its own number,
+    /// none the number of the pair it leaves.
+    steps_apart: [[Bitboard; 64]; 2],
 }
 
 fn code(s: Symmetry) -> u8 {
@@ -120,12 +124,51 @@ impl KingPairs {
             canonical[Color::White.index()][bk.index()].add(wk);
             canonical[Color::Black.index()][wk.index()].add(bk);
         }
-        KingPairs {
+        let mut kings = KingPairs {
             pairs,
             number,
             to_canon,
             canonical,
+            steps_apart: [[Bitboard::EMPTY; 64]; 2],
+        };
+        for color in [Color::White, Color::Black] {
+            for other in Square::all() {
+                for king in Square::all() {
+                    if king.distance(other) > 1 && kings.steps_stay_apart(color, king, other) {
+                        kings.steps_apart[color.index()][other.index()].add(king);
+                    }
+                }
+            }
         }
+        kings
+    }
+
+    /// The number of the pair of the king of `color` on `king` and the other on `other`,
+    /// brought into canonical form.
+    fn canonical_number(&self, color: Color, king: Square, other: Square) -> Option<usize> {
+        let (wk, bk) = match color {
+            Color::White => (king, other),
+            Color::Black => (other, king),
+        };
+        let sym = self.canonicalizer(wk, bk);
+        self.number(sym.square(wk), sym.square(bk))
+    }
+
+    /// True when the steps of the king of `color` from `king` (to squares not next to the
+    /// king on `other`) reach pairs of distinct numbers, none that of the pair it leaves.
+    fn steps_stay_apart(&self, color: Color, king: Square, other: Square) -> bool {
+        let mut seen = vec![self.canonical_number(color, king, other)];
+        for to in king_attacks(king) {
+            if to.distance(other) <= 1 {
+                continue;
+            }
+            let n = self.canonical_number(color, to, other);
+            if n.is_none() || seen.contains(&n) {
+                return false;
+            }
+            seen.push(n);
+        }
+        true
     }
 
     /// Scheme without pawns (462 pairs).
@@ -192,6 +235,15 @@ impl KingPairs {
         self.canonical[color.index()][other.index()]
     }
 
+    /// The squares where the king of `color`, the other king on `other`, can count its
+    /// steps by their number: each reaches a pair of its own number, none the number of the
+    /// pair it leaves (so no step's index equals another's or that of a move of another
+    /// piece).
+    #[inline]
+    pub fn steps_apart(&self, color: Color, other: Square) -> Bitboard {
+        self.steps_apart[color.index()][other.index()]
+    }
+
     /// The symmetry that brings the pair into canonical form.
     #[inline]
     pub fn canonicalizer(&self, wk: Square, bk: Square) -> Symmetry {
@@ -202,6 +254,22 @@ impl KingPairs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A king with a step that is the mirror image of where it stands (b1 to a2, the other
+    /// king on the a1-h8 diagonal), or of another step, is not apart; one away from every
+    /// mirror line is.
+    #[test]
+    fn steps_apart_where_no_step_meets_another() {
+        let kings = KingPairs::pawnless();
+        let sq = |s: &str| s.parse::<Square>().unwrap();
+        assert!(!kings.steps_apart(Color::White, sq("h8")).contains(sq("b1")));
+        // With the white king on the diagonal, the black king's steps to f7 and g6 mirror.
+        assert!(!kings.steps_apart(Color::Black, sq("c3")).contains(sq("g7")));
+        assert!(kings.steps_apart(Color::Black, sq("c1")).contains(sq("f6")));
+        // With pawns a step across the middle mirrors the other king too.
+        let kings = KingPairs::with_pawns();
+        assert!(kings.steps_apart(Color::White, sq("a8")).contains(sq("d4")));
+    }
 
     #[test]
     fn pair_counts() {

@@ -354,8 +354,12 @@ impl<'a> ChessGame<'a> {
         } else {
             (Color::Black, wk)
         };
-        if (to & !self.index.king_pairs().canonical_squares(mover, other)).is_empty() {
-            // Canonical pairs, each of its own number and none the pair the kings stand in.
+        let scheme = self.index.king_pairs();
+        let king = if white { wk } else { bk };
+        if (to & !scheme.canonical_squares(mover, other)).is_empty()
+            || scheme.steps_apart(mover, other).contains(king)
+        {
+            // Pairs each of its own number, none the pair the kings stand in.
             return to.count();
         }
         let kings_after = |sq: Square| if white { (sq, bk) } else { (wk, sq) };
@@ -365,7 +369,6 @@ impl<'a> ChessGame<'a> {
             let (w, b) = kings_after(sq);
             let pair = self.index.king_pair_number(w, b);
             if pair.is_none() || pairs[..=n].contains(&pair) {
-                let king = if white { wk } else { bk };
                 for sq in to {
                     list.push(Move::piece(Role::King, king, sq, None));
                 }
