@@ -17,6 +17,7 @@ pub mod book;
 pub mod capi;
 pub mod generate;
 pub mod ghi;
+mod prefetch;
 pub mod probe;
 pub mod table;
 #[cfg(test)]

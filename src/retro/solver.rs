@@ -51,6 +51,7 @@
 
 use super::bits::AtomicBits;
 use super::packed::{Packed, PackedSide};
+use crate::prefetch::prefetch_at;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
 use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;
@@ -443,6 +444,22 @@ impl Solution {
     pub fn value_of(&self, side: usize, idx: u64, code: u8) -> (Dtm, Wdl5) {
         let v = self.long[side].value(code, idx);
         (v, Wdl5::new(v.wdl(), bit(&self.cursed[side], idx)))
+    }
+
+    /// Asks for the cache lines of everything held of `idx` with `side` to move: a
+    /// reader that walks the indices in an order of its own calls this some steps ahead.
+    #[inline]
+    pub fn prefetch(&self, side: usize, idx: u64) {
+        prefetch_at(&self.values[side], idx as usize);
+        for bits in [
+            &self.illegal,
+            &self.cursed,
+            &self.exit_decides,
+            &self.exit_same_wdl,
+            &self.exit_cursed,
+        ] {
+            prefetch_at(&bits[side], (idx / 64) as usize);
+        }
     }
 
     /// True when the best move of `idx` that leaves the graph (chess: a capture or a

@@ -25,6 +25,7 @@ use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
 use super::values::{dtm_choice, dtm_moves, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
 use crate::index::{Layout, Part, TableIndex};
 use crate::material::Material;
+use crate::prefetch::prefetch_at;
 use crate::retro::{Packed, PackedSide, Solution, TableStats};
 use crate::value::{Dtm, Wdl5};
 use rayon::prelude::*;
@@ -103,6 +104,11 @@ struct Choices<'a> {
     moves_beyond_a_byte: bool,
 }
 
+/// How many indices ahead of the one read the gathering of a stream asks for cache lines:
+/// a layout's order visits the solution's arrays far apart, and each read would otherwise
+/// wait on memory (KRPvKR: most of the writer's time).
+const PREFETCH_AHEAD: usize = 32;
+
 /// The WDL input of a position that is none.
 const NO_POSITION: u8 = u8::MAX;
 
@@ -177,6 +183,17 @@ impl Choices<'_> {
         }
     }
 
+    /// Asks for the cache lines that `at(kind, idx)` reads.
+    #[inline]
+    fn prefetch(&self, kind: Kind, idx: u64) {
+        match kind {
+            Kind::Wdl(side) if !self.wdl_inputs[side].is_empty() => {
+                prefetch_at(&self.wdl_inputs[side], idx as usize);
+            }
+            Kind::Wdl(side) | Kind::Dtm(side) => self.solution.prefetch(side, idx),
+        }
+    }
+
     /// The values stream `kind` stores for the numbers `range` of `layout`, in order. Each
     /// chunk of `FILL_CHUNK` numbers is gathered and filled (`fill`) on its own, so that a
     /// stream takes a value per number, never a choice set, while it is built.
@@ -192,10 +209,17 @@ impl Choices<'_> {
             .enumerate()
             .for_each(|(c, chunk)| {
                 let first = range.start + (c * FILL_CHUNK) as u64;
-                let mut choices = Vec::with_capacity(chunk.len());
+                let mut indices = Vec::with_capacity(chunk.len());
                 layout.for_each_index(self.index, first..first + chunk.len() as u64, |idx| {
-                    choices.push(idx.map_or_else(|| any(kind), |i| self.at(kind, i)));
+                    indices.push(idx);
                 });
+                let mut choices = Vec::with_capacity(chunk.len());
+                for (k, idx) in indices.iter().enumerate() {
+                    if let Some(&Some(ahead)) = indices.get(k + PREFETCH_AHEAD) {
+                        self.prefetch(kind, ahead);
+                    }
+                    choices.push(idx.map_or_else(|| any(kind), |i| self.at(kind, i)));
+                }
                 match kind {
                     Kind::Wdl(_) => fill_wdl(&mut choices, conversion_cost),
                     Kind::Dtm(_) => fill_dtm(&mut choices),
