@@ -449,7 +449,7 @@ impl Solution {
     /// Asks for the cache lines of everything held of `idx` with `side` to move: a
     /// reader that walks the indices in an order of its own calls this some steps ahead.
     #[inline]
-    pub fn prefetch(&self, side: usize, idx: u64) {
+    pub(crate) fn prefetch(&self, side: usize, idx: u64) {
         prefetch_at(&self.values[side], idx as usize);
         for bits in [
             &self.illegal,
