@@ -443,10 +443,7 @@ impl TableIndex {
     /// and `bk` (None for adjacent kings): equal indices have equal numbers.
     #[inline]
     pub fn king_pair_number(&self, wk: Square, bk: Square) -> Option<u64> {
-        let sym = self.kings.canonicalizer(wk, bk);
-        self.kings
-            .number(sym.square(wk), sym.square(bk))
-            .map(|n| n as u64)
+        self.kings.canonical_number(wk, bk).map(|n| n as u64)
     }
 
     /// The number of the king pair of index `idx`.

@@ -143,26 +143,19 @@ impl KingPairs {
         kings
     }
 
-    /// The number of the pair of the king of `color` on `king` and the other on `other`,
-    /// brought into canonical form.
-    fn canonical_number(&self, color: Color, king: Square, other: Square) -> Option<usize> {
-        let (wk, bk) = match color {
-            Color::White => (king, other),
-            Color::Black => (other, king),
-        };
-        let sym = self.canonicalizer(wk, bk);
-        self.number(sym.square(wk), sym.square(bk))
-    }
-
     /// True when the steps of the king of `color` from `king` (to squares not next to the
     /// king on `other`) reach pairs of distinct numbers, none that of the pair it leaves.
     fn steps_stay_apart(&self, color: Color, king: Square, other: Square) -> bool {
-        let mut seen = vec![self.canonical_number(color, king, other)];
+        let number = |king: Square| match color {
+            Color::White => self.canonical_number(king, other),
+            Color::Black => self.canonical_number(other, king),
+        };
+        let mut seen = vec![number(king)];
         for to in king_attacks(king) {
             if to.distance(other) <= 1 {
                 continue;
             }
-            let n = self.canonical_number(color, to, other);
+            let n = number(to);
             if n.is_none() || seen.contains(&n) {
                 return false;
             }
@@ -233,6 +226,14 @@ impl KingPairs {
     #[inline]
     pub fn canonical_squares(&self, color: Color, other: Square) -> Bitboard {
         self.canonical[color.index()][other.index()]
+    }
+
+    /// The number of the pair the kings on `wk` and `bk` form once brought into canonical
+    /// form (None for adjacent kings).
+    #[inline]
+    pub fn canonical_number(&self, wk: Square, bk: Square) -> Option<usize> {
+        let sym = self.canonicalizer(wk, bk);
+        self.number(sym.square(wk), sym.square(bk))
     }
 
     /// The squares where the king of `color`, the other king on `other`, can count its

@@ -29,6 +29,7 @@ use crate::prefetch::prefetch_at;
 use crate::retro::{Packed, PackedSide, Solution, TableStats};
 use crate::value::{Dtm, Wdl5};
 use rayon::prelude::*;
+use std::collections::VecDeque;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
@@ -209,17 +210,20 @@ impl Choices<'_> {
             .enumerate()
             .for_each(|(c, chunk)| {
                 let first = range.start + (c * FILL_CHUNK) as u64;
-                let mut indices = Vec::with_capacity(chunk.len());
-                layout.for_each_index(self.index, first..first + chunk.len() as u64, |idx| {
-                    indices.push(idx);
-                });
+                let choice = |idx: Option<u64>| idx.map_or_else(|| any(kind), |i| self.at(kind, i));
                 let mut choices = Vec::with_capacity(chunk.len());
-                for (k, idx) in indices.iter().enumerate() {
-                    if let Some(&Some(ahead)) = indices.get(k + PREFETCH_AHEAD) {
-                        self.prefetch(kind, ahead);
+                // The indices asked for and not yet read, oldest first.
+                let mut ahead = VecDeque::with_capacity(PREFETCH_AHEAD);
+                layout.for_each_index(self.index, first..first + chunk.len() as u64, |idx| {
+                    if let Some(i) = idx {
+                        self.prefetch(kind, i);
                     }
-                    choices.push(idx.map_or_else(|| any(kind), |i| self.at(kind, i)));
-                }
+                    if ahead.len() == PREFETCH_AHEAD {
+                        choices.push(choice(ahead.pop_front().flatten()));
+                    }
+                    ahead.push_back(idx);
+                });
+                choices.extend(ahead.into_iter().map(choice));
                 match kind {
                     Kind::Wdl(_) => fill_wdl(&mut choices, conversion_cost),
                     Kind::Dtm(_) => fill_dtm(&mut choices),
@@ -360,15 +364,18 @@ const SHORTLIST: usize = 6;
 /// go on to the whole sample: the trials took a quarter of KQRvKR's writing time, and the
 /// best order at the whole sample was among the shortlist's best (file sizes unchanged).
 fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) {
-    let (candidates, sample) = match &opts.layouts {
+    let (orders, sample) = match &opts.layouts {
         LayoutChoice::Sampled(sample) => (Layout::all_orders(c.index), *sample),
         LayoutChoice::Fixed(parts) => (vec![parts.clone()], 1 << 16),
     };
-    let measured = |candidates: Vec<Vec<Part>>, sample: u64| -> Vec<(Layout, u64)> {
+    let candidates: Vec<Layout> = orders
+        .iter()
+        .map(|parts| Layout::new(c.index, parts).expect("a permutation of the parts"))
+        .collect();
+    let measured = |candidates: Vec<Layout>, sample: u64| -> Vec<(Layout, u64)> {
         candidates
             .into_par_iter()
-            .map(|parts| {
-                let layout = Layout::new(c.index, &parts).expect("a permutation of the parts");
+            .map(|layout| {
                 let bytes: u64 = sample_ranges(layout.size(), sample)
                     .into_iter()
                     .map(|r| c.stream(kind, &layout, r, opts).len() as u64)
@@ -381,11 +388,7 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) 
     let candidates = if candidates.len() > SHORTLIST {
         let mut first = measured(candidates, sample / 8);
         first.sort_by_cached_key(by_size);
-        first
-            .into_iter()
-            .take(SHORTLIST)
-            .map(|(l, _)| l.parts().to_vec())
-            .collect()
+        first.into_iter().take(SHORTLIST).map(|(l, _)| l).collect()
     } else {
         candidates
     };
