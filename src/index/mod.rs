@@ -8,11 +8,15 @@
 //! index: a table holds one array per side to move.
 //!
 //! The pawns come first, numbered so that every pawn move leads to a smaller index range: the
-//! placements of all pawn groups are sorted by how far the pawns stand advanced, most
-//! advanced first, and those with the same ranks form one part (`parts`). Moves other than
-//! pawn moves keep the ranks of the pawns (the left-right mirror changes only files), so a
-//! part is closed under them, and a solver can take the parts one after another, each
-//! reading the values of the parts before it.
+//! placements of all pawn groups are sorted by their file group (the file, a to d, of the
+//! leading pawn, up to the left-right mirror: `file_group`), then by how far the pawns
+//! stand advanced, most advanced first, and those of one file group and advance form one
+//! part (`parts`). Moves other than captures never change a pawn's file, and moves other
+//! than pawn moves keep the ranks of the pawns (the mirror changes only files, and gives
+//! the same group), so a part is closed under them, and a solver can take the parts one
+//! after another, each reading the values of the parts before it of its own file group:
+//! one group's parts never read another's, so a solver holds the values of a few small
+//! parts at a time (a table with one pawn has four groups of six parts).
 
 mod combinations;
 mod divisor;
@@ -91,6 +95,9 @@ struct Pawns {
     part_starts: Vec<u32>,
     /// How far the pawns of each part stand advanced in all.
     part_advance: Vec<u32>,
+    /// The file group of each part (`file_group`): parts of different groups never read
+    /// each other.
+    part_group: Vec<u8>,
 }
 
 /// Most piece groups an index has (one per colour and role besides the kings).
@@ -111,13 +118,16 @@ pub struct Digits {
 impl Pawns {
     /// The solving order of the `placements` placements of the pawn groups among `groups`.
     fn new(groups: &[Group], placements: u64) -> Pawns {
-        // A placement's part: how far its pawns stand advanced in all (a pawn move adds
-        // to it; at most six pawns of six ranks each), most first, then the ranks of each
-        // group's pawns in square order, three bits each.
+        // A placement's part: its file group (`file_group`), then how far its pawns stand
+        // advanced in all (a pawn move adds to it; at most six pawns of six ranks each),
+        // most first; in a part, placements go by the ranks of each group's pawns in
+        // square order, three bits each.
         let key = |placement: u64| {
             let (mut advance, mut ranks) = (0u64, 0u64);
+            let mut files = [Vec::new(), Vec::new()];
             for g in groups.iter().filter(|g| g.is_pawn()) {
                 let set = combinations::unrank(placement / g.stride % g.size, g.count, g.domain);
+                let at = files[0].len();
                 for sq in Bitboard(set << g.shift) {
                     let forward = match g.color {
                         Color::White => sq.rank(),
@@ -125,32 +135,48 @@ impl Pawns {
                     } as u64;
                     advance += forward;
                     ranks = ranks << 3 | forward;
+                    files[0].push(sq.file() as u8);
+                    files[1].push(7 - sq.file() as u8);
                 }
+                files.iter_mut().for_each(|f| f[at..].sort_unstable());
             }
-            (64 - advance) << 40 | ranks
+            ((file_group(&files), 64 - advance as u32), ranks)
         };
-        let mut order: Vec<(u64, u32)> = (0..placements).map(|p| (key(p), p as u32)).collect();
+        let mut order: Vec<(((u8, u32), u64), u32)> =
+            (0..placements).map(|p| (key(p), p as u32)).collect();
         order.sort_unstable();
         let mut place = vec![0; placements as usize];
         for (at, &(_, p)) in order.iter().enumerate() {
             place[p as usize] = at as u32;
         }
+        let part = |i: usize| order[i].0 .0;
         let mut part_starts: Vec<u32> = (0..order.len())
-            .filter(|&i| i == 0 || order[i].0 != order[i - 1].0)
+            .filter(|&i| i == 0 || part(i) != part(i - 1))
             .map(|i| i as u32)
             .collect();
         let part_advance = part_starts
             .iter()
-            .map(|&i| 64 - (order[i as usize].0 >> 40) as u32)
+            .map(|&i| 64 - part(i as usize).1)
             .collect();
+        let part_group = part_starts.iter().map(|&i| part(i as usize).0).collect();
         part_starts.push(order.len() as u32);
         Pawns {
             place,
             part_advance,
+            part_group,
             placement: order.into_iter().map(|(_, p)| p).collect(),
             part_starts,
         }
     }
+}
+
+/// The file group of a pawn placement, from the files of its pawns group by group (each
+/// group's sorted) as they stand and as the left-right mirror puts them: the file, a to d,
+/// of the first pawn of the smaller of the two. Moves inside a table never change a
+/// pawn's file (captures leave it), and the mirror gives the same group, so the placements
+/// of one group never reach another's: the file of Syzygy's leading pawn.
+fn file_group(files: &[Vec<u8>; 2]) -> u8 {
+    files[0].as_slice().min(files[1].as_slice())[0]
 }
 
 /// The index of one material signature (in its canonical orientation).
@@ -266,11 +292,13 @@ impl TableIndex {
         let Some(p) = &self.pawns else {
             return vec![0];
         };
-        let advance = &p.part_advance;
+        let (advance, group) = (&p.part_advance, &p.part_group);
         (0..advance.len())
             .map(|j| {
-                let reads =
-                    |k: &usize| advance[*k] + 1 == advance[j] || advance[*k] + 2 == advance[j];
+                let reads = |k: &usize| {
+                    group[*k] == group[j]
+                        && (advance[*k] + 1 == advance[j] || advance[*k] + 2 == advance[j])
+                };
                 (j..advance.len()).rev().find(reads).unwrap_or(j)
             })
             .collect()
@@ -286,16 +314,25 @@ impl TableIndex {
         let places = part.start / self.per_placement..part.end.div_ceil(self.per_placement);
         for place in places {
             let placement = self.placement_at(place);
+            let (mut occupied, mut promotes) = (Bitboard::EMPTY, [false; 2]);
             for g in self.groups.iter().filter(|g| g.is_pawn()) {
-                let set = combinations::unrank(placement / g.stride % g.size, g.count, g.domain);
+                let set = Bitboard(
+                    combinations::unrank(placement / g.stride % g.size, g.count, g.domain)
+                        << g.shift,
+                );
+                if !(set & occupied).is_empty() {
+                    // Two pawns on one square: no position has this placement.
+                    promotes = [false; 2];
+                    break;
+                }
+                occupied |= set;
                 let before_last = Bitboard::rank(match g.color {
                     Color::White => 6,
                     Color::Black => 1,
                 });
-                if !(Bitboard(set << g.shift) & before_last).is_empty() {
-                    out[g.color.index()] = true;
-                }
+                promotes[g.color.index()] |= !(set & before_last).is_empty();
             }
+            out = [out[0] || promotes[0], out[1] || promotes[1]];
         }
         out
     }
@@ -820,6 +857,42 @@ mod tests {
             TableIndex::new("KRvKN".parse().unwrap()).last_readers(),
             vec![0]
         );
+    }
+
+    /// Moves of pieces other than pawns, captures apart, keep a position in its part
+    /// (the left-right mirror included), and a table with one pawn has six parts, one
+    /// per rank, for each of its four file groups.
+    #[test]
+    fn quiet_moves_of_pieces_stay_in_their_part() {
+        use crate::chess::MoveList;
+        for sig in ["KPvKP", "KRPvKR", "KPPvK", "KPPvKP", "KNPvKB"] {
+            let idx = TableIndex::new(sig.parse().unwrap());
+            let parts = idx.parts();
+            let part_of = |i: u64| parts.iter().position(|p| p.contains(&i)).unwrap();
+            let mut mirrored = 0;
+            for (k, part) in parts.iter().enumerate() {
+                let step = ((part.end - part.start) / 2_000).max(1) as usize | 1;
+                for i in part.clone().step_by(step) {
+                    let Some(pos) = idx.legal(i, Color::White) else {
+                        continue;
+                    };
+                    let mut list = MoveList::new();
+                    pos.legal_moves(&mut list);
+                    for m in list.as_slice() {
+                        if m.role == Role::Pawn || m.capture.is_some() {
+                            continue;
+                        }
+                        let after = pos.play(m);
+                        let to = idx.encode(&after).expect("a position of the table");
+                        assert_eq!(part_of(to), k, "{sig}: {pos} {m:?}");
+                        mirrored +=
+                            usize::from(after.king(Color::White).is_some_and(|k| k.file() > 3));
+                    }
+                }
+            }
+            assert!(mirrored > 0, "{sig}: no move crossed the mirror");
+        }
+        assert_eq!(TableIndex::new("KRPvKR".parse().unwrap()).parts().len(), 24);
     }
 
     #[test]
