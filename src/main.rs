@@ -564,9 +564,9 @@ fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     let t = open_info_table(arg, dir)?;
     let h = t.header();
     let st = &h.stats;
-    let fen = t
-        .index()
-        .decode(st.max_index, Color::from_index(st.max_side as usize))
+    let index = t.index();
+    let fen = (index.from_record_number(st.max_index))
+        .and_then(|idx| index.decode(idx, Color::from_index(st.max_side as usize)))
         .filter(|_| st.max_plies > 0)
         .map_or("-".to_string(), |p| p.to_string());
     let side = |s: usize| {

@@ -99,6 +99,24 @@ fn statistics_equal_syzygy_and_longest_mates_equal_gaviota() {
     assert_eq!(checked, 35);
 }
 
+/// Each file names the longest mate that the files of format 4 named (the lowest record
+/// number, `TableIndex::record_number`), whatever order the solver takes the pawns in.
+#[test]
+fn files_name_the_longest_mates_format_4_named() {
+    let examples = std::fs::read_to_string(data("longest-mate-examples-34.tsv")).unwrap();
+    let mut checked = 0;
+    for line in examples.lines().skip(1) {
+        let (sig, fen) = line.split_once('\t').unwrap();
+        let info: Value =
+            serde_json::from_str(&run_ok(&["info", sig, "--tables", tables_arg(), "--json"]))
+                .unwrap();
+        let named = info["max_dtm"]["fen"].as_str().unwrap_or("-");
+        assert_eq!(named, fen, "{sig}");
+        checked += 1;
+    }
+    assert_eq!(checked, 35);
+}
+
 #[test]
 fn gaviota_samples_match_through_the_library() {
     let tb = Tablebase::open(tables()).unwrap();

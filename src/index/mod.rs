@@ -98,6 +98,10 @@ struct Pawns {
     /// The file group of each part (`file_group`): parts of different groups never read
     /// each other.
     part_group: Vec<u8>,
+    /// The record place of each place, and the place of each record place
+    /// (`TableIndex::record_number`).
+    record: Vec<u32>,
+    from_record: Vec<u32>,
 }
 
 /// Most piece groups an index has (one per colour and role besides the kings).
@@ -142,8 +146,7 @@ impl Pawns {
             }
             ((file_group(&files), 64 - advance as u32), ranks)
         };
-        let mut order: Vec<(((u8, u32), u64), u32)> =
-            (0..placements).map(|p| (key(p), p as u32)).collect();
+        let mut order: Vec<(PartKey, u32)> = (0..placements).map(|p| (key(p), p as u32)).collect();
         order.sort_unstable();
         let mut place = vec![0; placements as usize];
         for (at, &(_, p)) in order.iter().enumerate() {
@@ -160,15 +163,31 @@ impl Pawns {
             .collect();
         let part_group = part_starts.iter().map(|&i| part(i as usize).0).collect();
         part_starts.push(order.len() as u32);
+        // The record order: the same keys without the file group.
+        let mut by_record: Vec<u32> = (0..order.len() as u32).collect();
+        by_record.sort_unstable_by_key(|&at| {
+            let (((_, advance), ranks), p) = order[at as usize];
+            (advance, ranks, p)
+        });
+        let mut record = vec![0; order.len()];
+        for (r, &at) in by_record.iter().enumerate() {
+            record[at as usize] = r as u32;
+        }
         Pawns {
             place,
             part_advance,
             part_group,
+            record,
+            from_record: by_record,
             placement: order.into_iter().map(|(_, p)| p).collect(),
             part_starts,
         }
     }
 }
+
+/// Where a pawn placement goes in the solving order: its part (file group, 64 less its
+/// advance), then the ranks of its pawns.
+type PartKey = ((u8, u32), u64);
 
 /// The file group of a pawn placement, from the files of its pawns group by group (each
 /// group's sorted) as they stand and as the left-right mirror puts them: the file, a to d,
@@ -335,6 +354,32 @@ impl TableIndex {
             out = [out[0] || promotes[0], out[1] || promotes[1]];
         }
         out
+    }
+
+    /// The record number of index `idx`: its index in format 4, whose pawn placements went
+    /// by advance alone (most advanced first), then by the ranks of each group's pawns and
+    /// the placement's number; the index itself without pawns. A file names its longest
+    /// mate by record number, so that files do not change with the solver's order (`parts`).
+    pub fn record_number(&self, idx: u64) -> u64 {
+        let Some(p) = &self.pawns else {
+            return idx;
+        };
+        let place = self.place_of(idx);
+        idx + (p.record[place as usize] as u64 - place) * self.per_placement
+    }
+
+    /// The index of record number `record` (`record_number`), or None beyond the table.
+    pub fn from_record_number(&self, record: u64) -> Option<u64> {
+        if record >= self.size {
+            return None;
+        }
+        let Some(p) = &self.pawns else {
+            return Some(record);
+        };
+        let r = record / self.per_placement;
+        Some(
+            record - r * self.per_placement + p.from_record[r as usize] as u64 * self.per_placement,
+        )
     }
 
     /// The place of the pawn placement numbered `placement` (0 without pawns).
@@ -893,6 +938,45 @@ mod tests {
             assert!(mirrored > 0, "{sig}: no move crossed the mirror");
         }
         assert_eq!(TableIndex::new("KRPvKR".parse().unwrap()).parts().len(), 24);
+    }
+
+    /// Record numbers are a bijection that goes by the pawns' advance, most advanced first
+    /// (format 4's order), and leaves tables without pawns as they are.
+    #[test]
+    fn record_numbers_go_by_advance_and_come_back() {
+        for sig in ["KPvK", "KPPvK", "KPvKP", "KRPvKR", "KQvKR"] {
+            let idx = TableIndex::new(sig.parse().unwrap());
+            let advance = |i: u64| -> u32 {
+                let pos = idx.decode(i, Color::White).unwrap();
+                Square::all()
+                    .filter_map(|sq| pos.piece_at(sq).map(|p| (sq, p)))
+                    .filter(|(_, p)| p.role == Role::Pawn)
+                    .map(|(sq, p)| match p.color {
+                        Color::White => sq.rank(),
+                        Color::Black => 7 - sq.rank(),
+                    })
+                    .sum()
+            };
+            let step = (idx.size() / 5_000).max(1) | 1;
+            let mut last = None;
+            for r in (0..idx.size()).step_by(step as usize) {
+                let i = idx.from_record_number(r).unwrap();
+                assert_eq!(idx.record_number(i), r, "{sig} {r}");
+                if idx.pawns.is_none() {
+                    assert_eq!(i, r, "{sig}");
+                    continue;
+                }
+                if idx.decode(i, Color::White).is_some() {
+                    let a = advance(i);
+                    assert!(
+                        last.is_none_or(|l| a <= l),
+                        "{sig} record {r}: advance rose"
+                    );
+                    last = Some(a);
+                }
+            }
+            assert_eq!(idx.from_record_number(idx.size()), None, "{sig}");
+        }
     }
 
     #[test]

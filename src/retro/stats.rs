@@ -46,20 +46,21 @@ pub struct TableStats {
     pub max_plies: u32,
     /// Side to move (0 white, 1 black) of a position reaching `max_plies`.
     pub max_side: u8,
-    /// Index of that position.
+    /// Record number of that position (`TableIndex::record_number`), the lowest of them.
     pub max_index: u64,
 }
 
 #[derive(Copy, Clone, Default)]
 struct Partial {
     stats: SideStats,
-    longest: Option<(u32, u64)>, // (plies, index): most plies, lowest index on ties
+    longest: Option<(u32, u64)>, // (plies, record number): most plies, lowest number on ties
 }
 
 impl Partial {
-    /// Counts index `idx`, of weight `w` and value `v`, cursed or blessed if `spoilt`.
+    /// Counts index `idx` of `index`, of weight `w` and value `v`, cursed or blessed if
+    /// `spoilt`.
     #[inline]
-    fn add(&mut self, w: u64, v: Dtm, spoilt: bool, idx: u64) {
+    fn add(&mut self, w: u64, v: Dtm, spoilt: bool, idx: u64, index: &TableIndex) {
         self.stats.positions += w;
         match v {
             Dtm::Win(_) => {
@@ -72,8 +73,12 @@ impl Partial {
                 self.stats.cursed_loss += w * u64::from(spoilt);
             }
         }
-        if let Some(p) = v.plies() {
-            self.longest = better(self.longest, Some((p, idx)));
+        match v.plies() {
+            Some(p) if self.longest.is_none_or(|(most, _)| p >= most) => {
+                let record = index.record_number(idx);
+                self.longest = better(self.longest, Some((p, record)));
+            }
+            _ => {}
         }
     }
 }
@@ -128,7 +133,7 @@ pub fn compute(
     combine([count(0), count(1)])
 }
 
-/// One side's statistics, and its longest value (plies, index), counted as `compute` counts
+/// One side's statistics, and its longest value (plies, record number), counted as `compute` counts
 /// them: for a caller that holds one side at a time.
 pub fn count_side(
     index: &TableIndex,
@@ -155,7 +160,7 @@ pub fn count_side(
                         _ => fast.unwrap_or_else(|| weight(index, i, turn)),
                     };
                     if w > 0 {
-                        acc.add(w, values(i), bit(cursed, i), i);
+                        acc.add(w, values(i), bit(cursed, i), i, index);
                     }
                 }
                 idx = run_end;
