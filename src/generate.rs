@@ -31,7 +31,7 @@
 //!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
 //!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the
 //!   layout (holes included: 1.39n numbers without pawns, 1.13n with; of a stream cut into
-//!   segments, one segment's 2^28 numbers at most; two bytes for a DTM
+//!   segments, one segment's 2^26 numbers at most; two bytes for a DTM
 //!   stream with mates beyond 255 moves) while the grammar's first rounds rewrite it in
 //!   place, then the 16-bit copy of what is left when its alphabet outgrows a byte, made as
 //!   the bytes are given back: at most 2 bytes per number (a tenth of KQRvKR's DTM stream
@@ -193,6 +193,8 @@ pub fn generate(
     observer.pass("loading sub-tables", 1);
     let mut loaded = LoadedTables::for_building(tb, material)
         .map_err(|e| format!("cannot build {material}: {e}"))?;
+    // Decoded: the files' pages need not count against the solve's and writer's peaks.
+    tb.release_pages();
     // Part by part, each classed under the 50-move rule as soon as it is solved, so that
     // what only the first parts read (promotions) goes before the later parts' memory comes.
     let mut parts = PartByPart::new(

@@ -293,3 +293,25 @@ fn a_killed_gen_leaves_no_file_under_a_final_name() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A table whose pages were taken out of memory (`Tablebase::release_pages`, as a build
+/// does once its sub-tables are decoded) answers every probe as before.
+#[test]
+fn probes_after_pages_are_released_answer_the_same() {
+    let (dir, _) = copy();
+    // No DTM cache: every probe reads the file.
+    let mut tb = Tablebase::with_cache_bytes(0);
+    for sig in ["KRvKN", "KRvK", "KNvK"] {
+        tb.add_file(&dir.path().join(format!("{sig}.rbt"))).unwrap();
+    }
+    let positions = spread_positions(&tb, Color::Black);
+    let probe = |tb: &Tablebase| -> Vec<_> {
+        (positions.iter())
+            .map(|p| (tb.probe_wdl(p).unwrap(), tb.probe_dtm(p).unwrap()))
+            .collect()
+    };
+    let before = probe(&tb);
+    tb.release_pages();
+    assert_eq!(probe(&tb), before);
+    assert!(before.len() > 1000);
+}

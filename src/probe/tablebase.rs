@@ -163,6 +163,11 @@ impl Tablebase {
         self.tables.get(&material.key()).map(|e| &e.file)
     }
 
+    /// Takes every open table's pages out of resident memory (`TableFile::release_pages`).
+    pub fn release_pages(&self) {
+        self.tables.values().for_each(|e| e.file.release_pages());
+    }
+
     /// Materials of all open tables.
     pub fn materials(&self) -> impl Iterator<Item = Material> + '_ {
         self.tables.values().map(|e| e.file.material())

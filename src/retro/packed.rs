@@ -78,16 +78,22 @@ impl Packed {
         }
     }
 
-    /// The words as they were packed (`pack_words`).
+    /// The words as they were packed (`pack_words`). Only words that are not zero are
+    /// written: the pages of a freshly allocated zeroed array that nothing writes take no
+    /// memory, and most bitmaps of a solution are empty over long stretches (or whole: the
+    /// cursed ones of a table without cursed values).
     pub fn unpack_words(self) -> Vec<u64> {
-        let mut out = vec![0u64; self.len / 8];
+        let mut out: Vec<u64> = crate::zeroed::zeroed(self.len / 8);
         out.par_chunks_mut(PIECE / 8)
             .zip(self.pieces.into_par_iter())
             .for_each(|(piece, packed)| {
                 let mut bytes = vec![0u8; 8 * piece.len()];
                 unsqueeze(&packed, &mut bytes);
                 for (w, b) in piece.iter_mut().zip(bytes.chunks_exact(8)) {
-                    *w = u64::from_le_bytes(b.try_into().expect("eight bytes"));
+                    let word = u64::from_le_bytes(b.try_into().expect("eight bytes"));
+                    if word != 0 {
+                        *w = word;
+                    }
                 }
             });
         out

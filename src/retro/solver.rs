@@ -720,7 +720,8 @@ impl PartByPart {
             return;
         }
         let words = out.values[side].len().div_ceil(64);
-        let mut whole = [vec![0u64; words], vec![0u64; words], vec![0u64; words]];
+        // Zeroed by the allocator: `or_bits_at` writes only the words with bits set.
+        let mut whole: [Vec<u64>; 3] = std::array::from_fn(|_| crate::zeroed::zeroed(words));
         for (start, packed) in self.marks[side].drain(..) {
             for (w, p) in whole.iter_mut().zip(packed.map(Packed::unpack_words)) {
                 or_bits_at(w, start, &p);
@@ -787,7 +788,10 @@ fn or_bits_at(dst: &mut [u64], offset: u64, src: &[u64]) {
                 (0, _) | (_, 0) => 0,
                 _ => word(k - 1) >> (64 - shift),
             };
-            *w |= low | high;
+            // Pages nothing sets stay unwritten, and take no memory (`Packed::unpack_words`).
+            if low | high != 0 {
+                *w |= low | high;
+            }
         });
 }
 

@@ -101,6 +101,19 @@ impl TableFile {
         self.header.material
     }
 
+    /// Takes the file's pages out of this process's resident memory (they stay in the page
+    /// cache and come back on the next read): a build decodes its sub-tables whole, and
+    /// their mapped pages would otherwise count against its peak until it ends.
+    pub fn release_pages(&self) {
+        #[cfg(unix)]
+        // SAFETY: the map is a read-only shared mapping of a file; dropping its pages only
+        // makes later reads fetch them again from the file.
+        let _ = unsafe {
+            self.map
+                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
+        };
+    }
+
     /// The index scheme of the table.
     pub fn index(&self) -> &TableIndex {
         &self.index

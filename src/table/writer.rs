@@ -75,7 +75,7 @@ impl Default for WriteOptions {
             },
             conversion_cost: 1,
             layouts: LayoutChoice::Sampled(1 << 18),
-            segment_log: 28,
+            segment_log: 26,
         }
     }
 }
