@@ -70,7 +70,8 @@ use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
 use crate::probe::{schedule_for_building, LoadedTables, Tablebase};
 use crate::retro::{
-    combine_stats, count_side, fifty, ChessGame, LossSearch, Observer, PartByPart, TableStats,
+    combine_stats, count_side, fifty, ChessGame, LossSearch, Observer, PartByPart, Solution,
+    TableStats,
 };
 use crate::table::{write_table_sides, WriteOptions};
 use crate::value::Dtm;
@@ -221,25 +222,27 @@ pub fn generate(
     drop(loaded);
     // A table of several parts (pawns) comes a side at a time, the other packed: both
     // sides whole would be its peak. One part comes whole, below the solver's own peak.
-    let (mut solution, mut held) = if parts.count() > 1 {
-        let (solution, held) = parts.into_sides(|s, side| rule.finish_side(s, side));
+    // Each side is counted while it is whole.
+    let mut sides = [Default::default(); 2];
+    let mut finish = |s: &mut Solution, side: usize| {
+        rule.finish_side(s, side);
+        let value = |idx: u64| s.value(side, idx).0;
+        sides[side] = count_side(
+            &index,
+            side,
+            &value,
+            &s.cursed[side],
+            Some(&s.illegal[side]),
+        );
+    };
+    let (solution, held) = if parts.count() > 1 {
+        let (solution, held) = parts.into_sides(finish);
         (solution, Some(held))
     } else {
         let mut solution = parts.into_solution();
-        (0..2).for_each(|side| rule.finish_side(&mut solution, side));
+        (0..2).for_each(|side| finish(&mut solution, side));
         (solution, None)
     };
-    let order = held.as_ref().map_or([0, 1], |h| [1 - h.side(), h.side()]);
-    let mut sides = [Default::default(); 2];
-    for (k, side) in order.into_iter().enumerate() {
-        let at_hand = &solution;
-        let value = move |idx: u64| at_hand.value(side, idx).0;
-        let (cursed, illegal) = (&solution.cursed[side], &solution.illegal[side]);
-        sides[side] = count_side(&index, side, &value, cursed, Some(illegal));
-        if k == 0 {
-            held = held.map(|h| h.swap(&mut solution));
-        }
-    }
     let stats = combine_stats(sides);
     observer.pass("compressing and writing", 1);
     let opts = WriteOptions::default();

@@ -71,28 +71,27 @@ pub(crate) fn zeroed<T: Zeroed>(n: usize) -> Vec<T> {
 /// Gives the whole pages inside `bytes` back to the system, for an array part of which is
 /// held elsewhere (compressed) until it is written again whole: they read as zero
 /// afterwards on Linux; elsewhere nothing happens.
-pub(crate) fn release_pages(bytes: &mut [u8]) {
+pub(crate) fn release_pages<T: Zeroed>(items: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
+        let bytes = std::mem::size_of_val(items);
         // SAFETY: sysconf has no preconditions.
         let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
         if page == 0 {
             return;
         }
-        let start = bytes.as_mut_ptr() as usize;
-        let (first, end) = (
-            start.next_multiple_of(page),
-            (start + bytes.len()) / page * page,
-        );
+        let start = items.as_mut_ptr() as usize;
+        let (first, end) = (start.next_multiple_of(page), (start + bytes) / page * page);
         if end > first {
-            // SAFETY: [first, end) lies inside `bytes`, borrowed mutably, so nothing else
+            // SAFETY: [first, end) lies inside `items`, borrowed mutably, so nothing else
             // reads it meanwhile; the allocator's memory is private and anonymous, whose
-            // pages MADV_DONTNEED replaces by zero pages, as a write of zeros would.
+            // pages MADV_DONTNEED replaces by zero pages, as a write of zeros would, and
+            // zero bytes are a valid T (`Zeroed`).
             unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_DONTNEED) };
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = bytes;
+    let _ = items;
 }
 
 /// The plain values of `v`, with no pass over them: pages never written stay untouched.

@@ -25,27 +25,29 @@ pub struct Packed {
 
 impl Packed {
     /// Compresses `bytes`, letting them go.
-    pub fn pack(bytes: Vec<u8>) -> Packed {
-        Packed::pack_slice(&bytes)
+    pub fn pack(mut bytes: Vec<u8>) -> Packed {
+        Packed::take_from(&mut bytes)
     }
 
-    fn pack_slice(bytes: &[u8]) -> Packed {
-        let pieces = bytes.par_chunks(PIECE).map(squeeze).collect();
+    /// Compresses `bytes` and gives their pages back, piece by piece as each is packed (the
+    /// array and its packed copy are never held whole together), until `unpack_into`
+    /// writes them again (they read as zero meanwhile; in tests, as distances that are
+    /// listed nowhere, so that a read of them fails).
+    pub fn take_from(bytes: &mut [u8]) -> Packed {
+        let pieces = bytes
+            .par_chunks_mut(PIECE)
+            .map(|piece| {
+                let packed = squeeze(piece);
+                #[cfg(test)]
+                piece.fill(crate::value::Dtm::LONG);
+                release_pages(piece);
+                packed
+            })
+            .collect();
         Packed {
             len: bytes.len(),
             pieces,
         }
-    }
-
-    /// Compresses `bytes` and gives their pages back until `unpack_into` writes them again
-    /// (they read as zero meanwhile; in tests, as distances that are listed nowhere, so
-    /// that a read of them fails).
-    pub fn take_from(bytes: &mut [u8]) -> Packed {
-        let packed = Packed::pack_slice(bytes);
-        #[cfg(test)]
-        bytes.fill(crate::value::Dtm::LONG);
-        release_pages(bytes);
-        packed
     }
 
     /// Compresses the `len` bytes that `fill` makes, given the offset of each piece's first
@@ -63,12 +65,13 @@ impl Packed {
         Packed { len, pieces }
     }
 
-    /// Compresses `words` as little-endian bytes, letting them go.
-    pub fn pack_words(words: Vec<u64>) -> Packed {
+    /// Compresses `words` as little-endian bytes, letting them go piece by piece.
+    pub fn pack_words(mut words: Vec<u64>) -> Packed {
         let pieces = words
-            .par_chunks(PIECE / 8)
+            .par_chunks_mut(PIECE / 8)
             .map(|piece| {
                 let bytes: Vec<u8> = piece.iter().flat_map(|w| w.to_le_bytes()).collect();
+                release_pages(piece);
                 squeeze(&bytes)
             })
             .collect();
