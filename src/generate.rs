@@ -25,13 +25,14 @@
 //!   model takes, part by part, 3.75 bytes per index solved up to it, its own state, and
 //!   the sub-tables still read: promotion tables go once no part left promotes (`LoadedTables::release_unread`).
 //!   The model is an upper bound there: the values of the parts that no part left reads
-//!   (pawn moves go one or two steps ahead) are packed and their pages given back
-//!   (`PartByPart::let_go_unread`), so KRPvKR's last part holds three of its six parts;
+//!   (pawn moves go one or two steps ahead, and never into another file group of the
+//!   leading pawn) are packed and their pages given back (`PartByPart::let_go_unread`), so
+//!   KRPvKR holds at most three of the 24 parts' values (of one file group) at a time;
 //! - the writer: one side of the solution (values n, and five bitmaps: illegal, two exit
 //!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
 //!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the
 //!   layout (holes included: 1.39n numbers without pawns, 1.13n with; of a stream cut into
-//!   segments, one segment's 2^26 numbers at most; two bytes for a DTM
+//!   segments, one segment's 2^25 numbers at most; two bytes for a DTM
 //!   stream with mates beyond 255 moves) while the grammar's first rounds rewrite it in
 //!   place, then the 16-bit copy of what is left when its alphabet outgrows a byte, made as
 //!   the bytes are given back: at most 2 bytes per number (a tenth of KQRvKR's DTM stream
@@ -55,8 +56,12 @@
 //! MiB in the 50-move pass while its second solve counted moves, 872 MiB with a summary
 //! byte per position in the solver, 1,226-1,273 MiB while the first solution and its best
 //! exits were held whole); KQRvKR, with no mate beyond 100
-//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR 847 MiB
-//! in its last parts' solves, at most 770 MiB writing and 435 MiB loading (917 MiB
+//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR, marked
+//! phase by phase, 435 MiB loading, at most 445 MiB solving (its parts by file group), 609
+//! MiB handing the solution over a side at a time and choosing layouts, 550 MiB writing
+//! (847 MiB in its last parts' solves and 770 MiB writing while its six parts spanned the
+//! four file groups and segments held 2^28 numbers, the mapped sub-table files, the freed
+//! blocks in the allocator's arenas and every bitmap's empty pages counted; 917 MiB
 //! gathering a stream before streams were cut into segments, 712 MiB loading and 843 MiB
 //! in its first part before the sides only promotions read were held sparse; 1,159 MiB in the
 //! writer's first stream while the solution came whole, 1,011 MiB in its last part while
@@ -75,6 +80,7 @@ use crate::retro::{
 };
 use crate::table::{write_table_sides, WriteOptions};
 use crate::value::Dtm;
+use crate::zeroed::give_back_free_memory;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -194,8 +200,10 @@ pub fn generate(
     observer.pass("loading sub-tables", 1);
     let mut loaded = LoadedTables::for_building(tb, material)
         .map_err(|e| format!("cannot build {material}: {e}"))?;
-    // Decoded: the files' pages need not count against the solve's and writer's peaks.
+    // Decoded: the files' pages and the decoders' memory need not count against the
+    // solve's and writer's peaks.
     tb.release_pages();
+    give_back_free_memory();
     // Part by part, each classed under the 50-move rule as soon as it is solved, so that
     // what only the first parts read (promotions) goes before the later parts' memory comes.
     let mut parts = PartByPart::new(
@@ -217,6 +225,7 @@ pub fn generate(
         loaded.release_unread(material, promoting[k + 1]);
         // Pawn moves lead one or two steps ahead: the parts further ahead are not read.
         parts.let_go_unread(&last_readers);
+        give_back_free_memory();
     }
     // The sub-tables are not read again: their memory goes before the writer's comes.
     drop(loaded);
@@ -243,6 +252,7 @@ pub fn generate(
         (0..2).for_each(|side| finish(&mut solution, side));
         (solution, None)
     };
+    give_back_free_memory();
     let stats = combine_stats(sides);
     observer.pass("compressing and writing", 1);
     let opts = WriteOptions::default();

@@ -94,6 +94,18 @@ pub(crate) fn release_pages<T: Zeroed>(items: &mut [T]) {
     let _ = items;
 }
 
+/// Hands the allocator's free memory back to the system: glibc keeps the blocks freed
+/// below its mapping threshold (a build's many small ones: decoders, layout trials) in its
+/// arenas, where they count against the peak of whatever phase comes next (KRPvKR: 30 to
+/// 40 MiB). Called between the phases of a build; a no-op elsewhere.
+pub(crate) fn give_back_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory of the allocator to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// The plain values of `v`, with no pass over them: pages never written stay untouched.
 pub(crate) fn from_atomic<T: Atomic>(v: Vec<T::Atomic>) -> Vec<T> {
     if std::mem::align_of::<T>() != std::mem::align_of::<T::Atomic>() {

@@ -28,6 +28,7 @@ use crate::material::Material;
 use crate::prefetch::prefetch_at;
 use crate::retro::{Packed, PackedSide, Solution, TableStats};
 use crate::value::{Dtm, Wdl5};
+use crate::zeroed::give_back_free_memory;
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::fs::{self, File};
@@ -75,7 +76,7 @@ impl Default for WriteOptions {
             },
             conversion_cost: 1,
             layouts: LayoutChoice::Sampled(1 << 18),
-            segment_log: 26,
+            segment_log: 25,
         }
     }
 }
@@ -459,6 +460,8 @@ pub(crate) fn write_table_sides(
             }
         }
     };
+    // The trials' many small blocks go before the streams' large ones come.
+    give_back_free_memory();
     let wdl_layouts = [wdl0, wdl1];
     let dtm_side = usize::from(dtm1.1 < dtm0.1);
     let dtm_layout = if dtm_side == 0 { dtm0.0 } else { dtm1.0 };
@@ -490,6 +493,7 @@ pub(crate) fn write_table_sides(
     c.wdl_inputs[other] = wdl_inputs_in_place(&mut c.solution, other);
     streams[other] = wdl_stream(&c, other);
     c.wdl_inputs[other] = Vec::new();
+    give_back_free_memory();
     held.restore(&mut c.solution);
     let inputs = wdl_inputs_packed(&c.solution, dtm_side);
     // The DTM stream reads the values and the exits deciding, no more.
