@@ -474,6 +474,11 @@ fn cmd_gen(
     if show_plan {
         if json {
             estimates.json().try_for_each(say)?;
+        } else if todo.is_empty() {
+            say(format!(
+                "nothing to build: every table asked for is in {}",
+                dir.display()
+            ))?;
         } else {
             estimates.lines(threads).try_for_each(say)?;
         }

@@ -244,6 +244,18 @@ fn gen_plan_estimates_become_final_once_the_sub_tables_exist() {
     assert!(after[0].1 <= before[2].1, "{after:?} {before:?}");
 }
 
+/// A plan with every table present says so, rather than printing nothing.
+#[test]
+fn gen_plan_says_when_there_is_nothing_to_build() {
+    let dir = small_tables().to_str().unwrap();
+    let out = run(&["gen", "KQvK", "--tables", dir, "--plan"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("nothing to build"), "{text}");
+    let json = run(&["gen", "KQvK", "--tables", dir, "--plan", "--json"]);
+    assert!(json.stdout.is_empty(), "an empty plan in JSON is no line");
+}
+
 #[test]
 fn gen_refuses_a_table_over_the_memory_limit_before_building_anything() {
     let dir = tempfile::tempdir().unwrap();
