@@ -171,12 +171,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
         held + (41 * n / 8).max(35 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64)
     };
     // One segment of a stream at a time (`table::codec::Segments`).
-    let opts = WriteOptions::default();
-    let gathered = if layout > 1 << opts.whole_log {
-        1 << opts.segment_log
-    } else {
-        layout
-    };
+    let gathered = WriteOptions::default().gathered(layout);
     let writing = 13 * n / 8 + (PACKED_PER_INDEX * n as f64 / 2.0) as u64 + 2 * gathered;
     Estimate {
         peak_bytes: (BASE_BYTES + loading.max(solving).max(writing)) / 20 * 21,

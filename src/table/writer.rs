@@ -278,7 +278,7 @@ impl Choices<'_> {
     /// whole stream would take.
     fn written(&self, kind: Kind, layout: &Layout, opts: &WriteOptions) -> Vec<u8> {
         let (n, log) = (layout.size(), opts.segment_log);
-        if !is_cut(n, opts) {
+        if !opts.is_cut(n) {
             return self.stream(kind, layout, 0..n, opts);
         }
         assert!(1 << log >= FILL_CHUNK, "segments of whole fill chunks");
@@ -290,9 +290,21 @@ impl Choices<'_> {
     }
 }
 
-/// True when a stream of `n` values is cut into segments.
-fn is_cut(n: u64, opts: &WriteOptions) -> bool {
-    n > 1 << opts.whole_log
+impl WriteOptions {
+    /// True when a stream of `n` values is cut into segments.
+    fn is_cut(&self, n: u64) -> bool {
+        n > 1 << self.whole_log
+    }
+
+    /// The most values of a stream of `n` the writer gathers at once: the whole stream,
+    /// or one segment of it.
+    pub fn gathered(&self, n: u64) -> u64 {
+        if self.is_cut(n) {
+            1 << self.segment_log
+        } else {
+            n
+        }
+    }
 }
 
 /// The filled values of one stream, a byte or two each.
@@ -471,7 +483,7 @@ pub(crate) fn write_table_sides(
     let dtm_side = usize::from(dtm1.1 < dtm0.1);
     let dtm_layout = if dtm_side == 0 { dtm0.0 } else { dtm1.0 };
     // Every order of the parts has as many numbers.
-    let segmented = is_cut(dtm_layout.size(), opts);
+    let segmented = opts.is_cut(dtm_layout.size());
     let mut header = Header {
         game: "chess".into(),
         material: *material,
