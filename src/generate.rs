@@ -170,7 +170,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     } else {
         held + (41 * n / 8).max(35 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64)
     };
-    // One segment of a stream at a time (`table::codec::Segments`).
+    // A batch of segments of a stream at a time (`table::codec::Segments`).
     let gathered = WriteOptions::default().gathered(layout);
     let writing = 13 * n / 8 + (PACKED_PER_INDEX * n as f64 / 2.0) as u64 + 2 * gathered;
     Estimate {

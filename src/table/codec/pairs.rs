@@ -203,72 +203,74 @@ fn count_pairs<S: Symbol>(
             .map(|(k, &c)| split(k, c))
             .collect()
     } else {
-        // Few pairs for the alphabet: sort the pairs' keys and count the runs. The
-        // sequence only shrinks and the alphabet only grows, so the dense tables are not
-        // needed again: they go before the keys come.
+        // Few pairs for the alphabet: the dense tables are not needed again (the sequence
+        // only shrinks and the alphabet only grows), and they go before the keys come.
         *tables = Vec::new();
-        let mut keys: Vec<u32> = seq
-            .par_chunks(CHUNK)
-            .flat_map_iter(|chunk| {
-                let mut v = Vec::new();
-                for_each_pair(chunk, |a, b, k| {
-                    v.extend(std::iter::repeat_n((a * alphabet + b) as u32, k as usize))
-                });
-                v
-            })
-            .collect();
-        if keys.len() <= RADIX_LIMIT {
-            radix_sort(&mut keys, size - 1);
-        } else {
-            keys.par_sort_unstable();
-        }
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < keys.len() {
-            let j = i + keys[i..].partition_point(|&k| k == keys[i]);
-            let c = u32::try_from(j - i).unwrap_or(u32::MAX);
-            if c >= min_count {
-                out.push(split(keys[i] as usize, c));
-            }
-            i = j;
-        }
-        out
+        count_sparse(seq, alphabet, min_count)
     }
 }
 
-/// Longest list of pair keys that `count_pairs` sorts by `radix_sort` rather than in
-/// parallel: the layout trials' short samples sort their keys every round.
-const RADIX_LIMIT: usize = 1 << 20;
+/// log2 of the keys one bucket of `count_sparse` counts densely: its table fits the
+/// first-level cache.
+const LOW_BITS: u32 = 12;
 
-/// Bits of one digit of `radix_sort`: its counts fit in the first-level cache.
-const DIGIT_BITS: u32 = 11;
-
-/// Sorts `keys`, none above `max`, digit by digit from the least significant (a stable
-/// counting sort per digit): for the short lists of a trial, several times faster than a
-/// comparison sort, and the order is the same.
-fn radix_sort(keys: &mut Vec<u32>, max: usize) {
-    let bits = usize::BITS - max.leading_zeros();
-    let mask = (1usize << DIGIT_BITS) - 1;
-    let mut out = vec![0u32; keys.len()];
-    let mut shift = 0;
-    while shift < bits {
-        let digit = |k: u32| (k as usize >> shift) & mask;
-        let mut starts = [0usize; 1 << DIGIT_BITS];
-        for &k in keys.iter() {
-            starts[digit(k)] += 1;
-        }
-        let mut at = 0;
-        for s in starts.iter_mut() {
-            (*s, at) = (at, at + *s);
-        }
-        for &k in keys.iter() {
-            let d = digit(k);
-            out[starts[d]] = k;
-            starts[d] += 1;
-        }
-        std::mem::swap(keys, &mut out);
-        shift += DIGIT_BITS;
-    }
+/// The pairs of `seq` that occur at least `min_count` times, as (count, first, second) in
+/// no set order, without a table of the alphabet squared: each chunk's
+/// pair keys are laid out by bucket (the keys' high bits, a counting sort), then each
+/// bucket is counted in a table of `2^LOW_BITS` over every chunk's part of it. A few
+/// passes over the keys, where sorting them took a comparison sort's many.
+fn count_sparse<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u32, u16, u16)> {
+    let low = LOW_BITS.min(usize::BITS - (alphabet * alphabet).leading_zeros());
+    let buckets = ((alphabet * alphabet - 1) >> low) + 1;
+    // Each chunk's keys, bucket by bucket, and where each bucket starts among them.
+    let chunks: Vec<(Vec<u32>, Vec<usize>)> = seq
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut starts = vec![0usize; buckets + 1];
+            for_each_pair(chunk, |a, b, k| {
+                starts[((a * alphabet + b) >> low) + 1] += k as usize
+            });
+            for i in 1..starts.len() {
+                starts[i] += starts[i - 1];
+            }
+            let mut at = starts.clone();
+            let mut keys = vec![0u32; starts[buckets]];
+            for_each_pair(chunk, |a, b, k| {
+                let key = a * alphabet + b;
+                let at = &mut at[key >> low];
+                keys[*at..*at + k as usize].fill(key as u32);
+                *at += k as usize;
+            });
+            (keys, starts)
+        })
+        .collect();
+    let split = |key: usize, c: u32| (c, (key / alphabet) as u16, (key % alphabet) as u16);
+    (0..buckets)
+        .into_par_iter()
+        .fold_with(
+            (vec![0u64; 1 << low], Vec::new()),
+            |(mut counts, mut out), bucket| {
+                let keys = || {
+                    chunks
+                        .iter()
+                        .flat_map(move |(keys, starts)| &keys[starts[bucket]..starts[bucket + 1]])
+                        .map(|&key| key as usize)
+                };
+                let slot = |key: usize| key & ((1 << low) - 1);
+                keys().for_each(|key| counts[slot(key)] += 1);
+                // Each key met once more, its count taken and cleared for the next bucket.
+                for key in keys() {
+                    let c = std::mem::take(&mut counts[slot(key)]);
+                    if c > 0 && c >= u64::from(min_count) {
+                        out.push(split(key, u32::try_from(c).unwrap_or(u32::MAX)));
+                    }
+                }
+                (counts, out)
+            },
+        )
+        .map(|(_, out)| out)
+        .collect::<Vec<_>>()
+        .concat()
 }
 
 /// Most symbols one group of `count_pairs` counts: fewer pairs than a `u32` holds.
@@ -507,27 +509,26 @@ mod tests {
     }
 
     #[test]
-    fn radix_sort_orders_as_a_comparison_sort() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        for (len, max) in [
-            (0, 1),
-            (1, 1),
-            (1000, 15),
-            (5000, 4095 * 4095),
-            (3000, u32::MAX as usize),
-        ] {
-            let mut keys: Vec<u32> = (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (x % (max as u64 + 1)) as u32
-                })
+    fn sparse_counts_match_a_map() {
+        // Alphabets of one bucket and of many, a sequence of one chunk and of several
+        // (pairs across chunk ends are not counted), and long runs.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        for (alphabet, len) in [(2u16, 100u32), (40, 5000), (3000, 5 * CHUNK as u32 / 2)] {
+            let seq: Vec<u16> = mixed(len)
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| (v * 7 + (i as u16 % 5) * (i as u16 % 11)) % alphabet)
                 .collect();
-            let mut expected = keys.clone();
-            expected.sort_unstable();
-            radix_sort(&mut keys, max);
-            assert_eq!(keys, expected, "{len} keys up to {max}");
+            for min_count in [1, 8] {
+                let mut counted = pool.install(|| count_sparse(&seq, alphabet as usize, min_count));
+                counted.sort_by_key(|&(_, a, b)| (a, b));
+                let expected = counted_by_map(&seq, min_count);
+                assert!(!expected.is_empty());
+                assert_eq!(counted, expected, "alphabet {alphabet}, min {min_count}");
+            }
         }
     }
 
