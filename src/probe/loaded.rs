@@ -62,11 +62,22 @@ type Side = (Material, Color);
 /// The squares a promotion may put a piece on, in every orientation of the board.
 const EDGES: Bitboard = Bitboard(0xff81_8181_8181_81ff);
 
+/// The squares a promotion by `color` may put a piece on in a table with pawns, whose
+/// orientations keep the ranks (its last rank), or in one without (the edges).
+fn promotion_squares(color: Color, pawns: bool) -> Bitboard {
+    match (pawns, color) {
+        (false, _) => EDGES,
+        (true, Color::White) => Bitboard::rank(7),
+        (true, Color::Black) => Bitboard::rank(0),
+    }
+}
+
 /// Which positions of a side are decoded: those a build can read. A side reached only by
 /// promotions is read only where the promoting side has a piece of a promoted role on the
-/// last rank, an edge of the board in the canonical orientation; the moves of the other
-/// side keep that piece where it stands, so the side a search of it reads needs no more.
-/// KRPvKR reads fewer than half of KQRvKR's positions.
+/// last rank: an edge of the board in the canonical orientation of a table without pawns,
+/// the last rank itself in one with pawns; the moves of the other side keep that piece
+/// where it stands, so the side a search of it reads needs no more. KRPvKR reads fewer
+/// than half of KQRvKR's positions, KPPvKP an eighth of KQPvKP's.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Reach {
     /// Every position.
@@ -97,9 +108,14 @@ impl Reach {
     fn holds(self, pos: &Position) -> bool {
         match self {
             Reach::All => true,
-            Reach::Promoted { color, roles } => Role::PROMOTIONS.iter().any(|r| {
-                roles & (1 << r.index()) != 0 && !(pos.pieces(color, *r) & EDGES).is_empty()
-            }),
+            Reach::Promoted { color, roles } => {
+                let pawns =
+                    pos.pieces(Color::White, Role::Pawn) | pos.pieces(Color::Black, Role::Pawn);
+                let squares = promotion_squares(color, !pawns.is_empty());
+                Role::PROMOTIONS.iter().any(|r| {
+                    roles & (1 << r.index()) != 0 && !(pos.pieces(color, *r) & squares).is_empty()
+                })
+            }
         }
     }
 }
@@ -272,7 +288,8 @@ impl Schedule {
 impl Step {
     /// Bytes the decoded side holds: its cursed bits and its values, all of them or, of a
     /// side only promotions reach (`SparseBytes`), at most those where a piece of a
-    /// promoted role stands on one of the 28 edge squares, and their bitmap.
+    /// promoted role stands on one of the squares a promotion reaches (`promotion_squares`:
+    /// 28, or 8 with pawns), and their bitmap.
     fn held(&self) -> u64 {
         let n = self.size;
         let bits = n.div_ceil(64) * 8;
@@ -283,7 +300,8 @@ impl Step {
                     .filter(|r| roles & (1 << r.index()) != 0)
                     .map(|&r| i32::from(self.side.0.count(color, r)))
                     .sum();
-                let reached = 1.0 - (36.0f64 / 64.0).powi(pieces);
+                let squares = promotion_squares(color, self.side.0.has_pawns()).count();
+                let reached = 1.0 - (1.0 - f64::from(squares) / 64.0).powi(pieces);
                 (n as f64 * reached).ceil() as u64 + bits + n / 128
             }
         };
@@ -830,6 +848,19 @@ mod tests {
         assert!(!on("4k2r/8/8/6Q1/8/8/8/2R1K3 b - - 0 1"));
         // A black queen on the edge is not white's.
         assert!(!on("q3k3/8/8/8/8/8/8/2R1K3 b - - 0 1"));
+        // With pawns, whose tables keep the ranks, only the promoting side's last rank.
+        assert!(on("Q3k3/8/8/8/8/8/P7/4K3 b - - 0 1"));
+        assert!(!on("4k3/8/8/7Q/8/8/P7/4K3 b - - 0 1"));
+        assert!(!on("4k3/8/8/8/8/8/P7/Q3K3 b - - 0 1"));
+        let black_queen_on = |fen: &str| {
+            let reach = Reach::Promoted {
+                color: Color::Black,
+                roles: 1 << Role::Queen.index(),
+            };
+            reach.holds(&fen.parse::<Position>().unwrap())
+        };
+        assert!(black_queen_on("4k3/p7/8/8/8/8/8/q3K3 w - - 0 1"));
+        assert!(!black_queen_on("q3k3/p7/8/8/8/8/8/4K3 w - - 0 1"));
         // A side reached both ways is decoded whole; promotions of both colours too.
         let black_queen = Reach::Promoted {
             color: Color::Black,

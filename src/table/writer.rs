@@ -390,12 +390,18 @@ fn sample_ranges(size: u64, sample: u64) -> Vec<Range<u64>> {
 /// table has more.
 const SHORTLIST: usize = 6;
 
+/// Fewest numbers of a layout whose orders are shortlisted: below it, an eighth of the
+/// sample is too small a slice to rank them (KQBvK's best order fell off the shortlist and
+/// its file grew by 18%), and the trials of every order are cheap.
+const SHORTLIST_FROM: u64 = 1 << 24;
+
 /// The layout that compresses a sample of `kind` best, and the sample's compressed size.
 ///
-/// Where the parts have more than `SHORTLIST` orders (five pieces and more: 24 or 120),
-/// each is first compressed from an eighth of the sample, and only the `SHORTLIST` best
-/// go on to the whole sample: the trials took a quarter of KQRvKR's writing time, and the
-/// best order at the whole sample was among the shortlist's best (file sizes unchanged).
+/// Where the parts have more than `SHORTLIST` orders (24 or 120) and the layouts hold
+/// `SHORTLIST_FROM` numbers or more (five pieces and more), each is first compressed from
+/// an eighth of the sample, and only the `SHORTLIST` best go on to the whole sample: the
+/// trials took a quarter of KQRvKR's writing time, and the best order at the whole sample
+/// was among the shortlist's best (file sizes unchanged).
 fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) {
     let (orders, sample) = match &opts.layouts {
         LayoutChoice::Sampled(sample) => (Layout::all_orders(c.index), *sample),
@@ -418,7 +424,10 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) 
             .collect()
     };
     let by_size = |(l, bytes): &(Layout, u64)| (*bytes, l.to_bytes());
-    let candidates = if candidates.len() > SHORTLIST {
+    let large = candidates
+        .first()
+        .is_some_and(|l| l.size() >= SHORTLIST_FROM);
+    let candidates = if candidates.len() > SHORTLIST && large {
         let mut first = measured(candidates, sample / 8);
         first.sort_by_cached_key(by_size);
         first.into_iter().take(SHORTLIST).map(|(l, _)| l).collect()
