@@ -32,7 +32,7 @@
 //!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
 //!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the
 //!   layout (holes included: 1.39n numbers without pawns, 1.13n with; of a stream cut into
-//!   segments, one segment's 2^25 numbers at most; two bytes for a DTM
+//!   segments, a batch of segments at most (2^24 numbers per thread); two bytes for a DTM
 //!   stream with mates beyond 255 moves) while the grammar's first rounds rewrite it in
 //!   place, then the 16-bit copy of what is left when its alphabet outgrows a byte, made as
 //!   the bytes are given back: at most 2 bytes per number (a tenth of KQRvKR's DTM stream

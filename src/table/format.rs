@@ -7,8 +7,8 @@
 //! Each stream lays out its side's values in its own order of the index parts (`Layout`),
 //! chosen when the table is written, and is compressed as `codec::stream` describes: whole
 //! in version 3, cut into segments (`codec::segments`) in version 4, which a table gets
-//! when its streams hold more than 2^28 values (from KRPvKR on), in segments of 2^25 values
-//! (2^28 in files of earlier builds; each file names its own).
+//! when its streams hold more than 2^28 values (from KRPvKR on), in segments of 2^24 values
+//! (2^25 or 2^28 in files of earlier builds; each file names its own).
 //!
 //! ```text
 //! offset  size  field
