@@ -99,8 +99,6 @@ fn statistics_equal_syzygy_and_longest_mates_equal_gaviota() {
     assert_eq!(checked, 35);
 }
 
-/// Each file names the longest mate that the files of format 4 named (the lowest record
-/// number, `TableIndex::record_number`), whatever order the solver takes the pawns in.
 /// The 35 files take no more room than they once did: a change in how the writer chooses
 /// layouts that grows them (as shortlisting orders from too small a sample once grew KQBvK
 /// by 18%) fails here. Lower it when the files shrink.
@@ -123,6 +121,8 @@ fn the_files_of_up_to_four_pieces_take_their_recorded_size() {
     assert!(total <= 11_604_892, "{total} bytes: {sizes:?}");
 }
 
+/// Each file names the longest mate that the files of format 4 named (the lowest record
+/// number, `TableIndex::record_number`), whatever order the solver takes the pawns in.
 #[test]
 fn files_name_the_longest_mates_format_4_named() {
     let examples = std::fs::read_to_string(data("longest-mate-examples-34.tsv")).unwrap();

@@ -62,16 +62,6 @@ type Side = (Material, Color);
 /// The squares a promotion may put a piece on, in every orientation of the board.
 const EDGES: Bitboard = Bitboard(0xff81_8181_8181_81ff);
 
-/// The squares a promotion by `color` may put a piece on in a table with pawns, whose
-/// orientations keep the ranks (its last rank), or in one without (the edges).
-fn promotion_squares(color: Color, pawns: bool) -> Bitboard {
-    match (pawns, color) {
-        (false, _) => EDGES,
-        (true, Color::White) => Bitboard::rank(7),
-        (true, Color::Black) => Bitboard::rank(0),
-    }
-}
-
 /// Which positions of a side are decoded: those a build can read. A side reached only by
 /// promotions is read only where the promoting side has a piece of a promoted role on the
 /// last rank: an edge of the board in the canonical orientation of a table without pawns,
@@ -83,22 +73,50 @@ enum Reach {
     /// Every position.
     All,
     /// The positions where `color` has a piece of one of `roles` (bits by `Role::index`)
-    /// on an edge square.
-    Promoted { color: Color, roles: u8 },
+    /// on one of `squares` (`Reach::promoted`).
+    Promoted {
+        color: Color,
+        roles: u8,
+        squares: Bitboard,
+    },
 }
 
 impl Reach {
-    /// Both sets of positions.
+    /// The positions of a side of `material` that a promotion by `color` to `role` reaches:
+    /// the piece on the last rank, which is any edge in the orientations of a table without
+    /// pawns and the last rank itself in one with pawns, whose orientations keep the ranks.
+    fn promoted(material: &Material, color: Color, role: Role) -> Reach {
+        let squares = match (material.has_pawns(), color) {
+            (false, _) => EDGES,
+            (true, Color::White) => Bitboard::rank(7),
+            (true, Color::Black) => Bitboard::rank(0),
+        };
+        Reach::Promoted {
+            color,
+            roles: 1 << role.index(),
+            squares,
+        }
+    }
+
+    /// Both sets of positions (of one side of one table).
     fn union(self, other: Reach) -> Reach {
         match (self, other) {
-            (Reach::Promoted { color, roles }, Reach::Promoted { color: c, roles: r })
-                if color == c =>
-            {
+            (
                 Reach::Promoted {
                     color,
-                    roles: roles | r,
-                }
-            }
+                    roles,
+                    squares,
+                },
+                Reach::Promoted {
+                    color: c,
+                    roles: r,
+                    squares: q,
+                },
+            ) if color == c && squares == q => Reach::Promoted {
+                color,
+                roles: roles | r,
+                squares,
+            },
             _ => Reach::All,
         }
     }
@@ -108,14 +126,13 @@ impl Reach {
     fn holds(self, pos: &Position) -> bool {
         match self {
             Reach::All => true,
-            Reach::Promoted { color, roles } => {
-                let pawns =
-                    pos.pieces(Color::White, Role::Pawn) | pos.pieces(Color::Black, Role::Pawn);
-                let squares = promotion_squares(color, !pawns.is_empty());
-                Role::PROMOTIONS.iter().any(|r| {
-                    roles & (1 << r.index()) != 0 && !(pos.pieces(color, *r) & squares).is_empty()
-                })
-            }
+            Reach::Promoted {
+                color,
+                roles,
+                squares,
+            } => Role::PROMOTIONS.iter().any(|r| {
+                roles & (1 << r.index()) != 0 && !(pos.pieces(color, *r) & squares).is_empty()
+            }),
         }
     }
 }
@@ -128,11 +145,8 @@ fn reached_by(side: Side, promotions: bool) -> impl Iterator<Item = (Side, Reach
         .into_iter()
         .filter(move |(_, _, promoted)| promotions || promoted.is_none())
         .map(|(m, to_move, promoted)| {
-            let reach = promoted.map_or(Reach::All, |r| Reach::Promoted {
-                // The side that promoted has just moved.
-                color: !to_move,
-                roles: 1 << r.index(),
-            });
+            // The side that promoted has just moved.
+            let reach = promoted.map_or(Reach::All, |r| Reach::promoted(&m, !to_move, r));
             ((m, to_move), reach)
         })
 }
@@ -288,20 +302,23 @@ impl Schedule {
 impl Step {
     /// Bytes the decoded side holds: its cursed bits and its values, all of them or, of a
     /// side only promotions reach (`SparseBytes`), at most those where a piece of a
-    /// promoted role stands on one of the squares a promotion reaches (`promotion_squares`:
+    /// promoted role stands on one of the squares a promotion reaches (`Reach::promoted`:
     /// 28, or 8 with pawns), and their bitmap.
     fn held(&self) -> u64 {
         let n = self.size;
         let bits = n.div_ceil(64) * 8;
         let values = match self.reach {
             Reach::All => n,
-            Reach::Promoted { color, roles } => {
+            Reach::Promoted {
+                color,
+                roles,
+                squares,
+            } => {
                 let pieces: i32 = (Role::PROMOTIONS.iter())
                     .filter(|r| roles & (1 << r.index()) != 0)
                     .map(|&r| i32::from(self.side.0.count(color, r)))
                     .sum();
-                let squares = promotion_squares(color, self.side.0.has_pawns()).count();
-                let reached = 1.0 - (1.0 - f64::from(squares) / 64.0).powi(pieces);
+                let reached = 1.0 - (1.0 - f64::from(squares.count()) / 64.0).powi(pieces);
                 (n as f64 * reached).ceil() as u64 + bits + n / 128
             }
         };
@@ -833,10 +850,8 @@ mod tests {
             let step = schedule.steps.iter().find(|s| s.side == (m, side));
             step.map(|s| s.reach)
         };
-        let queen = Reach::Promoted {
-            color: Color::White,
-            roles: 1 << Role::Queen.index(),
-        };
+        let kqrvkr: Material = "KQRvKR".parse().unwrap();
+        let queen = Reach::promoted(&kqrvkr, Color::White, Role::Queen);
         // White promotes: black moves next, and the search of that side reads the other.
         assert_eq!(reach("KQRvKR", Color::Black), Some(queen));
         assert_eq!(reach("KQRvKR", Color::White), Some(queen));
@@ -849,27 +864,18 @@ mod tests {
         // A black queen on the edge is not white's.
         assert!(!on("q3k3/8/8/8/8/8/8/2R1K3 b - - 0 1"));
         // With pawns, whose tables keep the ranks, only the promoting side's last rank.
-        assert!(on("Q3k3/8/8/8/8/8/P7/4K3 b - - 0 1"));
-        assert!(!on("4k3/8/8/7Q/8/8/P7/4K3 b - - 0 1"));
-        assert!(!on("4k3/8/8/8/8/8/P7/Q3K3 b - - 0 1"));
-        let black_queen_on = |fen: &str| {
-            let reach = Reach::Promoted {
-                color: Color::Black,
-                roles: 1 << Role::Queen.index(),
-            };
-            reach.holds(&fen.parse::<Position>().unwrap())
-        };
-        assert!(black_queen_on("4k3/p7/8/8/8/8/8/q3K3 w - - 0 1"));
-        assert!(!black_queen_on("q3k3/p7/8/8/8/8/8/4K3 w - - 0 1"));
+        let with_pawns: Material = "KQPvKP".parse().unwrap();
+        let holds = |reach: Reach, fen: &str| reach.holds(&fen.parse::<Position>().unwrap());
+        let pawn_queen = Reach::promoted(&with_pawns, Color::White, Role::Queen);
+        assert!(holds(pawn_queen, "Q3k3/8/8/8/8/8/P7/4K3 b - - 0 1"));
+        assert!(!holds(pawn_queen, "4k3/8/8/7Q/8/8/P7/4K3 b - - 0 1"));
+        assert!(!holds(pawn_queen, "4k3/8/8/8/8/8/P7/Q3K3 b - - 0 1"));
+        let pawn_black_queen = Reach::promoted(&with_pawns, Color::Black, Role::Queen);
+        assert!(holds(pawn_black_queen, "4k3/p7/8/8/8/8/8/q3K3 w - - 0 1"));
+        assert!(!holds(pawn_black_queen, "q3k3/p7/8/8/8/8/8/4K3 w - - 0 1"));
         // A side reached both ways is decoded whole; promotions of both colours too.
-        let black_queen = Reach::Promoted {
-            color: Color::Black,
-            roles: 1 << Role::Queen.index(),
-        };
-        let rook = Reach::Promoted {
-            color: Color::White,
-            roles: 1 << Role::Rook.index(),
-        };
+        let black_queen = Reach::promoted(&kqrvkr, Color::Black, Role::Queen);
+        let rook = Reach::promoted(&kqrvkr, Color::White, Role::Rook);
         assert_eq!(queen.union(Reach::All), Reach::All);
         assert_eq!(queen.union(black_queen), Reach::All);
         assert_eq!(
@@ -877,6 +883,7 @@ mod tests {
             Reach::Promoted {
                 color: Color::White,
                 roles: (1 << Role::Queen.index()) | (1 << Role::Rook.index()),
+                squares: EDGES,
             }
         );
     }
