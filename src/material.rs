@@ -178,6 +178,22 @@ impl Material {
         out
     }
 
+    /// The side reached when `mover` takes a pawn en passant (canonical material, side to
+    /// move), where both colours have pawns: one of `conversions(mover)`, the one a search
+    /// of the other side reads after that side's double push.
+    pub fn en_passant(&self, mover: Color) -> Option<(Material, Color)> {
+        if self.count(Color::White, Role::Pawn) == 0 || self.count(Color::Black, Role::Pawn) == 0 {
+            return None;
+        }
+        let mut m = *self;
+        m.counts[(!mover).index()][Role::Pawn.index()] -= 1;
+        Some(if m.is_canonical() {
+            (m, !mover)
+        } else {
+            (m.flipped(), mover)
+        })
+    }
+
     /// Every table needed before this one, in an order that builds each after its own
     /// sub-tables (this one not included).
     pub fn dependencies(&self) -> Vec<Material> {
@@ -322,6 +338,22 @@ mod tests {
             "KRvKP", "KRvKR", "KRPvK", "KQRvKR", "KRNvKR", "KQRvK", "KRRvK",
         ] {
             assert!(names.contains(&n.to_string()), "{n} missing from {names:?}");
+        }
+    }
+
+    #[test]
+    fn en_passant_takes_a_pawn_of_the_other_colour() {
+        let m = |s: &str| s.parse::<Material>().unwrap();
+        let ep = |sig: &str, mover| m(sig).en_passant(mover);
+        // White takes Black's pawn; Black moves next.
+        assert_eq!(ep("KQPvKP", Color::White), Some((m("KQPvK"), Color::Black)));
+        // Black takes White's pawn: KQvKP, Black's pawn now White's in the canonical form.
+        assert_eq!(ep("KQPvKP", Color::Black), Some((m("KQvKP"), Color::White)));
+        assert_eq!(ep("KPvKP", Color::Black), Some((m("KPvK"), Color::Black)));
+        assert_eq!(ep("KPPvK", Color::White), None);
+        for (sig, mover) in [("KPPvKP", Color::White), ("KRPvKP", Color::Black)] {
+            let found = ep(sig, mover).unwrap();
+            assert!(m(sig).conversions(mover).contains(&found), "{sig}");
         }
     }
 

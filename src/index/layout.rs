@@ -137,9 +137,9 @@ impl Layout {
         })
     }
 
-    /// The digits at number `j` (< `size()`), or None for a hole (a king pair `index` does
-    /// not number). Broken positions (pieces overlapping) are not detected here.
-    pub fn digits(&self, index: &TableIndex, mut j: u64) -> Option<Digits> {
+    /// The kings and group ranks at number `j` (< `size()`), whether or not the kings
+    /// form a pair `index` numbers.
+    fn split(&self, mut j: u64) -> ((Square, Square), [u64; super::MAX_GROUPS]) {
         let mut groups = [0u64; super::MAX_GROUPS];
         let (mut wk, mut bk) = (Square::from_index(0), Square::from_index(0));
         for (p, &r) in self.parts.iter().zip(&self.radix).rev() {
@@ -151,6 +151,13 @@ impl Layout {
                 Part::Group(g) => groups[*g as usize] = digit,
             }
         }
+        ((wk, bk), groups)
+    }
+
+    /// The digits at number `j` (< `size()`), or None for a hole (a king pair `index` does
+    /// not number). Broken positions (pieces overlapping) are not detected here.
+    pub fn digits(&self, index: &TableIndex, j: u64) -> Option<Digits> {
+        let ((wk, bk), groups) = self.split(j);
         let pair = index.king_pairs().number(wk, bk)? as u32;
         Some(Digits {
             pair,
@@ -160,28 +167,51 @@ impl Layout {
     }
 
     /// Calls `f` with the solver index at each number of `range`, in order (None for a
-    /// hole): what `digits` and `TableIndex::index_of` give, found a row at a time when the
-    /// last part is a piece group, whose steps are index arithmetic.
+    /// hole): what `digits` and `TableIndex::index_of` give, found a row (the numbers
+    /// that differ in the last part only) at a time: the digits once per row, and each
+    /// step along it by index arithmetic (a piece group's rank, or a king's pair number).
     pub fn for_each_index(
         &self,
         index: &TableIndex,
         range: std::ops::Range<u64>,
         mut f: impl FnMut(Option<u64>),
     ) {
-        let at = |j: u64| self.digits(index, j).map(|d| index.index_of(&d));
-        let (Some(&Part::Group(g)), Some(&row)) = (self.parts.last(), self.radix.last()) else {
-            range.for_each(|j| f(at(j)));
+        let (Some(&last), Some(&row)) = (self.parts.last(), self.radix.last()) else {
             return;
         };
+        let pairs = index.king_pairs();
         let mut j = range.start;
         while j < range.end {
             let digit = j % row;
             let len = (row - digit).min(range.end - j);
-            match at(j) {
-                Some(first) => {
-                    (0..len).for_each(|k| f(Some(index.group_step(g as usize, first, k))))
+            let ((wk, bk), groups) = self.split(j);
+            let at = |pair: u32, kings| {
+                index.index_of(&Digits {
+                    pair,
+                    kings,
+                    groups,
+                })
+            };
+            match last {
+                Part::Group(g) => match pairs.number(wk, bk) {
+                    Some(pair) => {
+                        let first = at(pair as u32, (wk, bk));
+                        (0..len).for_each(|k| f(Some(index.group_step(g as usize, first, k))))
+                    }
+                    None => (0..len).for_each(|_| f(None)),
+                },
+                // The pair's number is the only digit of the index that moves.
+                Part::WhiteKing | Part::BlackKing => {
+                    let base = at(0, (wk, bk));
+                    let stride = index.king_pair_stride();
+                    for d in digit..digit + len {
+                        let (wk, bk) = match last {
+                            Part::WhiteKing => (self.domain[d as usize], bk),
+                            _ => (wk, Square::from_index(d as u32)),
+                        };
+                        f(pairs.number(wk, bk).map(|p| base + p as u64 * stride));
+                    }
                 }
-                None => (0..len).for_each(|_| f(None)),
             }
             j += len;
         }

@@ -600,6 +600,13 @@ impl TableIndex {
         self.place(placement) * self.per_placement + pair * self.per_king_pair + rest
     }
 
+    /// How far apart the indices of two positions stand that differ only in their king
+    /// pair's number (by one): `index_of` is linear in it.
+    #[inline]
+    pub fn king_pair_stride(&self) -> u64 {
+        self.per_king_pair
+    }
+
     /// The digits of index `idx` (< `size()`), whether or not it is broken.
     #[inline]
     pub fn split(&self, idx: u64) -> Digits {

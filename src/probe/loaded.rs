@@ -14,7 +14,7 @@ use super::tablebase::Tablebase;
 use crate::chess::{Bitboard, Color, MoveKind, MoveList, Position, Role};
 use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
-use crate::retro::{bit, ChessGame, SubTables};
+use crate::retro::{bit, ChessGame, Observer, Silent, SubTables};
 use crate::table::values::{dtm_value, DRAW, OR_CONVERSION};
 use crate::table::TableFile;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
@@ -33,12 +33,14 @@ pub struct LoadedTables<'a> {
 }
 
 /// The sides of tables (canonical material, side to move) that `(material, side)` needs
-/// decoded first, given the side its file stores: that side when it is not `side`, and
-/// where the conversions of `side` lead.
+/// decoded first, given the side its file stores: where the conversions of `side` lead,
+/// and, when it is not `side`, the stored side and the capture en passant after each
+/// double push of `side` (which the search reads too).
 fn needs(material: Material, side: Color, stored: Color) -> Vec<(Material, Color)> {
     let mut out = material.conversions(side);
     if stored != side {
         out.push((material, stored));
+        out.extend(material.en_passant(stored));
     }
     out
 }
@@ -174,6 +176,7 @@ fn reaches(wanted: &[(Side, Reach)], stored: impl Fn(&Material) -> Color) -> Vec
         let s = stored(&x.0);
         if s != x.1 {
             stack.push(((x.0, s), now));
+            stack.extend(x.0.en_passant(s).map(|ep| (ep, Reach::All)));
         }
     }
     all
@@ -282,6 +285,11 @@ impl Schedule {
             .sum()
     }
 
+    /// Indices of all the sides decoded.
+    pub fn indices(&self) -> u64 {
+        self.steps.iter().map(|s| s.size).sum()
+    }
+
     /// The most bytes held while decoding, and the bytes held once done.
     pub fn bytes(&self) -> (u64, u64) {
         let (mut held, mut peak) = (0u64, 0u64);
@@ -359,16 +367,26 @@ impl<'a> LoadedTables<'a> {
             .iter()
             .flat_map(|x| x.0 .0.conversions(x.0 .1))
             .collect();
-        LoadedTables::run(tb, &Schedule::new(tb, &wanted, &keep))
+        LoadedTables::run(tb, &Schedule::new(tb, &wanted, &keep), &Silent)
     }
 
-    /// Decodes what the solver needs to build `material`: the sides its conversions reach.
-    pub fn for_building(tb: &'a Tablebase, material: Material) -> Result<LoadedTables<'a>, String> {
-        LoadedTables::run(tb, &schedule_for_building(tb, material))
+    /// Decodes what the solver needs to build `material`: the sides its conversions reach,
+    /// telling `observer` of each index looked at (one pass over them all).
+    pub fn for_building(
+        tb: &'a Tablebase,
+        material: Material,
+        observer: &dyn Observer,
+    ) -> Result<LoadedTables<'a>, String> {
+        LoadedTables::run(tb, &schedule_for_building(tb, material), observer)
     }
 
     /// Decodes the sides of `schedule` in its order, freeing those it lets go.
-    fn run(tb: &'a Tablebase, schedule: &Schedule) -> Result<LoadedTables<'a>, String> {
+    fn run(
+        tb: &'a Tablebase,
+        schedule: &Schedule,
+        observer: &dyn Observer,
+    ) -> Result<LoadedTables<'a>, String> {
+        observer.pass("loading sub-tables", schedule.indices());
         let mut loaded = LoadedTables {
             tables: Vec::new(),
             keys: Vec::new(),
@@ -386,9 +404,9 @@ impl<'a> LoadedTables<'a> {
                 at
             });
             let decoded = if step.searched {
-                loaded.search_other(table, step.reach)?
+                loaded.search_other(table, step.reach, observer)?
             } else {
-                loaded.decode_stored(table, step.reach)?
+                loaded.decode_stored(table, step.reach, observer)?
             };
             loaded.tables[at].1[side.index()] = Some(decoded);
             for &j in &step.free {
@@ -432,6 +450,7 @@ impl<'a> LoadedTables<'a> {
         side: usize,
         reach: Reach,
         all_conversions: bool,
+        observer: &dyn Observer,
         value: impl Fn(u64, &Position, Wdl5, Option<(Dtm, Wdl5)>) -> Result<Dtm, String> + Sync,
     ) -> Result<Decoded, String> {
         let codes = table.decode_wdl(side)?;
@@ -494,7 +513,9 @@ impl<'a> LoadedTables<'a> {
                     .zip(cursed.par_iter_mut())
                     .enumerate()
                     .try_fold(Vec::new, |mut long, (w, (values, cursed))| {
-                        word(w, values, cursed, &mut long).map(|()| long)
+                        word(w, values, cursed, &mut long)?;
+                        observer.advance(values.len() as u64);
+                        Ok::<_, String>(long)
                     })
                     .try_reduce(Vec::new, |mut a, b| {
                         a.extend(b);
@@ -517,6 +538,7 @@ impl<'a> LoadedTables<'a> {
                         {
                             word(p * words + k, values, cursed, &mut long)?;
                         }
+                        observer.advance(values.len() as u64);
                         Ok((Piece::squeeze(&values), long))
                     })
                     .collect::<Result<_, String>>()?;
@@ -550,13 +572,19 @@ impl<'a> LoadedTables<'a> {
 
     /// The distances of the stored side of `table`: the stored number or the conversions,
     /// whichever is better.
-    fn decode_stored(&self, table: &TableFile, reach: Reach) -> Result<Decoded, String> {
+    fn decode_stored(
+        &self,
+        table: &TableFile,
+        reach: Reach,
+        observer: &dyn Observer,
+    ) -> Result<Decoded, String> {
         let moves = table.decode_dtm()?;
         self.by_position(
             table,
             table.dtm_side(),
             reach,
             true,
+            observer,
             |idx, _, class, conv| {
                 let wdl = class.wdl();
                 Ok(match (wdl, dtm_value(wdl, moves.get(idx)), conv) {
@@ -572,7 +600,12 @@ impl<'a> LoadedTables<'a> {
 
     /// The distances of the side `table` does not store, by a one-ply search where the WDL
     /// layer does not already say draw.
-    fn search_other(&self, table: &TableFile, reach: Reach) -> Result<Decoded, String> {
+    fn search_other(
+        &self,
+        table: &TableFile,
+        reach: Reach,
+        observer: &dyn Observer,
+    ) -> Result<Decoded, String> {
         let stored = table.dtm_side();
         // It is read only where this side's positions reach (`Reach`).
         let own = self.side_of(&table.material(), stored).ok_or_else(|| {
@@ -583,7 +616,7 @@ impl<'a> LoadedTables<'a> {
         })?;
         let game = ChessGame::new(table.index().clone(), self);
         let side = 1 - stored;
-        let decoded = self.by_position(table, side, reach, false, |idx, pos, _, _| {
+        let decoded = self.by_position(table, side, reach, false, observer, |idx, pos, _, _| {
             Ok(game
                 .one_ply(idx, pos, |j| own.value(j))
                 .unwrap_or(Dtm::Draw))
@@ -801,6 +834,12 @@ mod tests {
             for d in needs(x.0, x.1, stored(&x.0)) {
                 assert!(held.contains(&d), "{x:?} needs {d:?}, not held");
             }
+            // A search reads, after each double push, the capture en passant.
+            if stored(&x.0) != x.1 {
+                if let Some(d) = x.0.en_passant(stored(&x.0)) {
+                    assert!(held.contains(&d), "{x:?} searched without {d:?}");
+                }
+            }
             assert!(!held.contains(x), "{x:?} decoded twice");
             held.push(*x);
             for f in step.free.iter().map(|&j| &schedule.steps[j].side) {
@@ -888,6 +927,22 @@ mod tests {
         );
     }
 
+    /// The passes begun and the positions done, as an observer is told of them.
+    #[derive(Default)]
+    struct Seen {
+        passes: std::sync::Mutex<Vec<(String, u64)>>,
+        done: std::sync::atomic::AtomicU64,
+    }
+
+    impl Observer for Seen {
+        fn pass(&self, name: &str, total: u64) {
+            self.passes.lock().unwrap().push((name.to_string(), total));
+        }
+        fn advance(&self, n: u64) {
+            self.done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     /// Once no colour can promote, the sides reached only by promotions are let go, and a
     /// look-up there is an error, never a silent draw; while White can, they stay.
     #[test]
@@ -900,7 +955,20 @@ mod tests {
             tb = Tablebase::open(dir.path()).unwrap();
         }
         let m: Material = "KPvK".parse().unwrap();
-        let mut loaded = LoadedTables::for_building(&tb, m).unwrap();
+        let seen = Seen::default();
+        let mut loaded = LoadedTables::for_building(&tb, m, &seen).unwrap();
+        // Progress: one pass over every index decoded, promotion sides (sparse) included.
+        let schedule = schedule_for_building(&tb, m);
+        assert!(schedule.steps.iter().any(|s| s.reach != Reach::All));
+        let passes = seen.passes.lock().unwrap().clone();
+        assert_eq!(
+            passes,
+            [("loading sub-tables".to_string(), schedule.indices())]
+        );
+        assert_eq!(
+            seen.done.load(std::sync::atomic::Ordering::Relaxed),
+            schedule.indices()
+        );
         let promoted: Position = "Q3k3/8/8/8/8/8/8/4K3 b - - 0 1".parse().unwrap();
         let value = loaded.value(&promoted).unwrap();
         assert_eq!(value, tb.probe_dtm(&promoted).unwrap());
