@@ -144,11 +144,7 @@ impl Material {
     pub fn conversions_promoting(&self, mover: Color) -> Vec<(Material, Color, Option<Role>)> {
         let mut out: Vec<(Material, Color, Option<Role>)> = Vec::new();
         let mut add = |m: Material, promoted: Option<Role>| {
-            let (m, side) = if m.is_canonical() {
-                (m, !mover)
-            } else {
-                (m.flipped(), mover)
-            };
+            let (m, side) = m.after_move_by(mover);
             if !m.is_bare_kings() && !out.iter().any(|e| (e.0, e.1) == (m, side)) {
                 out.push((m, side, promoted));
             }
@@ -187,11 +183,17 @@ impl Material {
         }
         let mut m = *self;
         m.counts[(!mover).index()][Role::Pawn.index()] -= 1;
-        Some(if m.is_canonical() {
-            (m, !mover)
+        Some(m.after_move_by(mover))
+    }
+
+    /// This material with the other side than `mover` to move, as a canonical table's side:
+    /// colours flipped where it is not canonical.
+    fn after_move_by(self, mover: Color) -> (Material, Color) {
+        if self.is_canonical() {
+            (self, !mover)
         } else {
-            (m.flipped(), mover)
-        })
+            (self.flipped(), mover)
+        }
     }
 
     /// Every table needed before this one, in an order that builds each after its own

@@ -30,7 +30,7 @@ fn distances_beyond_a_byte_round_trip_through_the_file() {
 fn round_trip(extra: u32) {
     let m: Material = "KRvK".parse().unwrap();
     let empty = Tablebase::new();
-    let subtables = LoadedTables::for_building(&empty, m, &retrobook::retro::Silent).unwrap();
+    let subtables = LoadedTables::for_building(&empty, m, &Silent).unwrap();
     let game = ChessGame::new(TableIndex::new(m), &subtables);
     let mut solution = solve(&game, &Silent);
     let n = TableIndex::new(m).size();

@@ -179,7 +179,7 @@ impl Layout {
         let (Some(&last), Some(&row)) = (self.parts.last(), self.radix.last()) else {
             return;
         };
-        let pairs = index.king_pairs();
+        let (pairs, stride) = (index.king_pairs(), index.king_pair_stride());
         let mut j = range.start;
         while j < range.end {
             let digit = j % row;
@@ -203,7 +203,6 @@ impl Layout {
                 // The pair's number is the only digit of the index that moves.
                 Part::WhiteKing | Part::BlackKing => {
                     let base = at(0, (wk, bk));
-                    let stride = index.king_pair_stride();
                     for d in digit..digit + len {
                         let (wk, bk) = match last {
                             Part::WhiteKing => (self.domain[d as usize], bk),

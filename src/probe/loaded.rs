@@ -61,6 +61,9 @@ fn closure(wanted: &[Side], stored: impl Fn(&Material) -> Color) -> Vec<Side> {
 /// A side of a table: canonical material and side to move.
 type Side = (Material, Color);
 
+/// Words of 64 indices a thread decodes at a time, telling the observer once.
+const CHUNK_WORDS: usize = 64;
+
 /// The squares a promotion may put a piece on, in every orientation of the board.
 const EDGES: Bitboard = Bitboard(0xff81_8181_8181_81ff);
 
@@ -176,7 +179,6 @@ fn reaches(wanted: &[(Side, Reach)], stored: impl Fn(&Material) -> Color) -> Vec
         let s = stored(&x.0);
         if s != x.1 {
             stack.push(((x.0, s), now));
-            stack.extend(x.0.en_passant(s).map(|ep| (ep, Reach::All)));
         }
     }
     all
@@ -456,9 +458,9 @@ impl<'a> LoadedTables<'a> {
         let codes = table.decode_wdl(side)?;
         let index = table.index();
         let turn = Color::from_index(side);
-        // The values of the 64 indices of word `w` (fewer in the last), their cursed bits
-        // and their distances beyond a byte.
-        let word = |w: usize, values: &mut [u8], cursed: &mut u64, long: &mut Vec<(u64, u32)>| {
+        // The values of the indices from word `w` on (64 a word, fewer in the last), their
+        // cursed bits and their distances beyond a byte; then the progress made.
+        let words = |w: usize, values: &mut [u8], cursed: &mut [u64], long: &mut Vec<_>| {
             let first = w as u64 * 64;
             for (idx, slot) in (first..).zip(values.iter_mut()) {
                 let code = codes[idx as usize];
@@ -482,7 +484,8 @@ impl<'a> LoadedTables<'a> {
                             let floor = Wdl5::from_code(code - OR_CONVERSION);
                             conv.map_or(floor, |c| c.1.max(floor))
                         };
-                        *cursed |= u64::from(class.is_cursed()) << (idx % 64);
+                        cursed[(idx - first) as usize / 64] |=
+                            u64::from(class.is_cursed()) << (idx % 64);
                         let v = value(idx, &pos, class, conv)?;
                         if v.wdl() != class.wdl() {
                             return Err(format!(
@@ -499,23 +502,22 @@ impl<'a> LoadedTables<'a> {
                 }
                 *slot = code;
             }
-            Ok(())
+            observer.advance(values.len() as u64);
+            Ok::<_, String>(())
         };
         let n = index.size() as usize;
         let mut cursed = vec![0u64; n.div_ceil(64)];
         let (values, long) = match reach {
-            // Written in place, a word of 64 indices at a time: the decoder holds the
-            // codes, what `value` reads, and the values and bits it makes, nothing per word.
+            // Written in place, `CHUNK_WORDS` words at a time: the decoder holds the codes,
+            // what `value` reads, and the values and bits it makes, nothing per chunk.
             Reach::All => {
                 let mut values = vec![0u8; n];
                 let long = values
-                    .par_chunks_mut(64)
-                    .zip(cursed.par_iter_mut())
+                    .par_chunks_mut(64 * CHUNK_WORDS)
+                    .zip(cursed.par_chunks_mut(CHUNK_WORDS))
                     .enumerate()
-                    .try_fold(Vec::new, |mut long, (w, (values, cursed))| {
-                        word(w, values, cursed, &mut long)?;
-                        observer.advance(values.len() as u64);
-                        Ok::<_, String>(long)
+                    .try_fold(Vec::new, |mut long, (c, (values, cursed))| {
+                        words(c * CHUNK_WORDS, values, cursed, &mut long).map(|()| long)
                     })
                     .try_reduce(Vec::new, |mut a, b| {
                         a.extend(b);
@@ -525,20 +527,15 @@ impl<'a> LoadedTables<'a> {
             }
             // Most of the side is out of reach and holds 0: a piece at a time, squeezed.
             Reach::Promoted { .. } => {
-                let words = 1 << (PIECE_LOG - 6);
+                let per_piece = 1 << (PIECE_LOG - 6);
                 let pieces: Vec<(Piece, Vec<(u64, u32)>)> = cursed
-                    .par_chunks_mut(words)
+                    .par_chunks_mut(per_piece)
                     .enumerate()
                     .map(|(p, cursed)| {
                         let first = p << PIECE_LOG;
                         let mut values = vec![0u8; (n - first).min(1 << PIECE_LOG)];
                         let mut long = Vec::new();
-                        for (k, (values, cursed)) in
-                            values.chunks_mut(64).zip(cursed.iter_mut()).enumerate()
-                        {
-                            word(p * words + k, values, cursed, &mut long)?;
-                        }
-                        observer.advance(values.len() as u64);
+                        words(p * per_piece, &mut values, cursed, &mut long)?;
                         Ok((Piece::squeeze(&values), long))
                     })
                     .collect::<Result<_, String>>()?;
