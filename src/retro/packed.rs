@@ -36,8 +36,8 @@ impl Packed {
     pub fn take_from(bytes: &mut [u8]) -> Packed {
         let pieces = bytes
             .par_chunks_mut(PIECE)
-            .map(|piece| {
-                let packed = squeeze(piece);
+            .map_init(Squeezer::new, |squeezer, piece| {
+                let packed = squeezer.squeeze(piece);
                 #[cfg(test)]
                 piece.fill(crate::value::Dtm::LONG);
                 release_pages(piece);
@@ -51,28 +51,32 @@ impl Packed {
     }
 
     /// Compresses the `len` bytes that `fill` makes, given the offset of each piece's first
-    /// byte: a piece at a time, so that the whole is never held.
+    /// byte: a piece at a time, so that the whole is never held. `fill` writes every byte
+    /// of the piece it is given (which holds an earlier piece's bytes).
     pub fn build(len: usize, fill: impl Fn(usize, &mut [u8]) + Sync) -> Packed {
         let pieces = (0..len.div_ceil(PIECE))
             .into_par_iter()
-            .map(|p| {
-                let first = p * PIECE;
-                let mut bytes = vec![0u8; (len - first).min(PIECE)];
-                fill(first, &mut bytes);
-                squeeze(&bytes)
-            })
+            .map_init(
+                || (Squeezer::new(), Vec::new()),
+                |(squeezer, bytes), p| {
+                    let first = p * PIECE;
+                    let piece = scratch(bytes, (len - first).min(PIECE));
+                    fill(first, piece);
+                    squeezer.squeeze(piece)
+                },
+            )
             .collect();
         Packed { len, pieces }
     }
 
-    /// Compresses `words` as little-endian bytes, letting them go piece by piece.
+    /// Compresses `words` as their bytes in memory, letting them go piece by piece.
     pub fn pack_words(mut words: Vec<u64>) -> Packed {
         let pieces = words
             .par_chunks_mut(PIECE / 8)
-            .map(|piece| {
-                let bytes: Vec<u8> = piece.iter().flat_map(|w| w.to_le_bytes()).collect();
+            .map_init(Squeezer::new, |squeezer, piece| {
+                let packed = squeezer.squeeze(as_bytes(piece));
                 release_pages(piece);
-                squeeze(&bytes)
+                packed
             })
             .collect();
         Packed {
@@ -89,16 +93,19 @@ impl Packed {
         let mut out: Vec<u64> = crate::zeroed::zeroed(self.len / 8);
         out.par_chunks_mut(PIECE / 8)
             .zip(self.pieces.into_par_iter())
-            .for_each(|(piece, packed)| {
-                let mut bytes = vec![0u8; 8 * piece.len()];
-                unsqueeze(&packed, &mut bytes);
-                for (w, b) in piece.iter_mut().zip(bytes.chunks_exact(8)) {
-                    let word = u64::from_le_bytes(b.try_into().expect("eight bytes"));
-                    if word != 0 {
-                        *w = word;
+            .for_each_init(
+                || (Unsqueezer::new(), Vec::new()),
+                |(unsqueezer, bytes), (piece, packed)| {
+                    let bytes = scratch(bytes, 8 * piece.len());
+                    unsqueezer.unsqueeze(&packed, bytes);
+                    for (w, b) in piece.iter_mut().zip(bytes.chunks_exact(8)) {
+                        let word = u64::from_ne_bytes(b.try_into().expect("eight bytes"));
+                        if word != 0 {
+                            *w = word;
+                        }
                     }
-                }
-            });
+                },
+            );
         out
     }
 
@@ -120,7 +127,9 @@ impl Packed {
         assert_eq!(out.len(), self.len, "unpacked where they fit");
         out.par_chunks_mut(PIECE)
             .zip(self.pieces.into_par_iter())
-            .for_each(|(piece, packed)| unsqueeze(&packed, piece));
+            .for_each_init(Unsqueezer::new, |unsqueezer, (piece, packed)| {
+                unsqueezer.unsqueeze(&packed, piece)
+            });
     }
 }
 
@@ -184,20 +193,58 @@ fn bitmaps_of(solution: &mut Solution, side: usize) -> [&mut Vec<u64>; 5] {
     ]
 }
 
-/// One piece compressed, holding no more than its compressed bytes: the compressor's buffer
-/// has room for the worst case, as much as the piece, which would keep the whole solution's
-/// size allocated while it is packed.
-fn squeeze(piece: &[u8]) -> Vec<u8> {
-    let mut packed = zstd::bulk::compress(piece, LEVEL).expect("compressing to memory");
-    packed.shrink_to_fit();
-    packed
+/// A compressor kept from piece to piece by one task: a fresh one for each piece would
+/// take its pages from the system again every time.
+struct Squeezer(zstd::bulk::Compressor<'static>);
+
+impl Squeezer {
+    fn new() -> Squeezer {
+        Squeezer(zstd::bulk::Compressor::new(LEVEL).expect("a compressor"))
+    }
+
+    /// One piece compressed, holding no more than its compressed bytes: the compressor's
+    /// buffer has room for the worst case, as much as the piece, which would keep the
+    /// whole solution's size allocated while it is packed. It is shrunk where it lies: its
+    /// pages past the compressed bytes were never written, where a copy of them among the
+    /// tasks' short-lived buffers raised KRPvKR's peak by 80 MiB.
+    fn squeeze(&mut self, piece: &[u8]) -> Vec<u8> {
+        let mut packed = self.0.compress(piece).expect("compressing to memory");
+        packed.shrink_to_fit();
+        packed
+    }
 }
 
-/// One piece unpacked into `out`, which it fills exactly.
-fn unsqueeze(packed: &[u8], out: &mut [u8]) {
-    let n =
-        zstd::bulk::decompress_to_buffer(packed, out).expect("unpacking what this process packed");
-    assert_eq!(n, out.len(), "a packed piece unpacks to its length");
+/// A decompressor kept from piece to piece by one task (as `Squeezer`).
+struct Unsqueezer(zstd::bulk::Decompressor<'static>);
+
+impl Unsqueezer {
+    fn new() -> Unsqueezer {
+        Unsqueezer(zstd::bulk::Decompressor::new().expect("a decompressor"))
+    }
+
+    /// One piece unpacked into `out`, which it fills exactly.
+    fn unsqueeze(&mut self, packed: &[u8], out: &mut [u8]) {
+        let n = (self.0)
+            .decompress_to_buffer(packed, out)
+            .expect("unpacking what this process packed");
+        assert_eq!(n, out.len(), "a packed piece unpacks to its length");
+    }
+}
+
+/// The first `len` bytes of `buffer`, grown to hold them if need be; what they hold is
+/// whatever the buffer held before.
+fn scratch(buffer: &mut Vec<u8>, len: usize) -> &mut [u8] {
+    if buffer.len() < len {
+        buffer.resize(len, 0);
+    }
+    &mut buffer[..len]
+}
+
+/// The bytes of `words` as they lie in memory.
+fn as_bytes(words: &[u64]) -> &[u8] {
+    // SAFETY: a u64 has no padding, so its eight bytes are initialized; a byte has no
+    // alignment to keep; the length is the same memory's.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 8 * words.len()) }
 }
 
 #[cfg(test)]

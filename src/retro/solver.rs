@@ -203,7 +203,12 @@ fn class_of(best: Option<Dtm>) -> u8 {
 
 const CHUNK: usize = 1 << 12;
 
-/// Positions per block of marks (`State::marks`); divides `CHUNK`.
+/// Positions per task of a level that scans the positions: most of its blocks are not
+/// marked and cost a load each, so that a task as small as `CHUNK` would cost as much again
+/// in telling the observer.
+const SCAN: usize = 1 << 18;
+
+/// Positions per block of marks (`State::marks`); divides `CHUNK` and `SCAN`.
 const BLOCK: usize = 1 << 9;
 
 /// Levels a block can be marked for: every level whose pass scans the positions (beyond
@@ -912,8 +917,8 @@ impl<'g, G: RetroGame> State<'g, G> {
             } else {
                 observer.pass(&format!("{label}ply {level}"), 2 * n as u64);
                 for side in 0..2 {
-                    (0..n).into_par_iter().step_by(CHUNK).for_each(|first| {
-                        let end = (first + CHUNK).min(n);
+                    (0..n).into_par_iter().step_by(SCAN).for_each(|first| {
+                        let end = (first + SCAN).min(n);
                         for block in (first..end).step_by(BLOCK) {
                             if self.marked(side, block, level) {
                                 for i in block..(block + BLOCK).min(end) {

@@ -156,14 +156,16 @@ fn for_each_pair<S: Symbol>(chunk: &[S], mut f: impl FnMut(usize, usize, u32)) {
 }
 
 /// The pairs of `seq` (symbols below `alphabet`) that occur at least `min_count` times,
-/// counted inside each chunk, as (count, first, second). Dense counts are made in `tables`,
-/// kept from round to round: a table is as large as the alphabet squared (64 MiB at 4,096
-/// symbols), and a fresh one each round would fault in every page again.
+/// counted inside each chunk, as (count, first, second). Dense counts are made in `tables`
+/// and sparse ones in `keys`, both kept from round to round: a table is as large as the
+/// alphabet squared (64 MiB at 4,096 symbols), the keys four bytes per symbol, and fresh
+/// ones each round would fault in every page again.
 fn count_pairs<S: Symbol>(
     seq: &[S],
     alphabet: usize,
     min_count: u32,
     tables: &mut Vec<Vec<u32>>,
+    keys: &mut Vec<ChunkKeys>,
 ) -> Vec<(u32, u16, u16)> {
     let split = |key: usize, c: u32| (c, (key / alphabet) as u16, (key % alphabet) as u16);
     let size = alphabet * alphabet;
@@ -206,7 +208,7 @@ fn count_pairs<S: Symbol>(
         // Few pairs for the alphabet: the dense tables are not needed again (the sequence
         // only shrinks and the alphabet only grows), and they go before the keys come.
         *tables = Vec::new();
-        count_sparse(seq, alphabet, min_count)
+        count_sparse(seq, alphabet, min_count, keys)
     }
 }
 
@@ -214,19 +216,32 @@ fn count_pairs<S: Symbol>(
 /// first-level cache.
 const LOW_BITS: u32 = 12;
 
+/// One chunk's pair keys, bucket by bucket, and where each bucket starts among them
+/// (`count_sparse`).
+#[derive(Default)]
+struct ChunkKeys {
+    keys: Vec<u32>,
+    starts: Vec<usize>,
+}
+
 /// The pairs of `seq` that occur at least `min_count` times, as (count, first, second) in
 /// no set order, without a table of the alphabet squared: each chunk's
-/// pair keys are laid out by bucket (the keys' high bits, a counting sort), then each
-/// bucket is counted in a table of `2^LOW_BITS` over every chunk's part of it. A few
-/// passes over the keys, where sorting them took a comparison sort's many.
-fn count_sparse<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u32, u16, u16)> {
+/// pair keys are laid out by bucket (the keys' high bits, a counting sort) in `chunks`,
+/// then each bucket is counted in a table of `2^LOW_BITS` over every chunk's part of it. A
+/// few passes over the keys, where sorting them took a comparison sort's many.
+fn count_sparse<S: Symbol>(
+    seq: &[S],
+    alphabet: usize,
+    min_count: u32,
+    chunks: &mut Vec<ChunkKeys>,
+) -> Vec<(u32, u16, u16)> {
     let low = LOW_BITS.min(usize::BITS - (alphabet * alphabet).leading_zeros());
     let buckets = ((alphabet * alphabet - 1) >> low) + 1;
-    // Each chunk's keys, bucket by bucket, and where each bucket starts among them.
-    let chunks: Vec<(Vec<u32>, Vec<usize>)> = seq
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut starts = vec![0usize; buckets + 1];
+    chunks.resize_with(seq.len().div_ceil(CHUNK), ChunkKeys::default);
+    chunks.par_iter_mut().zip(seq.par_chunks(CHUNK)).for_each(
+        |(ChunkKeys { keys, starts }, chunk)| {
+            starts.clear();
+            starts.resize(buckets + 1, 0);
             for_each_pair(chunk, |a, b, k| {
                 starts[((a * alphabet + b) >> low) + 1] += k as usize
             });
@@ -234,16 +249,17 @@ fn count_sparse<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u
                 starts[i] += starts[i - 1];
             }
             let mut at = starts.clone();
-            let mut keys = vec![0u32; starts[buckets]];
+            // Every key is written below.
+            keys.resize(starts[buckets], 0);
             for_each_pair(chunk, |a, b, k| {
                 let key = a * alphabet + b;
                 let at = &mut at[key >> low];
                 keys[*at..*at + k as usize].fill(key as u32);
                 *at += k as usize;
             });
-            (keys, starts)
-        })
-        .collect();
+        },
+    );
+    let chunks = &*chunks;
     let split = |key: usize, c: u32| (c, (key / alphabet) as u16, (key % alphabet) as u16);
     (0..buckets)
         .into_par_iter()
@@ -253,7 +269,7 @@ fn count_sparse<S: Symbol>(seq: &[S], alphabet: usize, min_count: u32) -> Vec<(u
                 let keys = || {
                     chunks
                         .iter()
-                        .flat_map(move |(keys, starts)| &keys[starts[bucket]..starts[bucket + 1]])
+                        .flat_map(move |c| &c.keys[c.starts[bucket]..c.starts[bucket + 1]])
                         .map(|&key| key as usize)
                 };
                 let slot = |key: usize| key & ((1 << low) - 1);
@@ -327,6 +343,7 @@ pub fn build<S: Symbol>(mut seq: Vec<S>, leaves: u16, opts: &PairOptions) -> (Gr
         },
         lengths: vec![1; leaves as usize],
         tables: Vec::new(),
+        keys: Vec::new(),
     };
     let max_symbols = opts.max_symbols.min(1 << 16);
     rounds.run(&mut seq, opts, max_symbols.min(S::LIMIT));
@@ -342,6 +359,8 @@ struct Rounds {
     lengths: Vec<u64>,
     /// The dense count tables of `count_pairs`.
     tables: Vec<Vec<u32>>,
+    /// The sparse counts' keys of `count_pairs`.
+    keys: Vec<ChunkKeys>,
 }
 
 impl Rounds {
@@ -359,12 +378,17 @@ impl Rounds {
         opts: &PairOptions,
         max_symbols: usize,
     ) -> bool {
-        let Rounds { g, lengths, tables } = self;
+        let Rounds {
+            g,
+            lengths,
+            tables,
+            keys,
+        } = self;
         if g.symbols() >= max_symbols || seq.len() < 2 {
             return false;
         }
         let alphabet = g.symbols();
-        let mut candidates = count_pairs(seq, alphabet, opts.min_count, tables);
+        let mut candidates = count_pairs(seq, alphabet, opts.min_count, tables, keys);
         if candidates.is_empty() {
             return false;
         }
@@ -501,7 +525,8 @@ mod tests {
                 .enumerate()
                 .map(|(i, &v)| (v + (i as u16 % 3)) % alphabet)
                 .collect();
-            let mut counted = pool.install(|| count_pairs(&seq, alphabet as usize, 8, &mut tables));
+            let mut counted = pool
+                .install(|| count_pairs(&seq, alphabet as usize, 8, &mut tables, &mut Vec::new()));
             counted.sort_by_key(|&(_, a, b)| (a, b));
             assert_eq!(counted, counted_by_map(&seq, 8), "alphabet {alphabet}");
             assert_eq!(tables.len(), 2);
@@ -511,19 +536,22 @@ mod tests {
     #[test]
     fn sparse_counts_match_a_map() {
         // Alphabets of one bucket and of many, a sequence of one chunk and of several
-        // (pairs across chunk ends are not counted), and long runs.
+        // (pairs across chunk ends are not counted), and long runs; the keys kept from call
+        // to call, a shorter sequence's after a longer one's.
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(3)
             .build()
             .unwrap();
-        for (alphabet, len) in [(2u16, 100u32), (40, 5000), (3000, 5 * CHUNK as u32 / 2)] {
+        let mut keys = Vec::new();
+        for (alphabet, len) in [(3000u16, 5 * CHUNK as u32 / 2), (2, 100), (40, 5000)] {
             let seq: Vec<u16> = mixed(len)
                 .iter()
                 .enumerate()
                 .map(|(i, &v)| (v * 7 + (i as u16 % 5) * (i as u16 % 11)) % alphabet)
                 .collect();
             for min_count in [1, 8] {
-                let mut counted = pool.install(|| count_sparse(&seq, alphabet as usize, min_count));
+                let mut counted =
+                    pool.install(|| count_sparse(&seq, alphabet as usize, min_count, &mut keys));
                 counted.sort_by_key(|&(_, a, b)| (a, b));
                 let expected = counted_by_map(&seq, min_count);
                 assert!(!expected.is_empty());
