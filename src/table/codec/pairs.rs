@@ -156,17 +156,14 @@ fn for_each_pair<S: Symbol>(chunk: &[S], mut f: impl FnMut(usize, usize, u32)) {
 }
 
 /// The pairs of `seq` (symbols below `alphabet`) that occur at least `min_count` times,
-/// counted inside each chunk, as (count, first, second). Dense counts are made in `tables`
-/// and sparse ones in `keys`, both kept from round to round: a table is as large as the
-/// alphabet squared (64 MiB at 4,096 symbols), the keys four bytes per symbol, and fresh
-/// ones each round would fault in every page again.
+/// counted inside each chunk, as (count, first, second), in `memory`.
 fn count_pairs<S: Symbol>(
     seq: &[S],
     alphabet: usize,
     min_count: u32,
-    tables: &mut Vec<Vec<u32>>,
-    keys: &mut Vec<ChunkKeys>,
+    memory: &mut Counting,
 ) -> Vec<(u32, u16, u16)> {
+    let Counting { tables, keys } = memory;
     let split = |key: usize, c: u32| (c, (key / alphabet) as u16, (key % alphabet) as u16);
     let size = alphabet * alphabet;
     if size <= 2 * seq.len() {
@@ -215,6 +212,17 @@ fn count_pairs<S: Symbol>(
 /// log2 of the keys one bucket of `count_sparse` counts densely: its table fits the
 /// first-level cache.
 const LOW_BITS: u32 = 12;
+
+/// What `count_pairs` counts in, kept from round to round: a dense table is as large as
+/// the alphabet squared (64 MiB at 4,096 symbols), the sparse keys four bytes per symbol,
+/// and fresh ones each round would fault in every page again.
+#[derive(Default)]
+struct Counting {
+    /// Dense counts, one table per group of chunks.
+    tables: Vec<Vec<u32>>,
+    /// Sparse counts' keys, per chunk.
+    keys: Vec<ChunkKeys>,
+}
 
 /// One chunk's pair keys, bucket by bucket, and where each bucket starts among them
 /// (`count_sparse`).
@@ -342,8 +350,7 @@ pub fn build<S: Symbol>(mut seq: Vec<S>, leaves: u16, opts: &PairOptions) -> (Gr
             pairs: Vec::new(),
         },
         lengths: vec![1; leaves as usize],
-        tables: Vec::new(),
-        keys: Vec::new(),
+        memory: Counting::default(),
     };
     let max_symbols = opts.max_symbols.min(1 << 16);
     rounds.run(&mut seq, opts, max_symbols.min(S::LIMIT));
@@ -357,10 +364,8 @@ struct Rounds {
     g: Grammar,
     /// How many values each symbol expands to (`Grammar::lengths`, kept as symbols come).
     lengths: Vec<u64>,
-    /// The dense count tables of `count_pairs`.
-    tables: Vec<Vec<u32>>,
-    /// The sparse counts' keys of `count_pairs`.
-    keys: Vec<ChunkKeys>,
+    /// What `count_pairs` counts in.
+    memory: Counting,
 }
 
 impl Rounds {
@@ -378,17 +383,12 @@ impl Rounds {
         opts: &PairOptions,
         max_symbols: usize,
     ) -> bool {
-        let Rounds {
-            g,
-            lengths,
-            tables,
-            keys,
-        } = self;
+        let Rounds { g, lengths, memory } = self;
         if g.symbols() >= max_symbols || seq.len() < 2 {
             return false;
         }
         let alphabet = g.symbols();
-        let mut candidates = count_pairs(seq, alphabet, opts.min_count, tables, keys);
+        let mut candidates = count_pairs(seq, alphabet, opts.min_count, memory);
         if candidates.is_empty() {
             return false;
         }
@@ -518,18 +518,17 @@ mod tests {
             .num_threads(3)
             .build()
             .unwrap();
-        let mut tables = Vec::new();
+        let mut memory = Counting::default();
         for alphabet in [40u16, 7, 300] {
             let seq: Vec<u16> = mixed(7 * CHUNK as u32 / 2)
                 .iter()
                 .enumerate()
                 .map(|(i, &v)| (v + (i as u16 % 3)) % alphabet)
                 .collect();
-            let mut counted = pool
-                .install(|| count_pairs(&seq, alphabet as usize, 8, &mut tables, &mut Vec::new()));
+            let mut counted = pool.install(|| count_pairs(&seq, alphabet as usize, 8, &mut memory));
             counted.sort_by_key(|&(_, a, b)| (a, b));
             assert_eq!(counted, counted_by_map(&seq, 8), "alphabet {alphabet}");
-            assert_eq!(tables.len(), 2);
+            assert_eq!(memory.tables.len(), 2);
         }
     }
 
