@@ -101,7 +101,8 @@ fn statistics_equal_syzygy_and_longest_mates_equal_gaviota() {
 
 /// The 35 files take no more room than they once did: a change in how the writer chooses
 /// layouts that grows them (as shortlisting orders from too small a sample once grew KQBvK
-/// by 18%) fails here. Lower it when the files shrink.
+/// by 18%) fails here. Lower it when the files shrink. (Raised once, by 0.26%, on purpose:
+/// `PairOptions::wide_spread` of 8 trades those bytes for 0.80x the grammar's time.)
 #[test]
 fn the_files_of_up_to_four_pieces_take_their_recorded_size() {
     let mut sizes: Vec<(String, u64)> = std::fs::read_dir(tables())
@@ -118,7 +119,7 @@ fn the_files_of_up_to_four_pieces_take_their_recorded_size() {
     sizes.sort();
     let total: u64 = sizes.iter().map(|s| s.1).sum();
     assert_eq!(sizes.len(), 35);
-    assert!(total <= 11_604_892, "{total} bytes: {sizes:?}");
+    assert!(total <= 11_634_860, "{total} bytes: {sizes:?}");
 }
 
 /// Each file names the longest mate that the files of format 4 named (the lowest record

@@ -693,26 +693,17 @@ impl PartByPart {
     }
 
     /// Packs side `side`'s values of the solved parts still held and gives their pages
-    /// back, until `put_back`.
-    pub fn pack_held(&mut self, side: usize) -> Held {
+    /// back.
+    fn pack_held(&mut self, side: usize) -> Vec<(Range<usize>, Packed)> {
         let out = self.out.as_mut().expect("a part is solved");
-        let held = (self.parts[..self.solved].iter().zip(&self.let_go))
+        (self.parts[..self.solved].iter().zip(&self.let_go))
             .filter(|(_, gone)| !**gone)
             .map(|(p, _)| {
                 let at = p.start as usize..p.end as usize;
                 let packed = Packed::take_from(&mut out.values[side][at.clone()]);
                 (at, packed)
             })
-            .collect();
-        Held { side, parts: held }
-    }
-
-    /// Puts back values that `pack_held` packed.
-    pub fn put_back(&mut self, held: Held) {
-        let out = self.out.as_mut().expect("a part is solved");
-        for (at, packed) in held.parts {
-            packed.unpack_into(&mut out.values[held.side][at]);
-        }
+            .collect()
     }
 
     /// Makes side `side` of `out` whole: the values let go put back, the parts' bitmaps
@@ -757,7 +748,7 @@ impl PartByPart {
     ) -> (Solution, PackedSide) {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
         // Side 0's parts still held go packed too while side 1 is made whole.
-        let held = self.pack_held(0).parts;
+        let held = self.pack_held(0);
         self.unread[0].extend(held);
         let mut out = self.out.take().expect("a part is solved");
         self.make_whole(&mut out, 1);
@@ -767,12 +758,6 @@ impl PartByPart {
         finish(&mut out, 0);
         (out, held)
     }
-}
-
-/// One side's values of the parts a `PartByPart` still holds, packed (`pack_held`).
-pub struct Held {
-    side: usize,
-    parts: Vec<(Range<usize>, Packed)>,
 }
 
 /// Sets in `dst` the bits of `src` moved up by `offset` bits (a part's bitmap into the
