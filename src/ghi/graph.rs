@@ -109,6 +109,44 @@ pub struct Graph {
     pub repetition: Repetition,
 }
 
+/// What is wrong with a graph file. The fields say where and what: `line` the line at
+/// fault (1-based), `name`, `kind`, `rule` or `text` the words found there.
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GraphError {
+    /// A node's kind is none of those the format knows.
+    #[error("line {line}: node kind {kind:?} is not max, min, win, draw or loss")]
+    UnknownKind { line: usize, kind: String },
+    /// A node name is given a second time.
+    #[error("line {line}: node {name} is defined twice")]
+    DefinedTwice { line: usize, name: String },
+    /// A second `repetition` line.
+    #[error("line {line}: repetition rule given twice")]
+    RepetitionTwice { line: usize },
+    /// A repetition rule the format does not know.
+    #[error(
+        "line {line}: repetition rule {rule:?} is not win, draw, loss, mover-loses or mover-wins"
+    )]
+    UnknownRepetition { line: usize, rule: String },
+    /// A line that is none of `node`, `edge` and `repetition`.
+    #[error(
+        "line {line}: expected `node NAME KIND`, `edge FROM TO` or `repetition RULE`, got {text:?}"
+    )]
+    Unexpected { line: usize, text: String },
+    /// An edge names a node that no `node` line defines.
+    #[error("line {line}: unknown node {name}")]
+    UnknownNode { line: usize, name: String },
+    /// An edge leaves a node whose value is given.
+    #[error("line {line}: terminal node {name} cannot have moves")]
+    TerminalMoves { line: usize, name: String },
+    /// A node without a value has no move.
+    #[error("node {name} has no move and is not terminal (give it a value: win, draw or loss)")]
+    NoMove { name: String },
+    /// The file has no `repetition` line.
+    #[error("no `repetition` rule given")]
+    NoRepetition,
+}
+
 impl Graph {
     /// A graph built in code; every non-terminal node must have a move.
     pub fn new(kinds: Vec<Kind>, edges: Vec<Vec<usize>>, repetition: Repetition) -> Graph {
@@ -137,96 +175,135 @@ impl Graph {
     }
 
     /// Parses the text format; errors name the line (1-based) and what is wrong.
-    pub fn parse(text: &str) -> Result<Graph, String> {
+    pub fn parse(text: &str) -> Result<Graph, GraphError> {
         let mut names: Vec<String> = Vec::new();
         let mut kinds = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut edge_lines: Vec<(usize, String, String)> = Vec::new();
         let mut repetition = None;
         for (i, raw) in text.lines().enumerate() {
-            let line_no = i + 1;
-            let err = |msg: String| Err(format!("line {line_no}: {msg}"));
-            let line = raw.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
+            let line = i + 1;
+            let text = raw.split('#').next().unwrap_or("").trim();
+            if text.is_empty() {
                 continue;
             }
-            let words: Vec<&str> = line.split_whitespace().collect();
+            let words: Vec<&str> = text.split_whitespace().collect();
             match words.as_slice() {
                 ["node", name, kind] => {
                     let kind = match *kind {
                         "max" => Kind::Max,
                         "min" => Kind::Min,
-                        v => match Value::parse(v) {
-                            Some(v) => Kind::Terminal(v),
-                            None => {
-                                return err(format!(
-                                    "node kind {v:?} is not max, min, win, draw or loss"
-                                ))
+                        v => Kind::Terminal(Value::parse(v).ok_or_else(|| {
+                            GraphError::UnknownKind {
+                                line,
+                                kind: v.to_string(),
                             }
-                        },
+                        })?),
                     };
                     if index.contains_key(*name) {
-                        return err(format!("node {name} is defined twice"));
+                        return Err(GraphError::DefinedTwice {
+                            line,
+                            name: name.to_string(),
+                        });
                     }
                     index.insert(name.to_string(), names.len());
                     names.push(name.to_string());
                     kinds.push(kind);
                 }
-                ["edge", from, to] => edge_lines.push((line_no, from.to_string(), to.to_string())),
+                ["edge", from, to] => edge_lines.push((line, from.to_string(), to.to_string())),
                 ["repetition", rule] => {
                     if repetition.is_some() {
-                        return err("repetition rule given twice".into());
+                        return Err(GraphError::RepetitionTwice { line });
                     }
                     repetition = Some(match *rule {
                         "mover-loses" => Repetition::MoverLoses,
                         "mover-wins" => Repetition::MoverWins,
-                        v => match Value::parse(v) {
-                            Some(v) => Repetition::Fixed(v),
-                            None => {
-                                return err(format!(
-                                    "repetition rule {v:?} is not win, draw, loss, mover-loses or mover-wins"
-                                ))
+                        v => Repetition::Fixed(Value::parse(v).ok_or_else(|| {
+                            GraphError::UnknownRepetition {
+                                line,
+                                rule: v.to_string(),
                             }
-                        },
+                        })?),
                     });
                 }
                 _ => {
-                    return err(format!(
-                    "expected `node NAME KIND`, `edge FROM TO` or `repetition RULE`, got {line:?}"
-                ))
+                    return Err(GraphError::Unexpected {
+                        line,
+                        text: text.to_string(),
+                    })
                 }
             }
         }
         let mut edges = vec![Vec::new(); names.len()];
-        for (line_no, from, to) in edge_lines {
+        for (line, from, to) in edge_lines {
             let find = |n: &str| {
                 index
                     .get(n)
                     .copied()
-                    .ok_or_else(|| format!("line {line_no}: unknown node {n}"))
+                    .ok_or_else(|| GraphError::UnknownNode {
+                        line,
+                        name: n.to_string(),
+                    })
             };
             let (f, t) = (find(&from)?, find(&to)?);
             if let Kind::Terminal(_) = kinds[f] {
-                return Err(format!(
-                    "line {line_no}: terminal node {from} cannot have moves"
-                ));
+                return Err(GraphError::TerminalMoves { line, name: from });
             }
             edges[f].push(t);
         }
         for (i, k) in kinds.iter().enumerate() {
             if !matches!(k, Kind::Terminal(_)) && edges[i].is_empty() {
-                return Err(format!(
-                    "node {} has no move and is not terminal (give it a value: win, draw or loss)",
-                    names[i]
-                ));
+                return Err(GraphError::NoMove {
+                    name: names[i].clone(),
+                });
             }
         }
-        let repetition = repetition.ok_or("no `repetition` rule given")?;
+        let repetition = repetition.ok_or(GraphError::NoRepetition)?;
         Ok(Graph {
             names,
             kinds,
             edges,
             repetition,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_say_what_is_wrong_and_where() {
+        let err = |text: &str| Graph::parse(text).unwrap_err();
+        assert_eq!(
+            err("node A max\nedge A B\nrepetition draw\n"),
+            GraphError::UnknownNode {
+                line: 2,
+                name: "B".into()
+            }
+        );
+        assert_eq!(
+            err("node A win\nnode B max\n\nedge A B\nrepetition draw\n"),
+            GraphError::TerminalMoves {
+                line: 4,
+                name: "A".into()
+            }
+        );
+        assert_eq!(
+            err("repetition draw\n# two\nrepetition loss\n"),
+            GraphError::RepetitionTwice { line: 3 }
+        );
+        assert_eq!(
+            err("node A max # a comment\nfrobnicate now # another\n"),
+            GraphError::Unexpected {
+                line: 2,
+                text: "frobnicate now".into()
+            }
+        );
+        assert_eq!(err("node A win\n"), GraphError::NoRepetition);
+        assert_eq!(
+            err("node A min\nrepetition draw\n").to_string(),
+            "node A has no move and is not terminal (give it a value: win, draw or loss)"
+        );
     }
 }

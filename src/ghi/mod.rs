@@ -4,5 +4,5 @@
 mod graph;
 mod solve;
 
-pub use graph::{Graph, Kind, Repetition, Value};
+pub use graph::{Graph, GraphError, Kind, Repetition, Value};
 pub use solve::{solve, solve_with, Moves, Solution, Solved};
