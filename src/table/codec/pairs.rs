@@ -374,19 +374,10 @@ struct Rounds {
 }
 
 impl Rounds {
-    /// Runs rounds over `seq`, until one replaces nothing or the grammar holds `max_symbols`;
-    /// rounds that begin with 256 symbols or more take `opts.wide_spread` for `opts.spread`.
+    /// Runs rounds over `seq` until one replaces nothing or the grammar holds
+    /// `max_symbols`.
     fn run<S: Symbol>(&mut self, seq: &mut Vec<S>, opts: &PairOptions, max_symbols: usize) {
-        loop {
-            let spread = if self.g.symbols() >= 256 {
-                opts.wide_spread
-            } else {
-                opts.spread
-            };
-            if !self.round(seq, opts, spread, max_symbols) {
-                break;
-            }
-        }
+        while self.round(seq, opts, max_symbols) {}
     }
 
     /// Replaces the most frequent pairs of `seq` by new symbols, keeping the grammar
@@ -395,7 +386,6 @@ impl Rounds {
         &mut self,
         seq: &mut Vec<S>,
         opts: &PairOptions,
-        spread: u32,
         max_symbols: usize,
     ) -> bool {
         let Rounds { g, lengths, memory } = self;
@@ -408,6 +398,12 @@ impl Rounds {
             return false;
         }
         candidates.sort_unstable_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+        // A round that begins with the alphabet beyond a byte takes `wide_spread`.
+        let spread = if alphabet >= u8::LIMIT {
+            opts.wide_spread
+        } else {
+            opts.spread
+        };
         let floor = (candidates[0].0 / spread.max(1)).max(opts.min_count);
         let mut used = vec![false; alphabet];
         let mut left: Vec<Option<(S, S)>> = vec![None; alphabet];
@@ -449,15 +445,21 @@ mod tests {
         out
     }
 
+    /// The next number of a xorshift64 sequence: fixed test data from a seed.
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
     /// Values of very different frequencies (the k-th about 1/k^2 of the time), in runs:
     /// pairs of many counts, and many symbols.
     fn skewed_runs(n: usize) -> Vec<u16> {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             let u = (x >> 11) as f64 / (1u64 << 53) as f64;
             let v = ((1.0 / (1.0 - u * 0.97)).floor() as u16 - 1).min(31);
             out.extend(std::iter::repeat_n(v, 1 + (x & 3) as usize));
@@ -512,12 +514,7 @@ mod tests {
         for len in [0, 1, 2, 3, 4, 5, 17, 1000] {
             for values in [1, 2, 3] {
                 let chunk: Vec<u16> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        (x % values) as u16
-                    })
+                    .map(|_| (xorshift(&mut x) % values) as u16)
                     .collect();
                 let mut told = Vec::new();
                 for_each_pair(&chunk, |a, b, k| {
@@ -629,12 +626,7 @@ mod tests {
         // to the same budget.
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let input: Vec<u16> = (0..300_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 40) as u16 % 4
-            })
+            .map(|_| (xorshift(&mut x) >> 40) as u16 % 4)
             .collect();
         let bytes: Vec<u8> = input.iter().map(|&v| v as u8).collect();
         let (g, seq) = build(bytes, 4, &PairOptions::default());
