@@ -10,9 +10,9 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use pgn_reader::{Reader, SanPlus, Skip, Visitor};
-use retrobook::book::build::NoProgress;
 use retrobook::book::{build, Book, BuildOptions};
 use retrobook::chess::{MoveList, Position};
+use retrobook::progress::Silent;
 use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Position as _};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -117,7 +117,7 @@ fn bench_book(c: &mut Criterion) {
                         std::slice::from_ref(&sample),
                         &out,
                         &BuildOptions::default(),
-                        &NoProgress,
+                        &Silent,
                     )
                     .expect("book builds")
                 })

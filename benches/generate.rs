@@ -5,10 +5,10 @@
 //! (`/usr/bin/time -v retrobook gen --tables /tmp/t`), since one run takes minutes.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use retrobook::generate::{generate, plan};
+use retrobook::generate::{generate, plan, GenOptions};
 use retrobook::material::Material;
 use retrobook::retro::Silent;
-use retrobook::Tablebase;
+use retrobook::{Tablebase, Threads};
 use std::time::Duration;
 
 fn bench_generate(c: &mut Criterion) {
@@ -23,7 +23,8 @@ fn bench_generate(c: &mut Criterion) {
         if targets.contains(&m) {
             continue;
         }
-        let r = generate(m, &tb, dir.path(), &Silent).expect("sub-table builds");
+        let r =
+            generate(m, &tb, dir.path(), &Default::default(), &Silent).expect("sub-table builds");
         tb.add_file(&r.path).expect("sub-table opens");
     }
     let mut group = c.benchmark_group("generate");
@@ -33,15 +34,12 @@ fn bench_generate(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(20));
     for m in &targets {
         for threads in [1, 2] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("thread pool");
+            let opts = GenOptions {
+                threads: Threads::new(threads),
+            };
             let out = tempfile::tempdir().expect("temporary folder");
             group.bench_function(format!("{m}/{threads}-threads"), |b| {
-                b.iter(|| {
-                    pool.install(|| generate(*m, &tb, out.path(), &Silent).expect("table builds"))
-                })
+                b.iter(|| generate(*m, &tb, out.path(), &opts, &Silent).expect("table builds"))
             });
         }
     }

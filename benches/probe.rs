@@ -39,7 +39,7 @@ fn tables() -> Tablebase {
         .map(|s| s.parse().unwrap())
         .collect();
     for m in plan(&targets, &tb) {
-        let r = generate(m, &tb, &dir, &Silent).expect("table builds");
+        let r = generate(m, &tb, &dir, &Default::default(), &Silent).expect("table builds");
         tb.add_file(&r.path).expect("table opens");
     }
     tb

@@ -113,7 +113,7 @@ fn run(args: &[String]) -> Result<(), String> {
         }
         Some(kind @ ("wdl" | "dtm")) if args.len() >= 3 => {
             let positions = read_positions(&args[2])?;
-            let tb = Tablebase::open(&args[1])?;
+            let tb = Tablebase::open(&args[1]).map_err(|e| e.to_string())?;
             let n = positions.len().max(1) as f64;
             if kind == "wdl" {
                 let mut answers = vec![0u8; positions.len()];

@@ -300,7 +300,7 @@ mod tests {
             .collect();
         let mut tb = Tablebase::new();
         for m in plan(&targets, &tb) {
-            let report = generate(m, &tb, dir.path(), &Silent).unwrap();
+            let report = generate(m, &tb, dir.path(), &Default::default(), &Silent).unwrap();
             tb.add_file(&report.path).unwrap();
         }
         mates_in_table_distance(&tb, "KQvK", 20);

@@ -71,19 +71,45 @@
 //! 1,144 MiB solving (model 1,157 MiB; 1,373 MiB before: pages of the solution are touched
 //! part by part, so its peak comes with the last parts). The estimate adds 5%.
 
+pub use crate::atomic_file::remove_stale_temporaries;
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
-use crate::probe::{schedule_for_building, LoadedTables, Tablebase};
-use crate::retro::{
-    combine_stats, count_side, fifty, ChessGame, LossSearch, Observer, PartByPart, Solution,
-    TableStats,
+use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
+use crate::progress::Observer;
+use crate::retro::{fifty, ChessGame, LossSearch, PartByPart, Solution};
+use crate::table::{
+    combine_stats, count_side, write_table_sides, TableError, TableStats, WriteOptions,
 };
-use crate::table::{write_table_sides, WriteOptions};
+use crate::threads::Threads;
 use crate::value::Dtm;
 use crate::zeroed::give_back_free_memory;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Why a table could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    /// A table its conversions lead to is not open.
+    #[error("cannot build {material}: sub-table {sub} is missing")]
+    MissingSubTable {
+        /// The table to build.
+        material: Material,
+        /// The sub-table missing.
+        sub: Material,
+    },
+    /// A sub-table could not be read (the error names the file at fault).
+    #[error("cannot build {material}: {source}")]
+    SubTable {
+        /// The table to build.
+        material: Material,
+        /// What failed.
+        source: ProbeError,
+    },
+    /// The table could not be written.
+    #[error(transparent)]
+    Write(#[from] TableError),
+}
 
 /// What one generated table cost and gave.
 #[derive(Clone, Debug)]
@@ -185,26 +211,44 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     }
 }
 
-/// Builds the table of `material` (canonical) into `dir`, reading its sub-tables from `tb`.
+/// How a table is built.
+#[derive(Clone, Debug, Default)]
+pub struct GenOptions {
+    /// Threads solving and compressing.
+    pub threads: Threads,
+}
+
+/// Builds the table of `material` (canonical) into `dir`, reading its sub-tables from `tb`,
+/// on `opts.threads` threads.
 pub fn generate(
     material: Material,
     tb: &Tablebase,
     dir: &Path,
+    opts: &GenOptions,
     observer: &dyn Observer,
-) -> Result<Report, String> {
+) -> Result<Report, GenError> {
+    opts.threads
+        .run(|| generate_in_pool(material, tb, dir, observer))
+}
+
+/// `generate`, in the pool of its threads.
+fn generate_in_pool(
+    material: Material,
+    tb: &Tablebase,
+    dir: &Path,
+    observer: &dyn Observer,
+) -> Result<Report, GenError> {
     let material = material.canonical();
     for sub in material.subtables() {
         if tb.table(&sub).is_none() {
-            return Err(format!(
-                "cannot build {material}: sub-table {sub} is missing"
-            ));
+            return Err(GenError::MissingSubTable { material, sub });
         }
     }
     let start = Instant::now();
     let index = TableIndex::new(material);
     let indices = 2 * index.size();
-    let mut loaded = LoadedTables::for_building(tb, material, observer)
-        .map_err(|e| format!("cannot build {material}: {e}"))?;
+    let sub_table = |source| GenError::SubTable { material, source };
+    let mut loaded = LoadedTables::for_building(tb, material, observer).map_err(sub_table)?;
     // Decoded: the files' pages and the decoders' memory need not count against the
     // solve's and writer's peaks.
     tb.release_pages();
@@ -224,7 +268,7 @@ pub fn generate(
         parts.solve_next(&game, observer);
         rule.class_part(&game, &mut parts, observer);
         if let Some(e) = game.take_error() {
-            return Err(format!("cannot build {material}: {e}"));
+            return Err(sub_table(e));
         }
         drop(game);
         loaded.release_unread(material, promoting[k + 1]);
@@ -285,7 +329,7 @@ fn promoting_from(index: &TableIndex, parts: &[Range<u64>]) -> Vec<[bool; 2]> {
 }
 
 /// Peak resident set size of this process (Linux), or 0.
-pub fn peak_memory() -> u64 {
+fn peak_memory() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
@@ -296,31 +340,4 @@ pub fn peak_memory() -> u64 {
             })
         })
         .map_or(0, |kb| kb * 1024)
-}
-
-/// Deletes the temporary files that killed runs left in `dir` (`.NAME.rbt.PID.tmp` whose
-/// process is gone) and returns how many; a file of a live process is left alone.
-pub fn remove_stale_temporaries(dir: &Path) -> usize {
-    // Without /proc (not Linux) liveness is unknown: keep everything.
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    if !Path::new("/proc/self").exists() {
-        return 0;
-    }
-    entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-            let pid = name.as_deref().and_then(|n| {
-                let rest = n.strip_prefix('.')?.strip_suffix(".tmp")?;
-                let (_, pid) = rest.rsplit_once('.')?;
-                pid.parse::<u32>().ok()
-            });
-            pid.is_some_and(|pid| {
-                pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
-            })
-        })
-        .filter(|p| std::fs::remove_file(p).is_ok())
-        .count()
 }

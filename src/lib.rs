@@ -1,8 +1,97 @@
-//! retrobook: parallel retrograde analysis into distance-to-mate endgame tables, and a library
-//! to probe them.
+//! retrobook: parallel retrograde analysis into distance-to-mate endgame tables, opening
+//! books mined from game archives, exact values of game graphs with repetitions, and a
+//! library (Rust and C) that engines link to probe the tables and books.
 //!
-//! Data flows one way: rules ([`chess`]) -> material and index ([`material`], [`index`]) ->
-//! solver ([`retro`]) -> table files ([`table`]) -> probing ([`probe`]).
+//! The house: a base floor of rules ([`chess`]), values ([`value`]), progress ([`progress`])
+//! and thread counts ([`Threads`]); the tables wing as a straight stack, material and index
+//! ([`material`], [`index`]) -> solver ([`retro`]) -> table files and their statistics
+//! ([`table`]) -> probing ([`probe`]) -> building ([`generate`]); the books wing
+//! ([`book`]); repetitions and path-dependent values ([`ghi`]); the C ABI ([`capi`]). Data
+//! flows one way, and every fallible entry point returns a typed error that names the
+//! file, line or position at fault.
+//!
+//! # Tables
+//!
+//! Build a table and its sub-tables, then probe it (each parallel entry point runs on the
+//! threads it is given):
+//!
+//! ```
+//! use retrobook::generate::{generate, plan, GenOptions};
+//! use retrobook::progress::Silent;
+//! use retrobook::{Dtm, Tablebase, Threads, Wdl};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let opts = GenOptions { threads: Threads::new(2) };
+//! let mut tb = Tablebase::new();
+//! for material in plan(&["KRvK".parse()?], &tb) {
+//!     let report = generate(material, &tb, dir.path(), &opts, &Silent)?;
+//!     tb.add_file(&report.path)?;
+//! }
+//! let pos = "8/8/8/8/8/3k4/8/K1R5 w - - 0 1".parse()?;
+//! assert_eq!(tb.probe_wdl(&pos)?, Wdl::Win);
+//! assert!(matches!(tb.probe_dtm(&pos)?, Dtm::Win(_)));
+//! // Tables already built are opened by folder: `Tablebase::open("tables")`.
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Books
+//!
+//! Count the games of a PGN archive (plain or `.zst`) into a book, then probe it:
+//!
+//! ```
+//! use retrobook::book::{build, Book, BuildOptions};
+//! use retrobook::chess::Position;
+//! use retrobook::progress::Silent;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let archive = dir.path().join("games.pgn");
+//! std::fs::write(&archive, "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n\
+//!                           [Result \"1/2-1/2\"]\n\n1. e4 c5 1/2-1/2\n")?;
+//! let out = dir.path().join("book.rbb");
+//! let summary = build(&[archive], &out, &BuildOptions::default(), &Silent)?;
+//! assert_eq!(summary.games_used, 2);
+//! let answer = Book::open(&out)?.probe(&Position::start());
+//! assert_eq!((answer.games, answer.moves.len()), (2, 1)); // 1. e4 twice
+//! assert_eq!(answer.moves[0].entry.win, 1);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Repetitions
+//!
+//! Exact values of a game graph whose repetitions end the game by a rule, and whether a
+//! value depends on the path that reached the node:
+//!
+//! ```
+//! use retrobook::ghi::{solve, Graph, Value};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let g = Graph::parse(
+//!     "node a max\nnode b min\nnode l loss\n\
+//!      edge a b\nedge b a\nedge b l\nrepetition draw\n",
+//! )?;
+//! let s = solve(&g);
+//! let a = g.node("a").expect("named");
+//! // From an empty history max loses at a; reached through b, a's only move repeats b
+//! // and draws: a's value holds on some paths only, and is marked so.
+//! assert_eq!((s.values[a], s.path_dependent[a]), (Value::Loss, true));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # From C
+//!
+//! `include/retrobook.h` declares the C ABI ([`capi`]); `tests/c/probe.c` is a complete
+//! program, built and run by the test suite:
+//!
+//! ```c
+//! RbTablebase *tb = rb_open("tables");
+//! int32_t wdl = rb_probe_wdl_fen(tb, "8/8/8/8/8/3k4/8/K1R5 w - - 0 1"); /* RB_WIN */
+//! rb_close(tb);
+//! ```
 
 #![warn(missing_docs)]
 
@@ -13,15 +102,19 @@ pub mod retro;
 pub mod value;
 
 pub use value::{Dtm, Wdl, Wdl5};
+mod atomic_file;
 pub mod book;
 pub mod capi;
 pub mod generate;
 pub mod ghi;
 mod prefetch;
 pub mod probe;
+pub mod progress;
 pub mod table;
 #[cfg(test)]
 mod testing;
+mod threads;
 mod zeroed;
 
 pub use probe::{ProbeError, Tablebase};
+pub use threads::Threads;

@@ -10,8 +10,7 @@
 mod common;
 
 use common::{run, run_ok};
-use retrobook::book::build::NoProgress;
-use retrobook::book::{backup, build, Book, BookWriter, BuildOptions, Entry};
+use retrobook::book::{backup, build, Book, BookError, BookWriter, BuildOptions, Entry};
 use retrobook::retro::Silent;
 use shakmaty::san::San;
 use shakmaty::zobrist::Zobrist64;
@@ -206,7 +205,7 @@ fn build_book(dir: &Path, name: &str, pgn: &str) -> PathBuf {
     let archive = dir.join(format!("{name}.pgn"));
     std::fs::write(&archive, pgn).unwrap();
     let out = dir.join(format!("{name}.rbb"));
-    build(&[archive], &out, &BuildOptions::default(), &NoProgress).unwrap();
+    build(&[archive], &out, &BuildOptions::default(), &Silent).unwrap();
     out
 }
 
@@ -426,7 +425,7 @@ fn the_sample_archive_backs_up_in_range_and_consistently() {
     let dir = tempfile::tempdir().unwrap();
     let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("books/masters-3000.pgn.zst");
     let path = dir.path().join("sample.rbb");
-    build(&[archive], &path, &BuildOptions::default(), &NoProgress).unwrap();
+    build(&[archive], &path, &BuildOptions::default(), &Silent).unwrap();
     let s = backup(&path, 1, &Silent).unwrap();
     let book = Book::open(&path).unwrap();
     assert!(book.backed_up());
@@ -509,7 +508,11 @@ fn a_failed_rewrite_leaves_the_old_book() {
         .join(format!(".book.rbb.{}.tmp", std::process::id()));
     std::fs::create_dir(&blocker).unwrap();
     let err = backup(&path, 1, &Silent).unwrap_err();
-    assert!(err.contains("book.rbb"), "{err}");
+    assert!(
+        matches!(&err, BookError::Io { path: p, .. } if *p == path),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("book.rbb"), "{err}");
     assert!(std::fs::read(&path).unwrap() == before);
     std::fs::remove_dir(&blocker).unwrap();
     backup(&path, 1, &Silent).unwrap();

@@ -90,7 +90,7 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
         .collect();
     let mut tb = Tablebase::new();
     for m in plan(&targets, &tb) {
-        let report = generate(m, &tb, tables.path(), &Silent).unwrap();
+        let report = generate(m, &tb, tables.path(), &Default::default(), &Silent).unwrap();
         tb.add_file(&report.path).unwrap();
     }
 

@@ -6,8 +6,9 @@
 use retrobook::index::TableIndex;
 use retrobook::material::Material;
 use retrobook::probe::LoadedTables;
-use retrobook::retro::{solve, ChessGame, Silent, TableStats};
+use retrobook::retro::{solve, ChessGame, Silent};
 use retrobook::table::values::dtm_value;
+use retrobook::table::TableStats;
 use retrobook::table::{write_table, DtmMoves, TableFile, WriteOptions};
 use retrobook::value::LongDistances;
 use retrobook::{Dtm, Tablebase};

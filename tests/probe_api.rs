@@ -43,7 +43,7 @@ fn tables() -> (tempfile::TempDir, Tablebase) {
     let mut tb = Tablebase::new();
     let targets: Vec<Material> = vec!["KRvK".parse().unwrap(), "KPvK".parse().unwrap()];
     for m in plan(&targets, &tb) {
-        let report = generate(m, &tb, dir.path(), &Silent).unwrap();
+        let report = generate(m, &tb, dir.path(), &Default::default(), &Silent).unwrap();
         tb.add_file(&report.path).unwrap();
     }
     (dir, tb)
@@ -74,11 +74,11 @@ fn probes_and_errors() {
     );
     assert!(matches!(
         tb.probe_dtm_fen("not a fen"),
-        Err(ProbeError::InvalidFen(_))
+        Err(ProbeError::InvalidFen { fen, .. }) if fen == "not a fen"
     ));
     assert!(matches!(
         tb.probe_dtm_fen("7k/8/8/8/8/8/8/KQQ5 w - - 0 1"),
-        Err(ProbeError::MissingTable(_))
+        Err(ProbeError::MissingTable(m)) if m.to_string() == "KQQvK"
     ));
     assert!(matches!(
         tb.probe_dtm_fen("r3k3/8/8/8/8/8/8/4K3 b q - 0 1"),

@@ -9,7 +9,8 @@ use retrobook::chess::{Color, Position};
 use retrobook::generate::{generate, plan};
 use retrobook::material::Material;
 use retrobook::retro::Silent;
-use retrobook::table::TableFile;
+use retrobook::table::codec::StreamError;
+use retrobook::table::{FileFault, TableError, TableFile};
 use retrobook::{ProbeError, Tablebase};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -21,7 +22,7 @@ fn built() -> &'static Path {
         let dir = tempfile::tempdir().unwrap();
         let mut tb = Tablebase::new();
         for m in plan(&["KRvKN".parse().unwrap()], &tb) {
-            let report = generate(m, &tb, dir.path(), &Silent).unwrap();
+            let report = generate(m, &tb, dir.path(), &Default::default(), &Silent).unwrap();
             tb.add_file(&report.path).unwrap();
         }
         dir
@@ -61,6 +62,11 @@ fn refused(dir: &Path, path: &Path, needle: &str) {
         Ok(_) => panic!("{} opened", path.display()),
         Err(e) => e,
     };
+    assert!(
+        matches!(&err, TableError::Refused { path: p, .. } if p == path),
+        "{err:?}"
+    );
+    let err = err.to_string();
     assert!(err.contains("KRvKN.rbt") && err.contains(needle), "{err}");
     let out = run(&["info", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -125,6 +131,17 @@ fn an_older_format_is_refused_with_a_hint_to_regenerate() {
     let err = TableFile::open(&path)
         .err()
         .expect("a version-2 file is refused");
+    assert!(
+        matches!(
+            err,
+            TableError::Refused {
+                fault: FileFault::Version { found: 2, .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = err.to_string();
     assert!(
         err.contains("KBvK.rbt") && err.contains("version 2") && err.contains("regenerate"),
         "{err}"
@@ -192,6 +209,17 @@ fn some_fail_none_lie<T: PartialEq + std::fmt::Debug>(
                 answered += 1;
             }
             Err(ProbeError::Table(e)) => {
+                assert!(
+                    matches!(
+                        &e,
+                        TableError::Block {
+                            block: StreamError::Checksum(_),
+                            ..
+                        }
+                    ),
+                    "{e:?}"
+                );
+                let e = e.to_string();
                 assert!(
                     e.contains("KRvKN.rbt") && e.contains("block") && e.contains("checksum"),
                     "{e}"

@@ -26,12 +26,15 @@
 //! Not here: choosing moves by the values (probing reads them back), or any statistics of
 //! its own (the values come from the book's counts).
 
-use super::file::{Backup, Book, BookWriter, Entry};
+use super::error::BookError;
+use super::format::{Backup, Entry};
 use super::polyglot_key::polyglot_key;
 use super::polyglot_move::decode_move;
+use super::reader::Book;
+use super::writer::BookWriter;
 use crate::chess::{Color, Position};
 use crate::ghi::{solve_with, Kind, Moves};
-use crate::retro::Observer;
+use crate::progress::Observer;
 use std::path::Path;
 use std::time::Instant;
 
@@ -151,13 +154,13 @@ struct BookGraph {
 
 /// Walks the book from the start position (depth first, in the book's move order), noting
 /// where every move with at least `min_games` games leads.
-fn walk(book: &Book, min_games: u32, progress: &dyn Observer) -> Result<BookGraph, String> {
+fn walk(book: &Book, min_games: u32, progress: &dyn Observer) -> Result<BookGraph, BookError> {
     let n = book.len();
     if n >= LEAF as usize {
-        return Err(format!(
-            "{}: {n} entries, more than a back-up can number",
-            book.path().display()
-        ));
+        return Err(BookError::TooLarge {
+            path: book.path().to_path_buf(),
+            entries: n as u64,
+        });
     }
     // Keys and own entries of the positions, and the move codes of their entries in a dense
     // copy (0 for entries of keys without an own entry): the walk reads them in random order.
@@ -237,7 +240,7 @@ pub fn backup(
     path: &Path,
     min_games: u32,
     progress: &dyn Observer,
-) -> Result<BackupSummary, String> {
+) -> Result<BackupSummary, BookError> {
     let clock = Instant::now();
     let book = Book::open(path)?;
     let g = walk(&book, min_games, progress)?;
@@ -299,7 +302,7 @@ pub fn backup(
     // Rewrite: every entry of a reached position gets the value of where it leads, for the
     // position's side to move.
     progress.pass("write", book.len() as u64);
-    let fail = |e: std::io::Error| format!("{}: {e}", path.display());
+    let fail = |e| BookError::io(path, e);
     let mut writer = BookWriter::create(path).map_err(fail)?;
     let written = (|| -> std::io::Result<u64> {
         let mut valued = 0;

@@ -11,16 +11,21 @@
 //! when a pawn stands ready to take). Every move of a game is checked, also past
 //! `--max-ply`, so a game with an illegal move anywhere is skipped whole.
 
-use super::file::{BookInfo, BookWriter, Entry, ENTRY_LEN};
-use super::pgn::{replay_from, start_position, PgnState, RawGame, Skipped};
+use super::error::BookError;
+use super::format::BookInfo;
+use super::pgn::{replay_from, start_position, PgnState, RawGame, SkipReason, Skipped};
 use super::pieces::{parse_in_order, PIECE};
 use super::polyglot_key::{polyglot_key, polyglot_key_after};
 use super::polyglot_move::encode_move;
 use super::records::{Batch, Record, Records, DRAW, LOSS, REPEATS, WIN};
+use super::runs::{merge_into, read_run, EntryStream, Runs};
+use super::writer::BookWriter;
 use crate::chess::{Color, Position, Role};
-use std::collections::{BTreeMap, BinaryHeap};
+use crate::progress::Observer;
+use crate::threads::Threads;
+use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -36,6 +41,8 @@ pub struct BuildOptions {
     pub min_elo: Option<u32>,
     /// Memory for entries before they are spilled to disk, in bytes.
     pub memory: usize,
+    /// Threads reading and counting games.
+    pub threads: Threads,
 }
 
 impl Default for BuildOptions {
@@ -45,6 +52,7 @@ impl Default for BuildOptions {
             min_games: 1,
             min_elo: None,
             memory: 1 << 30,
+            threads: Threads::PerCore,
         }
     }
 }
@@ -57,7 +65,7 @@ pub struct BuildSummary {
     /// Games that went into the book.
     pub games_used: u64,
     /// Games skipped, by reason: count and the first one's location (`file:line: detail`).
-    pub skipped: BTreeMap<String, (u64, String)>,
+    pub skipped: BTreeMap<SkipReason, (u64, String)>,
     /// Entries written.
     pub entries: u64,
     /// Book size in bytes.
@@ -67,7 +75,7 @@ pub struct BuildSummary {
 }
 
 impl BuildSummary {
-    fn skip(&mut self, reason: String, location: String) {
+    fn skip(&mut self, reason: SkipReason, location: String) {
         let e = self.skipped.entry(reason).or_insert((0, location));
         e.0 += 1;
     }
@@ -80,22 +88,6 @@ impl BuildSummary {
             e.0 += n;
         }
     }
-}
-
-/// Told how far a build has come.
-pub trait BuildProgress: Sync {
-    /// `bytes` more input bytes read (compressed bytes for compressed input).
-    fn bytes(&self, bytes: u64);
-    /// `n` more games done.
-    fn games(&self, n: u64);
-}
-
-/// Ignores progress.
-pub struct NoProgress;
-
-impl BuildProgress for NoProgress {
-    fn bytes(&self, _: u64) {}
-    fn games(&self, _: u64) {}
 }
 
 /// Counts the bytes read through it.
@@ -174,20 +166,20 @@ fn game_records(
     opts: &BuildOptions,
     out: &mut Vec<Record>,
     scratch: &mut Scratch,
-) -> Result<(), (String, String)> {
+) -> Result<(), (SkipReason, String)> {
     let written = result(raw);
     let Some(white) = white_score(written) else {
         let r = written.unwrap_or("none");
-        return Err((format!("unfinished or no result ({r})"), String::new()));
+        return Err((SkipReason::Unfinished(r.to_string()), String::new()));
     };
     if let Some(min) = opts.min_elo {
         if elo(raw, "WhiteElo").is_none_or(|e| e < min)
             || elo(raw, "BlackElo").is_none_or(|e| e < min)
         {
-            return Err(("below --min-elo".into(), String::new()));
+            return Err((SkipReason::BelowMinElo, String::new()));
         }
     }
-    let skipped = |s: Skipped| (s.reason.to_string(), format!("{}: {}", s.line, s.detail));
+    let skipped = |s: Skipped| (s.reason, format!("{}: {}", s.line, s.detail));
     let start = start_position(raw).map_err(skipped)?;
     let plies = raw.moves().len().min(opts.max_ply as usize);
     let Scratch {
@@ -276,110 +268,6 @@ fn game_records(
     Ok(())
 }
 
-/// A sorted stream of entries: a run file or a book.
-pub type EntryStream<'a> = Box<dyn Iterator<Item = io::Result<Entry>> + 'a>;
-
-/// Reads a run file written by `spill`.
-fn read_run(path: &Path) -> io::Result<EntryStream<'static>> {
-    let mut r = BufReader::with_capacity(1 << 16, File::open(path)?);
-    Ok(Box::new(std::iter::from_fn(move || {
-        let mut b = [0u8; ENTRY_LEN];
-        match r.read_exact(&mut b) {
-            Ok(()) => Some(Ok(Entry::from_bytes(&b))),
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => None,
-            Err(e) => Some(Err(e)),
-        }
-    })))
-}
-
-/// Merges sorted streams, summing equal (key, move) entries, into `writer`, leaving out
-/// entries with fewer than `min_games` games; returns the number written.
-pub fn merge_into(
-    streams: Vec<EntryStream<'_>>,
-    writer: &mut BookWriter,
-    min_games: u32,
-) -> io::Result<u64> {
-    let mut streams = streams;
-    let mut written = 0;
-    let mut emit = |e: Entry| -> io::Result<()> {
-        if e.games >= min_games {
-            writer.push(&e)?;
-            written += 1;
-        }
-        Ok(())
-    };
-    if streams.len() == 1 {
-        // Already sorted and summed: no heap needed.
-        for e in streams.pop().expect("one stream") {
-            emit(e?)?;
-        }
-        return Ok(written);
-    }
-    let mut heap = BinaryHeap::new();
-    for (i, s) in streams.iter_mut().enumerate() {
-        if let Some(e) = s.next() {
-            let e = e?;
-            heap.push(std::cmp::Reverse((e.key, e.mv, i, e)));
-        }
-    }
-    let mut current: Option<Entry> = None;
-    while let Some(std::cmp::Reverse((_, _, i, e))) = heap.pop() {
-        if let Some(next) = streams[i].next() {
-            let n = next?;
-            heap.push(std::cmp::Reverse((n.key, n.mv, i, n)));
-        }
-        match &mut current {
-            Some(c) if (c.key, c.mv) == (e.key, e.mv) => c.add(&e),
-            _ => {
-                if let Some(c) = current.replace(e) {
-                    emit(c)?;
-                }
-            }
-        }
-    }
-    if let Some(c) = current {
-        emit(c)?;
-    }
-    Ok(written)
-}
-
-/// Temporary run files next to the output, removed when dropped.
-struct Runs {
-    dir: PathBuf,
-    files: Vec<PathBuf>,
-}
-
-impl Runs {
-    fn new(out: &Path) -> Runs {
-        let name = out
-            .file_name()
-            .map_or("book".into(), |n| n.to_string_lossy());
-        Runs {
-            dir: out.with_file_name(format!(".{name}.runs.{}", std::process::id())),
-            files: Vec::new(),
-        }
-    }
-
-    /// Sorts and sums `records` and writes them as one more run, then empties it.
-    fn spill(&mut self, records: &mut Records) -> io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
-        let path = self.dir.join(format!("run-{}", self.files.len()));
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
-        for e in records.sort_and_sum(1) {
-            w.write_all(&e.to_bytes())?;
-        }
-        w.flush()?;
-        self.files.push(path);
-        Ok(())
-    }
-}
-
-impl Drop for Runs {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// Reads the games of `bytes` on from `state` (and the game under way, `at_end`): their
 /// records and what was read and skipped.
 fn read_games(
@@ -428,21 +316,39 @@ fn piece_size(archive: &Path, threads: usize) -> usize {
     per_thread.clamp(64 << 10, PIECE as u64) as usize
 }
 
-/// Builds the book `out` from `archives`.
+/// Builds the book `out` from `archives`, on `opts.threads` threads.
 pub fn build(
     archives: &[PathBuf],
     out: &Path,
     opts: &BuildOptions,
-    progress: &dyn BuildProgress,
-) -> Result<BuildSummary, String> {
+    progress: &dyn Observer,
+) -> Result<BuildSummary, BookError> {
+    opts.threads
+        .run(|| build_in_pool(archives, out, opts, progress))
+}
+
+/// `build`, in the pool of its threads.
+fn build_in_pool(
+    archives: &[PathBuf],
+    out: &Path,
+    opts: &BuildOptions,
+    progress: &dyn Observer,
+) -> Result<BuildSummary, BookError> {
     let mut summary = BuildSummary::default();
     let mut records = Records::default();
     let mut runs = Runs::new(out);
     // A quarter of the budget for records: summing them into entries (32 bytes for 16) can
     // take up to twice that more while they are freed.
     let limit = (opts.memory / 4).max(1 << 20);
-    let io_fail = |what: &Path, e: io::Error| format!("{}: {e}", what.display());
+    let io_fail = |what: &Path, e: io::Error| BookError::io(what, e);
     let threads = rayon::current_num_threads();
+    // Steps are input bytes as read (compressed bytes for compressed input); 0 for stdin.
+    let total = archives
+        .iter()
+        .filter_map(|a| std::fs::metadata(a).ok())
+        .map(|m| m.len())
+        .sum();
+    progress.pass("reading games", total);
     for archive in archives {
         let count = Arc::new(AtomicU64::new(0));
         let reader = open_archive(archive, count.clone()).map_err(|e| io_fail(archive, e))?;
@@ -454,11 +360,11 @@ pub fn build(
         };
         let finish = |mut state: PgnState| read_games(&mut state, &[], true, opts, &name);
         let mut accept = |(batch, s): (Batch, BuildSummary)| {
-            progress.games(s.games_read);
+            progress.items(s.games_read);
             summary.absorb(s);
             records.add(batch);
             let now = count.load(Relaxed);
-            progress.bytes(now - reported);
+            progress.advance(now - reported);
             reported = now;
             if records.bytes() >= limit {
                 runs.spill(&mut records)
@@ -478,7 +384,7 @@ pub fn build(
         )?;
         for (e, line) in read_error {
             summary.skip(
-                "archive unreadable from here on (the games before are kept)".into(),
+                SkipReason::ArchiveUnreadable,
                 format!("{name}: after line {line}: {e}"),
             );
         }

@@ -1,36 +1,38 @@
 //! Exact merge of books built from disjoint archives: counts are summed entry by entry, so
 //! merging is associative and commutative and equals building from all the games at once.
 
-use super::build::{merge_into, EntryStream};
-use super::file::{Book, BookInfo, BookWriter, Entry};
+use super::error::BookError;
+use super::format::{BookInfo, Entry};
+use super::reader::Book;
+use super::runs::{merge_into, EntryStream};
+use super::writer::BookWriter;
 use std::path::{Path, PathBuf};
 
 /// Merges `books` into `out`; returns the number of entries and the file size. Books must
 /// share `--max-ply` and keep every entry (`--min-games 1`), or the sum would not be exact.
-pub fn merge(books: &[PathBuf], out: &Path) -> Result<(u64, u64), String> {
+pub fn merge(books: &[PathBuf], out: &Path) -> Result<(u64, u64), BookError> {
     let opened: Vec<Book> = books.iter().map(Book::open).collect::<Result<_, _>>()?;
     let Some(first) = opened.first() else {
-        return Err("nothing to merge".into());
+        return Err(BookError::NothingToMerge);
     };
     let max_ply = first.info().max_ply;
     for b in &opened {
         if b.info().max_ply != max_ply {
-            return Err(format!(
-                "{}: built with --max-ply {}, {} with {max_ply}",
-                b.path().display(),
-                b.info().max_ply,
-                first.path().display()
-            ));
+            return Err(BookError::MaxPlyDiffers {
+                path: b.path().to_path_buf(),
+                found: b.info().max_ply,
+                first: first.path().to_path_buf(),
+                expected: max_ply,
+            });
         }
         if b.info().min_games > 1 {
-            return Err(format!(
-                "{}: built with --min-games {}, so its sums are incomplete; merge books built with --min-games 1",
-                b.path().display(),
-                b.info().min_games
-            ));
+            return Err(BookError::Incomplete {
+                path: b.path().to_path_buf(),
+                min_games: b.info().min_games,
+            });
         }
     }
-    let fail = |e: std::io::Error| format!("{}: {e}", out.display());
+    let fail = |e| BookError::io(out, e);
     let mut writer = BookWriter::create(out).map_err(fail)?;
     let streams: Vec<EntryStream<'_>> = opened
         .iter()

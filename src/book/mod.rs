@@ -4,7 +4,8 @@
 
 mod backup;
 pub mod build;
-mod file;
+mod error;
+mod format;
 mod merge;
 pub mod pgn;
 mod pieces;
@@ -12,12 +13,18 @@ pub mod polyglot;
 mod polyglot_key;
 pub(crate) mod polyglot_move;
 mod probe;
+mod reader;
 mod records;
+mod runs;
+mod writer;
 
 pub use backup::{backup, score_permille, BackupSummary};
 pub use build::{build, BuildOptions, BuildSummary};
-pub use file::{Backup, Book, BookInfo, BookWriter, Entry};
+pub use error::{BookError, BookFault};
+pub use format::{Backup, BookInfo, Entry};
 pub use merge::merge;
 pub use polyglot_key::polyglot_key;
 pub use polyglot_move::{decode_move, encode_move};
 pub use probe::{BookAnswer, BookMove};
+pub use reader::Book;
+pub use writer::BookWriter;

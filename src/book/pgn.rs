@@ -386,6 +386,12 @@ pub enum SkipReason {
     BadFen,
     /// A move that is not legal or not readable.
     BadMove,
+    /// No result, or `*` (the result tag's text is given).
+    Unfinished(String),
+    /// A player rated below `--min-elo`, or unrated.
+    BelowMinElo,
+    /// The archive could not be read on from here (the games before it are kept).
+    ArchiveUnreadable,
 }
 
 impl std::fmt::Display for SkipReason {
@@ -394,6 +400,11 @@ impl std::fmt::Display for SkipReason {
             SkipReason::Variant(v) => write!(f, "variant {v}"),
             SkipReason::BadFen => f.write_str("unreadable FEN tag"),
             SkipReason::BadMove => f.write_str("illegal or unreadable move"),
+            SkipReason::Unfinished(r) => write!(f, "unfinished or no result ({r})"),
+            SkipReason::BelowMinElo => f.write_str("below --min-elo"),
+            SkipReason::ArchiveUnreadable => {
+                f.write_str("archive unreadable from here on (the games before are kept)")
+            }
         }
     }
 }

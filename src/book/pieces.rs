@@ -123,15 +123,15 @@ struct Parsed<T> {
 /// from the last state (a game under way at the end). A read error ends the input: the
 /// error goes to `accept_error` with the line it happened after, and what was read before
 /// it is kept.
-pub fn parse_in_order<T: Send>(
+pub fn parse_in_order<T: Send, E>(
     input: Box<dyn Read + Send + '_>,
     threads: usize,
     piece: usize,
     work: &Work<'_, T>,
     finish: &dyn Fn(PgnState) -> T,
-    accept: &mut dyn FnMut(T) -> Result<(), String>,
+    accept: &mut dyn FnMut(T) -> Result<(), E>,
     accept_error: &mut dyn FnMut(io::Error, u64),
-) -> Result<(), String> {
+) -> Result<(), E> {
     let stop = AtomicBool::new(false);
     let (piece_tx, piece_rx) = sync_channel::<(Piece, Option<io::Error>)>(threads * 2);
     let piece_rx = Mutex::new(piece_rx);
@@ -176,7 +176,7 @@ pub fn parse_in_order<T: Send>(
             });
         }
         drop(done_tx);
-        let mut take_in_order = || -> Result<(), String> {
+        let mut take_in_order = || -> Result<(), E> {
             let mut waiting = std::collections::BTreeMap::new();
             let mut next = 0;
             let mut carry: Option<PgnState> = None;
@@ -263,7 +263,7 @@ mod tests {
             &finish,
             &mut |games| {
                 all.extend(games);
-                Ok(())
+                Ok::<(), std::convert::Infallible>(())
             },
             &mut |e, _| panic!("{e}"),
         )

@@ -8,7 +8,10 @@
 //! by the same factor (rounded up), so their order is kept. Moves of weight 0 (lost in every
 //! game) are left out, as Polyglot readers never play them.
 
-use super::file::{Book, Entry};
+use super::error::{BookError, BookFault};
+use super::format::Entry;
+use super::reader::Book;
+use crate::atomic_file::AtomicFile;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -82,40 +85,29 @@ pub fn position_entries(moves: &[Entry]) -> Vec<PolyglotEntry> {
 /// Writes `book` as a Polyglot `.bin` at `out` (under a temporary name, renamed when
 /// complete); returns the number of entries.
 pub fn export(book: &Book, out: &Path) -> io::Result<u64> {
-    let name = out
-        .file_name()
-        .map_or("book".into(), |n| n.to_string_lossy());
-    let tmp = out.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| -> io::Result<u64> {
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        let mut count = 0;
-        let mut group: Vec<Entry> = Vec::new();
-        let mut flush = |group: &mut Vec<Entry>, w: &mut BufWriter<File>| -> io::Result<()> {
-            for p in position_entries(group) {
-                w.write_all(&p.to_bytes())?;
-                count += 1;
-            }
-            group.clear();
-            Ok(())
-        };
-        for e in book.iter() {
-            if group.first().is_some_and(|g| g.key != e.key) {
-                flush(&mut group, &mut w)?;
-            }
-            if e.mv != 0 {
-                group.push(e);
-            }
+    let mut file = AtomicFile::create(out)?;
+    let w = file.writer();
+    let mut count = 0;
+    let mut group: Vec<Entry> = Vec::new();
+    let mut flush = |group: &mut Vec<Entry>, w: &mut BufWriter<File>| -> io::Result<()> {
+        for p in position_entries(group) {
+            w.write_all(&p.to_bytes())?;
+            count += 1;
         }
-        flush(&mut group, &mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, out)?;
-        Ok(count)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        group.clear();
+        Ok(())
+    };
+    for e in book.iter() {
+        if group.first().is_some_and(|g| g.key != e.key) {
+            flush(&mut group, w)?;
+        }
+        if e.mv != 0 {
+            group.push(e);
+        }
     }
-    result
+    flush(&mut group, w)?;
+    file.finish()?;
+    Ok(count)
 }
 
 /// A Polyglot book read into memory.
@@ -126,21 +118,23 @@ pub struct PolyglotBook {
 impl PolyglotBook {
     /// Reads a `.bin` file; errors name the file (a size that is not a multiple of 16, or
     /// keys out of order).
-    pub fn open(path: &Path) -> Result<PolyglotBook, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn open(path: &Path) -> Result<PolyglotBook, BookError> {
+        let bytes = std::fs::read(path).map_err(|e| BookError::io(path, e))?;
+        let refused = |fault| BookError::Refused {
+            path: path.to_path_buf(),
+            fault,
+        };
         if bytes.len() % 16 != 0 {
-            return Err(format!(
-                "{}: {} bytes, not a whole number of 16-byte Polyglot entries",
-                path.display(),
-                bytes.len()
-            ));
+            return Err(refused(BookFault::PolyglotLength {
+                len: bytes.len() as u64,
+            }));
         }
         let entries: Vec<PolyglotEntry> = bytes
             .chunks_exact(16)
             .map(PolyglotEntry::from_bytes)
             .collect();
         if entries.windows(2).any(|w| w[0].key > w[1].key) {
-            return Err(format!("{}: entries not sorted by key", path.display()));
+            return Err(refused(BookFault::Unsorted));
         }
         Ok(PolyglotBook { entries })
     }

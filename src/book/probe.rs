@@ -1,9 +1,10 @@
 //! Book answers for a position: its moves with statistics, best first by a goodness that
 //! accounts for the sample size (the Wilson lower bound of the score).
 
-use super::file::{Backup, Book, Entry};
+use super::format::{Backup, Entry};
 use super::polyglot_key::polyglot_key;
 use super::polyglot_move::decode_move;
+use super::reader::Book;
 use crate::chess::{Move, Position};
 
 /// One book move of a position.

@@ -1,7 +1,7 @@
 //! Records: one game's contribution to one book entry, before counts are summed. A build
 //! gathers them in memory, then sorts them by (key, move) and sums equal ones into entries.
 
-use super::file::Entry;
+use super::format::Entry;
 use rayon::prelude::*;
 
 /// One game's contribution to an entry, before counts are summed: 16 bytes instead of an

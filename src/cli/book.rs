@@ -1,14 +1,14 @@
 //! `retrobook book build | probe | merge | export | backup`.
 
+use super::args::threads_arg;
+use super::output::{runtime, say, usage, Failure};
 use super::progress;
-use crate::{runtime, say, set_threads, usage, Failure};
 use indicatif::ProgressBar;
-use retrobook::book::build::BuildProgress;
 use retrobook::book::{
     backup, build, Backup, BackupSummary, Book, BookAnswer, BuildOptions, BuildSummary,
 };
 use retrobook::chess::Position;
-use retrobook::retro::Observer;
+use retrobook::progress::Observer;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -20,11 +20,16 @@ pub const DEFAULT_BOOK: &str = "books/book.rbb";
 /// sizes are known.
 struct Bar(ProgressBar, AtomicU64);
 
-impl BuildProgress for Bar {
-    fn bytes(&self, n: u64) {
+impl Observer for Bar {
+    fn pass(&self, _: &str, total: u64) {
+        if total > 0 {
+            self.0.set_length(total);
+        }
+    }
+    fn advance(&self, n: u64) {
         self.0.inc(n);
     }
-    fn games(&self, n: u64) {
+    fn items(&self, n: u64) {
         let games = self.1.fetch_add(n, Relaxed) + n;
         self.0.set_message(games.to_string());
     }
@@ -34,7 +39,7 @@ fn summary_json(s: &BuildSummary, out: &Path) -> serde_json::Value {
     let skipped: serde_json::Map<String, serde_json::Value> = s
         .skipped
         .iter()
-        .map(|(reason, (n, first))| (reason.clone(), json!({"games": n, "first": first})))
+        .map(|(reason, (n, first))| (reason.to_string(), json!({"games": n, "first": first})))
         .collect();
     json!({
         "book": out.display().to_string(),
@@ -60,7 +65,10 @@ pub fn cmd_build(
             "book build needs at least one archive (or - for stdin)",
         ));
     }
-    set_threads(threads)?;
+    let opts = &BuildOptions {
+        threads: threads_arg(threads)?,
+        ..opts.clone()
+    };
     for a in archives {
         if a != Path::new("-") && !a.is_file() {
             return Err(runtime(format!("{}: no such archive", a.display())));
@@ -70,13 +78,8 @@ pub fn cmd_build(
         std::fs::create_dir_all(dir)
             .map_err(|e| runtime(format!("cannot create {}: {e}", dir.display())))?;
     }
-    let size: u64 = archives
-        .iter()
-        .filter_map(|a| std::fs::metadata(a).ok())
-        .map(|m| m.len())
-        .sum();
     let bar = progress::bar(
-        Some(size),
+        None,
         !json,
         "[{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}), {msg} games  {elapsed} elapsed, ETA {eta}",
     );

@@ -1,6 +1,6 @@
 //! `retrobook graph solve`.
 
-use crate::{runtime, say, Failure};
+use super::output::{runtime, say, Failure};
 use retrobook::ghi::{solve, Graph};
 use serde_json::json;
 use std::path::Path;

@@ -1,7 +1,10 @@
-//! Command-line handlers that are large enough to have their own file (the rest live in
-//! `main.rs`).
+//! The command line's parts: its grammar (`args`), what it prints (`output`), progress on
+//! stderr (`progress`, `plan`), and the commands of each wing (`tables`, `book`, `graph`).
 
+pub mod args;
 pub mod book;
 pub mod graph;
+pub mod output;
 pub mod plan;
 pub mod progress;
+pub mod tables;

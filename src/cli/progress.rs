@@ -1,9 +1,11 @@
 //! Progress bars on stderr: drawn only for an interactive terminal and never with `--json`,
 //! all in one style; plain lines, spaced in time, when stderr is a log file.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use retrobook::material::Material;
+use retrobook::progress::Observer;
 use std::io::IsTerminal;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Where bars draw: stderr when `show` and stderr is a terminal, else nowhere.
@@ -107,6 +109,92 @@ impl LogLines {
             s.pass,
             detail()
         ))
+    }
+}
+
+/// Progress on stderr: bars for an interactive terminal, lines for a log file.
+pub struct Bars {
+    pub multi: MultiProgress,
+    pub total: ProgressBar,
+    pub table: ProgressBar,
+    log: Option<LogLines>,
+    /// When the run is expected to end, as last estimated (none before an estimate).
+    end: Arc<Mutex<Option<Instant>>>,
+}
+
+impl Bars {
+    /// Bars (drawn when `show` and stderr is a terminal) for a run of `indices` indices in
+    /// all (the whole run's ETA is weighted by table size, not by table count).
+    pub fn new(show: bool, indices: u64) -> Bars {
+        let multi = MultiProgress::with_draw_target(target(show));
+        let total = multi.add(ProgressBar::new(indices));
+        let end = Arc::new(Mutex::new(None::<Instant>));
+        let expected = end.clone();
+        // Time left counts down from each table's estimate, between tables too.
+        let left = move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let Some(end) = *expected.lock().unwrap_or_else(|e| e.into_inner()) else {
+                return;
+            };
+            let _ = match end.checked_duration_since(Instant::now()) {
+                Some(d) => write!(w, ", about {} left", super::plan::duration(d.as_secs_f64())),
+                None => write!(w, ", past the estimate"),
+            };
+        };
+        total.set_style(
+            style(
+                "{prefix:>8} [{bar:30}] {percent:>3}% of {human_len} indices  {elapsed} elapsed, {msg}{left}",
+            )
+            .with_key("left", left),
+        );
+        total.set_prefix("all");
+        let table = multi.add(ProgressBar::new(1));
+        // Passes count steps of their own (levels, chunks): a rate of them means nothing.
+        table.set_style(style(
+            "{prefix:>8} [{bar:30}] {msg:<24} {elapsed:>4} on it, ETA {eta}",
+        ));
+        // The bars move between updates too: a long level or a long write still shows time.
+        total.enable_steady_tick(Duration::from_secs(1));
+        table.enable_steady_tick(Duration::from_secs(1));
+        Bars {
+            multi,
+            total,
+            table,
+            log: LogLines::new(show, Duration::from_secs(60)),
+            end,
+        }
+    }
+
+    /// Starts table `m`, the `i`-th of `n`, with `left` seconds expected left in the run.
+    pub fn start(&self, m: &Material, i: usize, n: usize, left: Option<f64>) {
+        self.table.set_prefix(m.to_string());
+        self.table.reset();
+        self.total.set_message(format!("table {i}/{n}"));
+        *self.end.lock().unwrap_or_else(|e| e.into_inner()) =
+            left.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+        if let Some(log) = &self.log {
+            log.start(&format!("{m} (table {i} of {n})"));
+        }
+    }
+}
+
+impl Observer for Bars {
+    fn pass(&self, name: &str, total: u64) {
+        self.table.set_length(total);
+        self.table.set_position(0);
+        self.table.reset_eta();
+        self.table.set_message(name.to_string());
+        if let Some(line) = self.log.as_ref().and_then(|l| l.pass_line(name)) {
+            eprintln!("{line}");
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        self.table.inc(n);
+        let Some(log) = &self.log else { return };
+        let steps = || (self.table.position(), self.table.length().unwrap_or(0));
+        if let Some(line) = log.progress_line(steps) {
+            eprintln!("{line}");
+        }
     }
 }
 

@@ -67,15 +67,25 @@ fn index_parts(index: &TableIndex) -> Vec<Part> {
 /// Bytes a layout takes in a file header.
 pub const LAYOUT_BYTES: usize = 8;
 
+/// Parts that are not each king and each piece group of a table exactly once.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("layout {parts:?} does not name every part once")]
+pub struct LayoutError {
+    /// The parts given.
+    pub parts: Vec<Part>,
+}
+
 impl Layout {
     /// The layout with `parts` in this order (most significant first); an error unless they
     /// name each king and each group of `index` exactly once.
-    pub fn new(index: &TableIndex, parts: &[Part]) -> Result<Layout, String> {
+    pub fn new(index: &TableIndex, parts: &[Part]) -> Result<Layout, LayoutError> {
         let expected = index_parts(index);
         let mut sorted = parts.to_vec();
         sorted.sort_by_key(|p| p.code());
         if sorted != expected {
-            return Err(format!("layout {parts:?} does not name every part once"));
+            return Err(LayoutError {
+                parts: parts.to_vec(),
+            });
         }
         let domain = white_king_domain(index.material().has_pawns());
         let mut white_king = [0u8; 64];
@@ -227,7 +237,7 @@ impl Layout {
     }
 
     /// The layout stored as `bytes` for a table of `index`.
-    pub fn from_bytes(index: &TableIndex, bytes: &[u8]) -> Result<Layout, String> {
+    pub fn from_bytes(index: &TableIndex, bytes: &[u8]) -> Result<Layout, LayoutError> {
         let parts: Vec<Part> = bytes
             .iter()
             .take_while(|&&c| c != 0xFF)

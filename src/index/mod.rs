@@ -23,7 +23,7 @@ mod divisor;
 mod layout;
 mod symmetry;
 
-pub use layout::{Layout, Part, LAYOUT_BYTES};
+pub use layout::{Layout, LayoutError, Part, LAYOUT_BYTES};
 pub use symmetry::{KingPairs, Symmetry};
 
 use crate::chess::{Bitboard, Color, Piece, Position, Role, Square};

@@ -1,34 +1,50 @@
 //! Why a probe has no answer.
 
-use std::fmt;
+use crate::chess::FenError;
+use crate::material::Material;
+use crate::table::TableError;
 
 /// Why a probe failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// No table of this material is open.
-    MissingTable(String),
+    #[error("no table for {0}")]
+    MissingTable(Material),
+    /// More pieces than any table holds.
+    #[error("no table for {material} ({} pieces)", material.pieces())]
+    TooManyPieces {
+        /// The position's material.
+        material: Material,
+    },
     /// The position has castling rights, which tables do not cover.
+    #[error("positions with castling rights are not in the tables")]
     Castling,
-    /// The position cannot arise in a game (the message says why).
-    IllegalPosition(String),
-    /// A table could not be opened or read (the message names the file and block).
-    Table(String),
+    /// The position cannot arise in a game.
+    #[error("illegal position: {0}")]
+    IllegalPosition(&'static str),
+    /// A table could not be opened or read (the error names the file and block).
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The WDL layers of the tables around a position contradict each other: one of them
+    /// is damaged, and the search cannot tell which.
+    #[error("the WDL layers disagree around {fen} (a table is corrupted)")]
+    Inconsistent {
+        /// The position, as FEN.
+        fen: String,
+    },
+    /// A build or a check asked for a position outside what it loaded: a fault of this
+    /// program, not of the tables.
+    #[error("{fen}: not among the positions loaded (internal error)")]
+    NotLoaded {
+        /// The position, as FEN.
+        fen: String,
+    },
     /// The FEN given could not be read.
-    InvalidFen(String),
+    #[error("invalid FEN {fen:?}: {}", error.0)]
+    InvalidFen {
+        /// The text given.
+        fen: String,
+        /// Why it is not a FEN.
+        error: FenError,
+    },
 }
-
-impl fmt::Display for ProbeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ProbeError::MissingTable(sig) => write!(f, "no table for {sig}"),
-            ProbeError::Castling => {
-                f.write_str("positions with castling rights are not in the tables")
-            }
-            ProbeError::IllegalPosition(why) => write!(f, "illegal position: {why}"),
-            ProbeError::Table(e) => f.write_str(e),
-            ProbeError::InvalidFen(e) => write!(f, "invalid FEN {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ProbeError {}

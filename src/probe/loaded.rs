@@ -9,14 +9,16 @@
 //! positions they reach (`Reach`).
 
 use super::en_passant::with_en_passant;
+use super::error::ProbeError;
 use super::sparse::{Piece, SparseBytes, PIECE_LOG};
 use super::tablebase::Tablebase;
 use crate::chess::{Bitboard, Color, MoveKind, MoveList, Position, Role};
 use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
-use crate::retro::{bit, ChessGame, Observer, Silent, SubTables};
+use crate::progress::{Observer, Silent};
+use crate::retro::{bit, ChessGame, SubTables};
 use crate::table::values::{dtm_value, DRAW, OR_CONVERSION};
-use crate::table::TableFile;
+use crate::table::{TableError, TableFile};
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
 use rayon::prelude::*;
 
@@ -359,7 +361,7 @@ pub fn schedule_for_building(tb: &Tablebase, material: Material) -> Schedule {
 impl<'a> LoadedTables<'a> {
     /// Decodes both sides of the tables of `materials` (canonical) that `tb` has open,
     /// and keeps what a one-ply search over them reads (`one_ply`, as `verify` runs it).
-    pub fn load(tb: &'a Tablebase, materials: &[Material]) -> Result<LoadedTables<'a>, String> {
+    pub fn load(tb: &'a Tablebase, materials: &[Material]) -> Result<LoadedTables<'a>, ProbeError> {
         let wanted: Vec<(Side, Reach)> = materials
             .iter()
             .filter(|m| tb.table(m).is_some())
@@ -378,7 +380,7 @@ impl<'a> LoadedTables<'a> {
         tb: &'a Tablebase,
         material: Material,
         observer: &dyn Observer,
-    ) -> Result<LoadedTables<'a>, String> {
+    ) -> Result<LoadedTables<'a>, ProbeError> {
         LoadedTables::run(tb, &schedule_for_building(tb, material), observer)
     }
 
@@ -387,7 +389,7 @@ impl<'a> LoadedTables<'a> {
         tb: &'a Tablebase,
         schedule: &Schedule,
         observer: &dyn Observer,
-    ) -> Result<LoadedTables<'a>, String> {
+    ) -> Result<LoadedTables<'a>, ProbeError> {
         observer.pass("loading sub-tables", schedule.indices());
         let mut loaded = LoadedTables {
             tables: Vec::new(),
@@ -395,7 +397,7 @@ impl<'a> LoadedTables<'a> {
         };
         for step in &schedule.steps {
             let (m, side) = step.side;
-            let table = tb.table(&m).ok_or_else(|| format!("no table for {m}"))?;
+            let table = tb.table(&m).ok_or(ProbeError::MissingTable(m))?;
             let at = loaded.at(&m).unwrap_or_else(|| {
                 let at = loaded.tables.len();
                 loaded.tables.push((m, [None, None]));
@@ -453,8 +455,8 @@ impl<'a> LoadedTables<'a> {
         reach: Reach,
         all_conversions: bool,
         observer: &dyn Observer,
-        value: impl Fn(u64, &Position, Wdl5, Option<(Dtm, Wdl5)>) -> Result<Dtm, String> + Sync,
-    ) -> Result<Decoded, String> {
+        value: impl Fn(u64, &Position, Wdl5, Option<(Dtm, Wdl5)>) -> Result<Dtm, ProbeError> + Sync,
+    ) -> Result<Decoded, ProbeError> {
         let codes = table.decode_wdl(side)?;
         let index = table.index();
         let turn = Color::from_index(side);
@@ -488,10 +490,11 @@ impl<'a> LoadedTables<'a> {
                             u64::from(class.is_cursed()) << (idx % 64);
                         let v = value(idx, &pos, class, conv)?;
                         if v.wdl() != class.wdl() {
-                            return Err(format!(
-                                "{}: the DTM and WDL layers disagree at {pos} (file corrupted)",
-                                table.path().display()
-                            ));
+                            return Err(TableError::Disagree {
+                                path: table.path().to_path_buf(),
+                                fen: pos.to_string(),
+                            }
+                            .into());
                         }
                         v
                     }
@@ -503,7 +506,7 @@ impl<'a> LoadedTables<'a> {
                 *slot = code;
             }
             observer.advance(values.len() as u64);
-            Ok::<_, String>(())
+            Ok::<_, ProbeError>(())
         };
         let n = index.size() as usize;
         let mut cursed = vec![0u64; n.div_ceil(64)];
@@ -538,7 +541,7 @@ impl<'a> LoadedTables<'a> {
                         words(p * per_piece, &mut values, cursed, &mut long)?;
                         Ok((Piece::squeeze(&values), long))
                     })
-                    .collect::<Result<_, String>>()?;
+                    .collect::<Result<_, ProbeError>>()?;
                 let (pieces, long): (Vec<Piece>, Vec<_>) = pieces.into_iter().unzip();
                 let sparse = SparseBytes::new(pieces);
                 (Values::Sparse(sparse), long.concat())
@@ -555,7 +558,7 @@ impl<'a> LoadedTables<'a> {
 
     /// The best conversion of `pos` by distance and, apart, by class under the 50-move rule
     /// (a capture or promotion restarts the count, so classes compare as they are).
-    fn conversions(&self, pos: &Position) -> Result<Option<(Dtm, Wdl5)>, String> {
+    fn conversions(&self, pos: &Position) -> Result<Option<(Dtm, Wdl5)>, ProbeError> {
         let mut list = MoveList::new();
         pos.conversion_moves(&mut list);
         let mut best: Option<(Dtm, Wdl5)> = None;
@@ -574,7 +577,7 @@ impl<'a> LoadedTables<'a> {
         table: &TableFile,
         reach: Reach,
         observer: &dyn Observer,
-    ) -> Result<Decoded, String> {
+    ) -> Result<Decoded, ProbeError> {
         let moves = table.decode_dtm()?;
         self.by_position(
             table,
@@ -602,15 +605,11 @@ impl<'a> LoadedTables<'a> {
         table: &TableFile,
         reach: Reach,
         observer: &dyn Observer,
-    ) -> Result<Decoded, String> {
+    ) -> Result<Decoded, ProbeError> {
         let stored = table.dtm_side();
         // It is read only where this side's positions reach (`Reach`).
-        let own = self.side_of(&table.material(), stored).ok_or_else(|| {
-            format!(
-                "{}: stored side not decoded before the other (internal error)",
-                table.path().display()
-            )
-        })?;
+        let own = (self.side_of(&table.material(), stored))
+            .expect("a schedule decodes the stored side before the other");
         let game = ChessGame::new(table.index().clone(), self);
         let side = 1 - stored;
         let decoded = self.by_position(table, side, reach, false, observer, |idx, pos, _, _| {
@@ -626,7 +625,7 @@ impl<'a> LoadedTables<'a> {
 
     /// The best value over the moves of `pos` (no en-passant right), each read from the
     /// loaded values; mate or stalemate without moves.
-    pub(crate) fn one_ply(&self, pos: &Position) -> Result<Dtm, String> {
+    pub(crate) fn one_ply(&self, pos: &Position) -> Result<Dtm, ProbeError> {
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
         if list.is_empty() {
@@ -650,7 +649,7 @@ impl<'a> LoadedTables<'a> {
     }
 
     /// The value of any position of these tables, en-passant right included.
-    pub fn dtm(&self, pos: &Position) -> Result<Dtm, String> {
+    pub fn dtm(&self, pos: &Position) -> Result<Dtm, ProbeError> {
         with_en_passant(pos, &|p| self.value(p), Dtm::back, Dtm::Draw)
     }
 
@@ -736,26 +735,28 @@ impl LoadedTables<'_> {
     /// The loaded table of `pos`'s material (any orientation): its place in `tables`, the
     /// table, and whether positions are colour-flipped to reach it; None for bare kings.
     #[inline]
-    fn find(&self, pos: &Position) -> Result<Option<Found<'_>>, String> {
+    fn find(&self, pos: &Position) -> Result<Option<Found<'_>>, ProbeError> {
         let material = Material::from_position(pos);
         let key = material.key();
         match self.keys.iter().find(|k| k.0 == key) {
             Some(&(_, at, table, flip)) => Ok(Some((at, table, flip))),
             None if material.is_bare_kings() => Ok(None),
-            None => Err(format!("{pos}: no table loaded for it (internal error)")),
+            None => Err(ProbeError::NotLoaded {
+                fen: pos.to_string(),
+            }),
         }
     }
 
     /// The decoded values and cursed bits of the table and side `pos` (any orientation)
     /// belongs to, and its index there; None for bare kings.
     #[inline]
-    fn slot(&self, pos: &Position) -> Result<Option<Slot<'_>>, String> {
+    fn slot(&self, pos: &Position) -> Result<Option<Slot<'_>>, ProbeError> {
         self.slot_in(self.find(pos)?, pos)
     }
 
     /// The value of `pos`, whose material's table `find` gave as `found`.
     #[inline]
-    fn value_in(&self, found: Option<Found<'_>>, pos: &Position) -> Result<Dtm, String> {
+    fn value_in(&self, found: Option<Found<'_>>, pos: &Position) -> Result<Dtm, ProbeError> {
         Ok(self
             .slot_in(found, pos)?
             .map_or(Dtm::Draw, |(d, idx)| d.value(idx)))
@@ -767,7 +768,7 @@ impl LoadedTables<'_> {
         &self,
         found: Option<Found<'_>>,
         pos: &Position,
-    ) -> Result<Option<Slot<'_>>, String> {
+    ) -> Result<Option<Slot<'_>>, ProbeError> {
         let Some((at, table, flip)) = found else {
             return Ok(None);
         };
@@ -780,34 +781,29 @@ impl LoadedTables<'_> {
             false => pos,
         };
         let side = p.turn().index();
-        let d = self.tables[at].1[side].as_ref().ok_or_else(|| {
-            format!(
-                "{}: side {side} not decoded (internal error)",
-                table.path().display()
-            )
-        })?;
+        let not_loaded = || ProbeError::NotLoaded {
+            fen: pos.to_string(),
+        };
+        let d = self.tables[at].1[side].as_ref().ok_or_else(not_loaded)?;
         if !d.reach.holds(p) {
-            return Err(format!(
-                "{pos}: not among the positions of {} decoded (internal error)",
-                table.path().display()
-            ));
+            return Err(not_loaded());
         }
-        let idx = table
-            .index()
-            .encode(p)
-            .ok_or_else(|| format!("{pos}: kings are adjacent"))?;
+        let idx =
+            (table.index().encode(p)).ok_or(ProbeError::IllegalPosition("kings are adjacent"))?;
         Ok(Some((d, idx)))
     }
 }
 
 impl SubTables for LoadedTables<'_> {
+    type Error = ProbeError;
+
     #[inline]
-    fn value(&self, pos: &Position) -> Result<Dtm, String> {
+    fn value(&self, pos: &Position) -> Result<Dtm, ProbeError> {
         self.value_in(self.find(pos)?, pos)
     }
 
     #[inline]
-    fn value50(&self, pos: &Position) -> Result<(Dtm, Wdl5), String> {
+    fn value50(&self, pos: &Position) -> Result<(Dtm, Wdl5), ProbeError> {
         Ok(match self.slot(pos)? {
             None => (Dtm::Draw, Wdl5::Draw),
             Some((d, idx)) => {
@@ -948,7 +944,14 @@ mod tests {
         let mut tb = Tablebase::new();
         for sig in ["KQvK", "KRvK", "KBvK", "KNvK"] {
             let m: Material = sig.parse().unwrap();
-            crate::generate::generate(m, &tb, dir.path(), &crate::retro::Silent).unwrap();
+            crate::generate::generate(
+                m,
+                &tb,
+                dir.path(),
+                &Default::default(),
+                &crate::retro::Silent,
+            )
+            .unwrap();
             tb = Tablebase::open(dir.path()).unwrap();
         }
         let m: Material = "KPvK".parse().unwrap();
@@ -970,7 +973,7 @@ mod tests {
         let value = loaded.value(&promoted).unwrap();
         assert_eq!(value, tb.probe_dtm(&promoted).unwrap());
         loaded.release_unread(m, [true, false]);
-        assert_eq!(loaded.value(&promoted), Ok(value));
+        assert_eq!(loaded.value(&promoted).ok(), Some(value));
         loaded.release_unread(m, [false, false]);
         assert!(loaded.value(&promoted).is_err());
         assert!(loaded

@@ -13,4 +13,4 @@ pub use cache::DEFAULT_CACHE_BYTES;
 pub use error::ProbeError;
 pub use loaded::{schedule_for_building, LoadedTables, Schedule};
 pub use tablebase::{RootMove, Tablebase};
-pub use verify::verify_table;
+pub use verify::{verify_table, Mismatch, VerifyError};

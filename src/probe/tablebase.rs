@@ -14,7 +14,7 @@ use crate::chess::{Move, MoveList, Position};
 use crate::index::Digits;
 use crate::material::{Material, MAX_PIECES};
 use crate::table::values::{code_wdl, dtm_value, wdl_rank, DRAW, OR_CONVERSION, WIN};
-use crate::table::{TableFile, EXTENSION};
+use crate::table::{TableError, TableFile, EXTENSION};
 use crate::value::{Dtm, Wdl, Wdl5};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -103,7 +103,7 @@ impl Tablebase {
     /// let pos = "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1".parse().unwrap();
     /// println!("{:?}", tb.probe_dtm(&pos));
     /// ```
-    pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, String> {
+    pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, TableError> {
         let mut tb = Tablebase::new();
         tb.add_dir(dir.as_ref())?;
         Ok(tb)
@@ -111,7 +111,7 @@ impl Tablebase {
 
     /// Opens every table file of several folders (a later folder's table of the same
     /// material replaces an earlier one).
-    pub fn open_all<P: AsRef<Path>>(dirs: &[P]) -> Result<Tablebase, String> {
+    pub fn open_all<P: AsRef<Path>>(dirs: &[P]) -> Result<Tablebase, TableError> {
         let mut tb = Tablebase::new();
         for d in dirs {
             tb.add_dir(d.as_ref())?;
@@ -120,7 +120,7 @@ impl Tablebase {
     }
 
     /// Adds every table file found in `dir`.
-    pub fn add_dir(&mut self, dir: &Path) -> Result<(), String> {
+    pub fn add_dir(&mut self, dir: &Path) -> Result<(), TableError> {
         match self.add_dir_lenient(dir)?.into_iter().next() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -129,9 +129,11 @@ impl Tablebase {
 
     /// Adds the table files of `dir` that open cleanly and returns one error line for each
     /// that does not (so that a builder can rebuild them). A missing folder is an error.
-    pub fn add_dir_lenient(&mut self, dir: &Path) -> Result<Vec<String>, String> {
-        let entries = std::fs::read_dir(dir)
-            .map_err(|e| format!("cannot read tables folder {}: {e}", dir.display()))?;
+    pub fn add_dir_lenient(&mut self, dir: &Path) -> Result<Vec<TableError>, TableError> {
+        let entries = std::fs::read_dir(dir).map_err(|source| TableError::Folder {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         let mut paths: Vec<_> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
@@ -149,7 +151,7 @@ impl Tablebase {
     }
 
     /// Opens one table file and adds it.
-    pub fn add_file(&mut self, path: &Path) -> Result<(), String> {
+    pub fn add_file(&mut self, path: &Path) -> Result<(), TableError> {
         let file = TableFile::open(path)?;
         let id = self.next_id;
         self.next_id += 1;
@@ -191,7 +193,7 @@ impl Tablebase {
         let entry = self
             .tables
             .get(&material.key())
-            .ok_or_else(|| ProbeError::MissingTable(material.to_string()))?;
+            .ok_or(ProbeError::MissingTable(material))?;
         Ok(Some((entry, pos)))
     }
 
@@ -204,7 +206,7 @@ impl Tablebase {
             .file
             .index()
             .digits(&pos)
-            .ok_or_else(|| ProbeError::IllegalPosition("kings are adjacent".into()))?;
+            .ok_or(ProbeError::IllegalPosition("kings are adjacent"))?;
         Ok(Some(Located {
             entry,
             side: pos.turn().index(),
@@ -223,11 +225,7 @@ impl Tablebase {
 
     #[inline]
     fn code_at(&self, pos: &Position, l: &Located) -> Result<u8, ProbeError> {
-        let c = l
-            .entry
-            .file
-            .wdl_code(l.side, &l.digits)
-            .map_err(ProbeError::Table)?;
+        let c = l.entry.file.wdl_code(l.side, &l.digits)?;
         if c < OR_CONVERSION {
             return Ok(c);
         }
@@ -254,14 +252,12 @@ impl Tablebase {
         if !pos.castling().is_empty() {
             return Err(ProbeError::Castling);
         }
-        pos.validate()
-            .map_err(|e| ProbeError::IllegalPosition(e.into()))?;
+        pos.validate().map_err(ProbeError::IllegalPosition)?;
         let pieces = pos.occupied().count();
         if pieces > MAX_PIECES {
-            return Err(ProbeError::MissingTable(format!(
-                "{} ({pieces} pieces)",
-                Material::from_position(pos)
-            )));
+            return Err(ProbeError::TooManyPieces {
+                material: Material::from_position(pos),
+            });
         }
         Ok(())
     }
@@ -323,7 +319,7 @@ impl Tablebase {
     /// stored number and the conversions.
     fn stored_dtm(&self, pos: &Position, l: &Located, wdl: Wdl) -> Result<Dtm, ProbeError> {
         let file = &l.entry.file;
-        let moves = file.dtm_moves(&l.digits).map_err(ProbeError::Table)?;
+        let moves = file.dtm_moves(&l.digits)?;
         let mut best = dtm_value(wdl, moves);
         let mut list = MoveList::new();
         pos.conversion_moves(&mut list);
@@ -333,10 +329,11 @@ impl Tablebase {
         }
         match best {
             Some(v) if v.wdl() == wdl => Ok(v),
-            _ => Err(ProbeError::Table(format!(
-                "{}: the DTM layer disagrees with the WDL layer at {pos} (file corrupted)",
-                file.path().display()
-            ))),
+            _ => Err(TableError::Disagree {
+                path: file.path().to_path_buf(),
+                fen: pos.to_string(),
+            }
+            .into()),
         }
     }
 
@@ -360,9 +357,9 @@ impl Tablebase {
         }
         match best {
             Some(v) if v.wdl() == wdl => Ok(v),
-            _ => Err(ProbeError::Table(format!(
-                "the WDL layers disagree around {pos} (a table is corrupted)"
-            ))),
+            _ => Err(ProbeError::Inconsistent {
+                fen: pos.to_string(),
+            }),
         }
     }
 
@@ -424,8 +421,10 @@ impl Tablebase {
 }
 
 fn parse_fen(fen: &str) -> Result<Position, ProbeError> {
-    fen.parse()
-        .map_err(|e| ProbeError::InvalidFen(format!("{fen:?}: {e}")))
+    fen.parse().map_err(|error| ProbeError::InvalidFen {
+        fen: fen.to_string(),
+        error,
+    })
 }
 
 #[cfg(test)]

@@ -77,11 +77,14 @@ impl Scratch {
 
 /// Values of positions outside the table being built (fewer pieces, or a pawn promoted).
 pub trait SubTables: Sync {
+    /// Why a value could not be read (the tables' own error: the solver only hands it on).
+    type Error: Send;
+
     /// The value of `pos` (no en-passant right, no castling) for its side to move.
-    fn value(&self, pos: &Position) -> Result<Dtm, String>;
+    fn value(&self, pos: &Position) -> Result<Dtm, Self::Error>;
 
     /// `value` with its class under the 50-move rule, the move count starting at zero.
-    fn value50(&self, pos: &Position) -> Result<(Dtm, Wdl5), String>;
+    fn value50(&self, pos: &Position) -> Result<(Dtm, Wdl5), Self::Error>;
 }
 
 /// A legal position of a table with its index, and its kings where index arithmetic
@@ -92,16 +95,16 @@ pub(super) struct Placed {
     steps: Option<(Square, Square)>,
 }
 
-/// One chess table as a game graph for the solver.
-pub struct ChessGame<'a> {
+/// One chess table as a game graph for the solver, its sub-tables failing with `E`.
+pub struct ChessGame<'a, E = std::convert::Infallible> {
     index: TableIndex,
-    subtables: &'a dyn SubTables,
-    error: Mutex<Option<String>>,
+    subtables: &'a (dyn SubTables<Error = E> + 'a),
+    error: Mutex<Option<E>>,
 }
 
-impl<'a> ChessGame<'a> {
+impl<'a, E: Send> ChessGame<'a, E> {
     /// The graph of `index`'s material, reading conversions from `subtables`.
-    pub fn new(index: TableIndex, subtables: &'a dyn SubTables) -> ChessGame<'a> {
+    pub fn new(index: TableIndex, subtables: &'a (dyn SubTables<Error = E> + 'a)) -> Self {
         ChessGame {
             index,
             subtables,
@@ -115,7 +118,7 @@ impl<'a> ChessGame<'a> {
     }
 
     /// The first sub-table failure met while solving, if any (the solution is then invalid).
-    pub fn take_error(&self) -> Option<String> {
+    pub fn take_error(&self) -> Option<E> {
         self.error.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
@@ -129,7 +132,7 @@ impl<'a> ChessGame<'a> {
     }
 
     /// `r`'s value, or `fallback` after noting the error for `take_error`.
-    fn or_note<T>(&self, r: Result<T, String>, fallback: T) -> T {
+    fn or_note<T>(&self, r: Result<T, E>, fallback: T) -> T {
         r.unwrap_or_else(|e| {
             self.error
                 .lock()
@@ -436,7 +439,7 @@ impl<'a> ChessGame<'a> {
     }
 }
 
-impl RetroGame for ChessGame<'_> {
+impl<E: Send> RetroGame for ChessGame<'_, E> {
     fn size(&self) -> u64 {
         self.index.size()
     }
@@ -526,10 +529,11 @@ pub(crate) struct AllDrawn;
 
 #[cfg(test)]
 impl SubTables for AllDrawn {
-    fn value(&self, _: &Position) -> Result<Dtm, String> {
+    type Error = std::convert::Infallible;
+    fn value(&self, _: &Position) -> Result<Dtm, Self::Error> {
         Ok(Dtm::Draw)
     }
-    fn value50(&self, _: &Position) -> Result<(Dtm, Wdl5), String> {
+    fn value50(&self, _: &Position) -> Result<(Dtm, Wdl5), Self::Error> {
         Ok((Dtm::Draw, Wdl5::Draw))
     }
 }

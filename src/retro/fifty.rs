@@ -41,9 +41,10 @@ use super::bits::AtomicBits;
 use super::chess::{ChessGame, Placed, Scratch};
 use super::packed::PackedSide;
 use super::solver::{
-    bit, bitmap, solve_alone, LossSearch, Observer, PartByPart, RetroGame, Solution, Successor,
+    bit, bitmap, solve_alone, LossSearch, PartByPart, RetroGame, Solution, Successor,
 };
 use crate::chess::{Bitboard, Move, MoveKind, MoveList, Role, Square};
+use crate::progress::Observer;
 use crate::value::{Dtm, Wdl, Wdl5};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -74,7 +75,12 @@ impl Rule {
     }
 
     /// Classes the part `parts` solved last, with `game` (the game it was solved with).
-    pub fn class_part(&self, game: &ChessGame, parts: &mut PartByPart, observer: &dyn Observer) {
+    pub fn class_part<E: Send>(
+        &self,
+        game: &ChessGame<'_, E>,
+        parts: &mut PartByPart,
+        observer: &dyn Observer,
+    ) {
         // A mate within 100 plies is forced within the rule whatever the defence: without
         // a longer value or exit nothing is cursed.
         if !parts.last_reaches_beyond(RULE_PLIES) {
@@ -107,9 +113,9 @@ impl Rule {
     }
 
     /// Runs the rule's solves of `part` (see the module doc).
-    fn solve_part(
+    fn solve_part<E: Send>(
         &self,
-        rule: RuleGame,
+        rule: RuleGame<'_, E>,
         part: Range<u64>,
         label: impl Fn(bool) -> String,
         observer: &dyn Observer,
@@ -207,8 +213,8 @@ fn ending(class: Wdl5) -> Successor {
 
 /// The game under the rule, reading the classes of in-table pawn moves from the parts
 /// classed before.
-struct RuleGame<'a> {
-    game: &'a ChessGame<'a>,
+struct RuleGame<'a, E> {
+    game: &'a ChessGame<'a, E>,
     /// The first solution's wins and losses.
     outcomes: Outcomes,
     /// The classes found so far.
@@ -223,8 +229,8 @@ struct RuleGame<'a> {
     second_solve: AtomicBool,
 }
 
-impl<'a> RuleGame<'a> {
-    fn new(game: &'a ChessGame<'a>, outcomes: Outcomes, rule: &'a Rule) -> RuleGame<'a> {
+impl<'a, E: Send> RuleGame<'a, E> {
+    fn new(game: &'a ChessGame<'a, E>, outcomes: Outcomes, rule: &'a Rule) -> Self {
         RuleGame {
             game,
             outcomes,
@@ -317,7 +323,7 @@ impl<'a> RuleGame<'a> {
     }
 }
 
-impl RetroGame for RuleGame<'_> {
+impl<E: Send> RetroGame for RuleGame<'_, E> {
     fn size(&self) -> u64 {
         self.game.size()
     }

@@ -1,21 +1,17 @@
 //! Retrograde analysis: a game-generic solver (`solver`) and its chess specialisation
-//! (`chess`), plus the statistics a finished table reports.
+//! (`chess`), with the 50-move rule's classes (`fifty`).
 
 mod bits;
 mod chess;
 pub mod fifty;
 mod packed;
 mod solver;
-mod stats;
 
+/// The solver tells progress through the crate's one progress trait.
+pub use crate::progress::{Observer, Silent};
 #[cfg(test)]
 pub(crate) use chess::AllDrawn;
 pub use chess::{ChessGame, SubTables};
 pub(crate) use packed::{Packed, PackedSide};
 pub(crate) use solver::bit;
-pub use solver::{
-    solve, solve_within, LossSearch, Observer, PartByPart, RetroGame, Silent, Solution, Successor,
-};
-pub use stats::{
-    combine as combine_stats, compute as compute_stats, count_side, SideStats, TableStats,
-};
+pub use solver::{solve, solve_within, LossSearch, PartByPart, RetroGame, Solution, Successor};

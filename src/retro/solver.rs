@@ -52,6 +52,7 @@
 use super::bits::AtomicBits;
 use super::packed::{Packed, PackedSide};
 use crate::prefetch::prefetch_at;
+use crate::progress::Observer;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
 use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;
@@ -162,23 +163,6 @@ pub enum LossSearch {
     Counters,
     /// A mark bit per position and side, and forward checks: the smaller.
     Checks,
-}
-
-/// Told about the solver's progress (for progress bars); positions are counted over both
-/// sides to move.
-pub trait Observer: Sync {
-    /// A pass over `total` positions begins.
-    fn pass(&self, name: &str, total: u64);
-    /// `n` more positions of the current pass are done.
-    fn advance(&self, n: u64);
-}
-
-/// Ignores progress.
-pub struct Silent;
-
-impl Observer for Silent {
-    fn pass(&self, _: &str, _: u64) {}
-    fn advance(&self, _: u64) {}
 }
 
 /// Fixed moves longer than this are resolved by deferred work (`Deferred::Exit`), shorter
@@ -1355,6 +1339,7 @@ impl<'g, G: RetroGame> State<'g, G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::Silent;
 
     /// An explicit game graph: each position's moves, and who moves into whom.
     struct Graph {

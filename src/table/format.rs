@@ -47,9 +47,10 @@
 //! the better of that and the best conversion. Holes and illegal positions hold whatever
 //! compresses best, and so may positions whose value a conversion gives.
 
+use super::error::FileFault;
+use super::stats::{SideStats, TableStats};
 use crate::index::{Layout, TableIndex, LAYOUT_BYTES};
 use crate::material::Material;
-use crate::retro::{SideStats, TableStats};
 
 /// Identifies a retrobook table file.
 pub const MAGIC: [u8; 8] = *b"RBTABLE\x1a";
@@ -178,48 +179,44 @@ impl Header {
     }
 
     /// Parses and checks a header; the error says what is wrong.
-    pub fn from_bytes(b: &[u8]) -> Result<Header, String> {
+    pub fn from_bytes(b: &[u8]) -> Result<Header, FileFault> {
+        let short = FileFault::ShorterThanHeader {
+            len: b.len() as u64,
+        };
         if b.len() < 12 || b[0..8] != MAGIC {
             return Err(if b.len() < HEADER_LEN {
-                format!("file is {} bytes, shorter than a table header", b.len())
+                short
             } else {
-                "not a retrobook table (bad magic number)".into()
+                FileFault::NotATable
             });
         }
         let version = get_u32(b, 8);
         if !(WHOLE_VERSION..=VERSION).contains(&version) {
-            return Err(format!(
-                "table format version {version}, this program reads versions \
-                 {WHOLE_VERSION} and {VERSION}{}",
-                if version < WHOLE_VERSION {
-                    ": regenerate it with `retrobook gen`"
-                } else {
-                    ""
-                }
-            ));
+            return Err(FileFault::Version {
+                found: version,
+                oldest: WHOLE_VERSION,
+                newest: VERSION,
+            });
         }
         if b.len() < HEADER_LEN {
-            return Err(format!(
-                "file is {} bytes, shorter than a table header",
-                b.len()
-            ));
+            return Err(short);
         }
         if get_u32(b, CRC_AT) != crc32fast::hash(&b[..CRC_AT]) {
-            return Err("header checksum mismatch (file corrupted)".into());
+            return Err(FileFault::Checksum { part: "header" });
         }
         if get_u32(b, 12) as usize != HEADER_LEN {
-            return Err("unexpected header length".into());
+            return Err(FileFault::corrupt("unexpected header length"));
         }
         let game = get_str(b, 16, 8);
         if game != "chess" {
-            return Err(format!("table of game {game:?}, expected chess"));
+            return Err(FileFault::Game { found: game });
         }
         let sig = get_str(b, 24, 16);
         let material: Material = sig
             .parse()
-            .map_err(|e| format!("bad signature in header: {e}"))?;
+            .map_err(|e| FileFault::corrupt(format!("bad signature in header: {e}")))?;
         if get_u32(b, 40) != INDEX_SCHEME || get_u32(b, 44) != VALUE_ENCODING {
-            return Err("unknown index scheme or value encoding".into());
+            return Err(FileFault::corrupt("unknown index scheme or value encoding"));
         }
         let mut stats = TableStats::default();
         for (side, at) in stats.sides.iter_mut().zip(STATS_AT) {
@@ -237,7 +234,7 @@ impl Header {
         stats.max_index = get_u64(b, 160);
         let dtm_side = get_u32(b, 168) as usize;
         if dtm_side > 1 {
-            return Err("bad DTM side in header".into());
+            return Err(FileFault::corrupt("bad DTM side in header"));
         }
         let mut layouts = [[0u8; LAYOUT_BYTES]; 3];
         for (i, l) in layouts.iter_mut().enumerate() {
@@ -261,9 +258,10 @@ impl Header {
     }
 
     /// The three layouts (WDL white, WDL black, DTM) for a table of `index`.
-    pub fn layouts(&self, index: &TableIndex) -> Result<[Layout; 3], String> {
+    pub fn layouts(&self, index: &TableIndex) -> Result<[Layout; 3], FileFault> {
         let l = |i: usize| {
-            Layout::from_bytes(index, &self.layouts[i]).map_err(|e| format!("bad header: {e}"))
+            Layout::from_bytes(index, &self.layouts[i])
+                .map_err(|e| FileFault::corrupt(e.to_string()).within("bad header"))
         };
         Ok([l(0)?, l(1)?, l(2)?])
     }

@@ -3,13 +3,19 @@
 //! and the memory-mapped reader.
 
 pub mod codec;
+mod error;
 mod fill;
 mod format;
 mod reader;
+mod stats;
 pub mod values;
 mod writer;
 
+pub use error::{FileFault, TableError};
 pub use format::{Extent, Header, EXTENSION, HEADER_LEN, MAGIC, VERSION};
 pub use reader::{DtmMoves, TableFile};
+pub use stats::{
+    combine as combine_stats, compute as compute_stats, count_side, SideStats, TableStats,
+};
 pub(crate) use writer::write_table_sides;
 pub use writer::{table_path, write_table, LayoutChoice, WriteOptions};

@@ -4,6 +4,7 @@
 //! fail, never answer.
 
 use super::codec::{Segments, StreamError};
+use super::error::{FileFault, TableError};
 use super::format::Header;
 use crate::index::{Digits, Layout, TableIndex};
 use crate::material::Material;
@@ -27,54 +28,67 @@ pub struct TableFile {
 
 impl TableFile {
     /// Opens and checks `path`; errors name the file and the problem.
-    pub fn open(path: &Path) -> Result<TableFile, String> {
-        let fail = |why: String| format!("{}: {why}", path.display());
-        let file = File::open(path).map_err(|e| fail(e.to_string()))?;
+    pub fn open(path: &Path) -> Result<TableFile, TableError> {
+        let io = |source| TableError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let refused = |fault| TableError::Refused {
+            path: path.to_path_buf(),
+            fault,
+        };
+        let file = File::open(path).map_err(io)?;
         // SAFETY: the file is only read; tables are written under a temporary name and
         // renamed, so a finished file is not modified in place by this program.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| fail(e.to_string()))?;
+        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
         // Probes land anywhere: no read-ahead.
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Random);
-        let header = Header::from_bytes(&map).map_err(fail)?;
+        let header = Header::from_bytes(&map).map_err(refused)?;
         let index = TableIndex::new(header.material);
         if header.size != index.size() {
-            return Err(fail(format!(
+            return Err(refused(FileFault::corrupt(format!(
                 "header says {} indices, the index scheme {}",
                 header.size,
                 index.size()
-            )));
+            ))));
         }
-        let layouts = header.layouts(&index).map_err(fail)?;
+        let layouts = header.layouts(&index).map_err(refused)?;
         let len = map.len() as u64;
         let mut end = 0;
-        let mut open = |i: usize| -> Result<Segments, String> {
+        let mut open = |i: usize| -> Result<Segments, FileFault> {
             let e = header.streams[i];
             let name = STREAM_NAMES[i];
             let stop = e.offset.checked_add(e.len).filter(|&s| s <= len);
             let Some(stop) = stop else {
-                return Err(fail(format!(
+                return Err(FileFault::truncated(format!(
                     "file is {len} bytes, its {name} values end at {} (truncated?)",
                     e.offset.saturating_add(e.len)
                 )));
             };
             end = end.max(stop);
+            let part = || format!("{name} values");
             let s = Segments::open(&map, e.offset as usize, e.len as usize, header.segmented)
-                .map_err(|why| fail(format!("{name} values: {why}")))?;
+                .map_err(|why| why.within(part()))?;
             if s.len() != layouts[i].size() {
-                return Err(fail(format!(
-                    "{name} values: {} of them, the layout has {}",
+                return Err(FileFault::corrupt(format!(
+                    "{} of them, the layout has {}",
                     s.len(),
                     layouts[i].size()
-                )));
+                ))
+                .within(part()));
             }
             Ok(s)
         };
-        let streams = [open(0)?, open(1)?, open(2)?];
+        let streams = [
+            open(0).map_err(refused)?,
+            open(1).map_err(refused)?,
+            open(2).map_err(refused)?,
+        ];
         if end != len {
-            return Err(fail(format!(
+            return Err(refused(FileFault::truncated(format!(
                 "file is {len} bytes, its streams end at {end} (truncated or extended?)"
-            )));
+            ))));
         }
         Ok(TableFile {
             path: path.to_path_buf(),
@@ -135,21 +149,17 @@ impl TableFile {
         self.header.dtm_side
     }
 
-    fn error(&self, stream: usize, e: StreamError) -> String {
-        let (block, why) = match e {
-            StreamError::Checksum(b) => (b, "checksum mismatch"),
-            StreamError::Corrupt(b) => (b, "does not decode"),
-        };
-        format!(
-            "{}: block {block} of the {} values is corrupted ({why})",
-            self.path.display(),
-            STREAM_NAMES[stream]
-        )
+    fn error(&self, stream: usize, block: StreamError) -> TableError {
+        TableError::Block {
+            path: self.path.clone(),
+            stream: STREAM_NAMES[stream],
+            block,
+        }
     }
 
     /// The WDL code (`values`) of the position with these digits and `side` to move.
     #[inline]
-    pub fn wdl_code(&self, side: usize, d: &Digits) -> Result<u8, String> {
+    pub fn wdl_code(&self, side: usize, d: &Digits) -> Result<u8, TableError> {
         let j = self.layouts[side].index(d);
         match self.streams[side].get(&self.map, j) {
             Ok(c) => Ok(c as u8),
@@ -160,7 +170,7 @@ impl TableFile {
     /// The moves the DTM layer stores for the position with these digits (its side to
     /// move is `dtm_side()`).
     #[inline]
-    pub fn dtm_moves(&self, d: &Digits) -> Result<u16, String> {
+    pub fn dtm_moves(&self, d: &Digits) -> Result<u16, TableError> {
         let j = self.layouts[2].index(d);
         self.streams[2]
             .get(&self.map, j)
@@ -175,7 +185,7 @@ impl TableFile {
         &self,
         stream: usize,
         convert: impl Fn(u16) -> T + Sync,
-    ) -> Result<Vec<T>, String> {
+    ) -> Result<Vec<T>, TableError> {
         let out: Vec<T::Atomic> = zeroed(self.index.size() as usize);
         let layout = &self.layouts[stream];
         self.streams[stream]
@@ -194,13 +204,13 @@ impl TableFile {
     }
 
     /// All WDL codes with `side` to move, by solver index, every block checked.
-    pub fn decode_wdl(&self, side: usize) -> Result<Vec<u8>, String> {
+    pub fn decode_wdl(&self, side: usize) -> Result<Vec<u8>, TableError> {
         self.decode_stream(side, |c| c as u8)
     }
 
     /// All DTM moves of the stored side, by solver index, every block checked: a byte each
     /// where every number fits one (every table of up to five pieces).
-    pub fn decode_dtm(&self) -> Result<DtmMoves, String> {
+    pub fn decode_dtm(&self) -> Result<DtmMoves, TableError> {
         Ok(match self.streams[2].max_value() {
             m if m <= u8::MAX as u16 => DtmMoves::Bytes(self.decode_stream(2, |m| m as u8)?),
             _ => DtmMoves::Wide(self.decode_stream(2, |m| m)?),

@@ -16,6 +16,7 @@
 //! ```
 
 use super::stream::{Stream, StreamError};
+use crate::table::error::FileFault;
 use crate::table::format::{get_u32, get_u64, put_u32, put_u64};
 
 /// The smallest and largest segment sizes a file may name (log2 of values).
@@ -33,7 +34,7 @@ pub struct Segments {
 impl Segments {
     /// The stream at `at` in `file`, of at most `len` bytes: whole, or, when `cut`, a
     /// directory and its segments.
-    pub fn open(file: &[u8], at: usize, len: usize, cut: bool) -> Result<Segments, String> {
+    pub fn open(file: &[u8], at: usize, len: usize, cut: bool) -> Result<Segments, FileFault> {
         if !cut {
             let s = Stream::open(file, at, len)?;
             let n = s.len();
@@ -43,11 +44,11 @@ impl Segments {
                 n,
             });
         }
-        let bytes = file
-            .get(at..at.saturating_add(len))
-            .ok_or("segments run past the end of the file (truncated?)")?;
+        let bytes = file.get(at..at.saturating_add(len)).ok_or_else(|| {
+            FileFault::truncated("segments run past the end of the file (truncated?)")
+        })?;
         if bytes.len() < 20 {
-            return Err("segment directory truncated".into());
+            return Err(FileFault::truncated("segment directory truncated"));
         }
         let (k, log, n) = (
             get_u32(bytes, 0) as usize,
@@ -55,13 +56,15 @@ impl Segments {
             get_u64(bytes, 8),
         );
         if !SEGMENT_LOGS.contains(&log) || k == 0 || n.div_ceil(1 << log) != k as u64 {
-            return Err(format!(
+            return Err(FileFault::corrupt(format!(
                 "segment directory names {k} segments of 2^{log} for {n} values (corrupted)"
-            ));
+            )));
         }
         let crc_at = 16 + 16 * k;
         if bytes.len() < crc_at + 4 || get_u32(bytes, crc_at) != crc32fast::hash(&bytes[..crc_at]) {
-            return Err("segment directory checksum mismatch (file corrupted)".into());
+            return Err(FileFault::Checksum {
+                part: "segment directory",
+            });
         }
         let mut streams = Vec::with_capacity(k);
         let mut end = crc_at + 4;
@@ -71,16 +74,18 @@ impl Segments {
                 .checked_add(seg_len)
                 .filter(|&s| s <= bytes.len() as u64);
             if off < end as u64 || off % 64 != 0 || stop.is_none() {
-                return Err(format!("segment {j} lies outside its stream (corrupted)"));
+                return Err(FileFault::corrupt(format!(
+                    "segment {j} lies outside its stream (corrupted)"
+                )));
             }
             let s = Stream::open(file, at + off as usize, seg_len as usize)
-                .map_err(|why| format!("segment {j}: {why}"))?;
+                .map_err(|why| why.within(format!("segment {j}")))?;
             let expected = (n - ((j as u64) << log)).min(1 << log);
             if s.len() != expected {
-                return Err(format!(
+                return Err(FileFault::corrupt(format!(
                     "segment {j} holds {} values, {expected} expected (corrupted)",
                     s.len()
-                ));
+                )));
             }
             end = stop.expect("checked") as usize;
             streams.push(s);
@@ -239,6 +244,10 @@ mod tests {
         let mut bad = bytes.clone();
         bad[first] ^= 1;
         let err = Segments::open(&bad, 0, bad.len(), true).unwrap_err();
-        assert!(err.starts_with("segment 0"), "{err}");
+        assert!(
+            matches!(&err, FileFault::In { part, .. } if part == "segment 0"),
+            "{err}"
+        );
+        assert!(err.to_string().starts_with("segment 0: "), "{err}");
     }
 }

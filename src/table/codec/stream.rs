@@ -42,6 +42,7 @@
 
 use super::huffman::{canonical_codes, code_lengths, Decoder};
 use super::pairs::{self, Grammar, PairOptions, Symbol};
+use crate::table::error::FileFault;
 use crate::table::format::{get_u32, get_u64, put_u32, put_u64};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -85,6 +86,23 @@ pub enum StreamError {
     Checksum(u32),
     /// Block `.0` does not decode as its index says (the file is damaged).
     Corrupt(u32),
+}
+
+impl StreamError {
+    /// The block at fault.
+    pub fn block(&self) -> u32 {
+        match *self {
+            StreamError::Checksum(b) | StreamError::Corrupt(b) => b,
+        }
+    }
+
+    /// What is wrong with it, as messages say.
+    pub fn why(&self) -> &'static str {
+        match self {
+            StreamError::Checksum(_) => "checksum mismatch",
+            StreamError::Corrupt(_) => "does not decode",
+        }
+    }
 }
 
 /// Compresses `values` (each below `leaf_values.len()`, which name the value of each leaf
@@ -293,12 +311,12 @@ pub struct Stream {
 
 impl Stream {
     /// Parses and checks the stream at `at` in `file`, of at most `len` bytes.
-    pub fn open(file: &[u8], at: usize, len: usize) -> Result<Stream, String> {
-        let bytes = file
-            .get(at..at.saturating_add(len))
-            .ok_or("stream runs past the end of the file (truncated?)")?;
+    pub fn open(file: &[u8], at: usize, len: usize) -> Result<Stream, FileFault> {
+        let bytes = file.get(at..at.saturating_add(len)).ok_or_else(|| {
+            FileFault::truncated("stream runs past the end of the file (truncated?)")
+        })?;
         if bytes.len() < DESCRIPTOR_LEN {
-            return Err("stream descriptor truncated".into());
+            return Err(FileFault::truncated("stream descriptor truncated"));
         }
         let n = get_u64(bytes, 0);
         let leaves = get_u32(bytes, 8) as usize;
@@ -309,15 +327,19 @@ impl Stream {
         let start_width = match bytes[23] {
             0 => 4,
             8 => 8,
-            _ => return Err("stream descriptor out of range (file corrupted)".into()),
+            _ => {
+                return Err(FileFault::corrupt(
+                    "stream descriptor out of range (file corrupted)",
+                ))
+            }
         };
         let blocks_at = get_u32(bytes, 24) as usize;
         let crcs_at = get_u32(bytes, 28) as usize;
         let total = get_u32(bytes, 32) as usize;
         if total != len {
-            return Err(format!(
+            return Err(FileFault::truncated(format!(
                 "stream is {len} bytes, its descriptor says {total} (truncated?)"
-            ));
+            )));
         }
         if n >= 1 << 48
             || (start_width == 4 && n >= 1 << 32)
@@ -329,7 +351,9 @@ impl Stream {
             || !(block_log..=24).contains(&check_log)
             || hint_log > 40
         {
-            return Err("stream descriptor out of range (file corrupted)".into());
+            return Err(FileFault::corrupt(
+                "stream descriptor out of range (file corrupted)",
+            ));
         }
         let spans = if blocks == 0 {
             0
@@ -348,13 +372,19 @@ impl Stream {
             || blocks_at + block_bytes + SLACK != crcs_at
             || crcs_at + 4 * groups != total
         {
-            return Err("stream layout does not add up (file corrupted)".into());
+            return Err(FileFault::corrupt(
+                "stream layout does not add up (file corrupted)",
+            ));
         }
         if index_crc(bytes, blocks_at) != get_u32(bytes, 60) {
-            return Err("stream index checksum mismatch (file corrupted)".into());
+            return Err(FileFault::Checksum {
+                part: "stream index",
+            });
         }
         if crc32fast::hash(&bytes[crcs_at..]) != get_u32(bytes, 36) {
-            return Err("stream block checksums damaged (file corrupted)".into());
+            return Err(FileFault::corrupt(
+                "stream block checksums damaged (file corrupted)",
+            ));
         }
         let mut p = DESCRIPTOR_LEN;
         let leaf_values: Vec<u16> = (0..leaves)
@@ -370,13 +400,18 @@ impl Stream {
             let b = u16::from_le_bytes([bytes[p + 2], bytes[p + 3]]);
             p += 4;
             if a as usize >= s || b as usize >= s {
-                return Err("stream grammar refers forward (file corrupted)".into());
+                return Err(FileFault::corrupt(
+                    "stream grammar refers forward (file corrupted)",
+                ));
             }
             let len = u64::from(lengths[a as usize]) + u64::from(lengths[b as usize]);
-            lengths.push(u32::try_from(len).map_err(|_| "stream symbol too long")?);
+            lengths.push(
+                u32::try_from(len).map_err(|_| FileFault::corrupt("stream symbol too long"))?,
+            );
             pairs.push([a, b]);
         }
-        let decoder = Decoder::new(code_lengths).map_err(|e| format!("stream {e}"))?;
+        let decoder =
+            Decoder::new(code_lengths).map_err(|e| FileFault::corrupt(format!("stream {e}")))?;
         let starts_at = at + p;
         let hints_at = starts_at + start_width * blocks as usize;
         let s = Stream {
@@ -404,12 +439,14 @@ impl Stream {
     }
 
     /// Block starts increase from 0 and stay below N; hints point to blocks that exist.
-    fn check_index(&self, file: &[u8]) -> Result<(), String> {
+    fn check_index(&self, file: &[u8]) -> Result<(), FileFault> {
         let mut prev = 0;
         for b in 0..self.blocks {
             let s = self.start(file, b);
             if (b == 0 && s != 0) || (b > 0 && s <= prev) || s >= self.n {
-                return Err("stream block index out of order (file corrupted)".into());
+                return Err(FileFault::corrupt(
+                    "stream block index out of order (file corrupted)",
+                ));
             }
             prev = s;
         }
@@ -417,7 +454,9 @@ impl Stream {
             let spans = self.n.div_ceil(1 << self.hint_log) as usize;
             for j in 0..=spans {
                 if self.hint(file, j) >= self.blocks {
-                    return Err("stream hint out of range (file corrupted)".into());
+                    return Err(FileFault::corrupt(
+                        "stream hint out of range (file corrupted)",
+                    ));
                 }
             }
         }

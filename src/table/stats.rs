@@ -2,9 +2,9 @@
 //! legal positions per side to move, each symmetry class once, identical pieces told apart; win/draw/loss from the side to
 //! move's view; and the longest mate over both sides to move.
 
-use super::solver::bit;
 use crate::chess::Color;
 use crate::index::TableIndex;
+use crate::retro::bit;
 use crate::value::Dtm;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -198,7 +198,7 @@ pub fn combine(sides: [(SideStats, Option<(u32, u64)>); 2]) -> TableStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retro::chess::AllDrawn;
+    use crate::retro::AllDrawn;
     use crate::retro::{solve, ChessGame, Silent};
 
     /// Counting from the solver's bitmaps of illegal indices gives what decoding every

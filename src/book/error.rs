@@ -1,0 +1,123 @@
+//! What goes wrong with a book: the file system, bytes refused when a book is opened, or
+//! books that cannot be merged or backed up. Every error names the file at fault.
+
+use std::io;
+use std::path::PathBuf;
+
+/// What is wrong with a book file's bytes, found when it is opened (the file is refused).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BookFault {
+    /// Fewer bytes than a header.
+    #[error("{len} bytes, shorter than a book header")]
+    ShorterThanHeader {
+        /// The file's length.
+        len: u64,
+    },
+    /// The file does not begin as a retrobook book does.
+    #[error("not a retrobook book (bad magic number)")]
+    NotABook,
+    /// A version of the format this program does not read.
+    #[error("book format version {found}, this program reads version {reads}")]
+    Version {
+        /// The version the file states.
+        found: u32,
+        /// The version read.
+        reads: u32,
+    },
+    /// A checksum over the part named does not match.
+    #[error("{part} checksum mismatch (file corrupted)")]
+    Checksum {
+        /// The part checked ("header" or "entries").
+        part: &'static str,
+    },
+    /// The header states entries of another size.
+    #[error("unexpected entry size")]
+    EntrySize,
+    /// The file's length is not what its header says.
+    #[error("file is {len} bytes, its header says {count} entries (truncated?)")]
+    Truncated {
+        /// The file's length.
+        len: u64,
+        /// The entries the header states.
+        count: u64,
+    },
+    /// A Polyglot file whose length is not a whole number of entries.
+    #[error("{len} bytes, not a whole number of 16-byte Polyglot entries")]
+    PolyglotLength {
+        /// The file's length.
+        len: u64,
+    },
+    /// A Polyglot file whose entries are out of order.
+    #[error("entries not sorted by key")]
+    Unsorted,
+}
+
+/// A book that cannot be opened, built, merged, backed up or written.
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    /// The file system failed on the file (or folder) named.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
+    /// The file's bytes were refused at open.
+    #[error("{}: {fault}", path.display())]
+    Refused {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        fault: BookFault,
+    },
+    /// A merge was asked of no book.
+    #[error("nothing to merge")]
+    NothingToMerge,
+    /// Books to merge were built with different depths.
+    #[error(
+        "{}: built with --max-ply {found}, {} with {expected}",
+        path.display(),
+        first.display()
+    )]
+    MaxPlyDiffers {
+        /// The book that differs.
+        path: PathBuf,
+        /// Its depth.
+        found: u32,
+        /// The first book.
+        first: PathBuf,
+        /// The first book's depth.
+        expected: u32,
+    },
+    /// A book to merge left out rare moves, so sums over it would be wrong.
+    #[error(
+        "{}: built with --min-games {min_games}, so its sums are incomplete; merge books \
+         built with --min-games 1",
+        path.display()
+    )]
+    Incomplete {
+        /// The book.
+        path: PathBuf,
+        /// Its threshold.
+        min_games: u32,
+    },
+    /// A book with more entries than a back-up numbers.
+    #[error("{}: {entries} entries, more than a back-up can number", path.display())]
+    TooLarge {
+        /// The book.
+        path: PathBuf,
+        /// Its entries.
+        entries: u64,
+    },
+}
+
+impl BookError {
+    /// An I/O error `source` on `path`.
+    pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> BookError {
+        BookError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

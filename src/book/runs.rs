@@ -1,0 +1,114 @@
+//! Runs: sorted, summed entries spilled to temporary files while a book is built, and the
+//! k-way merge that sums sorted streams of entries (runs, or whole books) into a book.
+
+use super::format::{Entry, ENTRY_LEN};
+use super::records::Records;
+use super::writer::BookWriter;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// A sorted stream of entries: a run file or a book.
+pub(crate) type EntryStream<'a> = Box<dyn Iterator<Item = io::Result<Entry>> + 'a>;
+
+/// Reads a run file written by `spill`.
+pub(crate) fn read_run(path: &Path) -> io::Result<EntryStream<'static>> {
+    let mut r = BufReader::with_capacity(1 << 16, File::open(path)?);
+    Ok(Box::new(std::iter::from_fn(move || {
+        let mut b = [0u8; ENTRY_LEN];
+        match r.read_exact(&mut b) {
+            Ok(()) => Some(Ok(Entry::from_bytes(&b))),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => None,
+            Err(e) => Some(Err(e)),
+        }
+    })))
+}
+
+/// Merges sorted streams, summing equal (key, move) entries, into `writer`, leaving out
+/// entries with fewer than `min_games` games; returns the number written.
+pub(crate) fn merge_into(
+    streams: Vec<EntryStream<'_>>,
+    writer: &mut BookWriter,
+    min_games: u32,
+) -> io::Result<u64> {
+    let mut streams = streams;
+    let mut written = 0;
+    let mut emit = |e: Entry| -> io::Result<()> {
+        if e.games >= min_games {
+            writer.push(&e)?;
+            written += 1;
+        }
+        Ok(())
+    };
+    if streams.len() == 1 {
+        // Already sorted and summed: no heap needed.
+        for e in streams.pop().expect("one stream") {
+            emit(e?)?;
+        }
+        return Ok(written);
+    }
+    let mut heap = BinaryHeap::new();
+    for (i, s) in streams.iter_mut().enumerate() {
+        if let Some(e) = s.next() {
+            let e = e?;
+            heap.push(std::cmp::Reverse((e.key, e.mv, i, e)));
+        }
+    }
+    let mut current: Option<Entry> = None;
+    while let Some(std::cmp::Reverse((_, _, i, e))) = heap.pop() {
+        if let Some(next) = streams[i].next() {
+            let n = next?;
+            heap.push(std::cmp::Reverse((n.key, n.mv, i, n)));
+        }
+        match &mut current {
+            Some(c) if (c.key, c.mv) == (e.key, e.mv) => c.add(&e),
+            _ => {
+                if let Some(c) = current.replace(e) {
+                    emit(c)?;
+                }
+            }
+        }
+    }
+    if let Some(c) = current {
+        emit(c)?;
+    }
+    Ok(written)
+}
+
+/// Temporary run files next to the output, removed when dropped.
+pub(crate) struct Runs {
+    pub(crate) dir: PathBuf,
+    pub(crate) files: Vec<PathBuf>,
+}
+
+impl Runs {
+    pub(crate) fn new(out: &Path) -> Runs {
+        let name = out
+            .file_name()
+            .map_or("book".into(), |n| n.to_string_lossy());
+        Runs {
+            dir: out.with_file_name(format!(".{name}.runs.{}", std::process::id())),
+            files: Vec::new(),
+        }
+    }
+
+    /// Sorts and sums `records` and writes them as one more run, then empties it.
+    pub(crate) fn spill(&mut self, records: &mut Records) -> io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let path = self.dir.join(format!("run-{}", self.files.len()));
+        let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+        for e in records.sort_and_sum(1) {
+            w.write_all(&e.to_bytes())?;
+        }
+        w.flush()?;
+        self.files.push(path);
+        Ok(())
+    }
+}
+
+impl Drop for Runs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

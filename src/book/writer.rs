@@ -1,0 +1,75 @@
+//! Writes a book file (layout in `format`) as an `AtomicFile`: whole under its name, or not
+//! at all.
+
+use super::format::{BookInfo, Entry, BOOK_MAGIC, BOOK_VERSION, ENTRY_LEN, FLAG_BACKED_UP, HEADER};
+use crate::atomic_file::AtomicFile;
+use std::io::{self, Seek, Write};
+use std::path::Path;
+
+/// Writes entries (sorted by key and move) to a book file: under a temporary name, renamed
+/// when complete.
+pub struct BookWriter {
+    out: AtomicFile,
+    count: u64,
+    crc: crc32fast::Hasher,
+    last: Option<(u64, u16)>,
+    flags: u32,
+}
+
+impl BookWriter {
+    /// Starts a book at `path`.
+    pub fn create(path: &Path) -> io::Result<BookWriter> {
+        let mut out = AtomicFile::create(path)?;
+        out.writer().write_all(&[0u8; HEADER])?;
+        Ok(BookWriter {
+            out,
+            count: 0,
+            crc: crc32fast::Hasher::new(),
+            last: None,
+            flags: 0,
+        })
+    }
+
+    /// Appends an entry; entries must come in strictly increasing (key, move) order.
+    pub fn push(&mut self, e: &Entry) -> io::Result<()> {
+        if self.last.is_some_and(|l| l >= (e.key, e.mv)) {
+            return Err(io::Error::other("book entries out of order"));
+        }
+        self.last = Some((e.key, e.mv));
+        let b = e.to_bytes();
+        self.crc.update(&b);
+        self.out.writer().write_all(&b)?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Records in the header that the entries carry back-up values (`book backup`).
+    pub fn mark_backed_up(&mut self) {
+        self.flags |= FLAG_BACKED_UP;
+    }
+
+    /// Writes the header, syncs and renames; returns the file size. On failure the unfinished
+    /// file is removed and whatever was at `path` before is left as it was.
+    pub fn finish(mut self, info: BookInfo) -> io::Result<u64> {
+        let mut h = [0u8; HEADER];
+        h[0..8].copy_from_slice(&BOOK_MAGIC);
+        h[8..12].copy_from_slice(&BOOK_VERSION.to_le_bytes());
+        h[12..16].copy_from_slice(&(ENTRY_LEN as u32).to_le_bytes());
+        h[16..24].copy_from_slice(&self.count.to_le_bytes());
+        h[24..32].copy_from_slice(&info.games.to_le_bytes());
+        h[32..36].copy_from_slice(&info.max_ply.to_le_bytes());
+        h[36..40].copy_from_slice(&info.min_games.to_le_bytes());
+        h[40..44].copy_from_slice(&self.crc.finalize().to_le_bytes());
+        h[44..48].copy_from_slice(&self.flags.to_le_bytes());
+        let crc = crc32fast::hash(&h[..60]);
+        h[60..64].copy_from_slice(&crc.to_le_bytes());
+        let w = self.out.writer();
+        w.seek(io::SeekFrom::Start(0))?;
+        w.write_all(&h)?;
+        self.out.finish()?;
+        Ok(HEADER as u64 + self.count * ENTRY_LEN as u64)
+    }
+
+    /// Removes the unfinished file (after an error); dropping the writer does the same.
+    pub fn abandon(self) {}
+}

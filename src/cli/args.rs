@@ -1,0 +1,183 @@
+//! The command line's grammar: commands and their arguments (clap), and the reading of
+//! arguments clap leaves as text.
+
+use super::output::{usage, Failure};
+use clap::{Parser, Subcommand};
+use retrobook::material::Material;
+use retrobook::Threads;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "retrobook",
+    version,
+    about = "Distance-to-mate endgame tables and opening books: generate, inspect, probe, verify, build"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Build tables (sub-tables first). Without signatures: every table of up to 4 pieces.
+    Gen {
+        /// Signatures such as KQvKR.
+        signatures: Vec<String>,
+        /// Build every table of up to N pieces.
+        #[arg(long, value_name = "N")]
+        all: Option<u32>,
+        #[arg(long, value_name = "DIR", default_value = "tables")]
+        tables: PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// Refuse to start if a table's estimated peak memory exceeds this many MiB
+        /// (default: the memory available when the run starts).
+        #[arg(long, value_name = "MIB")]
+        memory: Option<u64>,
+        /// Print the tables to build with their estimated time and peak memory, and stop.
+        #[arg(long)]
+        plan: bool,
+        /// One JSON object per table on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a table's statistics (from its header).
+    Info {
+        /// A signature (KRvKN) or a table file.
+        table: String,
+        #[arg(long, value_name = "DIR", default_value = "tables")]
+        tables: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Probe positions: value and every legal move's value, best first.
+    Probe {
+        /// Positions as FEN or EPD.
+        #[arg(required = true)]
+        fens: Vec<String>,
+        #[arg(long, value_name = "DIR", default_value = "tables")]
+        tables: PathBuf,
+        /// One JSON object per position (JSON Lines).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-check tables one ply deep against their successors. Without signatures: all tables.
+    Verify {
+        signatures: Vec<String>,
+        #[arg(long, value_name = "DIR", default_value = "tables")]
+        tables: PathBuf,
+    },
+    /// Opening books: build from PGN archives, probe, merge, export, back up values.
+    #[command(subcommand)]
+    Book(BookCommand),
+    /// Explicit game graphs with repetitions (graph history interaction).
+    #[command(subcommand)]
+    Graph(GraphCommand),
+}
+
+#[derive(Subcommand)]
+pub enum GraphCommand {
+    /// Exact value of every node (or the root) from an empty history, and whether some path
+    /// reaching it changes it.
+    Solve {
+        /// A graph file (`node`, `edge` and `repetition` lines).
+        file: PathBuf,
+        /// Report this node only.
+        #[arg(long, value_name = "NODE")]
+        root: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum BookCommand {
+    /// Build a book from PGN archives (.pgn, .pgn.zst, or - for stdin).
+    Build {
+        #[arg(required = true)]
+        archives: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE", default_value = super::book::DEFAULT_BOOK)]
+        out: PathBuf,
+        /// Plies of each game taken into the book.
+        #[arg(long, value_name = "N", default_value_t = 40)]
+        max_ply: u32,
+        /// Leave out moves and positions seen in fewer games.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        min_games: u32,
+        /// Skip games unless both players' Elo tags are at least N.
+        #[arg(long, value_name = "N")]
+        min_elo: Option<u32>,
+        /// Memory for statistics before spilling sorted runs to disk, in MiB.
+        #[arg(long, value_name = "MIB", default_value_t = 1024)]
+        memory: usize,
+        /// Worker threads (default: all cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// The summary as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The book's moves for positions, best first.
+    Probe {
+        #[arg(required = true)]
+        fens: Vec<String>,
+        #[arg(long, value_name = "FILE", default_value = super::book::DEFAULT_BOOK)]
+        book: PathBuf,
+        /// One JSON object per position (JSON Lines).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Merge books built from disjoint archives (exact sums).
+    Merge {
+        #[arg(required = true)]
+        books: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE", required = true)]
+        out: PathBuf,
+    },
+    /// Export a book to another format (Polyglot .bin).
+    Export {
+        /// Output format: polyglot.
+        #[arg(long, value_name = "FORMAT")]
+        format: String,
+        #[arg(long, value_name = "FILE", default_value = super::book::DEFAULT_BOOK)]
+        book: PathBuf,
+        #[arg(long, value_name = "FILE", required = true)]
+        out: PathBuf,
+    },
+    /// Back values up through the book graph from the start position (negamax, repetitions
+    /// scored as draws) and store them, with path-dependence marks, in the book.
+    Backup {
+        #[arg(long, value_name = "FILE", default_value = super::book::DEFAULT_BOOK)]
+        book: PathBuf,
+        /// Follow only moves played in at least N games (others get no value).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        min_games: u32,
+        /// The summary as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The threads `--threads` asks for (default: one per core).
+pub fn threads_arg(threads: Option<usize>) -> Result<Threads, Failure> {
+    match threads {
+        None => Ok(Threads::PerCore),
+        Some(0) => Err(usage("--threads must be at least 1")),
+        Some(t) => Ok(Threads::new(t)),
+    }
+}
+
+/// A signature given on the command line, or a usage error.
+pub fn parse_signature(s: &str) -> Result<Material, Failure> {
+    let m: Material = s
+        .parse()
+        .map_err(|e: retrobook::material::MaterialError| usage(e.to_string()))?;
+    if m.is_bare_kings() {
+        return Err(usage(format!(
+            "{s}: two bare kings need no table (always a draw)"
+        )));
+    }
+    Ok(m)
+}

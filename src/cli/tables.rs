@@ -1,0 +1,363 @@
+//! `retrobook gen | info | probe | verify`: the table commands.
+
+use super::args::{parse_signature, threads_arg};
+use super::output::{runtime, say, usage, write_failed, Failure};
+use super::plan::{Limit, Plan};
+use super::progress::Bars;
+use retrobook::chess::{Color, Position};
+use retrobook::generate::{estimate, generate, plan, remove_stale_temporaries, GenOptions, Report};
+use retrobook::index::TableIndex;
+use retrobook::material::{sort_for_generation, Material};
+use retrobook::probe::verify_table;
+use retrobook::table::{table_path, TableFile};
+use retrobook::{Dtm, Tablebase, Threads};
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+/// The header of the summary table `report_line` fills.
+const REPORT_HEADER: &str =
+    "table         indices  seconds  M idx/s  peak MiB       bytes  longest mate (plies)";
+
+fn report_line(r: &Report) -> String {
+    format!(
+        "{:<8} {:>12} {:>8.2} {:>8.2} {:>9} {:>11}  {}",
+        r.material.to_string(),
+        r.indices,
+        r.seconds,
+        r.indices as f64 / r.seconds.max(1e-9) / 1e6,
+        r.peak_memory >> 20,
+        r.bytes,
+        r.stats.max_plies
+    )
+}
+
+fn report_json(r: &Report) -> serde_json::Value {
+    json!({
+        "signature": r.material.to_string(),
+        "indices": r.indices,
+        "seconds": r.seconds,
+        "positions_per_second": r.indices as f64 / r.seconds.max(1e-9),
+        "peak_memory_bytes": r.peak_memory,
+        "bytes": r.bytes,
+        "file": r.path.display().to_string(),
+        "max_dtm_plies": r.stats.max_plies,
+    })
+}
+
+pub fn cmd_gen(
+    signatures: &[String],
+    all: Option<u32>,
+    dir: &Path,
+    threads: Option<usize>,
+    memory: Option<u64>,
+    show_plan: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    let threads = threads_arg(threads)?;
+    let opts = GenOptions { threads };
+    let mut targets = Vec::new();
+    for s in signatures {
+        targets.push(parse_signature(s)?);
+    }
+    if let Some(n) = all {
+        if !(3..=retrobook::material::MAX_PIECES).contains(&n) {
+            return Err(usage(format!(
+                "--all takes 3 to {} pieces, not {n}",
+                retrobook::material::MAX_PIECES
+            )));
+        }
+        targets.extend(Material::all_up_to(n));
+    } else if signatures.is_empty() {
+        targets.extend(Material::all_up_to(4));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        runtime(format!(
+            "cannot create tables folder {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let mut tb = Tablebase::new();
+    for problem in tb.add_dir_lenient(dir).map_err(runtime)? {
+        eprintln!("retrobook: {problem}; it will be rebuilt");
+    }
+    let stale = remove_stale_temporaries(dir);
+    if stale > 0 {
+        eprintln!("retrobook: removed {stale} unfinished file(s) of an interrupted run");
+    }
+    let todo = plan(&targets, &tb);
+    let estimates = Plan::new(&todo, &tb);
+    let threads = threads.count();
+    if show_plan {
+        if json {
+            estimates.json().try_for_each(say)?;
+        } else if todo.is_empty() {
+            say(format!(
+                "nothing to build: every table asked for is in {}",
+                dir.display()
+            ))?;
+        } else {
+            estimates.lines(threads).try_for_each(say)?;
+        }
+        return Ok(());
+    }
+    let limit = Limit::new(memory);
+    if let Some(msg) = limit.as_ref().and_then(|l| estimates.refused(l)) {
+        return Err(runtime(msg));
+    }
+    let needed = plan(&targets, &Tablebase::new()).len();
+    if !json && !todo.is_empty() {
+        say(estimates.summary(threads, needed - todo.len()))?;
+    }
+    if let Some(warning) = limit.as_ref().and_then(|l| estimates.at_risk(l)) {
+        eprintln!("retrobook: {warning}");
+    }
+    let bars = Bars::new(!json, estimates.indices());
+    if !json && !todo.is_empty() {
+        say(REPORT_HEADER)?;
+    }
+    let (mut total_secs, mut total_indices) = (0.0, 0u64);
+    for (i, m) in todo.iter().enumerate() {
+        bars.start(
+            m,
+            i + 1,
+            todo.len(),
+            Some(estimates.left(i, total_secs, threads)),
+        );
+        let e = estimate(*m, &tb);
+        if let Some(l) = limit.as_ref().filter(|l| e.peak_bytes > l.bytes) {
+            let kept = "the tables built before it are kept";
+            return Err(runtime(super::plan::over(*m, &e, l, kept)));
+        }
+        let report = generate(*m, &tb, dir, &opts, &bars).map_err(|e| {
+            runtime(format!(
+                "{e} (finished tables are kept; run the same command again to resume)"
+            ))
+        })?;
+        tb.add_file(&report.path).map_err(runtime)?;
+        total_secs += report.seconds;
+        total_indices += report.indices;
+        let line = if json {
+            report_json(&report).to_string()
+        } else {
+            report_line(&report)
+        };
+        bars.multi.suspend(|| say(line))?;
+        bars.total.inc(report.indices);
+    }
+    bars.table.finish_and_clear();
+    bars.total.finish_and_clear();
+    if !json {
+        say(format!(
+            "built {} tables ({} already present) in {:.2} s, {} indices, into {}",
+            todo.len(),
+            needed - todo.len(),
+            total_secs,
+            total_indices,
+            dir.display()
+        ))?;
+    }
+    Ok(())
+}
+
+fn open_info_table(arg: &str, dir: &Path) -> Result<TableFile, Failure> {
+    let as_path = Path::new(arg);
+    if as_path.is_file() {
+        return TableFile::open(as_path).map_err(runtime);
+    }
+    let m = parse_signature(arg)?.canonical();
+    let path = table_path(dir, &m);
+    if !path.exists() {
+        if !dir.is_dir() {
+            return Err(runtime(format!(
+                "tables folder {} does not exist",
+                dir.display()
+            )));
+        }
+        return Err(runtime(format!("no table for {m} in {}", dir.display())));
+    }
+    TableFile::open(&path).map_err(runtime)
+}
+
+/// Names of the sides to move, by index.
+const SIDE_NAMES: [&str; 2] = ["white", "black"];
+
+pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
+    let t = open_info_table(arg, dir)?;
+    let h = t.header();
+    let st = &h.stats;
+    let index = t.index();
+    let fen = (index.from_record_number(st.max_index))
+        .and_then(|idx| index.decode(idx, Color::from_index(st.max_side as usize)))
+        .filter(|_| st.max_plies > 0)
+        .map_or("-".to_string(), |p| p.to_string());
+    let side = |s: usize| {
+        let x = &st.sides[s];
+        json!({
+            "positions": x.positions,
+            "win": x.win,
+            "draw": x.draw,
+            "loss": x.loss,
+            "cursed_win": x.cursed_win,
+            "cursed_loss": x.cursed_loss,
+        })
+    };
+    if json {
+        let v = json!({
+            "signature": h.material.to_string(),
+            "pieces": h.material.pieces(),
+            "bytes": t.bytes(),
+            "wdl_bytes": t.layer_bytes().0,
+            "dtm_bytes": t.layer_bytes().1,
+            "dtm_side": SIDE_NAMES[t.dtm_side()],
+            "white": side(0),
+            "black": side(1),
+            "max_dtm": {"plies": st.max_plies, "moves": st.max_plies.div_ceil(2), "fen": fen},
+        });
+        say(format!("{v}"))?;
+    } else {
+        say(format!(
+            "{} ({} pieces, {} bytes, {})",
+            h.material,
+            h.material.pieces(),
+            t.bytes(),
+            t.path().display()
+        ))?;
+        let (wdl, dtm) = t.layer_bytes();
+        say(format!(
+            "  layers: WDL {wdl} bytes, DTM {dtm} bytes ({} to move stored)",
+            SIDE_NAMES[t.dtm_side()]
+        ))?;
+        for (s, name) in [(0, "white to move"), (1, "black to move")] {
+            let x = &st.sides[s];
+            say(format!(
+                "  {name}: {} positions, {} win ({} cursed), {} draw, {} loss ({} blessed)",
+                x.positions, x.win, x.cursed_win, x.draw, x.loss, x.cursed_loss
+            ))?;
+        }
+        say(format!(
+            "  longest mate: {} plies ({} moves), e.g. {fen}",
+            st.max_plies,
+            st.max_plies.div_ceil(2)
+        ))?;
+    }
+    Ok(())
+}
+
+fn dtm_json(v: Dtm) -> serde_json::Value {
+    json!({"wdl": v.wdl().as_str(), "dtm_plies": v.plies()})
+}
+
+pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
+    if !dir.is_dir() {
+        return Err(runtime(format!(
+            "tables folder {} does not exist",
+            dir.display()
+        )));
+    }
+    let tb = Tablebase::open(dir).map_err(runtime)?;
+    let mut failures = 0;
+    let mut stdout = std::io::stdout().lock();
+    for fen in fens {
+        let answer = fen
+            .parse::<Position>()
+            .map_err(|e| e.to_string())
+            .and_then(|pos| {
+                let v = tb.probe_dtm(&pos).map_err(|e| e.to_string())?;
+                let rule = tb.probe_wdl5(&pos).map_err(|e| e.to_string())?;
+                let moves = tb.best_moves(&pos).map_err(|e| e.to_string())?;
+                Ok((v, rule, moves))
+            });
+        let (v, rule, moves) = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("retrobook: {fen:?}: {e}");
+                failures += 1;
+                continue;
+            }
+        };
+        let line = if json {
+            let mut o = dtm_json(v);
+            o["fen"] = json!(fen);
+            o["wdl50"] = json!(rule.as_str());
+            o["moves"] = moves
+                .iter()
+                .map(|(m, mv)| {
+                    let mut x = dtm_json(*mv);
+                    x["uci"] = json!(m.to_string());
+                    x
+                })
+                .collect();
+            o.to_string()
+        } else {
+            let mut s = format!("{fen}\n  {v}");
+            if let Some(n) = v.moves() {
+                s += &format!(" (mate in {n})");
+            }
+            if rule.is_cursed() {
+                s += &format!(
+                    ", a {} (drawn by the 50-move rule)",
+                    rule.as_str().replace('-', " ")
+                );
+            }
+            for (m, mv) in &moves {
+                s += &format!("\n    {m:<6} {}", mv.back());
+            }
+            s
+        };
+        writeln!(stdout, "{line}").map_err(write_failed)?;
+    }
+    if failures > 0 {
+        return Err(runtime(format!(
+            "{failures} of {} positions could not be probed",
+            fens.len()
+        )));
+    }
+    Ok(())
+}
+
+pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
+    if !dir.is_dir() {
+        return Err(runtime(format!(
+            "tables folder {} does not exist",
+            dir.display()
+        )));
+    }
+    let mut targets = Vec::new();
+    for s in signatures {
+        targets.push(parse_signature(s)?.canonical());
+    }
+    let tb = Tablebase::open(dir).map_err(runtime)?;
+    if targets.is_empty() {
+        targets = tb.materials().collect();
+        sort_for_generation(&mut targets);
+    }
+    if targets.is_empty() {
+        return Err(runtime(format!("no tables in {}", dir.display())));
+    }
+    let sizes: Vec<u64> = targets
+        .iter()
+        .map(|m| 2 * TableIndex::new(*m).size())
+        .collect();
+    let all: u64 = sizes.iter().sum();
+    let bars = Bars::new(true, all);
+    let (start, mut done) = (Instant::now(), 0u64);
+    for (i, (m, size)) in targets.iter().zip(&sizes).enumerate() {
+        let left =
+            (done > 0).then(|| start.elapsed().as_secs_f64() * (all - done) as f64 / done as f64);
+        bars.start(m, i + 1, targets.len(), left);
+        if tb.table(m).is_none() {
+            return Err(runtime(format!("no table for {m} in {}", dir.display())));
+        }
+        verify_table(&tb, m, Threads::PerCore, &bars)
+            .map_err(|e| runtime(format!("verify failed: {e}")))?;
+        bars.multi.suspend(|| say(format!("{m:<8} ok")))?;
+        bars.total.inc(*size);
+        done += size;
+    }
+    bars.total.finish_and_clear();
+    bars.table.finish_and_clear();
+    say(format!("verified {} tables", targets.len()))?;
+    Ok(())
+}
