@@ -14,7 +14,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use retrobook::chess::{Color, Position};
-use retrobook::generate::{generate, plan};
+use retrobook::generate::Session;
 use retrobook::material::Material;
 use retrobook::retro::Silent;
 use retrobook::Tablebase;
@@ -30,19 +30,17 @@ const COLD_POSITIONS: usize = 100_000;
 
 fn tables() -> Tablebase {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-tables");
-    std::fs::create_dir_all(&dir).expect("bench tables folder");
-    let mut tb = Tablebase::new();
-    let _ = tb.add_dir_lenient(&dir);
     let targets: Vec<Material> = TABLES
         .iter()
         .chain([&COLD_TABLE])
         .map(|s| s.parse().unwrap())
         .collect();
-    for m in plan(&targets, &tb) {
-        let r = generate(m, &tb, &dir, &Default::default(), &Silent).expect("table builds");
-        tb.add_file(&r.path).expect("table opens");
+    // Kept between runs: only what is missing is built.
+    let mut session = Session::open(&dir, &targets).expect("bench tables folder");
+    while let Some(built) = session.build_next(&Default::default(), &Silent) {
+        built.expect("table builds");
     }
-    tb
+    Tablebase::open(&dir).expect("bench tables open")
 }
 
 /// `n` random legal positions of `m`, either side to move (a fixed pseudo-random sequence).

@@ -71,7 +71,7 @@
 //! 1,144 MiB solving (model 1,157 MiB; 1,373 MiB before: pages of the solution are touched
 //! part by part, so its peak comes with the last parts). The estimate adds 5%.
 
-pub use crate::atomic_file::remove_stale_temporaries;
+use crate::atomic_file::remove_stale_temporaries;
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
@@ -128,6 +128,74 @@ pub struct Report {
     pub path: PathBuf,
     /// Peak resident memory of the process so far, in bytes (0 where unknown).
     pub peak_memory: u64,
+}
+
+/// A resumable build of tables into a folder: the tables already there are kept (a file
+/// that does not open is named in `damaged` and built again), the temporaries of killed
+/// runs are removed, and the tables missing are built sub-tables first, one `build_next`
+/// at a time, each added to the tablebase as soon as it is written. A killed run loses at
+/// most the table in progress: the same `open` resumes it.
+pub struct Session {
+    dir: PathBuf,
+    tb: Tablebase,
+    todo: Vec<Material>,
+    built: usize,
+    /// The files found that do not open, with why (they are built again).
+    pub damaged: Vec<TableError>,
+    /// Temporaries of killed runs removed.
+    pub stale: usize,
+}
+
+impl Session {
+    /// Opens `dir` (created if missing) to build `targets` and whatever they need.
+    pub fn open(dir: &Path, targets: &[Material]) -> Result<Session, TableError> {
+        std::fs::create_dir_all(dir).map_err(|source| TableError::CreateFolder {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut tb = Tablebase::new();
+        let damaged = tb.add_dir_lenient(dir)?;
+        let stale = remove_stale_temporaries(dir);
+        let todo = plan(targets, &tb);
+        Ok(Session {
+            dir: dir.to_path_buf(),
+            tb,
+            todo,
+            built: 0,
+            damaged,
+            stale,
+        })
+    }
+
+    /// The tables to build, in order (those built so far included).
+    pub fn todo(&self) -> &[Material] {
+        &self.todo
+    }
+
+    /// How many of `todo` are built.
+    pub fn built(&self) -> usize {
+        self.built
+    }
+
+    /// The tables open: those found, and those built so far.
+    pub fn tablebase(&self) -> &Tablebase {
+        &self.tb
+    }
+
+    /// Builds the next table of `todo` (None once all are built) and opens it.
+    pub fn build_next(
+        &mut self,
+        opts: &GenOptions,
+        observer: &dyn Observer,
+    ) -> Option<Result<Report, GenError>> {
+        let &m = self.todo.get(self.built)?;
+        let built = generate(m, &self.tb, &self.dir, opts, observer).and_then(|report| {
+            self.tb.add_file(&report.path)?;
+            Ok(report)
+        });
+        self.built += usize::from(built.is_ok());
+        Some(built)
+    }
 }
 
 /// The tables to build, in order, so that `targets` exist afterwards: every missing

@@ -6,7 +6,7 @@ mod common;
 
 use common::run;
 use retrobook::chess::{Color, Position};
-use retrobook::generate::{generate, plan};
+use retrobook::generate::{generate, plan, Session};
 use retrobook::material::Material;
 use retrobook::retro::Silent;
 use retrobook::table::codec::StreamError;
@@ -342,4 +342,34 @@ fn probes_after_pages_are_released_answer_the_same() {
     tb.release_pages();
     assert_eq!(probe(&tb), before);
     assert!(before.len() > 1000);
+}
+
+/// A build session resumes a folder: a table that does not open is named and built again,
+/// a killed run's temporary is removed, and only what is missing is built.
+#[test]
+fn a_session_resumes_a_folder() {
+    let (dir, path) = copy();
+    edit(&path, |b| b.truncate(100));
+    let stale = dir.path().join(format!(".KRvKN.rbt.{}.tmp", u32::MAX));
+    std::fs::write(&stale, b"partial").unwrap();
+    let target: Material = "KRvKN".parse().unwrap();
+    let mut session = Session::open(dir.path(), &[target]).unwrap();
+    assert!(
+        matches!(&session.damaged[..], [TableError::Refused { path: p, .. }] if *p == path),
+        "{:?}",
+        session.damaged
+    );
+    assert_eq!(session.stale, 1);
+    assert!(!stale.exists());
+    assert_eq!(session.todo(), [target]);
+    let report = session.build_next(&Default::default(), &Silent).unwrap();
+    assert_eq!(report.unwrap().path, path);
+    assert!(session.build_next(&Default::default(), &Silent).is_none());
+    assert_eq!(session.built(), 1);
+    assert!(session.tablebase().table(&target).is_some());
+    let clean = std::fs::read(built().join("KRvKN.rbt")).unwrap();
+    assert!(
+        std::fs::read(&path).unwrap() == clean,
+        "rebuilt differently"
+    );
 }

@@ -5,7 +5,7 @@ use super::output::{runtime, say, usage, write_failed, Failure};
 use super::plan::{Limit, Plan};
 use super::progress::Bars;
 use retrobook::chess::{Color, Position};
-use retrobook::generate::{estimate, generate, plan, remove_stale_temporaries, GenOptions, Report};
+use retrobook::generate::{estimate, plan, GenOptions, Report, Session};
 use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
 use retrobook::probe::verify_table;
@@ -72,22 +72,18 @@ pub fn cmd_gen(
     } else if signatures.is_empty() {
         targets.extend(Material::all_up_to(4));
     }
-    std::fs::create_dir_all(dir).map_err(|e| {
-        runtime(format!(
-            "cannot create tables folder {}: {e}",
-            dir.display()
-        ))
-    })?;
-    let mut tb = Tablebase::new();
-    for problem in tb.add_dir_lenient(dir).map_err(runtime)? {
+    let mut session = Session::open(dir, &targets).map_err(runtime)?;
+    for problem in &session.damaged {
         eprintln!("retrobook: {problem}; it will be rebuilt");
     }
-    let stale = remove_stale_temporaries(dir);
-    if stale > 0 {
-        eprintln!("retrobook: removed {stale} unfinished file(s) of an interrupted run");
+    if session.stale > 0 {
+        eprintln!(
+            "retrobook: removed {} unfinished file(s) of an interrupted run",
+            session.stale
+        );
     }
-    let todo = plan(&targets, &tb);
-    let estimates = Plan::new(&todo, &tb);
+    let todo = session.todo().to_vec();
+    let estimates = Plan::new(&todo, session.tablebase());
     let threads = threads.count();
     if show_plan {
         if json {
@@ -125,17 +121,19 @@ pub fn cmd_gen(
             todo.len(),
             Some(estimates.left(i, total_secs, threads)),
         );
-        let e = estimate(*m, &tb);
+        let e = estimate(*m, session.tablebase());
         if let Some(l) = limit.as_ref().filter(|l| e.peak_bytes > l.bytes) {
             let kept = "the tables built before it are kept";
             return Err(runtime(super::plan::over(*m, &e, l, kept)));
         }
-        let report = generate(*m, &tb, dir, &opts, &bars).map_err(|e| {
-            runtime(format!(
-                "{e} (finished tables are kept; run the same command again to resume)"
-            ))
-        })?;
-        tb.add_file(&report.path).map_err(runtime)?;
+        let report = session
+            .build_next(&opts, &bars)
+            .expect("a table left to build")
+            .map_err(|e| {
+                runtime(format!(
+                    "{e} (finished tables are kept; run the same command again to resume)"
+                ))
+            })?;
         total_secs += report.seconds;
         total_indices += report.indices;
         let line = if json {

@@ -129,7 +129,7 @@ impl Tablebase {
 
     /// Adds the table files of `dir` that open cleanly and returns one error line for each
     /// that does not (so that a builder can rebuild them). A missing folder is an error.
-    pub fn add_dir_lenient(&mut self, dir: &Path) -> Result<Vec<TableError>, TableError> {
+    pub(crate) fn add_dir_lenient(&mut self, dir: &Path) -> Result<Vec<TableError>, TableError> {
         let entries = std::fs::read_dir(dir).map_err(|source| TableError::Folder {
             path: dir.to_path_buf(),
             source,

@@ -105,6 +105,14 @@ pub enum TableError {
         /// What the system said.
         source: io::Error,
     },
+    /// A folder for tables could not be created.
+    #[error("cannot create tables folder {}: {source}", path.display())]
+    CreateFolder {
+        /// The folder.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
     /// The file's bytes were refused at open.
     #[error("{}: {fault}", path.display())]
     Refused {
