@@ -509,7 +509,7 @@ fn a_failed_rewrite_leaves_the_old_book() {
     std::fs::create_dir(&blocker).unwrap();
     let err = backup(&path, 1, &Silent).unwrap_err();
     assert!(
-        matches!(&err, BookError::Io { path: p, .. } if *p == path),
+        matches!(&err, BookError::Write { path: p, .. } if *p == path),
         "{err:?}"
     );
     assert!(err.to_string().contains("book.rbb"), "{err}");

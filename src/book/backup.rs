@@ -302,7 +302,7 @@ pub fn backup(
     // Rewrite: every entry of a reached position gets the value of where it leads, for the
     // position's side to move.
     progress.pass("write", book.len() as u64);
-    let fail = |e| BookError::io(path, e);
+    let fail = |e| BookError::write(path, e);
     let mut writer = BookWriter::create(path).map_err(fail)?;
     let written = (|| -> std::io::Result<u64> {
         let mut valued = 0;

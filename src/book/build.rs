@@ -390,7 +390,7 @@ fn build_in_pool(
         }
     }
     summary.runs = runs.files.len() as u64;
-    let mut writer = BookWriter::create(out).map_err(|e| io_fail(out, e))?;
+    let mut writer = BookWriter::create(out).map_err(|e| BookError::write(out, e))?;
     let result = (|| -> io::Result<u64> {
         let mut streams: Vec<EntryStream<'_>> = Vec::new();
         for f in &runs.files {
@@ -414,12 +414,12 @@ fn build_in_pool(
                 max_ply: opts.max_ply,
                 min_games: opts.min_games,
             };
-            summary.bytes = writer.finish(info).map_err(|e| io_fail(out, e))?;
+            summary.bytes = writer.finish(info).map_err(|e| BookError::write(out, e))?;
             Ok(summary)
         }
         Err(e) => {
             writer.abandon();
-            Err(io_fail(out, e))
+            Err(BookError::write(out, e))
         }
     }
 }

@@ -63,6 +63,14 @@ pub enum BookError {
         /// What the system said.
         source: io::Error,
     },
+    /// The book could not be written (whatever stood under its name is left as it was).
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The book being written.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
     /// The file's bytes were refused at open.
     #[error("{}: {fault}", path.display())]
     Refused {
@@ -113,6 +121,14 @@ pub enum BookError {
 }
 
 impl BookError {
+    /// A failure `source` to write the book `path`.
+    pub(crate) fn write(path: impl Into<PathBuf>, source: io::Error) -> BookError {
+        BookError::Write {
+            path: path.into(),
+            source,
+        }
+    }
+
     /// An I/O error `source` on `path`.
     pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> BookError {
         BookError::Io {

@@ -32,7 +32,7 @@ pub fn merge(books: &[PathBuf], out: &Path) -> Result<(u64, u64), BookError> {
             });
         }
     }
-    let fail = |e| BookError::io(out, e);
+    let fail = |e| BookError::write(out, e);
     let mut writer = BookWriter::create(out).map_err(fail)?;
     let streams: Vec<EntryStream<'_>> = opened
         .iter()
