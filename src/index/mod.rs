@@ -365,7 +365,8 @@ impl TableIndex {
             return idx;
         };
         let place = self.place_of(idx);
-        idx + (p.record[place as usize] as u64 - place) * self.per_placement
+        // The placement's own number is `place` (`place_of`): swap it for its record's.
+        idx - place * self.per_placement + p.record[place as usize] as u64 * self.per_placement
     }
 
     /// The index of record number `record` (`record_number`), or None beyond the table.
