@@ -338,10 +338,8 @@ pub fn backup(
     })();
     let valued = match written {
         Ok(v) => v,
-        Err(e) => {
-            writer.abandon();
-            return Err(fail(e));
-        }
+        // The writer, dropped unfinished, removes its temporary.
+        Err(e) => return Err(fail(e)),
     };
     writer.mark_backed_up();
     summary.bytes = writer.finish(book.info()).map_err(fail)?;

@@ -417,9 +417,7 @@ fn build_in_pool(
             summary.bytes = writer.finish(info).map_err(|e| BookError::write(out, e))?;
             Ok(summary)
         }
-        Err(e) => {
-            writer.abandon();
-            Err(BookError::write(out, e))
-        }
+        // The writer, dropped unfinished, removes its temporary.
+        Err(e) => Err(BookError::write(out, e)),
     }
 }

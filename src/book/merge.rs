@@ -52,9 +52,7 @@ pub fn merge(books: &[PathBuf], out: &Path) -> Result<(u64, u64), BookError> {
             let bytes = writer.finish(info).map_err(fail)?;
             Ok((entries, bytes))
         }
-        Err(e) => {
-            writer.abandon();
-            Err(fail(e))
-        }
+        // The writer, dropped unfinished, removes its temporary.
+        Err(e) => Err(fail(e)),
     }
 }

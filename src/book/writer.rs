@@ -69,7 +69,4 @@ impl BookWriter {
         self.out.finish()?;
         Ok(HEADER as u64 + self.count * ENTRY_LEN as u64)
     }
-
-    /// Removes the unfinished file (after an error); dropping the writer does the same.
-    pub fn abandon(self) {}
 }
