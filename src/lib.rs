@@ -105,6 +105,7 @@ pub use value::{Dtm, Wdl, Wdl5};
 mod atomic_file;
 pub mod book;
 pub mod capi;
+mod field;
 pub mod generate;
 pub mod ghi;
 mod prefetch;

@@ -43,6 +43,8 @@
 //! Path-dependent: some path in the book graph reaching the position (for a move entry: the
 //! position after the move), taken as history, changes the value. Details in `backup.rs`.
 
+use crate::field;
+
 /// Identifies a retrobook book file.
 pub const BOOK_MAGIC: [u8; 8] = *b"RBBOOK\x1a\0";
 /// The book format version this code writes and reads.
@@ -137,30 +139,30 @@ impl Entry {
     /// The 32 bytes of the entry.
     pub fn to_bytes(&self) -> [u8; ENTRY_LEN] {
         let mut b = [0u8; ENTRY_LEN];
-        b[0..8].copy_from_slice(&self.key.to_le_bytes());
-        b[8..10].copy_from_slice(&self.mv.to_le_bytes());
-        b[10..12].copy_from_slice(&Backup::encode(self.backup).to_le_bytes());
+        field::put(&mut b, 0, self.key);
+        field::put(&mut b, 8, self.mv);
+        field::put(&mut b, 10, Backup::encode(self.backup));
         for (i, v) in [self.games, self.win, self.draw, self.loss, self.repeats]
             .into_iter()
             .enumerate()
         {
-            b[12 + 4 * i..16 + 4 * i].copy_from_slice(&v.to_le_bytes());
+            field::put(&mut b, 12 + 4 * i, v);
         }
         b
     }
 
     /// An entry from its 32 bytes.
     pub fn from_bytes(b: &[u8]) -> Entry {
-        let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+        let u32_at = |at| field::get::<u32>(b, at);
         Entry {
-            key: u64::from_le_bytes(b[0..8].try_into().expect("8 bytes")),
-            mv: u16::from_le_bytes(b[8..10].try_into().expect("2 bytes")),
+            key: field::get(b, 0),
+            mv: field::get(b, 8),
             games: u32_at(12),
             win: u32_at(16),
             draw: u32_at(20),
             loss: u32_at(24),
             repeats: u32_at(28),
-            backup: Backup::decode(u16::from_le_bytes(b[10..12].try_into().expect("2 bytes"))),
+            backup: Backup::decode(field::get(b, 10)),
         }
     }
 }
@@ -210,7 +212,7 @@ mod tests {
             let b = e.to_bytes();
             assert_eq!(Entry::from_bytes(&b), e);
             // Bytes 10..12: 0 without a back-up, else bit 15, bit 14 for the mark, value.
-            let bits = u16::from_le_bytes([b[10], b[11]]);
+            let bits = field::get::<u16>(&b, 10);
             let expected = backup.map_or(0, |x| {
                 0x8000 | u16::from(x.path_dependent) << 14 | x.value_permille
             });

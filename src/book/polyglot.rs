@@ -12,6 +12,7 @@ use super::error::{BookError, BookFault};
 use super::format::Entry;
 use super::reader::Book;
 use crate::atomic_file::AtomicFile;
+use crate::field;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -32,19 +33,19 @@ pub struct PolyglotEntry {
 impl PolyglotEntry {
     fn to_bytes(self) -> [u8; 16] {
         let mut b = [0u8; 16];
-        b[0..8].copy_from_slice(&self.key.to_be_bytes());
-        b[8..10].copy_from_slice(&self.mv.to_be_bytes());
-        b[10..12].copy_from_slice(&self.weight.to_be_bytes());
-        b[12..16].copy_from_slice(&self.learn.to_be_bytes());
+        field::put_be(&mut b, 0, self.key);
+        field::put_be(&mut b, 8, self.mv);
+        field::put_be(&mut b, 10, self.weight);
+        field::put_be(&mut b, 12, self.learn);
         b
     }
 
     fn from_bytes(b: &[u8]) -> PolyglotEntry {
         PolyglotEntry {
-            key: u64::from_be_bytes(b[0..8].try_into().expect("8 bytes")),
-            mv: u16::from_be_bytes(b[8..10].try_into().expect("2 bytes")),
-            weight: u16::from_be_bytes(b[10..12].try_into().expect("2 bytes")),
-            learn: u32::from_be_bytes(b[12..16].try_into().expect("4 bytes")),
+            key: field::get_be(b, 0),
+            mv: field::get_be(b, 8),
+            weight: field::get_be(b, 10),
+            learn: field::get_be(b, 12),
         }
     }
 }

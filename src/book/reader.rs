@@ -3,6 +3,7 @@
 
 use super::error::{BookError, BookFault};
 use super::format::{BookInfo, Entry, BOOK_MAGIC, BOOK_VERSION, ENTRY_LEN, FLAG_BACKED_UP, HEADER};
+use crate::field;
 use memmap2::Mmap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -34,8 +35,8 @@ impl Book {
         if map[0..8] != BOOK_MAGIC {
             return Err(refused(BookFault::NotABook));
         }
-        let u32_at = |at: usize| u32::from_le_bytes(map[at..at + 4].try_into().expect("4"));
-        let u64_at = |at: usize| u64::from_le_bytes(map[at..at + 8].try_into().expect("8"));
+        let u32_at = |at| field::get::<u32>(&map, at);
+        let u64_at = |at| field::get::<u64>(&map, at);
         if u32_at(8) != BOOK_VERSION {
             return Err(refused(BookFault::Version {
                 found: u32_at(8),
@@ -103,7 +104,7 @@ impl Book {
 
     fn key_at(&self, i: usize) -> u64 {
         let at = HEADER + i * ENTRY_LEN;
-        u64::from_le_bytes(self.map[at..at + 8].try_into().expect("8 bytes"))
+        field::get(&self.map, at)
     }
 
     /// All entries of the position `key`: its own entry (move 0) first, then its moves in

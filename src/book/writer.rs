@@ -3,6 +3,7 @@
 
 use super::format::{BookInfo, Entry, BOOK_MAGIC, BOOK_VERSION, ENTRY_LEN, FLAG_BACKED_UP, HEADER};
 use crate::atomic_file::AtomicFile;
+use crate::field;
 use std::io::{self, Seek, Write};
 use std::path::Path;
 
@@ -53,16 +54,16 @@ impl BookWriter {
     pub fn finish(mut self, info: BookInfo) -> io::Result<u64> {
         let mut h = [0u8; HEADER];
         h[0..8].copy_from_slice(&BOOK_MAGIC);
-        h[8..12].copy_from_slice(&BOOK_VERSION.to_le_bytes());
-        h[12..16].copy_from_slice(&(ENTRY_LEN as u32).to_le_bytes());
-        h[16..24].copy_from_slice(&self.count.to_le_bytes());
-        h[24..32].copy_from_slice(&info.games.to_le_bytes());
-        h[32..36].copy_from_slice(&info.max_ply.to_le_bytes());
-        h[36..40].copy_from_slice(&info.min_games.to_le_bytes());
-        h[40..44].copy_from_slice(&self.crc.finalize().to_le_bytes());
-        h[44..48].copy_from_slice(&self.flags.to_le_bytes());
+        field::put(&mut h, 8, BOOK_VERSION);
+        field::put(&mut h, 12, ENTRY_LEN as u32);
+        field::put(&mut h, 16, self.count);
+        field::put(&mut h, 24, info.games);
+        field::put(&mut h, 32, info.max_ply);
+        field::put(&mut h, 36, info.min_games);
+        field::put(&mut h, 40, self.crc.finalize());
+        field::put(&mut h, 44, self.flags);
         let crc = crc32fast::hash(&h[..60]);
-        h[60..64].copy_from_slice(&crc.to_le_bytes());
+        field::put(&mut h, 60, crc);
         let w = self.out.writer();
         w.seek(io::SeekFrom::Start(0))?;
         w.write_all(&h)?;

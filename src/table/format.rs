@@ -49,6 +49,7 @@
 
 use super::error::FileFault;
 use super::stats::{SideStats, TableStats};
+use crate::field;
 use crate::index::{Layout, TableIndex, LAYOUT_BYTES};
 use crate::material::Material;
 
@@ -98,22 +99,6 @@ pub struct Header {
     pub segmented: bool,
 }
 
-pub(crate) fn put_u32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
-}
-
-pub(crate) fn put_u64(b: &mut [u8], at: usize, v: u64) {
-    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
-}
-
-pub(crate) fn get_u32(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
-}
-
-pub(crate) fn get_u64(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-}
-
 fn put_str(b: &mut [u8], at: usize, len: usize, s: &str) {
     let bytes = s.as_bytes();
     b[at..at + bytes.len().min(len)].copy_from_slice(&bytes[..bytes.len().min(len)]);
@@ -140,13 +125,13 @@ impl Header {
         } else {
             WHOLE_VERSION
         };
-        put_u32(&mut b, 8, version);
-        put_u32(&mut b, 12, HEADER_LEN as u32);
+        field::put::<u32>(&mut b, 8, version);
+        field::put::<u32>(&mut b, 12, HEADER_LEN as u32);
         put_str(&mut b, 16, 8, &self.game);
         put_str(&mut b, 24, 16, &self.material.to_string());
-        put_u32(&mut b, 40, INDEX_SCHEME);
-        put_u32(&mut b, 44, VALUE_ENCODING);
-        put_u64(&mut b, 48, self.size);
+        field::put::<u32>(&mut b, 40, INDEX_SCHEME);
+        field::put::<u32>(&mut b, 44, VALUE_ENCODING);
+        field::put::<u64>(&mut b, 48, self.size);
         for (st, at) in self.stats.sides.iter().zip(STATS_AT) {
             for (i, v) in [
                 st.positions,
@@ -159,22 +144,22 @@ impl Header {
             .into_iter()
             .enumerate()
             {
-                put_u64(&mut b, at + 8 * i, v);
+                field::put::<u64>(&mut b, at + 8 * i, v);
             }
         }
-        put_u32(&mut b, 152, self.stats.max_plies);
-        put_u32(&mut b, 156, self.stats.max_side as u32);
-        put_u64(&mut b, 160, self.stats.max_index);
-        put_u32(&mut b, 168, self.dtm_side as u32);
+        field::put::<u32>(&mut b, 152, self.stats.max_plies);
+        field::put::<u32>(&mut b, 156, self.stats.max_side as u32);
+        field::put::<u64>(&mut b, 160, self.stats.max_index);
+        field::put::<u32>(&mut b, 168, self.dtm_side as u32);
         for (i, l) in self.layouts.iter().enumerate() {
             b[LAYOUTS_AT + LAYOUT_BYTES * i..][..LAYOUT_BYTES].copy_from_slice(l);
         }
         for (i, e) in self.streams.iter().enumerate() {
-            put_u64(&mut b, STREAMS_AT + 16 * i, e.offset);
-            put_u64(&mut b, STREAMS_AT + 16 * i + 8, e.len);
+            field::put::<u64>(&mut b, STREAMS_AT + 16 * i, e.offset);
+            field::put::<u64>(&mut b, STREAMS_AT + 16 * i + 8, e.len);
         }
         let crc = crc32fast::hash(&b[..CRC_AT]);
-        put_u32(&mut b, CRC_AT, crc);
+        field::put::<u32>(&mut b, CRC_AT, crc);
         b
     }
 
@@ -190,7 +175,7 @@ impl Header {
                 FileFault::NotATable
             });
         }
-        let version = get_u32(b, 8);
+        let version = field::get::<u32>(b, 8);
         if !(WHOLE_VERSION..=VERSION).contains(&version) {
             return Err(FileFault::Version {
                 found: version,
@@ -201,10 +186,10 @@ impl Header {
         if b.len() < HEADER_LEN {
             return Err(short);
         }
-        if get_u32(b, CRC_AT) != crc32fast::hash(&b[..CRC_AT]) {
+        if field::get::<u32>(b, CRC_AT) != crc32fast::hash(&b[..CRC_AT]) {
             return Err(FileFault::Checksum { part: "header" });
         }
-        if get_u32(b, 12) as usize != HEADER_LEN {
+        if field::get::<u32>(b, 12) as usize != HEADER_LEN {
             return Err(FileFault::corrupt("unexpected header length"));
         }
         let game = get_str(b, 16, 8);
@@ -215,24 +200,24 @@ impl Header {
         let material: Material = sig
             .parse()
             .map_err(|e| FileFault::corrupt(format!("bad signature in header: {e}")))?;
-        if get_u32(b, 40) != INDEX_SCHEME || get_u32(b, 44) != VALUE_ENCODING {
+        if field::get::<u32>(b, 40) != INDEX_SCHEME || field::get::<u32>(b, 44) != VALUE_ENCODING {
             return Err(FileFault::corrupt("unknown index scheme or value encoding"));
         }
         let mut stats = TableStats::default();
         for (side, at) in stats.sides.iter_mut().zip(STATS_AT) {
             *side = SideStats {
-                positions: get_u64(b, at),
-                win: get_u64(b, at + 8),
-                draw: get_u64(b, at + 16),
-                loss: get_u64(b, at + 24),
-                cursed_win: get_u64(b, at + 32),
-                cursed_loss: get_u64(b, at + 40),
+                positions: field::get::<u64>(b, at),
+                win: field::get::<u64>(b, at + 8),
+                draw: field::get::<u64>(b, at + 16),
+                loss: field::get::<u64>(b, at + 24),
+                cursed_win: field::get::<u64>(b, at + 32),
+                cursed_loss: field::get::<u64>(b, at + 40),
             };
         }
-        stats.max_plies = get_u32(b, 152);
-        stats.max_side = get_u32(b, 156) as u8;
-        stats.max_index = get_u64(b, 160);
-        let dtm_side = get_u32(b, 168) as usize;
+        stats.max_plies = field::get::<u32>(b, 152);
+        stats.max_side = field::get::<u32>(b, 156) as u8;
+        stats.max_index = field::get::<u64>(b, 160);
+        let dtm_side = field::get::<u32>(b, 168) as usize;
         if dtm_side > 1 {
             return Err(FileFault::corrupt("bad DTM side in header"));
         }
@@ -242,13 +227,13 @@ impl Header {
         }
         let mut streams = [Extent::default(); 3];
         for (i, e) in streams.iter_mut().enumerate() {
-            e.offset = get_u64(b, STREAMS_AT + 16 * i);
-            e.len = get_u64(b, STREAMS_AT + 16 * i + 8);
+            e.offset = field::get::<u64>(b, STREAMS_AT + 16 * i);
+            e.len = field::get::<u64>(b, STREAMS_AT + 16 * i + 8);
         }
         Ok(Header {
             game,
             material,
-            size: get_u64(b, 48),
+            size: field::get::<u64>(b, 48),
             stats,
             dtm_side,
             layouts,

@@ -16,8 +16,8 @@
 //! ```
 
 use super::stream::{Stream, StreamError};
+use crate::field;
 use crate::table::error::FileFault;
-use crate::table::format::{get_u32, get_u64, put_u32, put_u64};
 
 /// The smallest and largest segment sizes a file may name (log2 of values).
 const SEGMENT_LOGS: std::ops::RangeInclusive<u32> = 6..=40;
@@ -51,9 +51,9 @@ impl Segments {
             return Err(FileFault::truncated("segment directory truncated"));
         }
         let (k, log, n) = (
-            get_u32(bytes, 0) as usize,
-            get_u32(bytes, 4),
-            get_u64(bytes, 8),
+            field::get::<u32>(bytes, 0) as usize,
+            field::get::<u32>(bytes, 4),
+            field::get::<u64>(bytes, 8),
         );
         if !SEGMENT_LOGS.contains(&log) || k == 0 || n.div_ceil(1 << log) != k as u64 {
             return Err(FileFault::corrupt(format!(
@@ -61,7 +61,9 @@ impl Segments {
             )));
         }
         let crc_at = 16 + 16 * k;
-        if bytes.len() < crc_at + 4 || get_u32(bytes, crc_at) != crc32fast::hash(&bytes[..crc_at]) {
+        if bytes.len() < crc_at + 4
+            || field::get::<u32>(bytes, crc_at) != crc32fast::hash(&bytes[..crc_at])
+        {
             return Err(FileFault::Checksum {
                 part: "segment directory",
             });
@@ -69,7 +71,10 @@ impl Segments {
         let mut streams = Vec::with_capacity(k);
         let mut end = crc_at + 4;
         for j in 0..k {
-            let (off, seg_len) = (get_u64(bytes, 16 + 16 * j), get_u64(bytes, 24 + 16 * j));
+            let (off, seg_len) = (
+                field::get::<u64>(bytes, 16 + 16 * j),
+                field::get::<u64>(bytes, 24 + 16 * j),
+            );
             let stop = off
                 .checked_add(seg_len)
                 .filter(|&s| s <= bytes.len() as u64);
@@ -165,17 +170,17 @@ pub fn join(n: u64, log: u32, segments: Vec<Vec<u8>>) -> Vec<u8> {
     assert!(SEGMENT_LOGS.contains(&log) && n.div_ceil(1 << log) == k as u64);
     let crc_at = 16 + 16 * k;
     let mut out = vec![0u8; (crc_at + 4).next_multiple_of(64)];
-    put_u32(&mut out, 0, k as u32);
-    put_u32(&mut out, 4, log);
-    put_u64(&mut out, 8, n);
+    field::put::<u32>(&mut out, 0, k as u32);
+    field::put::<u32>(&mut out, 4, log);
+    field::put::<u64>(&mut out, 8, n);
     let mut at = out.len();
     for (j, s) in segments.iter().enumerate() {
-        put_u64(&mut out, 16 + 16 * j, at as u64);
-        put_u64(&mut out, 24 + 16 * j, s.len() as u64);
+        field::put::<u64>(&mut out, 16 + 16 * j, at as u64);
+        field::put::<u64>(&mut out, 24 + 16 * j, s.len() as u64);
         at = (at + s.len()).next_multiple_of(64);
     }
     let crc = crc32fast::hash(&out[..crc_at]);
-    put_u32(&mut out, crc_at, crc);
+    field::put::<u32>(&mut out, crc_at, crc);
     for s in segments {
         out.extend_from_slice(&s);
         out.resize(out.len().next_multiple_of(64), 0);
@@ -240,7 +245,7 @@ mod tests {
             );
         }
         // A segment's own descriptor, checked by its stream.
-        let first = get_u64(&bytes, 16) as usize;
+        let first = field::get::<u64>(&bytes, 16) as usize;
         let mut bad = bytes.clone();
         bad[first] ^= 1;
         let err = Segments::open(&bad, 0, bad.len(), true).unwrap_err();

@@ -42,8 +42,8 @@
 
 use super::huffman::{canonical_codes, code_lengths, Decoder};
 use super::pairs::{self, Grammar, PairOptions, Symbol};
+use crate::field;
 use crate::table::error::FileFault;
-use crate::table::format::{get_u32, get_u64, put_u32, put_u64};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -220,23 +220,23 @@ fn write(
     let wide = opts.wide_starts || n >= 1 << 32;
     let mut out = vec![0u8; DESCRIPTOR_LEN];
     for v in leaf_values {
-        out.extend_from_slice(&v.to_le_bytes());
+        field::push(&mut out, *v);
     }
     out.extend_from_slice(lengths);
     for p in &g.pairs {
-        out.extend_from_slice(&p[0].to_le_bytes());
-        out.extend_from_slice(&p[1].to_le_bytes());
+        field::push(&mut out, p[0]);
+        field::push(&mut out, p[1]);
     }
     for &s in starts {
         if wide {
-            out.extend_from_slice(&s.to_le_bytes());
+            field::push(&mut out, s);
         } else {
-            out.extend_from_slice(&(s as u32).to_le_bytes());
+            field::push(&mut out, s as u32);
         }
     }
     if !starts.is_empty() {
         for h in hints(n, starts, hint_log) {
-            out.extend_from_slice(&h.to_le_bytes());
+            field::push(&mut out, h);
         }
     }
     out.resize(out.len().next_multiple_of(64), 0);
@@ -251,28 +251,28 @@ fn write(
     out.extend_from_slice(&[0; SLACK]);
     let crcs_at = out.len();
     for c in &crcs {
-        out.extend_from_slice(&c.to_le_bytes());
+        field::push(&mut out, *c);
     }
     let d = &mut out[..DESCRIPTOR_LEN];
-    put_u64(d, 0, n);
-    put_u32(d, 8, leaf_values.len() as u32);
-    put_u32(d, 12, g.symbols() as u32);
-    put_u32(d, 16, starts.len() as u32);
+    field::put::<u64>(d, 0, n);
+    field::put::<u32>(d, 8, leaf_values.len() as u32);
+    field::put::<u32>(d, 12, g.symbols() as u32);
+    field::put::<u32>(d, 16, starts.len() as u32);
     d[20] = opts.block_log as u8;
     d[21] = hint_log as u8;
     d[22] = opts.check_log as u8;
     d[23] = if wide { 8 } else { 0 };
-    put_u32(d, 24, blocks_at as u32);
-    put_u32(d, 28, crcs_at as u32);
+    field::put::<u32>(d, 24, blocks_at as u32);
+    field::put::<u32>(d, 28, crcs_at as u32);
     let total = out.len();
     // The offsets are u32: a stream stays under 4 GiB (KRNvKNN's DTM layer, 7.6 billion
     // positions, would take about a third of that at KQRvKR's 1.8 bits each).
     assert!(total < 1 << 32, "a stream of {total} bytes");
-    put_u32(&mut out, 32, total as u32);
+    field::put::<u32>(&mut out, 32, total as u32);
     let crcs_crc = crc32fast::hash(&out[crcs_at..]);
-    put_u32(&mut out, 36, crcs_crc);
+    field::put::<u32>(&mut out, 36, crcs_crc);
     let crc = index_crc(&out, blocks_at);
-    put_u32(&mut out, 60, crc);
+    field::put::<u32>(&mut out, 60, crc);
     out
 }
 
@@ -318,10 +318,10 @@ impl Stream {
         if bytes.len() < DESCRIPTOR_LEN {
             return Err(FileFault::truncated("stream descriptor truncated"));
         }
-        let n = get_u64(bytes, 0);
-        let leaves = get_u32(bytes, 8) as usize;
-        let symbols = get_u32(bytes, 12) as usize;
-        let blocks = get_u32(bytes, 16);
+        let n = field::get::<u64>(bytes, 0);
+        let leaves = field::get::<u32>(bytes, 8) as usize;
+        let symbols = field::get::<u32>(bytes, 12) as usize;
+        let blocks = field::get::<u32>(bytes, 16);
         let (block_log, hint_log, check_log) =
             (bytes[20] as u32, bytes[21] as u32, bytes[22] as u32);
         let start_width = match bytes[23] {
@@ -333,9 +333,9 @@ impl Stream {
                 ))
             }
         };
-        let blocks_at = get_u32(bytes, 24) as usize;
-        let crcs_at = get_u32(bytes, 28) as usize;
-        let total = get_u32(bytes, 32) as usize;
+        let blocks_at = field::get::<u32>(bytes, 24) as usize;
+        let crcs_at = field::get::<u32>(bytes, 28) as usize;
+        let total = field::get::<u32>(bytes, 32) as usize;
         if total != len {
             return Err(FileFault::truncated(format!(
                 "stream is {len} bytes, its descriptor says {total} (truncated?)"
@@ -376,19 +376,19 @@ impl Stream {
                 "stream layout does not add up (file corrupted)",
             ));
         }
-        if index_crc(bytes, blocks_at) != get_u32(bytes, 60) {
+        if index_crc(bytes, blocks_at) != field::get::<u32>(bytes, 60) {
             return Err(FileFault::Checksum {
                 part: "stream index",
             });
         }
-        if crc32fast::hash(&bytes[crcs_at..]) != get_u32(bytes, 36) {
+        if crc32fast::hash(&bytes[crcs_at..]) != field::get::<u32>(bytes, 36) {
             return Err(FileFault::corrupt(
                 "stream block checksums damaged (file corrupted)",
             ));
         }
         let mut p = DESCRIPTOR_LEN;
         let leaf_values: Vec<u16> = (0..leaves)
-            .map(|i| u16::from_le_bytes([bytes[p + 2 * i], bytes[p + 2 * i + 1]]))
+            .map(|i| field::get::<u16>(bytes, p + 2 * i))
             .collect();
         p += 2 * leaves;
         let code_lengths = &bytes[p..p + symbols];
@@ -396,8 +396,8 @@ impl Stream {
         let mut pairs = Vec::with_capacity(symbols - leaves);
         let mut lengths: Vec<u32> = vec![1; leaves];
         for s in leaves..symbols {
-            let a = u16::from_le_bytes([bytes[p], bytes[p + 1]]);
-            let b = u16::from_le_bytes([bytes[p + 2], bytes[p + 3]]);
+            let a = field::get::<u16>(bytes, p);
+            let b = field::get::<u16>(bytes, p + 2);
             p += 4;
             if a as usize >= s || b as usize >= s {
                 return Err(FileFault::corrupt(
@@ -477,14 +477,14 @@ impl Stream {
     fn start(&self, file: &[u8], b: u32) -> u64 {
         let at = self.starts_at + self.start_width * b as usize;
         match self.start_width {
-            4 => u64::from(get_u32(file, at)),
-            _ => get_u64(file, at),
+            4 => u64::from(field::get::<u32>(file, at)),
+            _ => field::get::<u64>(file, at),
         }
     }
 
     #[inline]
     fn hint(&self, file: &[u8], j: usize) -> u32 {
-        get_u32(file, self.hints_at + 4 * j)
+        field::get::<u32>(file, self.hints_at + 4 * j)
     }
 
     /// The block holding value `idx` (< N).
@@ -513,7 +513,7 @@ impl Stream {
         }
         let from = self.blocks_at + (g << self.check_log);
         let to = (from + (1 << self.check_log)).min(self.crcs_at - SLACK);
-        if crc32fast::hash(&file[from..to]) != get_u32(file, self.crcs_at + 4 * g) {
+        if crc32fast::hash(&file[from..to]) != field::get::<u32>(file, self.crcs_at + 4 * g) {
             return Err(StreamError::Checksum(b));
         }
         word.fetch_or(bit, Relaxed);
@@ -534,8 +534,7 @@ impl Stream {
         let mut bit = 0u32;
         while bit < end {
             let at = base + (bit >> 3) as usize;
-            let bytes: [u8; 8] = file[at..at + 8].try_into().expect("8 bytes");
-            let w = u64::from_be_bytes(bytes) << (bit & 7);
+            let w = field::get_be::<u64>(file, at) << (bit & 7);
             let Some((sym, l)) = self.decoder.decode(w) else {
                 break;
             };
@@ -616,8 +615,7 @@ impl Stream {
         let mut stack = Vec::new();
         while filled < out.len() {
             let at = base + (bit >> 3) as usize;
-            let bytes: [u8; 8] = file[at..at + 8].try_into().expect("8 bytes");
-            let w = u64::from_be_bytes(bytes) << (bit & 7);
+            let w = field::get_be::<u64>(file, at) << (bit & 7);
             let (sym, l) = self.decoder.decode(w).ok_or(StreamError::Corrupt(b))?;
             bit += l;
             if bit > end || filled + self.lengths[sym as usize] as usize > out.len() {
@@ -729,7 +727,7 @@ mod tests {
         let blocks = |opts: &StreamOptions| {
             let bytes = encode(values.clone(), &leaf_values, opts);
             assert_eq!(bytes[23], if opts.wide_starts { 8 } else { 0 });
-            get_u32(&bytes, 16) as usize
+            field::get::<u32>(&bytes, 16) as usize
         };
         assert_eq!(blocks(&narrow), blocks(&wide));
         // Four more bytes per block, up to the padding of the tables to 64 bytes.
@@ -746,8 +744,8 @@ mod tests {
         let leaf_values = [0, 1, 2, 3, 4, 5];
         let values = sample(100_000, 3);
         let bytes = encode(values.clone(), &leaf_values, &StreamOptions::default());
-        let blocks_at = get_u32(&bytes, 24) as usize;
-        let crcs_at = get_u32(&bytes, 28) as usize;
+        let blocks_at = field::get::<u32>(&bytes, 24) as usize;
+        let crcs_at = field::get::<u32>(&bytes, 28) as usize;
         // A flipped bit in the blocks: the probes into that group fail, the others answer.
         let mut bad = bytes.clone();
         let hit = blocks_at + (crcs_at - blocks_at) / 2;
