@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use retrobook::generate::{generate, plan, GenOptions};
 use retrobook::material::Material;
-use retrobook::retro::Silent;
+use retrobook::progress::Silent;
 use retrobook::{Tablebase, Threads};
 use std::time::Duration;
 

@@ -16,7 +16,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use retrobook::chess::{Color, Position};
 use retrobook::generate::Session;
 use retrobook::material::Material;
-use retrobook::retro::Silent;
+use retrobook::progress::Silent;
 use retrobook::Tablebase;
 use shakmaty::{fen::Fen, CastlingMode, Chess};
 use std::path::PathBuf;
@@ -36,11 +36,10 @@ fn tables() -> Tablebase {
         .map(|s| s.parse().unwrap())
         .collect();
     // Kept between runs: only what is missing is built.
-    let mut session = Session::open(&dir, &targets).expect("bench tables folder");
-    while let Some(built) = session.build_next(&Default::default(), &Silent) {
-        built.expect("table builds");
-    }
-    Tablebase::open(&dir).expect("bench tables open")
+    Session::open(&dir, &targets)
+        .expect("bench tables folder")
+        .build_all(&Default::default(), &Silent)
+        .expect("tables build")
 }
 
 /// `n` random legal positions of `m`, either side to move (a fixed pseudo-random sequence).

@@ -227,9 +227,9 @@ fn main() {
 mod tests {
     use super::*;
     use retrobook::chess::Color;
-    use retrobook::generate::{generate, plan};
+    use retrobook::generate::Session;
     use retrobook::material::Material;
-    use retrobook::retro::Silent;
+    use retrobook::progress::Silent;
 
     /// Plays `start` out: the engine (searching `depth` plies) for the winning side, the
     /// table's best defence (the longest loss) for the other; returns the plies to mate.
@@ -298,11 +298,10 @@ mod tests {
             .iter()
             .map(|s| s.parse().unwrap())
             .collect();
-        let mut tb = Tablebase::new();
-        for m in plan(&targets, &tb) {
-            let report = generate(m, &tb, dir.path(), &Default::default(), &Silent).unwrap();
-            tb.add_file(&report.path).unwrap();
-        }
+        let tb = Session::open(dir.path(), &targets)
+            .unwrap()
+            .build_all(&Default::default(), &Silent)
+            .unwrap();
         mates_in_table_distance(&tb, "KQvK", 20);
         mates_in_table_distance(&tb, "KRvK", 20);
         mates_in_table_distance(&tb, "KBNvK", 12);

@@ -62,9 +62,26 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Deletes the temporary files that killed runs left in `dir` (`.NAME.PID.tmp` whose
-/// process is gone) and returns how many; a file of a live process is left alone.
-pub fn remove_stale_temporaries(dir: &Path) -> usize {
+/// Makes the folder of `path` ready for a new file: creates it if missing and removes the
+/// temporaries killed runs left there; returns how many it removed.
+pub(crate) fn prepare_folder_of(path: &Path) -> io::Result<usize> {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => prepare_folder(d),
+        _ => prepare_folder(Path::new(".")),
+    }
+}
+
+/// Creates `dir` if missing and removes the temporaries killed runs left in it; returns
+/// how many it removed.
+pub(crate) fn prepare_folder(dir: &Path) -> io::Result<usize> {
+    fs::create_dir_all(dir)?;
+    Ok(remove_stale_temporaries(dir))
+}
+
+/// Deletes the temporaries that killed runs left in `dir` (files or folders named
+/// `.NAME.PID.tmp` whose process is gone) and returns how many; those of a live process
+/// are left alone.
+fn remove_stale_temporaries(dir: &Path) -> usize {
     // Without /proc (not Linux) liveness is unknown: keep everything.
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
@@ -85,7 +102,10 @@ pub fn remove_stale_temporaries(dir: &Path) -> usize {
                 pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
             })
         })
-        .filter(|p| fs::remove_file(p).is_ok())
+        .filter(|p| match p.is_dir() {
+            true => fs::remove_dir_all(p).is_ok(),
+            false => fs::remove_file(p).is_ok(),
+        })
         .count()
 }
 
@@ -120,5 +140,35 @@ mod tests {
         f.finish().unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new");
         assert_eq!(listing(), ["a.bin"]);
+    }
+
+    #[test]
+    fn a_dead_runs_temporaries_are_swept_and_a_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sub/book.rbb");
+        // No process has this id (Linux caps ids at 2^22).
+        let dead = 1u32 << 30;
+        let live = std::process::id();
+        assert_eq!(prepare_folder_of(&out).unwrap(), 0, "the folder is created");
+        let sub = dir.path().join("sub");
+        fs::write(sub.join(format!(".book.rbb.{dead}.tmp")), b"x").unwrap();
+        fs::create_dir(sub.join(format!(".book.rbb.runs.{dead}.tmp"))).unwrap();
+        fs::write(sub.join(format!(".book.rbb.runs.{dead}.tmp/run-0")), b"x").unwrap();
+        fs::write(sub.join(format!(".book.rbb.{live}.tmp")), b"x").unwrap();
+        fs::write(sub.join("keep.tmp"), b"x").unwrap();
+        let swept = if Path::new("/proc/self").exists() {
+            2
+        } else {
+            0
+        };
+        assert_eq!(prepare_folder_of(&out).unwrap(), swept);
+        let mut left: Vec<String> = fs::read_dir(&sub)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        if swept == 2 {
+            assert_eq!(left, [format!(".book.rbb.{live}.tmp"), "keep.tmp".into()]);
+        }
     }
 }

@@ -71,7 +71,7 @@
 //! 1,144 MiB solving (model 1,157 MiB; 1,373 MiB before: pages of the solution are touched
 //! part by part, so its peak comes with the last parts). The estimate adds 5%.
 
-use crate::atomic_file::remove_stale_temporaries;
+use crate::atomic_file::prepare_folder;
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
@@ -106,9 +106,9 @@ pub enum GenError {
         /// What failed.
         source: ProbeError,
     },
-    /// The table could not be written.
+    /// The table could not be written, or not opened once written.
     #[error(transparent)]
-    Write(#[from] TableError),
+    Table(#[from] TableError),
 }
 
 /// What one generated table cost and gave.
@@ -131,7 +131,8 @@ pub struct Report {
 }
 
 /// A resumable build of tables into a folder: the tables already there are kept (a file
-/// that does not open is named in `damaged` and built again), the temporaries of killed
+/// that does not open is named in `damaged`, and built again if the targets need its
+/// table), the temporaries of killed
 /// runs are removed, and the tables missing are built sub-tables first, one `build_next`
 /// at a time, each added to the tablebase as soon as it is written. A killed run loses at
 /// most the table in progress: the same `open` resumes it.
@@ -149,13 +150,12 @@ pub struct Session {
 impl Session {
     /// Opens `dir` (created if missing) to build `targets` and whatever they need.
     pub fn open(dir: &Path, targets: &[Material]) -> Result<Session, TableError> {
-        std::fs::create_dir_all(dir).map_err(|source| TableError::CreateFolder {
+        let stale = prepare_folder(dir).map_err(|source| TableError::CreateFolder {
             path: dir.to_path_buf(),
             source,
         })?;
         let mut tb = Tablebase::new();
         let damaged = tb.add_dir_lenient(dir)?;
-        let stale = remove_stale_temporaries(dir);
         let todo = plan(targets, &tb);
         Ok(Session {
             dir: dir.to_path_buf(),
@@ -177,9 +177,31 @@ impl Session {
         self.built
     }
 
+    /// The table `build_next` builds, None once all are built.
+    pub fn next_material(&self) -> Option<Material> {
+        self.todo.get(self.built).copied()
+    }
+
     /// The tables open: those found, and those built so far.
     pub fn tablebase(&self) -> &Tablebase {
         &self.tb
+    }
+
+    /// The tables open, the session over.
+    pub fn into_tablebase(self) -> Tablebase {
+        self.tb
+    }
+
+    /// Builds every table left and returns them open with those found.
+    pub fn build_all(
+        mut self,
+        opts: &GenOptions,
+        observer: &dyn Observer,
+    ) -> Result<Tablebase, GenError> {
+        while let Some(built) = self.build_next(opts, observer) {
+            built?;
+        }
+        Ok(self.tb)
     }
 
     /// Builds the next table of `todo` (None once all are built) and opens it.
@@ -188,7 +210,7 @@ impl Session {
         opts: &GenOptions,
         observer: &dyn Observer,
     ) -> Option<Result<Report, GenError>> {
-        let &m = self.todo.get(self.built)?;
+        let m = self.next_material()?;
         let built = generate(m, &self.tb, &self.dir, opts, observer).and_then(|report| {
             self.tb.add_file(&report.path)?;
             Ok(report)

@@ -6,7 +6,6 @@ mod cli;
 use clap::Parser;
 use cli::args::{BookCommand, Cli, Command, GraphCommand};
 use cli::output::Failure;
-use retrobook::Threads;
 use std::process::ExitCode;
 
 /// Keeps glibc's allocator from holding on to freed blocks of a megabyte or more: `gen`
@@ -64,16 +63,16 @@ fn main() -> ExitCode {
             memory,
             threads,
             json,
-        }) => {
+        }) => cli::args::threads_arg(threads).and_then(|threads| {
             let opts = retrobook::book::BuildOptions {
                 max_ply,
                 min_games,
                 min_elo,
                 memory: memory << 20,
-                threads: Threads::PerCore,
+                threads,
             };
-            cli::book::cmd_build(&archives, &out, &opts, threads, json)
-        }
+            cli::book::cmd_build(&archives, &out, &opts, json)
+        }),
         Command::Book(BookCommand::Probe { fens, book, json }) => {
             cli::book::cmd_probe(&fens, &book, json)
         }

@@ -11,7 +11,7 @@ mod common;
 
 use common::{run, run_ok};
 use retrobook::book::{backup, build, Book, BookError, BookWriter, BuildOptions, Entry};
-use retrobook::retro::Silent;
+use retrobook::progress::Silent;
 use shakmaty::san::San;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Move, Position, Role};

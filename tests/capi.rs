@@ -7,10 +7,10 @@ mod common;
 
 use common::gaviota_samples;
 use retrobook::chess::{Color, Position, Role};
-use retrobook::generate::{generate, plan};
+use retrobook::generate::Session;
 use retrobook::material::Material;
-use retrobook::retro::Silent;
-use retrobook::{Dtm, Tablebase, Wdl};
+use retrobook::progress::Silent;
+use retrobook::{Dtm, Wdl};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -88,11 +88,10 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
         .iter()
         .map(|s| s.parse().unwrap())
         .collect();
-    let mut tb = Tablebase::new();
-    for m in plan(&targets, &tb) {
-        let report = generate(m, &tb, tables.path(), &Default::default(), &Silent).unwrap();
-        tb.add_file(&report.path).unwrap();
-    }
+    let tb = Session::open(tables.path(), &targets)
+        .unwrap()
+        .build_all(&Default::default(), &Silent)
+        .unwrap();
 
     // Cases: the Gaviota samples of those tables, with Gaviota's values (both colours).
     let mut cases = String::new();

@@ -95,6 +95,19 @@ fn fen_without_table_is_named() {
         "no table for KBNvK",
     );
     fails(&["info", "KBNvK", "--tables", d], 1, "no table for KBNvK");
+    fails(
+        &["verify", "KBNvK", "--tables", d],
+        1,
+        "no table for KBNvK in",
+    );
+    let nowhere = format!("{d}/nowhere");
+    for cmd in ["probe", "verify"] {
+        let mut args = vec![cmd, "--tables", &nowhere];
+        if cmd == "probe" {
+            args.push("8/8/8/8/8/5k2/8/KR6 w - - 0 1");
+        }
+        fails(&args, 1, "cannot read tables folder");
+    }
 }
 
 #[test]

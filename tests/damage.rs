@@ -15,7 +15,7 @@ mod common;
 use retrobook::book::pgn::{replay_from, start_position, PgnReader};
 use retrobook::book::{build as build_book, polyglot_key, Book, BookAnswer, BuildOptions};
 use retrobook::chess::{Color, Position};
-use retrobook::generate::{generate, plan, GenOptions};
+use retrobook::generate::{GenOptions, Session};
 use retrobook::material::Material;
 use retrobook::progress::Silent;
 use retrobook::{ProbeError, Tablebase, Threads};
@@ -405,15 +405,14 @@ fn built() -> &'static Path {
         let opts = GenOptions {
             threads: Threads::new(2),
         };
-        let mut tb = Tablebase::new();
         let targets: Vec<Material> = ["KRvK", "KPvK", "KRvKN"]
             .iter()
             .map(|s| s.parse().unwrap())
             .collect();
-        for m in plan(&targets, &tb) {
-            let report = generate(m, &tb, dir.path(), &opts, &Silent).unwrap();
-            tb.add_file(&report.path).unwrap();
-        }
+        Session::open(dir.path(), &targets)
+            .unwrap()
+            .build_all(&opts, &Silent)
+            .unwrap();
         dir
     })
     .path()

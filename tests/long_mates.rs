@@ -6,7 +6,8 @@
 use retrobook::index::TableIndex;
 use retrobook::material::Material;
 use retrobook::probe::LoadedTables;
-use retrobook::retro::{solve, ChessGame, Silent};
+use retrobook::progress::Silent;
+use retrobook::retro::{solve, ChessGame};
 use retrobook::table::values::dtm_value;
 use retrobook::table::TableStats;
 use retrobook::table::{write_table, DtmMoves, TableFile, WriteOptions};

@@ -4,9 +4,9 @@
 //! and the root probe keeps the moves that keep the position's value.
 
 use retrobook::chess::Position;
-use retrobook::generate::{generate, plan};
+use retrobook::generate::Session;
 use retrobook::material::Material;
-use retrobook::retro::Silent;
+use retrobook::progress::Silent;
 use retrobook::{ProbeError, Tablebase, Wdl};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -40,12 +40,11 @@ static GLOBAL: Counting = Counting;
 
 fn tables() -> (tempfile::TempDir, Tablebase) {
     let dir = tempfile::tempdir().unwrap();
-    let mut tb = Tablebase::new();
     let targets: Vec<Material> = vec!["KRvK".parse().unwrap(), "KPvK".parse().unwrap()];
-    for m in plan(&targets, &tb) {
-        let report = generate(m, &tb, dir.path(), &Default::default(), &Silent).unwrap();
-        tb.add_file(&report.path).unwrap();
-    }
+    let tb = Session::open(dir.path(), &targets)
+        .unwrap()
+        .build_all(&Default::default(), &Silent)
+        .unwrap();
     (dir, tb)
 }
 

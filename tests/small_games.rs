@@ -2,7 +2,8 @@
 //! against a search written apart from it: tic-tac-toe (no cycles, draws by a full board)
 //! and a cop chasing a robber on a grid (cycles everywhere, draws by evasion for ever).
 
-use retrobook::retro::{solve, RetroGame, Silent, Successor};
+use retrobook::progress::Silent;
+use retrobook::retro::{solve, RetroGame, Successor};
 use retrobook::Dtm;
 use std::collections::HashMap;
 

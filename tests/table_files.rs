@@ -6,9 +6,9 @@ mod common;
 
 use common::run;
 use retrobook::chess::{Color, Position};
-use retrobook::generate::{generate, plan, Session};
+use retrobook::generate::Session;
 use retrobook::material::Material;
-use retrobook::retro::Silent;
+use retrobook::progress::Silent;
 use retrobook::table::codec::StreamError;
 use retrobook::table::{FileFault, TableError, TableFile};
 use retrobook::{ProbeError, Tablebase};
@@ -20,11 +20,10 @@ fn built() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        let mut tb = Tablebase::new();
-        for m in plan(&["KRvKN".parse().unwrap()], &tb) {
-            let report = generate(m, &tb, dir.path(), &Default::default(), &Silent).unwrap();
-            tb.add_file(&report.path).unwrap();
-        }
+        Session::open(dir.path(), &["KRvKN".parse().unwrap()])
+            .unwrap()
+            .build_all(&Default::default(), &Silent)
+            .unwrap();
         dir
     })
     .path()

@@ -344,7 +344,8 @@ fn probe_lists_en_passant_captures_and_ranks_moves() {
 fn every_stored_value_equals_the_solver() {
     use retrobook::index::TableIndex;
     use retrobook::probe::LoadedTables;
-    use retrobook::retro::{solve, ChessGame, Silent};
+    use retrobook::progress::Silent;
+    use retrobook::retro::{solve, ChessGame};
     use retrobook::table::values::{code_wdl, wdl_rank, OR_CONVERSION};
     let tb = Tablebase::open(tables()).unwrap();
     let mut checked = 0u64;

@@ -3,11 +3,11 @@
 //! each runs on the threads it was given (no pool is shared or set process-wide).
 
 use retrobook::book::{build, BuildOptions};
-use retrobook::generate::{generate, plan, GenOptions};
+use retrobook::generate::{GenOptions, Session};
 use retrobook::material::Material;
 use retrobook::probe::verify_table;
-use retrobook::retro::{Observer, Silent};
-use retrobook::{Tablebase, Threads};
+use retrobook::progress::{Observer, Silent};
+use retrobook::Threads;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -31,13 +31,11 @@ fn tables_on(target: Material, dir: &Path, threads: usize) -> (Vec<u8>, usize) {
         threads: Threads::new(threads),
     };
     let seen = PoolSeen::default();
-    let mut tb = Tablebase::new();
-    let mut last = PathBuf::new();
-    for m in plan(&[target], &tb) {
-        let report = generate(m, &tb, dir, &opts, &seen).unwrap();
-        tb.add_file(&report.path).unwrap();
-        last = report.path;
-    }
+    let tb = Session::open(dir, &[target])
+        .unwrap()
+        .build_all(&opts, &seen)
+        .unwrap();
+    let last = dir.join(format!("{target}.rbt"));
     verify_table(&tb, &target, Threads::new(threads), &Silent).unwrap();
     let pool = *seen.0.lock().unwrap();
     (std::fs::read(last).unwrap(), pool)

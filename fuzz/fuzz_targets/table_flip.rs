@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use retrobook::chess::Position;
-use retrobook::generate::{generate, plan, GenOptions};
+use retrobook::generate::{GenOptions, Session};
 use retrobook::progress::Silent;
 use retrobook::table::TableFile;
 use retrobook::{Dtm, Tablebase, Threads, Wdl};
@@ -70,13 +70,11 @@ fn fixture() -> &'static Fixture {
         let opts = GenOptions {
             threads: Threads::new(1),
         };
-        let mut tb = Tablebase::new();
-        let mut path = PathBuf::new();
-        for m in plan(&[TARGET.parse().expect("material")], &tb) {
-            let report = generate(m, &tb, &dir, &opts, &Silent).expect("generate");
-            tb.add_file(&report.path).expect("open what was generated");
-            path = report.path;
-        }
+        let tb = Session::open(&dir, &[TARGET.parse().expect("material")])
+            .expect("temporary folder")
+            .build_all(&opts, &Silent)
+            .expect("generate");
+        let path = dir.join(format!("{TARGET}.rbt"));
         let positions: Vec<Position> = FENS.iter().map(|f| f.parse().expect("FEN")).collect();
         let answers = answers(&tb, &positions);
         assert!(answers.iter().all(|(w, d)| w.is_some() && d.is_some()));

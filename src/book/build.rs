@@ -20,6 +20,7 @@ use super::polyglot_move::encode_move;
 use super::records::{Batch, Record, Records, DRAW, LOSS, REPEATS, WIN};
 use super::runs::{merge_into, read_run, EntryStream, Runs};
 use super::writer::BookWriter;
+use crate::atomic_file::prepare_folder_of;
 use crate::chess::{Color, Position, Role};
 use crate::progress::Observer;
 use crate::threads::Threads;
@@ -334,6 +335,7 @@ fn build_in_pool(
     opts: &BuildOptions,
     progress: &dyn Observer,
 ) -> Result<BuildSummary, BookError> {
+    prepare_folder_of(out).map_err(|e| BookError::write(out, e))?;
     let mut summary = BuildSummary::default();
     let mut records = Records::default();
     let mut runs = Runs::new(out);
@@ -391,33 +393,26 @@ fn build_in_pool(
     }
     summary.runs = runs.files.len() as u64;
     let mut writer = BookWriter::create(out).map_err(|e| BookError::write(out, e))?;
-    let result = (|| -> io::Result<u64> {
-        let mut streams: Vec<EntryStream<'_>> = Vec::new();
-        for f in &runs.files {
-            streams.push(read_run(f)?);
-        }
-        // Alone, the records can be filtered while they are summed, in parallel; with runs,
-        // only the merged sums can.
-        let keep = if streams.is_empty() {
-            opts.min_games
-        } else {
-            1
-        };
-        streams.push(Box::new(records.sort_and_sum(keep).map(Ok)));
-        merge_into(streams, &mut writer, opts.min_games)
-    })();
-    match result {
-        Ok(n) => {
-            summary.entries = n;
-            let info = BookInfo {
-                games: summary.games_used,
-                max_ply: opts.max_ply,
-                min_games: opts.min_games,
-            };
-            summary.bytes = writer.finish(info).map_err(|e| BookError::write(out, e))?;
-            Ok(summary)
-        }
-        // The writer, dropped unfinished, removes its temporary.
-        Err(e) => Err(BookError::write(out, e)),
+    let mut streams: Vec<EntryStream<'_>> = Vec::new();
+    for f in &runs.files {
+        streams.push(read_run(f).map_err(|e| BookError::io(f, e))?);
     }
+    // Alone, the records can be filtered while they are summed, in parallel; with runs,
+    // only the merged sums can.
+    let keep = if streams.is_empty() {
+        opts.min_games
+    } else {
+        1
+    };
+    streams.push(Box::new(records.sort_and_sum(keep).map(Ok)));
+    // On an error the writer, dropped unfinished, removes its temporary.
+    summary.entries =
+        merge_into(streams, &mut writer, opts.min_games).map_err(|e| BookError::write(out, e))?;
+    let info = BookInfo {
+        games: summary.games_used,
+        max_ply: opts.max_ply,
+        min_games: opts.min_games,
+    };
+    summary.bytes = writer.finish(info).map_err(|e| BookError::write(out, e))?;
+    Ok(summary)
 }

@@ -11,7 +11,7 @@
 use super::error::{BookError, BookFault};
 use super::format::Entry;
 use super::reader::Book;
-use crate::atomic_file::AtomicFile;
+use crate::atomic_file::{prepare_folder_of, AtomicFile};
 use crate::field;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -84,8 +84,13 @@ pub fn position_entries(moves: &[Entry]) -> Vec<PolyglotEntry> {
 }
 
 /// Writes `book` as a Polyglot `.bin` at `out` (under a temporary name, renamed when
-/// complete); returns the number of entries.
-pub fn export(book: &Book, out: &Path) -> io::Result<u64> {
+/// complete, its folder created if missing); returns the number of entries.
+pub fn export(book: &Book, out: &Path) -> Result<u64, BookError> {
+    write_entries(book, out).map_err(|e| BookError::write(out, e))
+}
+
+fn write_entries(book: &Book, out: &Path) -> io::Result<u64> {
+    prepare_folder_of(out)?;
     let mut file = AtomicFile::create(out)?;
     let w = file.writer();
     let mut count = 0;

@@ -76,7 +76,8 @@ pub(crate) fn merge_into(
     Ok(written)
 }
 
-/// Temporary run files next to the output, removed when dropped.
+/// Temporary run files in a folder next to the output (`.NAME.runs.PID.tmp`, so that a
+/// killed build's folder is swept as its other temporaries are), removed when dropped.
 pub(crate) struct Runs {
     pub(crate) dir: PathBuf,
     pub(crate) files: Vec<PathBuf>,
@@ -88,7 +89,7 @@ impl Runs {
             .file_name()
             .map_or("book".into(), |n| n.to_string_lossy());
         Runs {
-            dir: out.with_file_name(format!(".{name}.runs.{}", std::process::id())),
+            dir: out.with_file_name(format!(".{name}.runs.{}.tmp", std::process::id())),
             files: Vec::new(),
         }
     }

@@ -2,7 +2,7 @@
 //! at all.
 
 use super::format::{BookInfo, Entry, BOOK_MAGIC, BOOK_VERSION, ENTRY_LEN, FLAG_BACKED_UP, HEADER};
-use crate::atomic_file::AtomicFile;
+use crate::atomic_file::{prepare_folder_of, AtomicFile};
 use crate::field;
 use std::io::{self, Seek, Write};
 use std::path::Path;
@@ -18,8 +18,9 @@ pub struct BookWriter {
 }
 
 impl BookWriter {
-    /// Starts a book at `path`.
+    /// Starts a book at `path`, creating its folder if missing.
     pub fn create(path: &Path) -> io::Result<BookWriter> {
+        prepare_folder_of(path)?;
         let mut out = AtomicFile::create(path)?;
         out.writer().write_all(&[0u8; HEADER])?;
         Ok(BookWriter {

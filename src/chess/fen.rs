@@ -126,15 +126,7 @@ impl FromStr for Position {
             if sq.rank() != expected_rank {
                 return err(format!("en-passant square {sq} is on the wrong rank"));
             }
-            // A pawn of the side that just moved stands in front of the square, which and
-            // the square behind it are empty: else no double push led here.
-            let (pawn_rank, from_rank) = if turn == Color::White { (4, 6) } else { (3, 1) };
-            let pushed = Piece {
-                color: !turn,
-                role: Role::Pawn,
-            };
-            let at = |rank| pos.piece_at(Square::from_coords(sq.file(), rank));
-            if at(pawn_rank) != Some(pushed) || at(sq.rank()).is_some() || at(from_rank).is_some() {
+            if !pos.ep_square_possible(sq) {
                 return err(format!(
                     "en-passant square {sq} without a pawn that just moved two squares"
                 ));

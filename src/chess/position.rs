@@ -102,6 +102,25 @@ impl Position {
         self.ep_square = sq;
     }
 
+    /// Whether a double push of the side not to move can have passed over `sq` to reach
+    /// this position: `sq` on the right rank and empty, the square it came from empty,
+    /// and that side's pawn in front of `sq`. An en-passant square is only valid then.
+    pub fn ep_square_possible(&self, sq: Square) -> bool {
+        let (rank, forward) = match self.turn {
+            Color::White => (5, -8),
+            Color::Black => (2, 8),
+        };
+        let at = |d: i32| Square::from_index((sq.index() as i32 + d) as u32);
+        sq.rank() == rank
+            && self.piece_at(sq).is_none()
+            && self.piece_at(at(-forward)).is_none()
+            && self.piece_at(at(forward))
+                == Some(Piece {
+                    color: !self.turn,
+                    role: Role::Pawn,
+                })
+    }
+
     /// Half-move clock (plies since the last capture or pawn move).
     pub fn halfmoves(&self) -> u32 {
         self.halfmoves
@@ -325,22 +344,7 @@ impl Position {
         }
         pos.set_turn(turn);
         if let Some(sq) = ep {
-            // The pawn that just moved two squares stands in front of `sq` (seen from the
-            // side to move) and left the square behind it empty.
-            let (rank, forward) = match turn {
-                Color::White => (5, -8),
-                Color::Black => (2, 8),
-            };
-            let at = |d: i32| Square::from_index((sq.index() as i32 + d) as u32);
-            if sq.rank() != rank
-                || pos.piece_at(sq).is_some()
-                || pos.piece_at(at(-forward)).is_some()
-                || pos.piece_at(at(forward))
-                    != Some(Piece {
-                        color: !turn,
-                        role: Role::Pawn,
-                    })
-            {
+            if !pos.ep_square_possible(sq) {
                 return Err("impossible en-passant square");
             }
             pos.set_ep_square(Some(sq));

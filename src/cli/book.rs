@@ -1,6 +1,5 @@
 //! `retrobook book build | probe | merge | export | backup`.
 
-use super::args::threads_arg;
 use super::output::{runtime, say, usage, Failure};
 use super::progress;
 use indicatif::ProgressBar;
@@ -16,22 +15,36 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// Default book file.
 pub const DEFAULT_BOOK: &str = "books/book.rbb";
 
-/// Progress of a build on stderr: games so far, and bytes with an ETA when the input
-/// sizes are known.
-struct Bar(ProgressBar, AtomicU64);
+/// Progress of a book command on stderr: the phase and its steps (a build's steps are
+/// input bytes, with an ETA when the input sizes are known), then the games read so far.
+struct BookBar {
+    bar: ProgressBar,
+    games: AtomicU64,
+}
 
-impl Observer for Bar {
-    fn pass(&self, _: &str, total: u64) {
-        if total > 0 {
-            self.0.set_length(total);
+impl BookBar {
+    fn new(bar: ProgressBar) -> BookBar {
+        BookBar {
+            bar,
+            games: AtomicU64::new(0),
         }
     }
+}
+
+impl Observer for BookBar {
+    fn pass(&self, name: &str, total: u64) {
+        if total > 0 {
+            self.bar.set_length(total);
+        }
+        self.bar.set_position(0);
+        self.bar.set_message(name.to_string());
+    }
     fn advance(&self, n: u64) {
-        self.0.inc(n);
+        self.bar.inc(n);
     }
     fn items(&self, n: u64) {
-        let games = self.1.fetch_add(n, Relaxed) + n;
-        self.0.set_message(games.to_string());
+        let games = self.games.fetch_add(n, Relaxed) + n;
+        self.bar.set_message(format!("{games} games"));
     }
 }
 
@@ -57,7 +70,6 @@ pub fn cmd_build(
     archives: &[PathBuf],
     out: &Path,
     opts: &BuildOptions,
-    threads: Option<usize>,
     json: bool,
 ) -> Result<(), Failure> {
     if archives.is_empty() {
@@ -65,28 +77,19 @@ pub fn cmd_build(
             "book build needs at least one archive (or - for stdin)",
         ));
     }
-    let opts = &BuildOptions {
-        threads: threads_arg(threads)?,
-        ..opts.clone()
-    };
     for a in archives {
         if a != Path::new("-") && !a.is_file() {
             return Err(runtime(format!("{}: no such archive", a.display())));
         }
     }
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| runtime(format!("cannot create {}: {e}", dir.display())))?;
-    }
     let bar = progress::bar(
         None,
         !json,
-        "[{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}), {msg} games  {elapsed} elapsed, ETA {eta}",
+        "[{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}), {msg}  {elapsed} elapsed, ETA {eta}",
     );
-    bar.set_message("0");
-    let progress = Bar(bar, AtomicU64::new(0));
+    let progress = BookBar::new(bar);
     let summary = build(archives, out, opts, &progress).map_err(runtime)?;
-    progress.0.finish_and_clear();
+    progress.bar.finish_and_clear();
     if json {
         return say(summary_json(&summary, out));
     }
@@ -223,24 +226,8 @@ pub fn cmd_export(format: &str, book: &Path, out: &Path) -> Result<(), Failure> 
         )));
     }
     let book = Book::open(book).map_err(runtime)?;
-    let n = retrobook::book::polyglot::export(&book, out)
-        .map_err(|e| runtime(format!("{}: {e}", out.display())))?;
+    let n = retrobook::book::polyglot::export(&book, out).map_err(runtime)?;
     say(format!("{}: {n} Polyglot entries", out.display()))
-}
-
-/// Progress of a back-up on stderr: one bar per phase.
-struct PhaseBar(ProgressBar);
-
-impl Observer for PhaseBar {
-    fn pass(&self, name: &str, total: u64) {
-        self.0.set_length(total);
-        self.0.set_position(0);
-        self.0.set_message(name.to_string());
-    }
-
-    fn advance(&self, n: u64) {
-        self.0.inc(n);
-    }
 }
 
 fn backup_json_summary(s: &BackupSummary, book: &Path) -> serde_json::Value {
@@ -267,9 +254,9 @@ pub fn cmd_backup(book: &Path, min_games: u32, json: bool) -> Result<(), Failure
         !json,
         "{msg:<6} [{bar:30}] {human_pos}/{human_len}  {elapsed} elapsed, ETA {eta}",
     );
-    let progress = PhaseBar(bar);
+    let progress = BookBar::new(bar);
     let s = backup(book, min_games, &progress).map_err(runtime)?;
-    progress.0.finish_and_clear();
+    progress.bar.finish_and_clear();
     if json {
         return say(backup_json_summary(&s, book));
     }

@@ -8,7 +8,7 @@ use retrobook::chess::{Color, Position};
 use retrobook::generate::{estimate, plan, GenOptions, Report, Session};
 use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
-use retrobook::probe::verify_table;
+use retrobook::probe::{verify_table, VerifyError};
 use retrobook::table::{table_path, TableFile};
 use retrobook::{Dtm, Tablebase, Threads};
 use serde_json::json;
@@ -74,7 +74,7 @@ pub fn cmd_gen(
     }
     let mut session = Session::open(dir, &targets).map_err(runtime)?;
     for problem in &session.damaged {
-        eprintln!("retrobook: {problem}; it will be rebuilt");
+        eprintln!("retrobook: {problem}; rebuilt if a table asked for needs it");
     }
     if session.stale > 0 {
         eprintln!(
@@ -114,17 +114,18 @@ pub fn cmd_gen(
         say(REPORT_HEADER)?;
     }
     let (mut total_secs, mut total_indices) = (0.0, 0u64);
-    for (i, m) in todo.iter().enumerate() {
+    while let Some(m) = session.next_material() {
+        let i = session.built();
         bars.start(
-            m,
+            &m,
             i + 1,
             todo.len(),
             Some(estimates.left(i, total_secs, threads)),
         );
-        let e = estimate(*m, session.tablebase());
+        let e = estimate(m, session.tablebase());
         if let Some(l) = limit.as_ref().filter(|l| e.peak_bytes > l.bytes) {
             let kept = "the tables built before it are kept";
-            return Err(runtime(super::plan::over(*m, &e, l, kept)));
+            return Err(runtime(super::plan::over(m, &e, l, kept)));
         }
         let report = session
             .build_next(&opts, &bars)
@@ -248,12 +249,6 @@ fn dtm_json(v: Dtm) -> serde_json::Value {
 }
 
 pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
-    if !dir.is_dir() {
-        return Err(runtime(format!(
-            "tables folder {} does not exist",
-            dir.display()
-        )));
-    }
     let tb = Tablebase::open(dir).map_err(runtime)?;
     let mut failures = 0;
     let mut stdout = std::io::stdout().lock();
@@ -316,12 +311,6 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
 }
 
 pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
-    if !dir.is_dir() {
-        return Err(runtime(format!(
-            "tables folder {} does not exist",
-            dir.display()
-        )));
-    }
     let mut targets = Vec::new();
     for s in signatures {
         targets.push(parse_signature(s)?.canonical());
@@ -345,11 +334,10 @@ pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
         let left =
             (done > 0).then(|| start.elapsed().as_secs_f64() * (all - done) as f64 / done as f64);
         bars.start(m, i + 1, targets.len(), left);
-        if tb.table(m).is_none() {
-            return Err(runtime(format!("no table for {m} in {}", dir.display())));
-        }
-        verify_table(&tb, m, Threads::PerCore, &bars)
-            .map_err(|e| runtime(format!("verify failed: {e}")))?;
+        verify_table(&tb, m, Threads::PerCore, &bars).map_err(|e| match e {
+            VerifyError::Missing(m) => runtime(format!("no table for {m} in {}", dir.display())),
+            e => runtime(format!("verify failed: {e}")),
+        })?;
         bars.multi.suspend(|| say(format!("{m:<8} ok")))?;
         bars.total.inc(*size);
         done += size;

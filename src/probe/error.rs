@@ -34,10 +34,12 @@ pub enum ProbeError {
     },
     /// A build or a check asked for a position outside what it loaded: a fault of this
     /// program, not of the tables.
-    #[error("{fen}: not among the positions loaded (internal error)")]
+    #[error("{fen}: not among the positions of {material} loaded (internal error)")]
     NotLoaded {
         /// The position, as FEN.
         fen: String,
+        /// The table it was looked for in.
+        material: Material,
     },
     /// The FEN given could not be read.
     #[error("invalid FEN {fen:?}: {}", error.0)]

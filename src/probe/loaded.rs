@@ -743,6 +743,7 @@ impl LoadedTables<'_> {
             None if material.is_bare_kings() => Ok(None),
             None => Err(ProbeError::NotLoaded {
                 fen: pos.to_string(),
+                material,
             }),
         }
     }
@@ -783,13 +784,15 @@ impl LoadedTables<'_> {
         let side = p.turn().index();
         let not_loaded = || ProbeError::NotLoaded {
             fen: pos.to_string(),
+            material: table.material(),
         };
         let d = self.tables[at].1[side].as_ref().ok_or_else(not_loaded)?;
         if !d.reach.holds(p) {
             return Err(not_loaded());
         }
-        let idx =
-            (table.index().encode(p)).ok_or(ProbeError::IllegalPosition("kings are adjacent"))?;
+        // Positions reached by legal moves keep their kings apart: one that does not is
+        // outside what was loaded.
+        let idx = (table.index().encode(p)).ok_or_else(not_loaded)?;
         Ok(Some((d, idx)))
     }
 }
@@ -949,7 +952,7 @@ mod tests {
                 &tb,
                 dir.path(),
                 &Default::default(),
-                &crate::retro::Silent,
+                &crate::progress::Silent,
             )
             .unwrap();
             tb = Tablebase::open(dir.path()).unwrap();

@@ -7,8 +7,6 @@ pub mod fifty;
 mod packed;
 mod solver;
 
-/// The solver tells progress through the crate's one progress trait.
-pub use crate::progress::{Observer, Silent};
 #[cfg(test)]
 pub(crate) use chess::AllDrawn;
 pub use chess::{ChessGame, SubTables};

@@ -255,13 +255,7 @@ mod tests {
     #[test]
     fn a_side_is_restored_as_it_was_taken() {
         let n = 3 * PIECE / 2 + 5;
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
         let mut bytes = || (0..n).map(|_| (next() % 7) as u8).collect::<Vec<u8>>();
         let mut solution = Solution::from_parts([bytes(), bytes()], Default::default());
         let words = |k: u64| (0..n / 64).map(|i| i as u64 * k).collect::<Vec<u64>>();
@@ -289,12 +283,10 @@ mod tests {
     fn unpacks_what_was_packed() {
         for len in [0, 1, PIECE - 1, PIECE, 2 * PIECE + 17] {
             // Runs and noise, as values of a table have both.
-            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
             let bytes: Vec<u8> = (0..len)
                 .map(|i| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    let x = next();
                     if i % 1000 < 700 {
                         0
                     } else {

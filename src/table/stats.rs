@@ -198,8 +198,9 @@ pub fn combine(sides: [(SideStats, Option<(u32, u64)>); 2]) -> TableStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::Silent;
     use crate::retro::AllDrawn;
-    use crate::retro::{solve, ChessGame, Silent};
+    use crate::retro::{solve, ChessGame};
 
     /// Counting from the solver's bitmaps of illegal indices gives what decoding every
     /// index gives: identical pieces, kings on the diagonal, pawns.

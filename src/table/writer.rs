@@ -609,7 +609,8 @@ fn write_atomically<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retro::{solve, AllDrawn, ChessGame, Silent};
+    use crate::progress::Silent;
+    use crate::retro::{solve, AllDrawn, ChessGame};
     use crate::table::TableFile;
 
     /// A table whose streams are cut into segments reads back every value the whole one

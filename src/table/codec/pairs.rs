@@ -436,6 +436,7 @@ impl Rounds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::xorshift;
 
     fn expand_all(g: &Grammar, seq: &[u16]) -> Vec<u16> {
         let mut out = Vec::new();
@@ -445,21 +446,13 @@ mod tests {
         out
     }
 
-    /// The next number of a xorshift64 sequence: fixed test data from a seed.
-    fn xorshift(x: &mut u64) -> u64 {
-        *x ^= *x << 13;
-        *x ^= *x >> 7;
-        *x ^= *x << 17;
-        *x
-    }
-
     /// Values of very different frequencies (the k-th about 1/k^2 of the time), in runs:
     /// pairs of many counts, and many symbols.
     fn skewed_runs(n: usize) -> Vec<u16> {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
-            xorshift(&mut x);
+            let x = next();
             let u = (x >> 11) as f64 / (1u64 << 53) as f64;
             let v = ((1.0 / (1.0 - u * 0.97)).floor() as u16 - 1).min(31);
             out.extend(std::iter::repeat_n(v, 1 + (x & 3) as usize));
@@ -510,12 +503,10 @@ mod tests {
 
     #[test]
     fn runs_report_their_pairs_at_once_as_one_by_one() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         for len in [0, 1, 2, 3, 4, 5, 17, 1000] {
             for values in [1, 2, 3] {
-                let chunk: Vec<u16> = (0..len)
-                    .map(|_| (xorshift(&mut x) % values) as u16)
-                    .collect();
+                let chunk: Vec<u16> = (0..len).map(|_| (next() % values) as u16).collect();
                 let mut told = Vec::new();
                 for_each_pair(&chunk, |a, b, k| {
                     told.extend(std::iter::repeat_n((a, b), k as usize))
@@ -624,10 +615,8 @@ mod tests {
         );
         // Beyond it (noise needs many symbols), the byte sequence is widened and goes on
         // to the same budget.
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let input: Vec<u16> = (0..300_000)
-            .map(|_| (xorshift(&mut x) >> 40) as u16 % 4)
-            .collect();
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
+        let input: Vec<u16> = (0..300_000).map(|_| (next() >> 40) as u16 % 4).collect();
         let bytes: Vec<u8> = input.iter().map(|&v| v as u8).collect();
         let (g, seq) = build(bytes, 4, &PairOptions::default());
         assert!(g.symbols() > 256, "{} symbols", g.symbols());

@@ -653,13 +653,11 @@ mod tests {
     }
 
     fn sample(n: usize, seed: u64) -> Vec<u16> {
-        let mut x = seed;
+        let mut next = crate::testing::xorshift(seed);
         let mut out = Vec::with_capacity(n);
         let mut run = 0u16;
         for i in 0..n {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = next();
             if x % 17 == 0 {
                 run = (x >> 20) as u16 % 6;
             }
