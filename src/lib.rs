@@ -93,6 +93,7 @@
 #![warn(missing_docs)]
 
 pub mod chess;
+pub mod game;
 pub mod index;
 pub mod material;
 pub mod retro;
@@ -114,5 +115,6 @@ mod testing;
 mod threads;
 mod zeroed;
 
+pub use game::Game;
 pub use probe::{ProbeError, Tablebase};
 pub use threads::Threads;

@@ -119,6 +119,19 @@ fn damaged_header_and_stream_index_are_refused() {
         reseal_header(b);
     });
     refused(dir.path(), &path, "version 5");
+    std::fs::write(&path, &original).unwrap();
+    edit(&path, |b| {
+        b[16..24].copy_from_slice(b"xiangqi\0"); // another game's table, checksum valid
+        reseal_header(b);
+    });
+    let err = TableFile::open(&path)
+        .err()
+        .expect("another game is refused");
+    assert!(
+        matches!(&err, TableError::Refused { fault: FileFault::Game { found }, .. } if found == "xiangqi"),
+        "{err:?}"
+    );
+    refused(dir.path(), &path, "xiangqi");
 }
 
 #[test]

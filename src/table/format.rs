@@ -50,6 +50,7 @@
 use super::error::FileFault;
 use super::stats::{SideStats, TableStats};
 use crate::field;
+use crate::game::Game;
 use crate::index::{Layout, TableIndex, LAYOUT_BYTES};
 use crate::material::Material;
 
@@ -81,8 +82,8 @@ pub struct Extent {
 /// Everything the header says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
-    /// The game ("chess").
-    pub game: String,
+    /// The game.
+    pub game: Game,
     /// Canonical material.
     pub material: Material,
     /// Indices per side to move.
@@ -127,7 +128,7 @@ impl Header {
         };
         field::put::<u32>(&mut b, 8, version);
         field::put::<u32>(&mut b, 12, HEADER_LEN as u32);
-        put_str(&mut b, 16, 8, &self.game);
+        put_str(&mut b, 16, 8, self.game.name());
         put_str(&mut b, 24, 16, &self.material.to_string());
         field::put::<u32>(&mut b, 40, INDEX_SCHEME);
         field::put::<u32>(&mut b, 44, VALUE_ENCODING);
@@ -193,9 +194,7 @@ impl Header {
             return Err(FileFault::corrupt("unexpected header length"));
         }
         let game = get_str(b, 16, 8);
-        if game != "chess" {
-            return Err(FileFault::Game { found: game });
-        }
+        let game: Game = game.parse().map_err(|_| FileFault::Game { found: game })?;
         let sig = get_str(b, 24, 16);
         let material: Material = sig
             .parse()

@@ -26,6 +26,7 @@ use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
 use super::stats::TableStats;
 use super::values::{dtm_choice, dtm_moves, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
 use crate::atomic_file::AtomicFile;
+use crate::game::Game;
 use crate::index::{Layout, Part, TableIndex};
 use crate::material::Material;
 use crate::prefetch::prefetch_at;
@@ -514,7 +515,7 @@ pub(crate) fn write_table_sides(
     // Every order of the parts has as many numbers.
     let segmented = opts.is_cut(dtm_layout.size());
     let mut header = Header {
-        game: "chess".into(),
+        game: Game::Chess,
         material: *material,
         size: index.size(),
         stats,
