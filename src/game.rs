@@ -34,8 +34,13 @@ impl fmt::Display for Game {
 
 /// A game name this build does not know.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown game {0:?} (known: chess)")]
+#[error("unknown game {0:?} (known: {known})", known = known())]
 pub struct UnknownGame(pub String);
+
+/// The names of `Game::ALL`, for messages.
+fn known() -> String {
+    Game::ALL.map(Game::name).join(", ")
+}
 
 impl FromStr for Game {
     type Err = UnknownGame;

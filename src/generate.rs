@@ -132,16 +132,15 @@ pub struct Report {
 
 /// A resumable build of tables into a folder: the tables already there are kept (a file
 /// that does not open is named in `damaged`, and built again if the targets need its
-/// table), the temporaries of killed
-/// runs are removed, and the tables missing are built sub-tables first, one `build_next`
-/// at a time, each added to the tablebase as soon as it is written. A killed run loses at
+/// table), the temporaries of killed runs are removed, and the tables missing are built
+/// sub-tables first, one `build_next` at a time, each added to the tablebase as soon as it is written. A killed run loses at
 /// most the table in progress: the same `open` resumes it.
 pub struct Session {
     dir: PathBuf,
     tb: Tablebase,
     todo: Vec<Material>,
     built: usize,
-    /// The files found that do not open, with why (they are built again).
+    /// The files found that do not open, with why (built again if `todo` holds them).
     pub damaged: Vec<TableError>,
     /// Temporaries of killed runs removed.
     pub stale: usize,
@@ -185,11 +184,6 @@ impl Session {
     /// The tables open: those found, and those built so far.
     pub fn tablebase(&self) -> &Tablebase {
         &self.tb
-    }
-
-    /// The tables open, the session over.
-    pub fn into_tablebase(self) -> Tablebase {
-        self.tb
     }
 
     /// Builds every table left and returns them open with those found.

@@ -4,6 +4,8 @@
 //! its checksums left alone is refused at open, which is simple code).
 #![no_main]
 
+mod scratch;
+
 use libfuzzer_sys::fuzz_target;
 use retrobook::book::{backup, score_permille, Book};
 use retrobook::chess::{MoveList, Position};
@@ -45,12 +47,7 @@ fn positions() -> &'static [Position] {
 fn file() -> &'static PathBuf {
     static F: OnceLock<PathBuf> = OnceLock::new();
     F.get_or_init(|| {
-        tempfile::Builder::new()
-            .prefix("fuzz-book")
-            .tempdir()
-            .expect("temporary folder")
-            .keep()
-            .join("book.rbb")
+        scratch::folder("fuzz-book").join("book.rbb")
     })
 }
 

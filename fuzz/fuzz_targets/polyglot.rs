@@ -2,6 +2,8 @@
 //! every move decoded from an entry must be a legal move that encodes back to its code.
 #![no_main]
 
+mod scratch;
+
 use libfuzzer_sys::fuzz_target;
 use retrobook::book::polyglot::PolyglotBook;
 use retrobook::book::{decode_move, encode_move, polyglot_key};
@@ -34,12 +36,7 @@ fn positions() -> &'static [(Position, u64, Vec<retrobook::chess::Move>)] {
 fn file() -> &'static PathBuf {
     static F: OnceLock<PathBuf> = OnceLock::new();
     F.get_or_init(|| {
-        tempfile::Builder::new()
-            .prefix("fuzz-polyglot")
-            .tempdir()
-            .expect("temporary folder")
-            .keep()
-            .join("book.bin")
+        scratch::folder("fuzz-polyglot").join("book.bin")
     })
 }
 

@@ -4,6 +4,8 @@
 //! itself is exercised by `table_flip`).
 #![no_main]
 
+mod scratch;
+
 use libfuzzer_sys::fuzz_target;
 use retrobook::chess::Position;
 use retrobook::table::{TableFile, HEADER_LEN};
@@ -39,11 +41,7 @@ fn positions() -> &'static [Position] {
 fn file() -> &'static (PathBuf, PathBuf) {
     static F: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     F.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("fuzz-table")
-            .tempdir()
-            .expect("temporary folder")
-            .keep();
+        let dir = scratch::folder("fuzz-table");
         let path = dir.join("KRvK.rbt");
         (dir, path)
     })

@@ -5,6 +5,8 @@
 //! the file that no checksum covers.
 #![no_main]
 
+mod scratch;
+
 use libfuzzer_sys::fuzz_target;
 use retrobook::chess::Position;
 use retrobook::generate::{GenOptions, Session};
@@ -62,11 +64,7 @@ fn decode(t: &TableFile) -> (Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u16>>)
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("fuzz-table-flip")
-            .tempdir()
-            .expect("temporary folder")
-            .keep();
+        let dir = scratch::folder("fuzz-table-flip");
         let opts = GenOptions {
             threads: Threads::new(1),
         };

@@ -335,6 +335,8 @@ fn build_in_pool(
     opts: &BuildOptions,
     progress: &dyn Observer,
 ) -> Result<BuildSummary, BookError> {
+    // Before any game is read, so that an output folder that cannot be written fails at
+    // once (the writer prepares it again later, for its own callers).
     prepare_folder_of(out).map_err(|e| BookError::write(out, e))?;
     let mut summary = BuildSummary::default();
     let mut records = Records::default();
