@@ -12,7 +12,7 @@ use super::en_passant::with_en_passant;
 use super::error::ProbeError;
 use super::sparse::{Piece, SparseBytes, PIECE_LOG};
 use super::tablebase::Tablebase;
-use crate::chess::{Bitboard, Color, MoveKind, MoveList, Position, Role};
+use crate::chess::{self, Bitboard, Color, MoveKind, MoveList, Position, Role};
 use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
 use crate::progress::{Observer, Silent};
@@ -29,9 +29,19 @@ pub struct LoadedTables<'a> {
     tables: Vec<(Material, [Option<Decoded>; 2])>,
     /// For each loaded table and each orientation of its material: the material's key,
     /// the table's place in `values`, the table, and whether positions are colour-flipped
-    /// to reach it. A short list that the solver scans hundreds of millions of times,
-    /// faster than any hash.
+    /// to reach it.
     keys: Vec<(u64, usize, &'a TableFile, bool)>,
+    /// Open addressing over `keys` (`slot`): 1 + the place of the key a slot holds, 0 for
+    /// none. The solver looks materials up hundreds of millions of times; a scan of the
+    /// list took most of each look-up (KRPvKR's tables: some thirty keys).
+    slots: Vec<u16>,
+}
+
+/// The first slot of `key` in `slots` of length `len` (a power of two): a multiplicative
+/// hash, its top bits.
+#[inline]
+fn slot(key: u64, len: usize) -> usize {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - len.trailing_zeros())) as usize
 }
 
 /// The sides of tables (canonical material, side to move) that `(material, side)` needs
@@ -102,6 +112,26 @@ impl Reach {
             color,
             roles: 1 << role.index(),
             squares,
+        }
+    }
+
+    /// Whether the position of index `idx` of `index` may be in this set: exact where the
+    /// pieces are placed legally, found from the promoted pieces' squares alone, so that
+    /// an index out of reach is never decoded.
+    #[inline]
+    fn may_hold(self, index: &TableIndex, idx: u64) -> bool {
+        match self {
+            Reach::All => true,
+            Reach::Promoted {
+                color,
+                roles,
+                squares,
+            } => Role::PROMOTIONS.iter().any(|&role| {
+                roles & (1 << role.index()) != 0
+                    && index
+                        .squares_of(idx, chess::Piece { color, role })
+                        .is_some_and(|s| !(s & squares).is_empty())
+            }),
         }
     }
 
@@ -391,9 +421,12 @@ impl<'a> LoadedTables<'a> {
         observer: &dyn Observer,
     ) -> Result<LoadedTables<'a>, ProbeError> {
         observer.pass("loading sub-tables", schedule.indices());
+        // Two keys at most per step, in at most a quarter of the slots.
+        let slots = (8 * schedule.steps.len()).next_power_of_two().max(16);
         let mut loaded = LoadedTables {
             tables: Vec::new(),
             keys: Vec::new(),
+            slots: vec![0; slots],
         };
         for step in &schedule.steps {
             let (m, side) = step.side;
@@ -401,9 +434,9 @@ impl<'a> LoadedTables<'a> {
             let at = loaded.at(&m).unwrap_or_else(|| {
                 let at = loaded.tables.len();
                 loaded.tables.push((m, [None, None]));
-                loaded.keys.push((m.key(), at, table, false));
+                loaded.add_key((m.key(), at, table, false));
                 if m.flipped() != m {
-                    loaded.keys.push((m.flipped().key(), at, table, true));
+                    loaded.add_key((m.flipped().key(), at, table, true));
                 }
                 at
             });
@@ -438,6 +471,17 @@ impl<'a> LoadedTables<'a> {
         }
     }
 
+    /// Adds `entry` to `keys` and its place to `slots`.
+    fn add_key(&mut self, entry: (u64, usize, &'a TableFile, bool)) {
+        let mask = self.slots.len() - 1;
+        let mut i = slot(entry.0, self.slots.len());
+        while self.slots[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.keys.push(entry);
+        self.slots[i] = u16::try_from(self.keys.len()).expect("fewer keys than slots");
+    }
+
     /// The place of `material`'s table among those loaded.
     fn at(&self, material: &Material) -> Option<usize> {
         self.tables.iter().position(|(m, _)| m == material)
@@ -468,7 +512,7 @@ impl<'a> LoadedTables<'a> {
                 let code = codes[idx as usize];
                 // A draw is known without the position, and a position out of reach
                 // is not tested for legality.
-                let read = (code != DRAW)
+                let read = (code != DRAW && reach.may_hold(index, idx))
                     .then(|| index.decode(idx, turn))
                     .flatten()
                     .filter(|pos| reach.holds(pos) && index.is_legal(idx, pos));
@@ -738,10 +782,23 @@ impl LoadedTables<'_> {
     fn find(&self, pos: &Position) -> Result<Option<Found<'_>>, ProbeError> {
         let material = Material::from_position(pos);
         let key = material.key();
-        match self.keys.iter().find(|k| k.0 == key) {
-            Some(&(_, at, table, flip)) => Ok(Some((at, table, flip))),
-            None if material.is_bare_kings() => Ok(None),
-            None => Err(ProbeError::NotLoaded {
+        let mask = self.slots.len() - 1;
+        let mut i = slot(key, self.slots.len());
+        loop {
+            match self.slots[i] {
+                0 => break,
+                k => {
+                    let (k, at, table, flip) = self.keys[k as usize - 1];
+                    if k == key {
+                        return Ok(Some((at, table, flip)));
+                    }
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        match material.is_bare_kings() {
+            true => Ok(None),
+            false => Err(ProbeError::NotLoaded {
                 fen: pos.to_string(),
                 material,
             }),

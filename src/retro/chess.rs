@@ -387,10 +387,22 @@ impl<'a, E: Send> ChessGame<'a, E> {
     /// other side to move), the others by the sub-tables; mate or stalemate without moves
     /// (None only where the kings are missing). Index arithmetic finds the moves'
     /// indices, so this costs far less than looking each position up by its material.
+    ///
+    /// The quiet moves of the pieces come as sets of squares (`piece_indices`), with no move
+    /// listed, filtered or played: a maximum needs no merging of equal indices.
     pub fn one_ply(&self, idx: u64, pos: &Position, inside: impl Fn(u64) -> Dtm) -> Option<Dtm> {
         let at = self.place(idx, *pos)?;
         let mut best: Option<Dtm> = None;
-        let terminal = self.successors_of(&at, &mut |s| {
+        let mut list = MoveList::new();
+        let mover = at.pos.turn();
+        at.pos
+            .legal_moves_by_quiet_sets(&mut list, |role, from, squares| {
+                self.piece_indices(&at, mover, role, from, squares, &mut |j, _| {
+                    best = best.max(Some(inside(j).back()));
+                    true
+                });
+            });
+        self.report_moves(&at, &list, false, &mut |s| {
             let after = match s {
                 Successor::Table(j) => inside(j),
                 Successor::Fixed(d) => d,
@@ -399,7 +411,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
             };
             best = best.max(Some(after.back()));
         });
-        Some(best.unwrap_or(terminal))
+        Some(best.unwrap_or_else(|| Dtm::without_moves(at.pos.is_check())))
     }
 
     /// `RetroGame::successors` of a placed position.
@@ -635,6 +647,46 @@ mod tests {
                 assert_eq!((alone, &each), (found, &both), "{sig} {idx}");
             }
             assert!(counted_in_all > 0 || sig == "KPvKP", "{sig}");
+        }
+    }
+
+    /// The one-ply search over sets of squares finds the best of the moves `successors`
+    /// lists one by one, mate and stalemate included.
+    #[test]
+    fn one_ply_is_the_best_listed_move() {
+        // A value for every index, varied enough that a missed move shows.
+        let inside = |j: u64| match crate::testing::xorshift(j + 1)() % 5 {
+            0 => Dtm::Draw,
+            1 | 2 => Dtm::from_plies((j % 40) as u32 * 2 + 1),
+            _ => Dtm::from_plies((j % 40) as u32 * 2 + 2),
+        };
+        for (sig, sample) in [("KQvKR", 13), ("KRRvK", 11), ("KBNvK", 7), ("KPvKP", 3)] {
+            let game = ChessGame::new(TableIndex::new(sig.parse().unwrap()), &AllDrawn);
+            let mut checked = 0;
+            for side in 0..2 {
+                for idx in (0..game.size()).step_by(sample) {
+                    let Some(pos) = game.position(side, idx) else {
+                        continue;
+                    };
+                    let mut best: Option<Dtm> = None;
+                    let terminal = game.successors(side, idx, &mut |s| {
+                        let after = match s {
+                            Successor::Table(j) => inside(j),
+                            Successor::Fixed(d) => d,
+                            Successor::Either(j, alt) => inside(j).max(alt),
+                        };
+                        best = best.max(Some(after.back()));
+                    });
+                    let wanted = best.or(terminal);
+                    assert_eq!(
+                        game.one_ply(idx, &pos, inside),
+                        wanted,
+                        "{sig} {side} {idx}"
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked > 1000, "{sig}: {checked}");
         }
     }
 
