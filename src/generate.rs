@@ -57,8 +57,9 @@
 //! byte per position in the solver, 1,226-1,273 MiB while the first solution and its best
 //! exits were held whole); KQRvKR, with no mate beyond 100
 //! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR, marked
-//! phase by phase, 435 MiB loading, at most 445 MiB solving (its parts by file group), 609
-//! MiB handing the solution over a side at a time and choosing layouts, 550 MiB writing
+//! phase by phase, 435 MiB loading, at most 445 MiB solving (its parts by file group), 575
+//! MiB handing the solution over a side at a time and choosing layouts (609 MiB while the
+//! command line let the allocator keep freed blocks below 1 MiB), 550 MiB writing
 //! (847 MiB in its last parts' solves and 770 MiB writing while its six parts spanned the
 //! four file groups and segments held 2^28 numbers, the mapped sub-table files, the freed
 //! blocks in the allocator's arenas and every bitmap's empty pages counted; 917 MiB
