@@ -98,6 +98,7 @@ pub mod index;
 pub mod material;
 pub mod retro;
 pub mod value;
+pub mod xiangqi;
 
 pub use value::{Dtm, Wdl, Wdl5};
 mod atomic_file;

@@ -1,0 +1,12 @@
+//! Chinese chess (xiangqi, DESIGN.md §10): the board, its positions in FEN, and the legal
+//! moves, beside `chess/`. Red is `Color::White` (it moves first, uppercase in FEN).
+//!
+//! The board is a mailbox of 90 squares, file a-i and rank 0-9 from Red's side: the
+//! pieces' moves are short and blocked square by square (the horse's leg, the elephant's
+//! eye, the cannon's screen), which a mailbox tests directly.
+
+mod moves;
+mod position;
+
+pub use moves::{perft, Move};
+pub use position::{FenError, Piece, Position, Role, Square};

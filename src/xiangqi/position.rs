@@ -1,0 +1,317 @@
+//! Squares, pieces and positions of xiangqi, and their FEN.
+
+use crate::chess::Color;
+use std::fmt;
+
+/// Files a-i.
+pub const FILES: i8 = 9;
+/// Ranks 0-9, Red's back rank first.
+pub const RANKS: i8 = 10;
+
+/// A square: `rank * 9 + file`, a1 (Red's left corner) is 0.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Square(u8);
+
+impl Square {
+    /// The square on `file` and `rank`, if on the board.
+    #[inline]
+    pub fn new(file: i8, rank: i8) -> Option<Square> {
+        ((0..FILES).contains(&file) && (0..RANKS).contains(&rank))
+            .then(|| Square((rank * FILES + file) as u8))
+    }
+
+    /// File 0-8 (a-i).
+    #[inline]
+    pub fn file(self) -> i8 {
+        (self.0 % FILES as u8) as i8
+    }
+
+    /// Rank 0-9.
+    #[inline]
+    pub fn rank(self) -> i8 {
+        (self.0 / FILES as u8) as i8
+    }
+
+    /// 0-89.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The square `df` files and `dr` ranks away, if on the board.
+    #[inline]
+    pub fn offset(self, df: i8, dr: i8) -> Option<Square> {
+        Square::new(self.file() + df, self.rank() + dr)
+    }
+
+    /// Whether the square lies in `color`'s palace (files d-f, its three home ranks).
+    #[inline]
+    pub fn in_palace(self, color: Color) -> bool {
+        let ranks = match color {
+            Color::White => 0..=2,
+            Color::Black => 7..=9,
+        };
+        (3..=5).contains(&self.file()) && ranks.contains(&self.rank())
+    }
+
+    /// Whether the square lies on `color`'s side of the river.
+    #[inline]
+    pub fn on_own_side(self, color: Color) -> bool {
+        match color {
+            Color::White => self.rank() <= 4,
+            Color::Black => self.rank() >= 5,
+        }
+    }
+}
+
+impl fmt::Display for Square {
+    /// UCCI coordinates: file letter, rank digit (`h2`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", (b'a' + self.file() as u8) as char, self.rank())
+    }
+}
+
+/// A kind of piece.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The general: one step orthogonally, inside its palace.
+    King,
+    /// One step diagonally, inside its palace.
+    Advisor,
+    /// Two steps diagonally over an empty eye, on its own side of the river.
+    Elephant,
+    /// One step orthogonally over an empty leg, then one diagonally outwards.
+    Horse,
+    /// Any distance orthogonally.
+    Chariot,
+    /// As a chariot to move; takes by jumping exactly one piece (the screen).
+    Cannon,
+    /// One step forward; sideways too once across the river.
+    Soldier,
+}
+
+impl Role {
+    /// The FEN letter (uppercase): K A B N R C P.
+    pub fn letter(self) -> char {
+        match self {
+            Role::King => 'K',
+            Role::Advisor => 'A',
+            Role::Elephant => 'B',
+            Role::Horse => 'N',
+            Role::Chariot => 'R',
+            Role::Cannon => 'C',
+            Role::Soldier => 'P',
+        }
+    }
+
+    /// The role of a FEN letter (either case; engines also write E for elephants and H for
+    /// horses).
+    pub fn from_letter(c: char) -> Option<Role> {
+        Some(match c.to_ascii_uppercase() {
+            'K' => Role::King,
+            'A' => Role::Advisor,
+            'B' | 'E' => Role::Elephant,
+            'N' | 'H' => Role::Horse,
+            'R' => Role::Chariot,
+            'C' => Role::Cannon,
+            'P' => Role::Soldier,
+            _ => return None,
+        })
+    }
+}
+
+/// A piece: its side and role.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    /// Red is `Color::White`.
+    pub color: Color,
+    /// What kind of piece.
+    pub role: Role,
+}
+
+/// A position: the board and the side to move.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    board: [Option<Piece>; 90],
+    turn: Color,
+}
+
+/// What is wrong with a FEN.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    /// The board field does not have ten ranks.
+    #[error("the board has {0} ranks, not 10")]
+    Ranks(usize),
+    /// A rank's pieces and empty squares do not add up to nine files.
+    #[error("rank {rank} does not hold 9 squares")]
+    RankLength {
+        /// The rank, 0-9 from Red's side.
+        rank: i8,
+    },
+    /// A letter that names no piece.
+    #[error("unknown piece letter {0:?}")]
+    Letter(char),
+    /// The side to move is not w, r or b.
+    #[error("side to move {0:?} is neither w nor b")]
+    Turn(String),
+    /// A side has no king, several, or one outside its palace.
+    #[error("each side needs one king in its palace")]
+    Kings,
+}
+
+impl Position {
+    /// The start position.
+    pub fn start() -> Position {
+        Position::from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
+            .expect("the start position")
+    }
+
+    /// Reads a FEN: the board from rank 9 down, Red uppercase, then `w` (Red, also `r`) or
+    /// `b`; the counters after are optional and ignored.
+    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
+        let mut fields = fen.split_whitespace();
+        let board_field = fields.next().unwrap_or("");
+        let rows: Vec<&str> = board_field.split('/').collect();
+        if rows.len() != RANKS as usize {
+            return Err(FenError::Ranks(rows.len()));
+        }
+        let mut board = [None; 90];
+        for (i, row) in rows.iter().enumerate() {
+            let rank = RANKS - 1 - i as i8;
+            let mut file = 0i8;
+            for c in row.chars() {
+                if let Some(d) = c.to_digit(10) {
+                    file += d as i8;
+                    continue;
+                }
+                let role = Role::from_letter(c).ok_or(FenError::Letter(c))?;
+                let color = match c.is_ascii_uppercase() {
+                    true => Color::White,
+                    false => Color::Black,
+                };
+                let sq = Square::new(file, rank).ok_or(FenError::RankLength { rank })?;
+                board[sq.index()] = Some(Piece { color, role });
+                file += 1;
+            }
+            if file != FILES {
+                return Err(FenError::RankLength { rank });
+            }
+        }
+        let turn = match fields.next().unwrap_or("w") {
+            "w" | "r" => Color::White,
+            "b" => Color::Black,
+            other => return Err(FenError::Turn(other.to_string())),
+        };
+        let pos = Position { board, turn };
+        for color in Color::ALL {
+            let kings: Vec<Square> = pos.squares_of(color, Role::King).collect();
+            if kings.len() != 1 || !kings[0].in_palace(color) {
+                return Err(FenError::Kings);
+            }
+        }
+        Ok(pos)
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// The piece on `sq`.
+    #[inline]
+    pub fn at(&self, sq: Square) -> Option<Piece> {
+        self.board[sq.index()]
+    }
+
+    /// The squares of `color`'s pieces of `role`.
+    pub fn squares_of(&self, color: Color, role: Role) -> impl Iterator<Item = Square> + '_ {
+        let piece = Some(Piece { color, role });
+        (0..90u8)
+            .map(Square)
+            .filter(move |sq| self.board[sq.index()] == piece)
+    }
+
+    /// Every square with a piece of `color`, and the piece's role.
+    pub fn pieces(&self, color: Color) -> impl Iterator<Item = (Square, Role)> + '_ {
+        (0..90u8)
+            .map(Square)
+            .filter_map(move |sq| match self.at(sq) {
+                Some(p) if p.color == color => Some((sq, p.role)),
+                _ => None,
+            })
+    }
+
+    /// `color`'s king.
+    pub fn king(&self, color: Color) -> Option<Square> {
+        self.squares_of(color, Role::King).next()
+    }
+
+    /// Moves the piece on `from` to `to`, taking what stands there, and passes the turn.
+    pub(super) fn apply(&mut self, from: Square, to: Square) {
+        self.board[to.index()] = self.board[from.index()].take();
+        self.turn = !self.turn;
+    }
+
+    /// The FEN of the position (counters 0 and 1).
+    pub fn to_fen(&self) -> String {
+        let mut s = String::new();
+        for rank in (0..RANKS).rev() {
+            let mut empty = 0;
+            for file in 0..FILES {
+                let sq = Square::new(file, rank).expect("on the board");
+                match self.at(sq) {
+                    None => empty += 1,
+                    Some(p) => {
+                        if empty > 0 {
+                            s.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        let c = p.role.letter();
+                        s.push(match p.color {
+                            Color::White => c,
+                            Color::Black => c.to_ascii_lowercase(),
+                        });
+                    }
+                }
+            }
+            if empty > 0 {
+                s.push_str(&empty.to_string());
+            }
+            if rank > 0 {
+                s.push('/');
+            }
+        }
+        let turn = match self.turn {
+            Color::White => 'w',
+            Color::Black => 'b',
+        };
+        format!("{s} {turn} - - 0 1")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fen_round_trips_and_names_what_is_wrong() {
+        let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+        assert_eq!(Position::from_fen(start).unwrap().to_fen(), start);
+        let bad = |fen: &str| Position::from_fen(fen).unwrap_err();
+        assert_eq!(bad("rnbakabnr/9 w"), FenError::Ranks(2));
+        assert_eq!(
+            bad("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABN w"),
+            FenError::RankLength { rank: 0 }
+        );
+        assert_eq!(
+            bad("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNX w"),
+            FenError::Letter('X')
+        );
+        assert_eq!(bad("4k4/9/9/9/9/9/9/9/9/K8 w"), FenError::Kings);
+        assert_eq!(
+            bad("4k4/9/9/9/9/9/9/9/9/4K4 x"),
+            FenError::Turn("x".to_string())
+        );
+    }
+}
