@@ -56,6 +56,7 @@ fn main() -> ExitCode {
         } => cli::tables::cmd_info(&table, &tables, json),
         Command::Probe { fens, tables, json } => cli::tables::cmd_probe(&fens, &tables, json),
         Command::Verify { signatures, tables } => cli::tables::cmd_verify(&signatures, &tables),
+        Command::Perft { fen, depth, game } => cli::perft::cmd_perft(game, &fen, depth),
         Command::Book(BookCommand::Build {
             archives,
             out,

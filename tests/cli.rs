@@ -59,6 +59,31 @@ fn malformed_signatures_are_usage_errors() {
     fails(&["gen", "--frobnicate"], 2, "frobnicate");
 }
 
+/// `perft` counts by either game's rules; a FEN its game cannot read is a usage error.
+#[test]
+fn perft_counts_by_the_game_asked_for() {
+    let count = |args: &[&str]| {
+        let out = run(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let xiangqi = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+    let chess = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    assert_eq!(
+        count(&["perft", "--game", "xiangqi", xiangqi, "3"]),
+        "79666"
+    );
+    assert_eq!(count(&["perft", chess, "3"]), "8902");
+    assert_eq!(count(&["perft", "--game", "chess", chess, "2"]), "400");
+    fails(&["perft", "--game", "xiangqi", chess, "1"], 2, "bad FEN");
+    fails(&["perft", xiangqi, "1"], 2, "bad FEN");
+    fails(&["perft", "--game", "shogi", xiangqi, "1"], 2, "shogi");
+}
+
 #[test]
 fn too_many_pieces_is_a_usage_error() {
     fails(&["gen", "KQRBNvKN"], 2, "at most 6");

@@ -2,7 +2,7 @@
 //! arguments clap leaves as text.
 
 use super::output::{usage, Failure};
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use retrobook::material::Material;
 use retrobook::Threads;
 use std::path::PathBuf;
@@ -68,6 +68,16 @@ pub enum Command {
         signatures: Vec<String>,
         #[arg(long, value_name = "DIR", default_value = "tables")]
         tables: PathBuf,
+    },
+    /// Count the legal move sequences of DEPTH plies from a position (perft).
+    Perft {
+        /// The position as FEN.
+        fen: String,
+        /// Plies.
+        depth: u32,
+        /// The game whose rules apply.
+        #[arg(long, value_enum, default_value = "chess")]
+        game: GameArg,
     },
     /// Opening books: build from PGN archives, probe, merge, export, back up values.
     #[command(subcommand)]
@@ -180,4 +190,13 @@ pub fn parse_signature(s: &str) -> Result<Material, Failure> {
         )));
     }
     Ok(m)
+}
+
+/// The games `--game` names: chess, and Chinese chess, whose rules come before its tables.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GameArg {
+    /// Western chess.
+    Chess,
+    /// Chinese chess.
+    Xiangqi,
 }

@@ -1,10 +1,11 @@
 //! The command line's parts: its grammar (`args`), what it prints (`output`), progress on
-//! stderr (`progress`, `plan`), and the commands of each wing (`tables`, `book`, `graph`).
+//! stderr (`progress`, `plan`), and the commands of each wing (`tables`, `book`, `graph`, `perft`).
 
 pub mod args;
 pub mod book;
 pub mod graph;
 pub mod output;
+pub mod perft;
 pub mod plan;
 pub mod progress;
 pub mod tables;
