@@ -120,6 +120,17 @@ impl Reach {
     /// an index out of reach is never decoded.
     #[inline]
     fn may_hold(self, index: &TableIndex, idx: u64) -> bool {
+        self.has_promoted(|color, role| {
+            index
+                .squares_of(idx, chess::Piece { color, role })
+                .unwrap_or(Bitboard::EMPTY)
+        })
+    }
+
+    /// Whether a piece of a promoted role stands on a square of the set, `pieces` giving
+    /// the squares of each colour and role.
+    #[inline]
+    fn has_promoted(self, pieces: impl Fn(Color, Role) -> Bitboard) -> bool {
         match self {
             Reach::All => true,
             Reach::Promoted {
@@ -127,10 +138,7 @@ impl Reach {
                 roles,
                 squares,
             } => Role::PROMOTIONS.iter().any(|&role| {
-                roles & (1 << role.index()) != 0
-                    && index
-                        .squares_of(idx, chess::Piece { color, role })
-                        .is_some_and(|s| !(s & squares).is_empty())
+                roles & (1 << role.index()) != 0 && !(pieces(color, role) & squares).is_empty()
             }),
         }
     }
@@ -161,16 +169,7 @@ impl Reach {
     /// True when `pos` (in its table's canonical colours) is decoded.
     #[inline]
     fn holds(self, pos: &Position) -> bool {
-        match self {
-            Reach::All => true,
-            Reach::Promoted {
-                color,
-                roles,
-                squares,
-            } => Role::PROMOTIONS.iter().any(|r| {
-                roles & (1 << r.index()) != 0 && !(pos.pieces(color, *r) & squares).is_empty()
-            }),
-        }
+        self.has_promoted(|color, role| pos.pieces(color, role))
     }
 }
 
@@ -473,13 +472,24 @@ impl<'a> LoadedTables<'a> {
 
     /// Adds `entry` to `keys` and its place to `slots`.
     fn add_key(&mut self, entry: (u64, usize, &'a TableFile, bool)) {
-        let mask = self.slots.len() - 1;
-        let mut i = slot(entry.0, self.slots.len());
-        while self.slots[i] != 0 {
-            i = (i + 1) & mask;
+        if let Err(free) = self.probe(entry.0) {
+            self.keys.push(entry);
+            self.slots[free] = u16::try_from(self.keys.len()).expect("fewer keys than slots");
         }
-        self.keys.push(entry);
-        self.slots[i] = u16::try_from(self.keys.len()).expect("fewer keys than slots");
+    }
+
+    /// The place in `keys` of `key`, or the free slot where the probe for it ended.
+    #[inline]
+    fn probe(&self, key: u64) -> Result<usize, usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = slot(key, self.slots.len());
+        loop {
+            match self.slots[i] {
+                0 => return Err(i),
+                k if self.keys[k as usize - 1].0 == key => return Ok(k as usize - 1),
+                _ => i = (i + 1) & mask,
+            }
+        }
     }
 
     /// The place of `material`'s table among those loaded.
@@ -782,19 +792,9 @@ impl LoadedTables<'_> {
     fn find(&self, pos: &Position) -> Result<Option<Found<'_>>, ProbeError> {
         let material = Material::from_position(pos);
         let key = material.key();
-        let mask = self.slots.len() - 1;
-        let mut i = slot(key, self.slots.len());
-        loop {
-            match self.slots[i] {
-                0 => break,
-                k => {
-                    let (k, at, table, flip) = self.keys[k as usize - 1];
-                    if k == key {
-                        return Ok(Some((at, table, flip)));
-                    }
-                }
-            }
-            i = (i + 1) & mask;
+        if let Ok(k) = self.probe(key) {
+            let (_, at, table, flip) = self.keys[k];
+            return Ok(Some((at, table, flip)));
         }
         match material.is_bare_kings() {
             true => Ok(None),
