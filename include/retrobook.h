@@ -236,8 +236,8 @@ int32_t rb_probe_wdl50_fen(const struct RbTablebase *tb, const char *fen);
 // `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string.
 int32_t rb_probe_dtm_fen(const struct RbTablebase *tb, const char *fen);
 
-// Opens a book file (`retrobook book build`). Returns NULL if it cannot be read or is
-// damaged. Close with `rb_book_close`.
+// Opens a chess book file (`retrobook book build`). Returns NULL if it cannot be read, is
+// damaged, or is a book of another game. Close with `rb_book_close`.
 //
 // # Safety
 // `path` is NULL or a NUL-terminated string.

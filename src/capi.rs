@@ -512,8 +512,8 @@ fn with_castling(mut pos: Position, castling: u32) -> Option<Position> {
     Some(pos)
 }
 
-/// Opens a book file (`retrobook book build`). Returns NULL if it cannot be read or is
-/// damaged. Close with `rb_book_close`.
+/// Opens a chess book file (`retrobook book build`). Returns NULL if it cannot be read, is
+/// damaged, or is a book of another game. Close with `rb_book_close`.
 ///
 /// # Safety
 /// `path` is NULL or a NUL-terminated string.
@@ -526,6 +526,7 @@ pub unsafe extern "C" fn rb_book_open(path: *const c_char) -> *mut RbBook {
         // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
         let path = unsafe { CStr::from_ptr(path) }.to_str().ok()?;
         let book = Book::open(path).ok()?;
+        (book.info().game == crate::Game::Chess).then_some(())?;
         Some(Box::into_raw(Box::new(RbBook(book))))
     })
 }

@@ -1,7 +1,8 @@
-//! The games retrobook plays: each table file names its game, so that a reader refuses a
-//! table of a game it was not asked for. Chess is the first; a second game (Chinese chess,
-//! DESIGN.md §10) adds its rules beside `chess/`, its `RetroGame` beside `retro/chess.rs`,
-//! and a variant here, and shares the solver, the table format and the floor.
+//! The games retrobook plays: each table and book file names its game, so that a reader
+//! refuses a file of a game it was not asked for. Chess is the first; Chinese chess
+//! (xiangqi, DESIGN.md §10) has its rules beside `chess/` and its books; its tables are to
+//! come (a `RetroGame` beside `retro/chess.rs`), until then a table file naming it is
+//! refused.
 
 use std::fmt;
 use std::str::FromStr;
@@ -12,17 +13,35 @@ pub enum Game {
     /// Western chess (FIDE rules, DESIGN.md §2).
     #[default]
     Chess,
+    /// Chinese chess (DESIGN.md §10).
+    Xiangqi,
 }
 
 impl Game {
     /// Every game, in the order `--game` lists them.
-    pub const ALL: [Game; 1] = [Game::Chess];
+    pub const ALL: [Game; 2] = [Game::Chess, Game::Xiangqi];
 
     /// The game's name: in table headers and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Game::Chess => "chess",
+            Game::Xiangqi => "xiangqi",
         }
+    }
+
+    /// The game's number in book headers: its place in `ALL`.
+    pub fn code(self) -> u32 {
+        Game::ALL.iter().position(|&g| g == self).unwrap_or(0) as u32
+    }
+
+    /// The game of a book header's number.
+    pub fn from_code(code: u32) -> Option<Game> {
+        Game::ALL.get(code as usize).copied()
+    }
+
+    /// Whether this build generates and reads tables of the game.
+    pub fn has_tables(self) -> bool {
+        self == Game::Chess
     }
 }
 
@@ -62,9 +81,10 @@ mod tests {
         for g in Game::ALL {
             assert_eq!(g.name().parse::<Game>(), Ok(g));
         }
-        assert_eq!(
-            "xiangqi".parse::<Game>(),
-            Err(UnknownGame("xiangqi".into()))
-        );
+        assert_eq!("shogi".parse::<Game>(), Err(UnknownGame("shogi".into())));
+        for g in Game::ALL {
+            assert_eq!(Game::from_code(g.code()), Some(g));
+        }
+        assert_eq!(Game::from_code(2), None);
     }
 }

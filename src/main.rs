@@ -65,6 +65,7 @@ fn main() -> ExitCode {
             min_elo,
             memory,
             threads,
+            game,
             json,
         }) => cli::args::threads_arg(threads).and_then(|threads| {
             let opts = retrobook::book::BuildOptions {
@@ -73,12 +74,16 @@ fn main() -> ExitCode {
                 min_elo,
                 memory: memory << 20,
                 threads,
+                game: game.into(),
             };
             cli::book::cmd_build(&archives, &out, &opts, json)
         }),
-        Command::Book(BookCommand::Probe { fens, book, json }) => {
-            cli::book::cmd_probe(&fens, &book, json)
-        }
+        Command::Book(BookCommand::Probe {
+            fens,
+            book,
+            game,
+            json,
+        }) => cli::book::cmd_probe(&fens, &book, game.map(Into::into), json),
         Command::Graph(GraphCommand::Solve { file, root, json }) => {
             cli::graph::cmd_solve(&file, root.as_deref(), json)
         }

@@ -13,6 +13,7 @@
 mod common;
 
 use retrobook::book::pgn::{replay_from, start_position, PgnReader};
+use retrobook::book::rules::Chess;
 use retrobook::book::{build as build_book, polyglot_key, Book, BookAnswer, BuildOptions};
 use retrobook::chess::{Color, Position};
 use retrobook::generate::{GenOptions, Session};
@@ -650,7 +651,7 @@ fn book_positions(plies: u32) -> Vec<Position> {
             ply += 1;
         };
         keep(&start);
-        let _ = replay_from(game, start, |_, _, next| keep(next));
+        let _ = replay_from::<Chess>(game, start, |_, _, next| keep(next));
     }
     out
 }

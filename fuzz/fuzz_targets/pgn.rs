@@ -6,6 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use retrobook::book::pgn::{replay_from, start_position, PgnReader, PgnState, RawGame};
+use retrobook::book::rules::Chess;
 
 fuzz_target!(|data: &[u8]| {
     let mut whole = Vec::new();
@@ -17,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = game.result();
         if let Ok(start) = start_position(game) {
             let mut plies = 0usize;
-            let _ = replay_from(game, start, |_, _, _| plies += 1);
+            let _ = replay_from::<Chess>(game, start, |_, _, _| plies += 1);
             assert!(plies <= game.moves().len());
         }
     }

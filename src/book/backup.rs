@@ -28,11 +28,10 @@
 
 use super::error::BookError;
 use super::format::{Backup, Entry};
-use super::polyglot_key::polyglot_key;
-use super::polyglot_move::decode_move;
 use super::reader::Book;
+use super::rules::{BookRules, Chess, Xiangqi};
 use super::writer::BookWriter;
-use crate::chess::{Color, Position};
+use crate::game::Game;
 use crate::ghi::{solve_with, Kind, Moves};
 use crate::progress::Observer;
 use std::path::Path;
@@ -62,7 +61,8 @@ pub struct BackupSummary {
     pub path_dependent: u64,
     /// Entries given a value.
     pub entries_valued: u64,
-    /// The start position's value for white (per-mille), if the book has it.
+    /// The start position's value for the first player (white, or Red in xiangqi), in
+    /// per-mille, if the book has it.
     pub start_value: Option<u16>,
     /// Size of the rewritten book in bytes.
     pub bytes: u64,
@@ -154,7 +154,11 @@ struct BookGraph {
 
 /// Walks the book from the start position (depth first, in the book's move order), noting
 /// where every move with at least `min_games` games leads.
-fn walk(book: &Book, min_games: u32, progress: &dyn Observer) -> Result<BookGraph, BookError> {
+fn walk<R: BookRules>(
+    book: &Book,
+    min_games: u32,
+    progress: &dyn Observer,
+) -> Result<BookGraph, BookError> {
     let n = book.len();
     if n >= LEAF as usize {
         return Err(BookError::TooLarge {
@@ -184,12 +188,12 @@ fn walk(book: &Book, min_games: u32, progress: &dyn Observer) -> Result<BookGrap
         start: None,
     };
     progress.pass("walk", positions as u64);
-    let start = Position::start();
-    let mut stack: Vec<(Position, u32)> = Vec::new();
-    if let Some(p) = index.find(polyglot_key(&start)) {
+    let start = R::start();
+    let mut stack: Vec<(R::Position, u32)> = Vec::new();
+    if let Some(p) = index.find(R::key(&start)) {
         g.start = Some(p as usize);
         g.reached[p as usize] = true;
-        g.white[p as usize] = true;
+        g.white[p as usize] = R::first_to_move(&start);
         stack.push((start, p));
     }
     let mut done = 0u64;
@@ -201,16 +205,16 @@ fn walk(book: &Book, min_games: u32, progress: &dyn Observer) -> Result<BookGrap
         );
         for (i, &code) in (start..end).zip(&codes[start..end]) {
             // (code 0, a1a1, never decodes)
-            let Some(m) = decode_move(&pos, code) else {
+            let Some(m) = R::decode(&pos, code) else {
                 continue;
             };
-            let next = pos.play(&m);
-            g.child[i] = match index.find(polyglot_key(&next)) {
+            let next = R::play(&pos, &m);
+            g.child[i] = match index.find(R::key(&next)) {
                 None => LEAF,
                 Some(c) => {
                     if !g.reached[c as usize] {
                         g.reached[c as usize] = true;
-                        g.white[c as usize] = next.turn() == Color::White;
+                        g.white[c as usize] = R::first_to_move(&next);
                         stack.push((next, c));
                     }
                     c
@@ -243,7 +247,10 @@ pub fn backup(
 ) -> Result<BackupSummary, BookError> {
     let clock = Instant::now();
     let book = Book::open(path)?;
-    let g = walk(&book, min_games, progress)?;
+    let g = match book.info().game {
+        Game::Chess => walk::<Chess>(&book, min_games, progress)?,
+        Game::Xiangqi => walk::<Xiangqi>(&book, min_games, progress)?,
+    };
     let positions = g.first.len();
     let nodes = positions + g.leaves as usize;
 

@@ -11,17 +11,17 @@
 //! when a pawn stands ready to take). Every move of a game is checked, also past
 //! `--max-ply`, so a game with an illegal move anywhere is skipped whole.
 
+use super::encoding::Utf8Reader;
 use super::error::BookError;
 use super::format::BookInfo;
-use super::pgn::{replay_from, start_position, PgnState, RawGame, SkipReason, Skipped};
+use super::pgn::{replay_from, PgnState, RawGame, SkipReason, Skipped};
 use super::pieces::{parse_in_order, PIECE};
-use super::polyglot_key::{polyglot_key, polyglot_key_after};
-use super::polyglot_move::encode_move;
 use super::records::{Batch, Record, Records, DRAW, LOSS, REPEATS, WIN};
+use super::rules::{BookRules, Chess, Xiangqi};
 use super::runs::{merge_into, read_run, EntryStream, Runs};
 use super::writer::BookWriter;
 use crate::atomic_file::prepare_folder_of;
-use crate::chess::{Color, Position, Role};
+use crate::game::Game;
 use crate::progress::Observer;
 use crate::threads::Threads;
 use std::collections::BTreeMap;
@@ -44,6 +44,8 @@ pub struct BuildOptions {
     pub memory: usize,
     /// Threads reading and counting games.
     pub threads: Threads,
+    /// The game the archives hold.
+    pub game: Game,
 }
 
 impl Default for BuildOptions {
@@ -54,6 +56,7 @@ impl Default for BuildOptions {
             min_elo: None,
             memory: 1 << 30,
             threads: Threads::PerCore,
+            game: Game::Chess,
         }
     }
 }
@@ -105,20 +108,31 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// Opens an archive: a PGN file, a zstd-compressed `.zst` file, or `-` for stdin.
-fn open_archive(path: &Path, count: Arc<AtomicU64>) -> io::Result<Box<dyn Read + Send>> {
-    if path == Path::new("-") {
-        return Ok(Box::new(io::stdin()));
-    }
-    let file = Counting {
-        inner: File::open(path)?,
-        count,
-    };
-    if path.extension().is_some_and(|e| e == "zst") {
-        Ok(Box::new(zstd::stream::read::Decoder::new(file)?))
+/// Opens an archive: a PGN file, a zstd-compressed `.zst` file, or `-` for stdin. A
+/// xiangqi archive is read as UTF-8 when it is, else as Big5 (as master archives are
+/// written), and handed on as UTF-8.
+fn open_archive(
+    path: &Path,
+    count: Arc<AtomicU64>,
+    game: Game,
+) -> io::Result<Box<dyn Read + Send>> {
+    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
+        Box::new(io::stdin())
     } else {
-        Ok(Box::new(file))
-    }
+        let file = Counting {
+            inner: File::open(path)?,
+            count,
+        };
+        if path.extension().is_some_and(|e| e == "zst") {
+            Box::new(zstd::stream::read::Decoder::new(file)?)
+        } else {
+            Box::new(file)
+        }
+    };
+    Ok(match game {
+        Game::Chess => raw,
+        Game::Xiangqi => Box::new(Utf8Reader::new(raw)),
+    })
 }
 
 /// The game's result: its termination marker, else its `[Result]` tag.
@@ -145,24 +159,15 @@ fn elo(raw: &RawGame, tag: &str) -> Option<u32> {
 struct Scratch {
     keys: Vec<u64>,
     moves: Vec<u16>,
-    /// Positions since the last capture or pawn move: the only ones the final position can
-    /// repeat.
-    stretch: Vec<Position>,
-}
-
-/// True if `last` occurs for at least the third time: it and two of `earlier`.
-fn is_threefold(earlier: &[Position], last: &Position) -> bool {
-    let key = polyglot_key(last);
-    let same = earlier
-        .iter()
-        .filter(|p| p.turn() == last.turn() && polyglot_key(p) == key)
-        .count();
-    same >= 2
+    /// Keys of the positions since the last irreversible move (a capture, a pawn or
+    /// soldier move): the only ones the final position can repeat. Keys tell the side to
+    /// move apart.
+    stretch: Vec<u64>,
 }
 
 /// The records of one game (each position and (position, move) once), or why it is
 /// skipped. Every move of the game is checked, also past `max_ply`.
-fn game_records(
+fn game_records<R: BookRules>(
     raw: &RawGame,
     opts: &BuildOptions,
     out: &mut Vec<Record>,
@@ -181,7 +186,7 @@ fn game_records(
         }
     }
     let skipped = |s: Skipped| (s.reason, format!("{}: {}", s.line, s.detail));
-    let start = start_position(raw).map_err(skipped)?;
+    let start = R::setup(raw).map_err(skipped)?;
     let plies = raw.moves().len().min(opts.max_ply as usize);
     let Scratch {
         keys,
@@ -192,31 +197,35 @@ fn game_records(
     moves.clear();
     stretch.clear();
     let mut n = 0;
-    let mut key = polyglot_key(&start);
-    let last = replay_from(raw, start, |pos, m, next| {
+    let first_to_move = R::first_to_move(&start);
+    let mut key = R::key(&start);
+    replay_from::<R>(raw, start, |pos, m, next| {
         // Positions at plies 0..=plies, each seen before its move.
         if n <= plies {
             keys.push(key);
         }
         if n < plies {
-            moves.push(encode_move(m));
-            key = polyglot_key_after(key, pos, m, next);
+            moves.push(R::encode(m));
         }
-        n += 1;
-        // Only a draw can have ended by repetition.
+        // Only a draw can have ended by repetition: its keys are followed to the end.
         if white == 0 {
-            if m.capture.is_some() || m.role == Role::Pawn {
+            if R::irreversible(pos, m) {
                 stretch.clear();
             } else {
-                stretch.push(*pos);
+                stretch.push(key);
             }
         }
+        if n < plies || white == 0 {
+            key = R::key_after(key, pos, m, next);
+        }
+        n += 1;
     })
     .map_err(skipped)?;
     if keys.len() == plies {
         keys.push(key);
     }
-    let threefold = white == 0 && is_threefold(stretch, &last);
+    // The final position occurs for at least the third time: it and two before it.
+    let threefold = white == 0 && stretch.iter().filter(|&&k| k == key).count() >= 2;
     let first = out.len();
     // Positions seen so far, as a 256-bit filter on their keys: most positions of a game
     // are new, and the filter says so without a scan.
@@ -228,7 +237,7 @@ fn game_records(
     };
     for ply in 0..=plies {
         let key = keys[ply];
-        let mover_white = (ply % 2 == 0) == (start.turn() == Color::White);
+        let mover_white = (ply % 2 == 0) == first_to_move;
         let result = match if mover_white { white } else { -white } {
             1 => WIN,
             0 => DRAW,
@@ -271,7 +280,7 @@ fn game_records(
 
 /// Reads the games of `bytes` on from `state` (and the game under way, `at_end`): their
 /// records and what was read and skipped.
-fn read_games(
+fn read_games<R: BookRules>(
     state: &mut PgnState,
     bytes: &[u8],
     at_end: bool,
@@ -289,7 +298,7 @@ fn read_games(
         let mut scratch = Scratch::default();
         let mut count = |raw: &RawGame| {
             s.games_read += 1;
-            match game_records(raw, opts, records, &mut scratch) {
+            match game_records::<R>(raw, opts, records, &mut scratch) {
                 Ok(()) => s.games_used += 1,
                 Err((reason, detail)) => {
                     let at = if detail.is_empty() {
@@ -324,12 +333,14 @@ pub fn build(
     opts: &BuildOptions,
     progress: &dyn Observer,
 ) -> Result<BuildSummary, BookError> {
-    opts.threads
-        .run(|| build_in_pool(archives, out, opts, progress))
+    opts.threads.run(|| match opts.game {
+        Game::Chess => build_in_pool::<Chess>(archives, out, opts, progress),
+        Game::Xiangqi => build_in_pool::<Xiangqi>(archives, out, opts, progress),
+    })
 }
 
-/// `build`, in the pool of its threads.
-fn build_in_pool(
+/// `build`, in the pool of its threads, by the rules `R`.
+fn build_in_pool<R: BookRules>(
     archives: &[PathBuf],
     out: &Path,
     opts: &BuildOptions,
@@ -355,14 +366,15 @@ fn build_in_pool(
     progress.pass("reading games", total);
     for archive in archives {
         let count = Arc::new(AtomicU64::new(0));
-        let reader = open_archive(archive, count.clone()).map_err(|e| io_fail(archive, e))?;
+        let reader =
+            open_archive(archive, count.clone(), R::GAME).map_err(|e| io_fail(archive, e))?;
         let name = archive.display().to_string();
         let mut reported = 0;
         let work = |mut state: PgnState, bytes: &[u8]| {
-            let out = read_games(&mut state, bytes, false, opts, &name);
+            let out = read_games::<R>(&mut state, bytes, false, opts, &name);
             (out, state)
         };
-        let finish = |mut state: PgnState| read_games(&mut state, &[], true, opts, &name);
+        let finish = |mut state: PgnState| read_games::<R>(&mut state, &[], true, opts, &name);
         let mut accept = |(batch, s): (Batch, BuildSummary)| {
             progress.items(s.games_read);
             summary.absorb(s);
@@ -411,6 +423,7 @@ fn build_in_pool(
     summary.entries =
         merge_into(streams, &mut writer, opts.min_games).map_err(|e| BookError::write(out, e))?;
     let info = BookInfo {
+        game: R::GAME,
         games: summary.games_used,
         max_ply: opts.max_ply,
         min_games: opts.min_games,

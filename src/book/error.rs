@@ -41,6 +41,12 @@ pub enum BookFault {
         /// The entries the header states.
         count: u64,
     },
+    /// A game this program does not know.
+    #[error("book of unknown game number {code}")]
+    Game {
+        /// The number the header states.
+        code: u32,
+    },
     /// A Polyglot file whose length is not a whole number of entries.
     #[error("{len} bytes, not a whole number of 16-byte Polyglot entries")]
     PolyglotLength {
@@ -109,6 +115,16 @@ pub enum BookError {
         path: PathBuf,
         /// Its threshold.
         min_games: u32,
+    },
+    /// A book of another game than the one asked for (or than the other books merged).
+    #[error("{}: a {found} book, not a {expected} book", path.display())]
+    WrongGame {
+        /// The book.
+        path: PathBuf,
+        /// Its game.
+        found: crate::game::Game,
+        /// The game asked for.
+        expected: crate::game::Game,
     },
     /// A book with more entries than a back-up numbers.
     #[error("{}: {entries} entries, more than a back-up can number", path.display())]

@@ -12,13 +12,16 @@
 //!     36     4  --min-games the book was built with
 //!     40     4  CRC-32 of all entries
 //!     44     4  flags: bit 0 = the entries carry back-up values (`book backup`); others 0
-//!     48    12  reserved, zero
+//!     48     4  game: 0 chess, 1 xiangqi (books before xiangqi have 0 here)
+//!     52     8  reserved, zero
 //!     60     4  CRC-32 of bytes 0..60
 //!     64        entries, 32 bytes each:
 //!
 //!               offset size field
-//!                    0    8 key: Polyglot key of the position
-//!                    8    2 move: Polyglot encoding; 0 = the position itself
+//!                    0    8 key: of the position (chess: Polyglot's; xiangqi: ours, in
+//!                           `xiangqi::position_key`)
+//!                    8    2 move: chess: Polyglot's encoding; xiangqi: origin square
+//!                           + 128 * destination (squares 0-89); 0 = the position itself
 //!                   10    2 back-up: 0 = none; else bit 15 set, bit 14 = path-dependent,
 //!                           bits 0..10 = value in per-mille (0..=1000), bits 10..14 zero
 //!                   12    4 games
@@ -44,6 +47,7 @@
 //! position after the move), taken as history, changes the value. Details in `backup.rs`.
 
 use crate::field;
+use crate::game::Game;
 
 /// Identifies a retrobook book file.
 pub const BOOK_MAGIC: [u8; 8] = *b"RBBOOK\x1a\0";
@@ -170,6 +174,8 @@ impl Entry {
 /// What a book header records besides its entries.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct BookInfo {
+    /// The game of the book's positions and moves.
+    pub game: Game,
     /// Games used to build the book.
     pub games: u64,
     /// Plies per game taken into the book.

@@ -9,14 +9,21 @@ use super::writer::BookWriter;
 use std::path::{Path, PathBuf};
 
 /// Merges `books` into `out`; returns the number of entries and the file size. Books must
-/// share `--max-ply` and keep every entry (`--min-games 1`), or the sum would not be exact.
+/// be of one game, share `--max-ply` and keep every entry (`--min-games 1`), or the sum would not be exact.
 pub fn merge(books: &[PathBuf], out: &Path) -> Result<(u64, u64), BookError> {
     let opened: Vec<Book> = books.iter().map(Book::open).collect::<Result<_, _>>()?;
     let Some(first) = opened.first() else {
         return Err(BookError::NothingToMerge);
     };
-    let max_ply = first.info().max_ply;
+    let (max_ply, game) = (first.info().max_ply, first.info().game);
     for b in &opened {
+        if b.info().game != game {
+            return Err(BookError::WrongGame {
+                path: b.path().to_path_buf(),
+                found: b.info().game,
+                expected: game,
+            });
+        }
         if b.info().max_ply != max_ply {
             return Err(BookError::MaxPlyDiffers {
                 path: b.path().to_path_buf(),
@@ -45,6 +52,7 @@ pub fn merge(books: &[PathBuf], out: &Path) -> Result<(u64, u64), BookError> {
     match merge_into(streams, &mut writer, 1) {
         Ok(entries) => {
             let info = BookInfo {
+                game,
                 games: opened.iter().map(|b| b.info().games).sum(),
                 max_ply,
                 min_games: 1,

@@ -4,6 +4,7 @@
 
 mod backup;
 pub mod build;
+mod encoding;
 mod error;
 mod format;
 mod merge;
@@ -15,6 +16,7 @@ pub(crate) mod polyglot_move;
 mod probe;
 mod reader;
 mod records;
+pub mod rules;
 mod runs;
 mod writer;
 

@@ -10,7 +10,8 @@
 //! piece that starts after a line which ended a game starts from a fresh state.
 //! Games are collected into reused buffers, so reading allocates nothing per game.
 
-use crate::chess::{Move, Position};
+use super::rules::BookRules;
+use crate::chess::Position;
 use std::io::{self, BufRead};
 use std::ops::Range;
 
@@ -128,6 +129,16 @@ pub fn ends_with_result(line: &[u8]) -> bool {
     as_result(&t[start..]).is_some()
 }
 
+/// The name of the tag line `text` (`[Name ...`) and what follows it, if it has one.
+fn tag_name(text: &[u8]) -> Option<(&[u8], &[u8])> {
+    let inner = text.strip_prefix(b"[")?;
+    let len = inner
+        .iter()
+        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+        .unwrap_or(inner.len());
+    (len > 0).then(|| inner.split_at(len))
+}
+
 /// The state of reading between two lines: line number, open comment or variations, and
 /// the game being collected.
 #[derive(Clone, Debug, Default)]
@@ -211,8 +222,12 @@ impl PgnState {
         }
         let text = text.trim_ascii();
         if !self.in_comment && self.depth == 0 && text.starts_with(b"[") {
-            // Tags after moves start a new game (the previous one lacked a result).
-            let ended = self.started && (!self.game.moves.is_empty() || self.game.result.is_some());
+            // Tags after moves start a new game (the previous one lacked a result), and so
+            // does a tag the game already has (the previous one had tags only).
+            let ended = self.started
+                && (!self.game.moves.is_empty()
+                    || self.game.result.is_some()
+                    || self.has_tag_of(text));
             if ended {
                 self.finish();
             }
@@ -224,24 +239,22 @@ impl PgnState {
         self.movetext(text) && self.finish()
     }
 
+    /// Whether the game has a tag of the name the tag line `text` gives.
+    fn has_tag_of(&self, text: &[u8]) -> bool {
+        tag_name(text).is_some_and(|(name, _)| self.game.tags().any(|(k, _)| k.as_bytes() == name))
+    }
+
     /// Reads one tag pair line `[Name "value"]`; false if the line is not one.
     fn tag_pair(&mut self, text: &[u8]) -> bool {
-        let Some(inner) = text.strip_prefix(b"[") else {
+        let Some((name, rest)) = tag_name(text) else {
             return false;
         };
-        let name_len = inner
-            .iter()
-            .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
-            .unwrap_or(inner.len());
-        if name_len == 0 {
-            return false;
-        }
-        let rest = inner[name_len..].trim_ascii_start();
+        let rest = rest.trim_ascii_start();
         let Some(rest) = rest.strip_prefix(b"\"") else {
             return false;
         };
         self.begin();
-        let name = self.game.push_text(&inner[..name_len]);
+        let name = self.game.push_text(name);
         // The value up to its closing quote; `\"` and `\\` are escapes.
         let mut value = std::mem::take(&mut self.value);
         value.clear();
@@ -443,21 +456,21 @@ pub fn start_position(raw: &RawGame) -> Result<Position, Skipped> {
     }
 }
 
-/// Plays `raw`'s moves from `start`, calling `each(position, move, next position)` for
-/// each move, and returns the final position; every move must be legal.
-pub fn replay_from(
+/// Plays `raw`'s moves from `start` by the rules `R`, calling `each(position, move, next
+/// position)` for each move, and returns the final position; every move must be legal.
+pub fn replay_from<R: BookRules>(
     raw: &RawGame,
-    start: Position,
-    mut each: impl FnMut(&Position, &Move, &Position),
-) -> Result<Position, Skipped> {
+    start: R::Position,
+    mut each: impl FnMut(&R::Position, &R::Move, &R::Position),
+) -> Result<R::Position, Skipped> {
     let mut pos = start;
     for (token, line) in raw.moves() {
-        let m = pos.parse_san(token).map_err(|e| Skipped {
+        let m = R::parse(&pos, token).map_err(|detail| Skipped {
             reason: SkipReason::BadMove,
             line,
-            detail: e.to_string(),
+            detail,
         })?;
-        let next = pos.play(&m);
+        let next = R::play(&pos, &m);
         each(&pos, &m, &next);
         pos = next;
     }
@@ -467,11 +480,13 @@ pub fn replay_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::book::rules::Chess;
+    use crate::chess::Move;
 
     /// The moves of `raw` replayed from its start position, or why it cannot be.
     fn replay(raw: &RawGame) -> Result<Vec<Move>, Skipped> {
         let mut moves = Vec::new();
-        replay_from(raw, start_position(raw)?, |_, m, _| moves.push(*m))?;
+        replay_from::<Chess>(raw, start_position(raw)?, |_, m, _| moves.push(*m))?;
         Ok(moves)
     }
 
@@ -510,6 +525,11 @@ mod tests {
         );
         assert_eq!(g[1].tags().count(), 0);
         assert_eq!(g[1].line, 4);
+        // A game of tags only, without a result, ends where the next game's tags begin.
+        let g = games(b"[Event \"a\"]\n[Result \"*\"]\n\n[Event \"b\"]\n1. e4 1-0\n");
+        assert_eq!(g.len(), 2);
+        assert_eq!((g[0].tag("Event"), g[0].moves().len()), (Some("a"), 0));
+        assert_eq!((g[1].tag("Event"), g[1].line), (Some("b"), 4));
     }
 
     #[test]

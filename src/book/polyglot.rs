@@ -13,6 +13,7 @@ use super::format::Entry;
 use super::reader::Book;
 use crate::atomic_file::{prepare_folder_of, AtomicFile};
 use crate::field;
+use crate::game::Game;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -86,6 +87,13 @@ pub fn position_entries(moves: &[Entry]) -> Vec<PolyglotEntry> {
 /// Writes `book` as a Polyglot `.bin` at `out` (under a temporary name, renamed when
 /// complete, its folder created if missing); returns the number of entries.
 pub fn export(book: &Book, out: &Path) -> Result<u64, BookError> {
+    if book.info().game != Game::Chess {
+        return Err(BookError::WrongGame {
+            path: book.path().to_path_buf(),
+            found: book.info().game,
+            expected: Game::Chess,
+        });
+    }
     write_entries(book, out).map_err(|e| BookError::write(out, e))
 }
 

@@ -2,22 +2,21 @@
 //! accounts for the sample size (the Wilson lower bound of the score).
 
 use super::format::{Backup, Entry};
-use super::polyglot_key::polyglot_key;
-use super::polyglot_move::decode_move;
 use super::reader::Book;
+use super::rules::{BookRules, Chess};
 use crate::chess::{Move, Position};
 
-/// One book move of a position.
+/// One book move of a position (a chess move unless another game's is named).
 #[derive(Clone, Debug, PartialEq)]
-pub struct BookMove {
+pub struct BookMove<M = Move> {
     /// The move (legal in the position probed).
-    pub mv: Move,
+    pub mv: M,
     /// Its counts (side to move's view), repetitions, and back-up value (for the side that
     /// plays the move) with its path-dependence mark.
     pub entry: Entry,
 }
 
-impl BookMove {
+impl<M> BookMove<M> {
     /// Score (wins + draws / 2) / games.
     pub fn score(&self) -> f64 {
         let e = &self.entry;
@@ -39,8 +38,8 @@ impl BookMove {
 
 /// What the book knows of a position.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BookAnswer {
-    /// Polyglot key of the position.
+pub struct BookAnswer<M = Move> {
+    /// Key of the position (Polyglot's for chess).
     pub key: u64,
     /// Games that reached the position (0 if unknown).
     pub games: u32,
@@ -50,19 +49,25 @@ pub struct BookAnswer {
     /// book has been backed up.
     pub backup: Option<Backup>,
     /// Moves, best first.
-    pub moves: Vec<BookMove>,
+    pub moves: Vec<BookMove<M>>,
 }
 
 impl Book {
-    /// The moves the book knows for `pos`, best first (by goodness, then games).
+    /// The moves the (chess) book knows for `pos`, best first (by goodness, then games).
     pub fn probe(&self, pos: &Position) -> BookAnswer {
-        let key = polyglot_key(pos);
+        self.probe_by::<Chess>(pos)
+    }
+
+    /// The moves the book knows for `pos` by the rules `R`, best first (by goodness, then
+    /// games). The caller checks that the book is of `R`'s game (`info().game`).
+    pub fn probe_by<R: BookRules>(&self, pos: &R::Position) -> BookAnswer<R::Move> {
+        let key = R::key(pos);
         let (mut games, mut threefold, mut backup) = (0, 0, None);
         let mut moves = Vec::new();
         for e in self.entries(key) {
             if e.mv == 0 {
                 (games, threefold, backup) = (e.games, e.repeats, e.backup);
-            } else if let Some(mv) = decode_move(pos, e.mv) {
+            } else if let Some(mv) = R::decode(pos, e.mv) {
                 moves.push(BookMove { mv, entry: e });
             }
         }

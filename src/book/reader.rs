@@ -4,6 +4,7 @@
 use super::error::{BookError, BookFault};
 use super::format::{BookInfo, Entry, BOOK_MAGIC, BOOK_VERSION, ENTRY_LEN, FLAG_BACKED_UP, HEADER};
 use crate::field;
+use crate::game::Game;
 use memmap2::Mmap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -59,9 +60,12 @@ impl Book {
         if crc32fast::hash(&map[HEADER..]) != u32_at(40) {
             return Err(refused(BookFault::Checksum { part: "entries" }));
         }
+        let game =
+            Game::from_code(u32_at(48)).ok_or(refused(BookFault::Game { code: u32_at(48) }))?;
         Ok(Book {
             path: path.to_path_buf(),
             info: BookInfo {
+                game,
                 games: u64_at(24),
                 max_ply: u32_at(32),
                 min_games: u32_at(36),

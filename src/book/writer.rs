@@ -63,6 +63,7 @@ impl BookWriter {
         field::put(&mut h, 36, info.min_games);
         field::put(&mut h, 40, self.crc.finalize());
         field::put(&mut h, 44, self.flags);
+        field::put(&mut h, 48, info.game.code());
         let crc = crc32fast::hash(&h[..60]);
         field::put(&mut h, 60, crc);
         let w = self.out.writer();

@@ -4,7 +4,7 @@
 use super::output::{usage, Failure};
 use clap::{Parser, Subcommand, ValueEnum};
 use retrobook::material::Material;
-use retrobook::Threads;
+use retrobook::{Game, Threads};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -125,6 +125,9 @@ pub enum BookCommand {
         /// Worker threads (default: all cores).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        /// The game the archives hold (xiangqi archives may be UTF-8 or Big5).
+        #[arg(long, value_enum, default_value = "chess")]
+        game: GameArg,
         /// The summary as one JSON object.
         #[arg(long)]
         json: bool,
@@ -135,6 +138,9 @@ pub enum BookCommand {
         fens: Vec<String>,
         #[arg(long, value_name = "FILE", default_value = super::book::DEFAULT_BOOK)]
         book: PathBuf,
+        /// The game of the positions (default: the book's).
+        #[arg(long, value_enum)]
+        game: Option<GameArg>,
         /// One JSON object per position (JSON Lines).
         #[arg(long)]
         json: bool,
@@ -192,11 +198,21 @@ pub fn parse_signature(s: &str) -> Result<Material, Failure> {
     Ok(m)
 }
 
-/// The games `--game` names: chess, and Chinese chess, whose rules come before its tables.
+/// The games `--game` names: chess, and Chinese chess, whose rules and books come before
+/// its tables.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum GameArg {
     /// Western chess.
     Chess,
     /// Chinese chess.
     Xiangqi,
+}
+
+impl From<GameArg> for Game {
+    fn from(g: GameArg) -> Game {
+        match g {
+            GameArg::Chess => Game::Chess,
+            GameArg::Xiangqi => Game::Xiangqi,
+        }
+    }
 }

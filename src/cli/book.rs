@@ -3,11 +3,14 @@
 use super::output::{runtime, say, usage, Failure};
 use super::progress;
 use indicatif::ProgressBar;
+use retrobook::book::rules::{BookRules, Chess, Xiangqi};
 use retrobook::book::{
-    backup, build, Backup, BackupSummary, Book, BookAnswer, BuildOptions, BuildSummary,
+    backup, build, Backup, BackupSummary, Book, BookAnswer, BookError, BuildOptions, BuildSummary,
 };
-use retrobook::chess::Position;
+use retrobook::chess::{Move, Position};
 use retrobook::progress::Observer;
+use retrobook::xiangqi::{self, Script};
+use retrobook::Game;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -128,15 +131,65 @@ fn backup_text(b: Option<Backup>) -> String {
     })
 }
 
-fn answer_json(fen: &str, pos: &Position, a: &BookAnswer) -> serde_json::Value {
+/// How the command line shows a game's positions and moves.
+trait Shown: BookRules {
+    /// The position of a FEN.
+    fn read(fen: &str) -> Result<Self::Position, String>;
+    /// The move's names in JSON: UCI (UCCI) coordinates first.
+    fn names(pos: &Self::Position, m: &Self::Move) -> Vec<(&'static str, String)>;
+    /// The move as the text output shows it.
+    fn text(pos: &Self::Position, m: &Self::Move) -> String;
+}
+
+impl Shown for Chess {
+    fn read(fen: &str) -> Result<Position, String> {
+        fen.parse()
+            .map_err(|e: retrobook::chess::FenError| e.to_string())
+    }
+    fn names(pos: &Position, m: &Move) -> Vec<(&'static str, String)> {
+        vec![("uci", m.to_string()), ("san", pos.san(m))]
+    }
+    fn text(pos: &Position, m: &Move) -> String {
+        pos.san(m)
+    }
+}
+
+impl Shown for Xiangqi {
+    fn read(fen: &str) -> Result<xiangqi::Position, String> {
+        xiangqi::Position::from_fen(fen).map_err(|e| e.to_string())
+    }
+    fn names(pos: &xiangqi::Position, m: &xiangqi::Move) -> Vec<(&'static str, String)> {
+        vec![
+            ("uci", m.to_string()),
+            ("wxf", pos.wxf(m, Script::Chinese)),
+            ("wxf_ascii", pos.wxf(m, Script::Ascii)),
+        ]
+    }
+    fn text(pos: &xiangqi::Position, m: &xiangqi::Move) -> String {
+        format!(
+            "{} {} {}",
+            pos.wxf(m, Script::Chinese),
+            pos.wxf(m, Script::Ascii),
+            m
+        )
+    }
+}
+
+fn answer_json<R: Shown>(
+    fen: &str,
+    pos: &R::Position,
+    a: &BookAnswer<R::Move>,
+) -> serde_json::Value {
     let moves: Vec<serde_json::Value> = a
         .moves
         .iter()
         .map(|m| {
             let (value, path_dependent) = backup_json(m.entry.backup);
-            json!({
-                "uci": m.mv.to_string(),
-                "san": pos.san(&m.mv),
+            let mut o = serde_json::Map::new();
+            for (name, text) in R::names(pos, &m.mv) {
+                o.insert(name.into(), json!(text));
+            }
+            let rest = json!({
                 "games": m.entry.games,
                 "win": m.entry.win,
                 "draw": m.entry.draw,
@@ -146,7 +199,11 @@ fn answer_json(fen: &str, pos: &Position, a: &BookAnswer) -> serde_json::Value {
                 "repetitions": m.entry.repeats,
                 "value": value,
                 "path_dependent": path_dependent,
-            })
+            });
+            if let serde_json::Value::Object(rest) = rest {
+                o.extend(rest);
+            }
+            serde_json::Value::Object(o)
         })
         .collect();
     let (value, path_dependent) = backup_json(a.backup);
@@ -161,12 +218,34 @@ fn answer_json(fen: &str, pos: &Position, a: &BookAnswer) -> serde_json::Value {
     })
 }
 
-/// `book probe`.
-pub fn cmd_probe(fens: &[String], book: &Path, json: bool) -> Result<(), Failure> {
+/// `book probe`: positions of `game` (default: the book's game).
+pub fn cmd_probe(
+    fens: &[String],
+    book: &Path,
+    game: Option<Game>,
+    json: bool,
+) -> Result<(), Failure> {
     let book = Book::open(book).map_err(runtime)?;
+    let found = book.info().game;
+    let game = game.unwrap_or(found);
+    if game != found {
+        return Err(runtime(BookError::WrongGame {
+            path: book.path().to_path_buf(),
+            found,
+            expected: game,
+        }));
+    }
+    match game {
+        Game::Chess => probe_all::<Chess>(fens, &book, json),
+        Game::Xiangqi => probe_all::<Xiangqi>(fens, &book, json),
+    }
+}
+
+/// `book probe` by the rules `R`.
+fn probe_all<R: Shown>(fens: &[String], book: &Book, json: bool) -> Result<(), Failure> {
     let mut failures = 0;
     for fen in fens {
-        let pos: Position = match fen.parse() {
+        let pos = match R::read(fen) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("retrobook: {fen:?}: {e}");
@@ -174,9 +253,9 @@ pub fn cmd_probe(fens: &[String], book: &Path, json: bool) -> Result<(), Failure
                 continue;
             }
         };
-        let a = book.probe(&pos);
+        let a = book.probe_by::<R>(&pos);
         if json {
-            say(answer_json(fen, &pos, &a))?;
+            say(answer_json::<R>(fen, &pos, &a))?;
             continue;
         }
         say(format!(
@@ -190,7 +269,7 @@ pub fn cmd_probe(fens: &[String], book: &Path, json: bool) -> Result<(), Failure
             let e = &m.entry;
             say(format!(
                 "  {:<8} {:>8} games  +{} ={} -{}  score {:.1}%  goodness {:.3}  repetitions {}  {}",
-                pos.san(&m.mv),
+                R::text(&pos, &m.mv),
                 e.games,
                 e.win,
                 e.draw,
@@ -261,7 +340,7 @@ pub fn cmd_backup(book: &Path, min_games: u32, json: bool) -> Result<(), Failure
         return say(backup_json_summary(&s, book));
     }
     let start = s.start_value.map_or("not in the book".to_string(), |v| {
-        format!("{:.1}% for white", f64::from(v) / 10.0)
+        format!("{:.1}% for the first player", f64::from(v) / 10.0)
     });
     say(format!(
         "{}: {} positions, {} edges ({} to leaves), {} cyclic components (largest {} positions), \

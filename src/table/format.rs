@@ -194,7 +194,10 @@ impl Header {
             return Err(FileFault::corrupt("unexpected header length"));
         }
         let game = get_str(b, 16, 8);
-        let game: Game = game.parse().map_err(|_| FileFault::Game { found: game })?;
+        let game: Game = match game.parse() {
+            Ok(g) if Game::has_tables(g) => g,
+            _ => return Err(FileFault::Game { found: game }),
+        };
         let sig = get_str(b, 24, 16);
         let material: Material = sig
             .parse()

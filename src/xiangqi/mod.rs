@@ -7,6 +7,10 @@
 
 mod moves;
 mod position;
+mod wxf;
+mod zobrist;
 
-pub use moves::{perft, Move};
+pub use moves::{perft, Move, UcciError};
 pub use position::{FenError, Piece, Position, Role, Square};
+pub use wxf::{Script, WxfError};
+pub use zobrist::position_key;

@@ -21,6 +21,25 @@ impl fmt::Display for Move {
     }
 }
 
+/// Text that is not a UCCI move.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a UCCI move (as h2e2)")]
+pub struct UcciError(pub String);
+
+impl std::str::FromStr for Move {
+    type Err = UcciError;
+
+    /// UCCI coordinates: origin and destination squares (`h2e2`).
+    fn from_str(s: &str) -> Result<Move, UcciError> {
+        let bad = || UcciError(s.to_string());
+        let (from, to) = (s.get(..2).ok_or_else(bad)?, s.get(2..).ok_or_else(bad)?);
+        Ok(Move {
+            from: from.parse().map_err(|_| bad())?,
+            to: to.parse().map_err(|_| bad())?,
+        })
+    }
+}
+
 /// The four orthogonal steps.
 const ORTHOGONAL: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 /// The four diagonal steps.
@@ -183,9 +202,20 @@ impl Position {
 
     /// The legal moves of the side to move.
     pub fn legal_moves(&self) -> Vec<Move> {
+        self.legal_moves_from(self.pieces(self.turn()))
+    }
+
+    /// The legal moves of the side to move's pieces of `role`.
+    pub fn legal_moves_of(&self, role: Role) -> Vec<Move> {
+        let from = self.squares_of(self.turn(), role).map(|sq| (sq, role));
+        self.legal_moves_from(from)
+    }
+
+    /// The legal moves of the side to move's `pieces` (square and role each).
+    fn legal_moves_from(&self, pieces: impl Iterator<Item = (Square, Role)>) -> Vec<Move> {
         let us = self.turn();
         let mut moves = Vec::with_capacity(64);
-        for (from, role) in self.pieces(us) {
+        for (from, role) in pieces {
             self.piece_moves(us, role, from, &mut moves);
         }
         moves.retain(|m| !self.play(m).in_check(us));
@@ -229,6 +259,41 @@ mod tests {
     #[test]
     fn start_position_perft_5() {
         assert_eq!(perft(&Position::start(), 5), 133_312_995);
+    }
+
+    /// Published counts of other positions (the Chinese Chess perft results of the chess
+    /// programming wiki, and the xiangqi positions of Fairy-Stockfish's perft tests): pins,
+    /// cannon screens, horse legs, soldiers across the river, kings on open files.
+    #[test]
+    fn published_positions_perft() {
+        let cases: [(&str, &[u64]); 5] = [
+            (
+                "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w",
+                &[38, 1_128, 43_929, 1_339_047],
+            ),
+            (
+                "1cbak4/9/n2a5/2p1p3p/5cp2/2n2N3/6PCP/3AB4/2C6/3A1K1N1 w",
+                &[7, 281, 8_620, 326_201],
+            ),
+            (
+                "5a3/3k5/3aR4/9/5r3/5n3/9/3A1A3/5K3/2BC2B2 w",
+                &[25, 424, 9_850, 202_884],
+            ),
+            (
+                "1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w",
+                &[0, 0, 0, 4_485_547],
+            ),
+            (
+                "4kcP1N/8n/3rb4/9/9/9/9/3p1A3/4K4/5CB2 w",
+                &[0, 0, 0, 92_741],
+            ),
+        ];
+        for (fen, counts) in cases {
+            let pos = Position::from_fen(fen).unwrap();
+            for (depth, &want) in (1..).zip(counts).filter(|(_, &n)| n > 0) {
+                assert_eq!(perft(&pos, depth), want, "{fen} depth {depth}");
+            }
+        }
     }
 
     #[test]

@@ -71,6 +71,20 @@ impl fmt::Display for Square {
     }
 }
 
+impl std::str::FromStr for Square {
+    type Err = ();
+
+    /// UCCI coordinates: file letter a-i, rank digit 0-9.
+    fn from_str(s: &str) -> Result<Square, ()> {
+        match s.as_bytes() {
+            &[f @ b'a'..=b'i', r @ b'0'..=b'9'] => {
+                Square::new((f - b'a') as i8, (r - b'0') as i8).ok_or(())
+            }
+            _ => Err(()),
+        }
+    }
+}
+
 /// A kind of piece.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Role {

@@ -1,0 +1,171 @@
+//! What a book needs of a game's rules, and the two games that have books: chess (Polyglot
+//! keys and moves, SAN in archives) and xiangqi (keys of `crate::xiangqi::position_key`,
+//! WXF or UCCI in archives). The builder, the back-up and probing are written once over
+//! [`BookRules`].
+
+use super::pgn::{self, RawGame, SkipReason, Skipped};
+use super::polyglot_key::{polyglot_key, polyglot_key_after};
+use super::polyglot_move::{decode_move, encode_move};
+use crate::chess::{self, Color};
+use crate::game::Game;
+use crate::xiangqi;
+
+/// A game's rules as books use them: positions, their 64-bit keys, and moves as written in
+/// archives and as 16-bit codes (0 is never a move: it marks a position's own entry).
+pub trait BookRules: Sync + 'static {
+    /// A position, with the side to move.
+    type Position: Clone + Send;
+    /// A move.
+    type Move: Copy + PartialEq + std::fmt::Display;
+    /// Which game, as the book file records it.
+    const GAME: Game;
+
+    /// The game's start position.
+    fn start() -> Self::Position;
+    /// The position a game of the archive starts from (its tags), or why it is skipped.
+    fn setup(raw: &RawGame) -> Result<Self::Position, Skipped>;
+    /// The position's key.
+    fn key(pos: &Self::Position) -> u64;
+    /// The key of `next`, reached from `pos` (key `key`) by `m`: incremental where it can be.
+    fn key_after(key: u64, pos: &Self::Position, m: &Self::Move, next: &Self::Position) -> u64 {
+        let _ = (key, pos, m);
+        Self::key(next)
+    }
+    /// The legal move a token of an archive names.
+    fn parse(pos: &Self::Position, token: &str) -> Result<Self::Move, String>;
+    /// The position after `m`.
+    fn play(pos: &Self::Position, m: &Self::Move) -> Self::Position;
+    /// The move's 16-bit code.
+    fn encode(m: &Self::Move) -> u16;
+    /// The legal move of `pos` that `code` stands for.
+    fn decode(pos: &Self::Position, code: u16) -> Option<Self::Move>;
+    /// Whether no position before `m` can occur again after it (a capture, a pawn move, a
+    /// soldier's step forward).
+    fn irreversible(pos: &Self::Position, m: &Self::Move) -> bool;
+    /// Whether the first player (White, Red) is to move.
+    fn first_to_move(pos: &Self::Position) -> bool;
+}
+
+/// Chess books: Polyglot keys and move codes, so that a book exports to Polyglot as it is.
+pub struct Chess;
+
+impl BookRules for Chess {
+    type Position = chess::Position;
+    type Move = chess::Move;
+    const GAME: Game = Game::Chess;
+
+    fn start() -> chess::Position {
+        chess::Position::start()
+    }
+    fn setup(raw: &RawGame) -> Result<chess::Position, Skipped> {
+        pgn::start_position(raw)
+    }
+    fn key(pos: &chess::Position) -> u64 {
+        polyglot_key(pos)
+    }
+    fn key_after(key: u64, pos: &chess::Position, m: &chess::Move, next: &chess::Position) -> u64 {
+        polyglot_key_after(key, pos, m, next)
+    }
+    fn parse(pos: &chess::Position, token: &str) -> Result<chess::Move, String> {
+        pos.parse_san(token).map_err(|e| e.to_string())
+    }
+    fn play(pos: &chess::Position, m: &chess::Move) -> chess::Position {
+        pos.play(m)
+    }
+    fn encode(m: &chess::Move) -> u16 {
+        encode_move(m)
+    }
+    fn decode(pos: &chess::Position, code: u16) -> Option<chess::Move> {
+        decode_move(pos, code)
+    }
+    fn irreversible(_: &chess::Position, m: &chess::Move) -> bool {
+        m.capture.is_some() || m.role == chess::Role::Pawn
+    }
+    fn first_to_move(pos: &chess::Position) -> bool {
+        pos.turn() == Color::White
+    }
+}
+
+/// Xiangqi books: keys of `xiangqi::position_key`; a move's code is its origin square
+/// (0-89) plus 128 times its destination.
+pub struct Xiangqi;
+
+impl BookRules for Xiangqi {
+    type Position = xiangqi::Position;
+    type Move = xiangqi::Move;
+    const GAME: Game = Game::Xiangqi;
+
+    fn start() -> xiangqi::Position {
+        xiangqi::Position::start()
+    }
+    /// The start position or the `[FEN]` tag's; a `[Variant]` or `[Game]` tag naming
+    /// another game skips the game.
+    fn setup(raw: &RawGame) -> Result<xiangqi::Position, Skipped> {
+        let skip = |reason, detail: String| Skipped {
+            reason,
+            line: raw.line,
+            detail,
+        };
+        for tag in ["Variant", "Game"] {
+            if let Some(v) = raw.tag(tag) {
+                let lower = v.to_ascii_lowercase();
+                if !matches!(lower.as_str(), "" | "xiangqi" | "chinese chess") {
+                    return Err(skip(SkipReason::Variant(v.to_string()), v.to_string()));
+                }
+            }
+        }
+        match raw.tag("FEN") {
+            Some(fen) => xiangqi::Position::from_fen(fen)
+                .map_err(|e| skip(SkipReason::BadFen, format!("{fen:?}: {e}"))),
+            None => Ok(xiangqi::Position::start()),
+        }
+    }
+    fn key(pos: &xiangqi::Position) -> u64 {
+        xiangqi::position_key(pos)
+    }
+    fn parse(pos: &xiangqi::Position, token: &str) -> Result<xiangqi::Move, String> {
+        pos.parse_move(token).map_err(|e| e.to_string())
+    }
+    fn play(pos: &xiangqi::Position, m: &xiangqi::Move) -> xiangqi::Position {
+        pos.play(m)
+    }
+    fn encode(m: &xiangqi::Move) -> u16 {
+        (m.from.index() | m.to.index() << 7) as u16
+    }
+    fn decode(pos: &xiangqi::Position, code: u16) -> Option<xiangqi::Move> {
+        pos.legal_moves()
+            .into_iter()
+            .find(|m| Xiangqi::encode(m) == code)
+    }
+    /// A capture, or a soldier's step forward (its steps sideways can be undone).
+    fn irreversible(pos: &xiangqi::Position, m: &xiangqi::Move) -> bool {
+        let soldier = pos
+            .at(m.from)
+            .is_some_and(|p| p.role == xiangqi::Role::Soldier);
+        pos.at(m.to).is_some() || (soldier && m.from.rank() != m.to.rank())
+    }
+    fn first_to_move(pos: &xiangqi::Position) -> bool {
+        pos.turn() == Color::White
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xiangqi_codes_name_one_legal_move_each() {
+        let pos = xiangqi::Position::start();
+        let moves = pos.legal_moves();
+        for m in &moves {
+            let code = Xiangqi::encode(m);
+            assert_ne!(code, 0);
+            assert_eq!(Xiangqi::decode(&pos, code), Some(*m));
+        }
+        // h2e2: from h2 (2 * 9 + 7 = 25) to e2 (22).
+        let m = pos.parse_move("h2e2").unwrap();
+        assert_eq!(Xiangqi::encode(&m), 25 | 22 << 7);
+        // a0b0: the chariot onto its own horse.
+        assert_eq!(Xiangqi::decode(&pos, 1 << 7), None);
+    }
+}

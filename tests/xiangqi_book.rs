@@ -1,0 +1,244 @@
+//! Xiangqi books from the whole master archive (`tests/data/xiangqi-masters-big5.pgn.zst`,
+//! 28,121 games in Big5, moves in Chinese WXF notation) against a recount made here: the
+//! archive decoded whole, cut into games by its `[Game` lines, every game replayed to its
+//! end, and every position and (position, move) of its first 40 plies counted once per game.
+//! Every entry of the book, and only those, must carry the recounted games, wins, draws,
+//! losses and repetitions.
+
+mod common;
+
+use common::{data, run, run_ok};
+use retrobook::book::rules::{BookRules, Xiangqi};
+use retrobook::book::Book;
+use retrobook::xiangqi::{position_key, Position};
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+const MAX_PLY: usize = 40;
+
+/// Counts of one book entry: games, wins, draws, losses (side to move), repetitions.
+type Counts = [u32; 5];
+
+/// What the recount found.
+struct Recount {
+    entries: HashMap<(u64, u16), Counts>,
+    used: u64,
+    illegal: u64,
+    unfinished: u64,
+}
+
+/// The archive's text, decoded whole from Big5.
+fn archive_text() -> String {
+    let mut big5 = Vec::new();
+    zstd::stream::read::Decoder::new(std::fs::File::open(archive()).unwrap())
+        .unwrap()
+        .read_to_end(&mut big5)
+        .unwrap();
+    let (text, _, errors) = encoding_rs::BIG5.decode(&big5);
+    assert!(!errors, "the archive is Big5 throughout");
+    text.into_owned()
+}
+
+fn archive() -> std::path::PathBuf {
+    data("xiangqi-masters-big5.pgn.zst")
+}
+
+/// The value of tag `name` in a game's lines.
+fn tag<'a>(game: &'a str, name: &str) -> Option<&'a str> {
+    let head = format!("[{name} \"");
+    game.lines()
+        .find_map(|l| l.strip_prefix(&head))
+        .map(|v| v.trim_end_matches("\"]"))
+}
+
+fn recount(text: &str) -> Recount {
+    let mut r = Recount {
+        entries: HashMap::new(),
+        used: 0,
+        illegal: 0,
+        unfinished: 0,
+    };
+    for game in text.split("[Game ").skip(1) {
+        let red = match tag(game, "Result") {
+            Some("1-0") => 1,
+            Some("0-1") => -1,
+            Some("1/2-1/2") => 0,
+            _ => {
+                r.unfinished += 1;
+                continue;
+            }
+        };
+        let mut pos = Position::from_fen(tag(game, "FEN").unwrap()).unwrap();
+        // (The first line is the rest of the `[Game` tag.)
+        let tokens = game
+            .lines()
+            .skip(1)
+            .filter(|l| !l.starts_with('['))
+            .flat_map(str::split_whitespace)
+            .filter(|t| !t.ends_with('.') && !["1-0", "0-1", "1/2-1/2", "*"].contains(t));
+        // Keys of every position of the game, and codes of its moves.
+        let (mut keys, mut moves) = (vec![position_key(&pos)], Vec::new());
+        let mut legal = true;
+        for token in tokens {
+            let Ok(m) = pos.parse_move(token) else {
+                legal = false;
+                break;
+            };
+            moves.push(Xiangqi::encode(&m));
+            pos = pos.play(&m);
+            keys.push(position_key(&pos));
+        }
+        if !legal {
+            r.illegal += 1;
+            continue;
+        }
+        r.used += 1;
+        let last = *keys.last().unwrap();
+        let threefold = red == 0 && keys.iter().filter(|&&k| k == last).count() >= 3;
+        let plies = moves.len().min(MAX_PLY);
+        // Each entry of the game once: its column (win, draw, loss) and whether some visit
+        // repeats.
+        let mut game_entries: HashMap<(u64, u16), (usize, bool)> = HashMap::new();
+        for ply in 0..=plies {
+            let column = match if ply % 2 == 0 { red } else { -red } {
+                1 => 1,
+                0 => 2,
+                _ => 3,
+            };
+            let mut count = |key: u64, mv: u16, repeats: bool| {
+                game_entries.entry((key, mv)).or_insert((column, false)).1 |= repeats;
+            };
+            count(keys[ply], 0, threefold);
+            if ply < plies {
+                count(keys[ply], moves[ply], keys[..=ply].contains(&keys[ply + 1]));
+            }
+        }
+        for (entry, (column, repeats)) in game_entries {
+            let c = r.entries.entry(entry).or_default();
+            c[0] += 1;
+            c[column] += 1;
+            c[4] += u32::from(repeats);
+        }
+    }
+    r
+}
+
+#[test]
+fn the_master_archive_replays_and_its_book_equals_a_recount() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("xiangqi.rbb");
+    let summary: serde_json::Value = serde_json::from_str(&run_ok(&[
+        "book",
+        "build",
+        "--game",
+        "xiangqi",
+        archive().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    let r = recount(&archive_text());
+    assert_eq!(summary["games_read"], 28_121, "{summary}");
+    assert_eq!(summary["games_used"], r.used, "{summary}");
+    assert_eq!(r.unfinished, 141);
+    let skipped = &summary["skipped"];
+    assert_eq!(
+        skipped["unfinished or no result (*)"]["games"], r.unfinished,
+        "{summary}"
+    );
+    let illegal = skipped["illegal or unreadable move"]["games"]
+        .as_u64()
+        .unwrap_or(0);
+    assert_eq!(illegal, r.illegal, "{summary}");
+    // Every game of the archive that is legal replays: the recount and the builder agree on
+    // which are not, and they are few.
+    assert!(r.illegal * 1000 < r.used, "{} illegal games", r.illegal);
+
+    let book = Book::open(&out).unwrap();
+    assert_eq!(book.info().game, retrobook::Game::Xiangqi);
+    assert_eq!(book.info().games, r.used);
+    assert_eq!(book.len(), r.entries.len());
+    let mut mismatches = Vec::new();
+    for e in book.iter() {
+        let got = [e.games, e.win, e.draw, e.loss, e.repeats];
+        let want = r.entries.get(&(e.key, e.mv)).copied().unwrap_or_default();
+        if got != want && mismatches.len() < 5 {
+            mismatches.push(format!("{:016x} {:04x}: {got:?} != {want:?}", e.key, e.mv));
+        }
+    }
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+}
+
+/// `book probe` shows a xiangqi book's moves in UCCI and both WXF forms, refuses a FEN of
+/// the wrong game, and a book of the other game.
+#[test]
+fn probing_names_moves_in_ucci_and_wxf() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("xiangqi.rbb");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("books/xiangqi-masters-2000.pgn.zst");
+    let summary: serde_json::Value = serde_json::from_str(&run_ok(&[
+        "book",
+        "build",
+        "--game",
+        "xiangqi",
+        sample.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(summary["games_read"], 2000, "{summary}");
+    let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+    let answer: serde_json::Value = serde_json::from_str(&run_ok(&[
+        "book",
+        "probe",
+        start,
+        "--book",
+        out.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(answer["games"], summary["games_used"], "{answer}");
+    let moves = answer["moves"].as_array().unwrap();
+    // The central cannon opening is the most played in master games.
+    let best = moves.iter().max_by_key(|m| m["games"].as_u64()).unwrap();
+    assert_eq!(best["uci"], "h2e2", "{answer}");
+    assert_eq!(best["wxf"], "炮二平五");
+    assert_eq!(best["wxf_ascii"], "C2=5");
+    let games: u64 = moves.iter().map(|m| m["games"].as_u64().unwrap()).sum();
+    // Every game played a move from the start but one, which has no moves.
+    assert_eq!(games + 1, answer["games"].as_u64().unwrap());
+    // The text output names the moves the same way.
+    let text = run_ok(&[
+        "book",
+        "probe",
+        "--game",
+        "xiangqi",
+        start,
+        "--book",
+        out.to_str().unwrap(),
+    ]);
+    assert!(text.contains("炮二平五 C2=5 h2e2"), "{text}");
+    // A chess FEN is not a xiangqi position; a chess book is not a xiangqi book.
+    let o = run(&[
+        "book",
+        "probe",
+        "8/8/8/8/8/8/8/K6k w - - 0 1",
+        "--book",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let o = run(&[
+        "book",
+        "probe",
+        "--game",
+        "chess",
+        start,
+        "--book",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a chess book"));
+}
