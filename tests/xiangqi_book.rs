@@ -242,3 +242,85 @@ fn probing_names_moves_in_ucci_and_wxf() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a chess book"));
 }
+
+/// Halves of the sample merge into the book of the whole; the back-up values a xiangqi book
+/// from Red's start; books of two games neither merge nor export to Polyglot.
+#[test]
+fn xiangqi_books_merge_back_up_and_stay_apart_from_chess() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let s = |p: &std::path::PathBuf| p.to_str().unwrap().to_string();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("books/xiangqi-masters-2000.pgn.zst");
+    let mut big5 = Vec::new();
+    zstd::stream::read::Decoder::new(std::fs::File::open(&sample).unwrap())
+        .unwrap()
+        .read_to_end(&mut big5)
+        .unwrap();
+    // Cut at a game's first line (ASCII, so the Big5 bytes around it stay whole).
+    let starts: Vec<usize> = big5
+        .windows(7)
+        .enumerate()
+        .filter(|(_, w)| w == b"\n[Game ")
+        .map(|(i, _)| i + 1)
+        .collect();
+    let cut = starts[starts.len() / 2];
+    std::fs::write(path("a.pgn"), &big5[..cut]).unwrap();
+    std::fs::write(path("b.pgn"), &big5[cut..]).unwrap();
+    let build = |archives: &[String], out: &str| {
+        let mut args = vec!["book", "build", "--game", "xiangqi"];
+        args.extend(archives.iter().map(String::as_str));
+        args.extend(["--out", out]);
+        run_ok(&args);
+    };
+    let (whole, a, b, merged) = (
+        path("whole.rbb"),
+        path("a.rbb"),
+        path("b.rbb"),
+        path("m.rbb"),
+    );
+    build(&[s(&sample)], &s(&whole));
+    build(&[s(&path("a.pgn"))], &s(&a));
+    build(&[s(&path("b.pgn"))], &s(&b));
+    run_ok(&["book", "merge", &s(&a), &s(&b), "--out", &s(&merged)]);
+    assert_eq!(
+        std::fs::read(&whole).unwrap(),
+        std::fs::read(&merged).unwrap()
+    );
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&run_ok(&["book", "backup", "--book", &s(&whole), "--json"])).unwrap();
+    assert!(summary["positions"].as_u64().unwrap() > 10_000, "{summary}");
+    assert_eq!(summary["unreached"], 0, "{summary}");
+    let start_value = summary["start_value"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&start_value), "{summary}");
+    let book = Book::open(&whole).unwrap();
+    assert!(book.backed_up());
+    let start = book.probe_by::<Xiangqi>(&Position::start());
+    assert_eq!(start.backup.map(|b| b.value()), Some(start_value));
+
+    let chess = path("chess.rbb");
+    let chess_games = Path::new(env!("CARGO_MANIFEST_DIR")).join("books/masters-3000.pgn.zst");
+    run_ok(&["book", "build", &s(&chess_games), "--out", &s(&chess)]);
+    let o = run(&[
+        "book",
+        "merge",
+        &s(&chess),
+        &s(&a),
+        "--out",
+        &s(&path("x.rbb")),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("a xiangqi book, not a chess book"));
+    let o = run(&[
+        "book",
+        "export",
+        "--format",
+        "polyglot",
+        "--book",
+        &s(&a),
+        "--out",
+        &s(&path("x.bin")),
+    ]);
+    assert!(!o.status.success());
+    assert!(!path("x.bin").exists());
+}
