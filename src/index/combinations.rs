@@ -1,11 +1,15 @@
 //! Ranking of sets of identical pieces: k squares out of n are numbered 0..C(n, k) in
-//! colexicographic order, so identical pieces are counted once.
+//! colexicographic order, so identical pieces are counted once. Sets of chess squares are
+//! bitboards; larger boards (xiangqi's 90 squares) give their places as sorted lists.
 
-/// Binomial coefficients C(n, k) for n <= 64, k <= 6.
-const fn binomials() -> [[u64; 7]; 65] {
-    let mut t = [[0u64; 7]; 65];
+/// The largest n of the table: xiangqi's 90 squares.
+const MAX_N: usize = 90;
+
+/// Binomial coefficients C(n, k) for n <= 90, k <= 6.
+const fn binomials() -> [[u64; 7]; MAX_N + 1] {
+    let mut t = [[0u64; 7]; MAX_N + 1];
     let mut n = 0;
-    while n <= 64 {
+    while n <= MAX_N {
         t[n][0] = 1;
         let mut k = 1;
         while k <= 6 {
@@ -21,9 +25,9 @@ const fn binomials() -> [[u64; 7]; 65] {
     t
 }
 
-const BINOMIAL: [[u64; 7]; 65] = binomials();
+const BINOMIAL: [[u64; 7]; MAX_N + 1] = binomials();
 
-/// C(n, k) for n <= 64, k <= 6.
+/// C(n, k) for n <= 90, k <= 6.
 #[inline]
 pub fn binomial(n: u32, k: u32) -> u64 {
     BINOMIAL[n as usize][k as usize]
@@ -66,9 +70,49 @@ pub fn unrank(mut r: u64, k: u32, n: u32) -> u64 {
     set
 }
 
+/// Rank of the sorted, distinct places `places` (at most 6, each below 90).
+#[inline]
+pub fn rank_sorted(places: &[u32]) -> u64 {
+    (1..)
+        .zip(places)
+        .map(|(i, &p)| BINOMIAL[p as usize][i])
+        .sum()
+}
+
+/// The `out.len()` sorted places below `n` with rank `r` (the inverse of `rank_sorted`).
+#[inline]
+pub fn unrank_sorted(mut r: u64, n: u32, out: &mut [u32]) {
+    let mut top = n;
+    for i in (1..=out.len()).rev() {
+        let mut e = top - 1;
+        while BINOMIAL[e as usize][i] > r {
+            e -= 1;
+        }
+        r -= BINOMIAL[e as usize][i];
+        out[i - 1] = e;
+        top = e;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sorted_places_round_trip_and_agree_with_bitboards() {
+        for (k, n) in [(1usize, 90u32), (2, 90), (3, 55), (5, 55), (2, 7)] {
+            let mut places = vec![0u32; k];
+            for r in 0..binomial(n, k as u32) {
+                unrank_sorted(r, n, &mut places);
+                assert!(places.windows(2).all(|w| w[0] < w[1]) && places[k - 1] < n);
+                assert_eq!(rank_sorted(&places), r);
+                if n <= 64 {
+                    let set = places.iter().fold(0u64, |s, &p| s | 1 << p);
+                    assert_eq!(rank(set), r);
+                }
+            }
+        }
+    }
 
     #[test]
     fn round_trip() {

@@ -18,7 +18,7 @@
 //! one group's parts never read another's, so a solver holds the values of a few small
 //! parts at a time (a table with one pawn has four groups of six parts).
 
-mod combinations;
+pub(crate) mod combinations;
 mod divisor;
 mod layout;
 mod symmetry;

@@ -5,12 +5,16 @@
 //! pieces' moves are short and blocked square by square (the horse's leg, the elephant's
 //! eye, the cannon's screen), which a mailbox tests directly.
 
+mod index;
 mod moves;
 mod position;
+mod signature;
 mod wxf;
 mod zobrist;
 
+pub use index::{reachable, XiangqiIndex};
 pub use moves::{perft, Move, UcciError};
 pub use position::{FenError, Piece, Position, Role, Square};
+pub use signature::{Signature, SignatureError};
 pub use wxf::{Script, WxfError};
 pub use zobrist::position_key;

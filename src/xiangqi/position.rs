@@ -44,6 +44,17 @@ impl Square {
         Square::new(self.file() + df, self.rank() + dr)
     }
 
+    /// The square seen in a mirror down the e-file (a0 <-> i0).
+    #[inline]
+    pub fn mirror(self) -> Square {
+        Square((self.rank() * FILES + FILES - 1 - self.file()) as u8)
+    }
+
+    /// Every square, a0 to i9.
+    pub fn all() -> impl Iterator<Item = Square> {
+        (0..90u8).map(Square)
+    }
+
     /// Whether the square lies in `color`'s palace (files d-f, its three home ranks).
     #[inline]
     pub fn in_palace(self, color: Color) -> bool {
@@ -224,6 +235,30 @@ impl Position {
             }
         }
         Ok(pos)
+    }
+
+    /// The position of `pieces` with `turn` to move, or None if two share a square.
+    pub fn from_pieces(
+        turn: Color,
+        pieces: impl IntoIterator<Item = (Square, Piece)>,
+    ) -> Option<Position> {
+        let mut board = [None; 90];
+        for (sq, piece) in pieces {
+            board[sq.index()].replace(piece).is_none().then_some(())?;
+        }
+        Some(Position { board, turn })
+    }
+
+    /// The position seen in a mirror down the e-file: the same game, files reversed.
+    pub fn mirrored(&self) -> Position {
+        let mut board = [None; 90];
+        for sq in Square::all() {
+            board[sq.mirror().index()] = self.board[sq.index()];
+        }
+        Position {
+            board,
+            turn: self.turn,
+        }
     }
 
     /// The side to move.

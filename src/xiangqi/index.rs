@@ -1,0 +1,323 @@
+//! Numbering the positions of a xiangqi table: the two kings as one digit, then each group
+//! of like pieces as the rank of its set of squares, in mixed radix. Pieces only stand
+//! where they can ever stand (a king in its palace, an advisor on the palace's five
+//! points, an elephant on its seven, a soldier on its 55), and the left-right mirror halves
+//! the kings (Red's king on the d- or e-file; both on the e-file, Black's on d or e):
+//! KRvKAABB has 45 x 90 x 10 x 21 = 850,500 indices per side to move, against 90^6 / 2
+//! for every square.
+//!
+//! An index whose pieces share a square names no position (`decode` says None); the kings
+//! facing each other, and the side not to move in check, are for the rules to refuse.
+
+use super::position::{Piece, Position, Role, Square};
+use super::signature::{Signature, WRITTEN_ORDER};
+use crate::chess::Color;
+use crate::index::combinations::{binomial, rank_sorted, unrank_sorted};
+
+/// Where a piece of `color` and `role` can ever stand.
+pub fn reachable(color: Color, role: Role, sq: Square) -> bool {
+    // Ranks counted from `color`'s side.
+    let rank = match color {
+        Color::White => sq.rank(),
+        Color::Black => 9 - sq.rank(),
+    };
+    let file = sq.file();
+    let palace = (3..=5).contains(&file) && rank <= 2;
+    match role {
+        Role::King => palace,
+        // The palace's centre and corners.
+        Role::Advisor => palace && (file + rank) % 2 == 1,
+        // Two steps diagonally from c0, on its own side.
+        Role::Elephant => rank <= 4 && rank % 2 == 0 && (file + rank) % 4 == 2,
+        // Forward from its start, sideways across the river.
+        Role::Soldier => rank >= 5 || (rank >= 3 && file % 2 == 0),
+        Role::Horse | Role::Chariot | Role::Cannon => true,
+    }
+}
+
+/// A group of like pieces: one digit of the index.
+#[derive(Clone, Debug)]
+struct Group {
+    piece: Piece,
+    count: usize,
+    /// The squares the pieces may stand on, in order; `place[sq]` is a square's place
+    /// among them (u8::MAX where none stands).
+    squares: Vec<Square>,
+    place: [u8; 90],
+    /// C(squares, count).
+    size: u64,
+}
+
+/// The numbering of one table's positions (either side to move).
+#[derive(Clone, Debug)]
+pub struct XiangqiIndex {
+    signature: Signature,
+    /// Red's and Black's king squares of each king digit.
+    kings: Vec<(Square, Square)>,
+    /// The king digit of Red's and Black's king squares (`red * 90 + black`), u16::MAX for
+    /// pairs the mirror maps elsewhere.
+    king_digit: Vec<u16>,
+    groups: Vec<Group>,
+    size: u64,
+}
+
+/// Whether the mirror is the canonical view of kings on `red` and `black`.
+fn mirrored_kings(red: Square, black: Square) -> bool {
+    red.file() > 4 || (red.file() == 4 && black.file() > 4)
+}
+
+impl XiangqiIndex {
+    /// The index of `signature`'s table (its first side Red).
+    pub fn new(signature: Signature) -> XiangqiIndex {
+        let palace = |c: Color| Square::all().filter(move |&s| reachable(c, Role::King, s));
+        let kings: Vec<(Square, Square)> = palace(Color::White)
+            .flat_map(|r| palace(Color::Black).map(move |b| (r, b)))
+            .filter(|&(r, b)| !mirrored_kings(r, b))
+            .collect();
+        let mut king_digit = vec![u16::MAX; 90 * 90];
+        for (i, &(r, b)) in kings.iter().enumerate() {
+            king_digit[r.index() * 90 + b.index()] = i as u16;
+        }
+        let mut groups = Vec::new();
+        for (side, color) in [(0, Color::White), (1, Color::Black)] {
+            for &role in &WRITTEN_ORDER[1..] {
+                let count = signature.count(side, role) as usize;
+                if count == 0 {
+                    continue;
+                }
+                let squares: Vec<Square> = Square::all()
+                    .filter(|&s| reachable(color, role, s))
+                    .collect();
+                let mut place = [u8::MAX; 90];
+                for (i, s) in squares.iter().enumerate() {
+                    place[s.index()] = i as u8;
+                }
+                groups.push(Group {
+                    piece: Piece { color, role },
+                    count,
+                    size: binomial(squares.len() as u32, count as u32),
+                    squares,
+                    place,
+                });
+            }
+        }
+        let size = groups.iter().map(|g| g.size).product::<u64>() * kings.len() as u64;
+        XiangqiIndex {
+            signature,
+            kings,
+            king_digit,
+            groups,
+            size,
+        }
+    }
+
+    /// The table's signature.
+    pub fn signature(&self) -> Signature {
+        self.signature
+    }
+
+    /// Indices per side to move.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The index of `pos` (of this table's material, Red the first side), seen in the
+    /// mirror if that is the canonical view; None for other material.
+    pub fn encode(&self, pos: &Position) -> Option<u64> {
+        let (red, black) = (pos.king(Color::White)?, pos.king(Color::Black)?);
+        let flip = mirrored_kings(red, black);
+        let view = |s: Square| if flip { s.mirror() } else { s };
+        let mut idx = u64::from(
+            *self
+                .king_digit
+                .get(view(red).index() * 90 + view(black).index())?,
+        );
+        if idx == u64::from(u16::MAX) {
+            return None;
+        }
+        let mut places = [0u32; 5];
+        let mut counted = 0;
+        for g in &self.groups {
+            let mut n = 0;
+            for sq in pos.squares_of(g.piece.color, g.piece.role) {
+                let p = g.place[view(sq).index()];
+                if p == u8::MAX || n == g.count {
+                    return None;
+                }
+                places[n] = u32::from(p);
+                n += 1;
+            }
+            if n != g.count {
+                return None;
+            }
+            places[..n].sort_unstable();
+            idx = idx * g.size + rank_sorted(&places[..n]);
+            counted += n;
+        }
+        // No piece outside the groups.
+        let all = Color::ALL
+            .into_iter()
+            .map(|c| pos.pieces(c).count())
+            .sum::<usize>();
+        (all == counted + 2).then_some(idx)
+    }
+
+    /// The position of index `idx` with `turn` to move; None if two pieces share a square.
+    pub fn decode(&self, idx: u64, turn: Color) -> Option<Position> {
+        let mut pieces = Vec::with_capacity(12);
+        let mut rest = idx;
+        let mut places = [0u32; 5];
+        for g in self.groups.iter().rev() {
+            let digit = rest % g.size;
+            rest /= g.size;
+            unrank_sorted(digit, g.squares.len() as u32, &mut places[..g.count]);
+            pieces.extend(
+                places[..g.count]
+                    .iter()
+                    .map(|&p| (g.squares[p as usize], g.piece)),
+            );
+        }
+        let &(red, black) = self.kings.get(rest as usize)?;
+        pieces.push((
+            red,
+            Piece {
+                color: Color::White,
+                role: Role::King,
+            },
+        ));
+        pieces.push((
+            black,
+            Piece {
+                color: Color::Black,
+                role: Role::King,
+            },
+        ));
+        Position::from_pieces(turn, pieces)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The squares a lone piece reaches from its start squares by its own moves, the kings
+    /// standing where they block none of them (e0 and d9, or d0 and e9).
+    fn reached(color: Color, role: Role, starts: &[&str]) -> Vec<Square> {
+        let king = |s: &str, color| {
+            (
+                s.parse::<Square>().unwrap(),
+                Piece {
+                    color,
+                    role: Role::King,
+                },
+            )
+        };
+        let kings = match color {
+            Color::White => [king("e0", Color::White), king("d9", Color::Black)],
+            Color::Black => [king("d0", Color::White), king("e9", Color::Black)],
+        };
+        let mut seen: Vec<Square> = starts.iter().map(|s| s.parse().unwrap()).collect();
+        let mut i = 0;
+        while i < seen.len() {
+            let from = seen[i];
+            i += 1;
+            if kings.iter().any(|&(s, _)| s == from) {
+                continue; // taking a king: reached, but not a square to go on from
+            }
+            let pieces = kings.into_iter().chain([(from, Piece { color, role })]);
+            let pos = Position::from_pieces(color, pieces).unwrap();
+            for m in pos.legal_moves().into_iter().filter(|m| m.from == from) {
+                if !seen.contains(&m.to) {
+                    seen.push(m.to);
+                }
+            }
+        }
+        seen.sort();
+        seen
+    }
+
+    #[test]
+    fn pieces_stand_where_their_moves_reach() {
+        let set = |c, r| -> Vec<Square> { Square::all().filter(|&s| reachable(c, r, s)).collect() };
+        let cases: [(Color, Role, &[&str], usize); 6] = [
+            (Color::White, Role::Advisor, &["d0", "f0"], 5),
+            (Color::Black, Role::Advisor, &["d9", "f9"], 5),
+            (Color::White, Role::Elephant, &["c0", "g0"], 7),
+            (Color::Black, Role::Elephant, &["c9", "g9"], 7),
+            (
+                Color::White,
+                Role::Soldier,
+                &["a3", "c3", "e3", "g3", "i3"],
+                55,
+            ),
+            (
+                Color::Black,
+                Role::Soldier,
+                &["a6", "c6", "e6", "g6", "i6"],
+                55,
+            ),
+        ];
+        for (color, role, starts, n) in cases {
+            let s = set(color, role);
+            assert_eq!(s.len(), n, "{color:?} {role:?}");
+            assert_eq!(reached(color, role, starts), s, "{color:?} {role:?}");
+        }
+        assert_eq!(set(Color::White, Role::King).len(), 9);
+    }
+
+    #[test]
+    fn every_index_decodes_and_encodes_back() {
+        for sig in ["KCvKA", "KPvKB", "KRvKAA"] {
+            let index = XiangqiIndex::new(sig.parse().unwrap());
+            let (mut whole, mut clashes) = (0, 0);
+            for idx in 0..index.size() {
+                match index.decode(idx, Color::Black) {
+                    Some(pos) => {
+                        assert_eq!(index.encode(&pos), Some(idx), "{sig} {}", pos.to_fen());
+                        // The mirror has an index of its own only with both kings on the
+                        // e-file, where it is no less canonical.
+                        let m = index.encode(&pos.mirrored()).unwrap();
+                        let back = index.decode(m, Color::Black).unwrap();
+                        assert!(back == pos || back == pos.mirrored(), "{sig}");
+                        assert_eq!(m == idx, back == pos, "{sig}");
+                        whole += 1;
+                    }
+                    None => clashes += 1,
+                }
+            }
+            assert!(whole > clashes, "{sig}");
+        }
+        let index = XiangqiIndex::new("KRvKAABB".parse().unwrap());
+        assert_eq!(index.size(), 45 * 90 * 10 * 21);
+        // Other material has no index here.
+        let start = Position::start();
+        assert_eq!(index.encode(&start), None);
+    }
+
+    /// Placements of KCvKA counted square by square (kings in their palaces, the advisor
+    /// on its points, no two on a square): a placement and its mirror share one index,
+    /// unless both kings stand on the e-file, where each has its own.
+    #[test]
+    fn indices_count_the_placements() {
+        let index = XiangqiIndex::new("KCvKA".parse().unwrap());
+        let (mut placements, mut both_central) = (0u64, 0u64);
+        let red_king = Square::all().filter(|&s| reachable(Color::White, Role::King, s));
+        for rk in red_king {
+            for bk in Square::all().filter(|&s| reachable(Color::Black, Role::King, s)) {
+                for c in Square::all().filter(|&s| s != rk && s != bk) {
+                    for a in Square::all().filter(|&s| reachable(Color::Black, Role::Advisor, s)) {
+                        if a == rk || a == bk || a == c {
+                            continue;
+                        }
+                        placements += 1;
+                        both_central += u64::from(rk.file() == 4 && bk.file() == 4);
+                    }
+                }
+            }
+        }
+        let decodable = (0..index.size())
+            .filter(|&i| index.decode(i, Color::White).is_some())
+            .count() as u64;
+        assert_eq!(2 * decodable, placements + both_central);
+    }
+}
