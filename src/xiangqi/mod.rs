@@ -9,6 +9,7 @@ mod index;
 mod moves;
 mod position;
 mod signature;
+mod unmoves;
 mod wxf;
 mod zobrist;
 

@@ -1,0 +1,160 @@
+//! Un-moves, for retrograde analysis: the moves that took nothing and could have led to a
+//! position, each undone into a position the rules allow (the side that did not move not
+//! in check, the kings not facing).
+//!
+//! Every piece moves back as it moves forward, but the horse (its leg stands beside the
+//! square it came from) and the soldier (never back, sideways only across the river).
+
+use super::index::reachable;
+use super::moves::Move;
+use super::position::{Position, Role, Square};
+use crate::chess::Color;
+
+/// The four orthogonal and the four diagonal steps.
+const ORTHOGONAL: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+const DIAGONAL: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+
+impl Position {
+    /// The squares the piece on `to`, of `color` and `role`, can have come from by a
+    /// move that took nothing (to empty squares, with the way it passed open).
+    fn origins(&self, color: Color, role: Role, to: Square, out: &mut Vec<Move>) {
+        let empty = |sq: Square| self.at(sq).is_none();
+        let mut push = |from: Square| {
+            if empty(from) && reachable(color, role, from) {
+                out.push(Move { from, to });
+            }
+        };
+        match role {
+            Role::King => ORTHOGONAL
+                .iter()
+                .filter_map(|&(df, dr)| to.offset(df, dr))
+                .for_each(&mut push),
+            Role::Advisor => DIAGONAL
+                .iter()
+                .filter_map(|&(df, dr)| to.offset(df, dr))
+                .for_each(&mut push),
+            Role::Elephant => DIAGONAL
+                .iter()
+                .filter(|&&(df, dr)| to.offset(df, dr).is_some_and(empty))
+                .filter_map(|&(df, dr)| to.offset(2 * df, 2 * dr))
+                .for_each(&mut push),
+            Role::Horse => {
+                for (df, dr) in [
+                    (1, 2),
+                    (-1, 2),
+                    (1, -2),
+                    (-1, -2),
+                    (2, 1),
+                    (2, -1),
+                    (-2, 1),
+                    (-2, -1),
+                ] {
+                    // From `to - jump`, past the leg one step from there towards `to`.
+                    let Some(from) = to.offset(-df, -dr) else {
+                        continue;
+                    };
+                    let leg = match df.abs() {
+                        2 => from.offset(df.signum(), 0),
+                        _ => from.offset(0, dr.signum()),
+                    };
+                    if leg.is_some_and(empty) {
+                        push(from);
+                    }
+                }
+            }
+            Role::Chariot | Role::Cannon => {
+                for (df, dr) in ORTHOGONAL {
+                    let mut sq = to;
+                    while let Some(from) = sq.offset(df, dr).filter(|&s| empty(s)) {
+                        push(from);
+                        sq = from;
+                    }
+                }
+            }
+            Role::Soldier => {
+                let back = match color {
+                    Color::White => -1,
+                    Color::Black => 1,
+                };
+                let sideways = match to.on_own_side(color) {
+                    true => [None, None],
+                    false => [to.offset(1, 0), to.offset(-1, 0)],
+                };
+                [to.offset(0, back)]
+                    .into_iter()
+                    .chain(sideways)
+                    .flatten()
+                    .for_each(push);
+            }
+        }
+    }
+
+    /// The quiet moves of the side not to move that can have led here, each from a
+    /// position the rules allow.
+    pub fn unmoves(&self) -> Vec<Move> {
+        let mover = !self.turn();
+        let mut out = Vec::new();
+        for (to, role) in self.pieces(mover) {
+            self.origins(mover, role, to, &mut out);
+        }
+        out.retain(|m| !self.unplay(m).in_check(self.turn()));
+        out
+    }
+
+    /// The position before the un-move `m`: its piece back on `m.from`, its side to move.
+    pub fn unplay(&self, m: &Move) -> Position {
+        let mut before = self.clone();
+        before.apply(m.to, m.from);
+        before
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions along pseudo-random games from the start and from endgames: for each,
+    /// every quiet legal move is undone by an un-move of the position it leads to, and
+    /// every un-move undone is a quiet legal move of the position it leads back to.
+    #[test]
+    fn unmoves_undo_exactly_the_quiet_legal_moves() {
+        let starts = [
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            "3ak4/4a4/4b4/9/2P6/9/9/4B4/4A4/3AK1N1C w",
+            "4kab2/4a4/4b4/9/9/9/9/2R6/4A4/3K5 w",
+            "3k5/9/9/4P4/9/p8/9/9/4A4/4KC3 b",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut checked = 0;
+        for fen in starts {
+            for _game in 0..30 {
+                let mut pos = Position::from_fen(fen).unwrap();
+                for _ply in 0..60 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    for m in moves.iter().filter(|m| pos.at(m.to).is_none()) {
+                        let after = pos.play(m);
+                        assert!(after.unmoves().contains(m), "{m} from {}", pos.to_fen());
+                    }
+                    for u in pos.unmoves() {
+                        let before = pos.unplay(&u);
+                        assert!(before.legal_moves().contains(&u), "{u} to {}", pos.to_fen());
+                        assert_eq!(before.play(&u), pos);
+                        // Never to a square the piece cannot stand on (a soldier behind its
+                        // start, an elephant across the river).
+                        let piece = before.at(u.from).unwrap();
+                        assert!(reachable(piece.color, piece.role, u.from), "{u}");
+                        checked += 1;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pos = pos.play(&moves[(seed % moves.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(checked > 20_000, "{checked}");
+    }
+}
