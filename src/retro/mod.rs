@@ -1,11 +1,12 @@
 //! Retrograde analysis: a game-generic solver (`solver`) and its chess specialisation
-//! (`chess`), with the 50-move rule's classes (`fifty`).
+//! (`chess`), with the 50-move rule's classes (`fifty`), and xiangqi's graph (`xiangqi`).
 
 mod bits;
 mod chess;
 pub mod fifty;
 mod packed;
 mod solver;
+mod xiangqi;
 
 #[cfg(test)]
 pub(crate) use chess::AllDrawn;
@@ -13,3 +14,4 @@ pub use chess::{ChessGame, SubTables};
 pub(crate) use packed::{Packed, PackedSide};
 pub(crate) use solver::bit;
 pub use solver::{solve, solve_within, LossSearch, PartByPart, RetroGame, Solution, Successor};
+pub use xiangqi::{Solved, XiangqiGame, XiangqiTables};

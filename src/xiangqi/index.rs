@@ -111,6 +111,21 @@ impl XiangqiIndex {
         }
     }
 
+    /// Whether `pos` is numbered as it stands, not through the mirror.
+    pub fn is_canonical(pos: &Position) -> bool {
+        match (pos.king(Color::White), pos.king(Color::Black)) {
+            (Some(r), Some(b)) => !mirrored_kings(r, b),
+            _ => false,
+        }
+    }
+
+    /// Whether `pos` and its mirror image share an index: unless both kings stand on the
+    /// e-file, where each view has its own.
+    pub fn shares_index_with_mirror(pos: &Position) -> bool {
+        let file = |c| pos.king(c).map(Square::file);
+        !(file(Color::White) == Some(4) && file(Color::Black) == Some(4))
+    }
+
     /// The table's signature.
     pub fn signature(&self) -> Signature {
         self.signature

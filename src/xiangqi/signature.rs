@@ -3,7 +3,8 @@
 //! table holds its first side as Red; a position whose Black has that material is read
 //! through the colour-flipped table.
 
-use super::position::Role;
+use super::position::{Position, Role};
+use crate::chess::Color;
 use std::fmt;
 use std::str::FromStr;
 
@@ -62,6 +63,33 @@ impl Signature {
     pub fn count(&self, side: usize, role: Role) -> u8 {
         let r = WRITTEN_ORDER.iter().position(|&x| x == role).unwrap_or(0);
         self.counts[side][r]
+    }
+
+    /// The material of `pos`, Red first.
+    pub fn of(pos: &Position) -> Signature {
+        let mut counts = [[0u8; 7]; 2];
+        for (side, color) in [Color::White, Color::Black].into_iter().enumerate() {
+            for (_, role) in pos.pieces(color) {
+                let r = WRITTEN_ORDER.iter().position(|&x| x == role).unwrap_or(0);
+                counts[side][r] += 1;
+            }
+        }
+        Signature { counts }
+    }
+
+    /// The signatures one capture leads to: one piece other than a king fewer on a side.
+    pub fn captures(&self) -> Vec<Signature> {
+        let mut out = Vec::new();
+        for side in 0..2 {
+            for r in 1..7 {
+                if self.counts[side][r] > 0 {
+                    let mut counts = self.counts;
+                    counts[side][r] -= 1;
+                    out.push(Signature { counts });
+                }
+            }
+        }
+        out
     }
 
     /// The signature with its sides swapped.
