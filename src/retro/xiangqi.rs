@@ -105,8 +105,12 @@ pub struct XiangqiTables {
 }
 
 impl XiangqiTables {
-    /// Solves `signature`'s table after its sub-tables (those missing).
+    /// Solves `signature`'s table after its sub-tables (those missing); a table is kept
+    /// under its canonical signature, the stronger side as Red.
     pub fn solve(&mut self, signature: Signature) {
+        if !signature.is_canonical() {
+            return self.solve(signature.flipped());
+        }
         if self.tables.contains_key(&signature) {
             return;
         }
@@ -119,9 +123,14 @@ impl XiangqiTables {
         self.tables.insert(signature, Solved { index, solution });
     }
 
-    /// The value of `pos` for its side to move, if its table is solved.
+    /// The value of `pos` for its side to move, if its table is solved (through the
+    /// colour flip when Black has the stronger side).
     pub fn probe(&self, pos: &Position) -> Option<Dtm> {
-        let t = self.tables.get(&Signature::of(pos))?;
+        let signature = Signature::of(pos);
+        if !signature.is_canonical() {
+            return self.probe(&pos.flipped());
+        }
+        let t = self.tables.get(&signature)?;
         let side = usize::from(pos.turn() == Color::Black);
         Some(t.solution.value(side, t.index.encode(pos)?).0)
     }
@@ -216,6 +225,23 @@ mod tests {
             total_decided += decided;
         }
         assert!(total_decided > 50, "{total_decided}");
+        // Colour symmetry: KvKR solved as it stands equals KRvK read through the flip.
+        let index = XiangqiIndex::new("KvKR".parse().unwrap());
+        let sub = |pos: &Position| tables.probe(pos).unwrap();
+        let direct = solve(&XiangqiGame::new(&index, &sub), &Silent);
+        let mut compared = 0;
+        for side in 0..2 {
+            for idx in 0..index.size() {
+                let Some(pos) = index.decode(idx, color(side)) else {
+                    continue;
+                };
+                if !pos.in_check(!pos.turn()) {
+                    assert_eq!(Some(direct.value(side, idx).0), tables.probe(&pos));
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 4000, "{compared}");
         // Chariot and king against a lone king win.
         let win = |fen: &str| tables.probe(&Position::from_fen(fen).unwrap()).unwrap();
         assert!(matches!(win("4k4/9/9/9/9/9/9/9/9/3K1R3 w"), Dtm::Win(_)));

@@ -249,6 +249,23 @@ impl Position {
         Some(Position { board, turn })
     }
 
+    /// The position with the colours swapped and the board turned over (rank r to 9 - r):
+    /// the same game, Black's part played by Red.
+    pub fn flipped(&self) -> Position {
+        let mut board = [None; 90];
+        for sq in Square::all() {
+            let there = Square::new(sq.file(), RANKS - 1 - sq.rank()).expect("on the board");
+            board[there.index()] = self.board[sq.index()].map(|p| Piece {
+                color: !p.color,
+                role: p.role,
+            });
+        }
+        Position {
+            board,
+            turn: !self.turn,
+        }
+    }
+
     /// The position seen in a mirror down the e-file: the same game, files reversed.
     pub fn mirrored(&self) -> Position {
         let mut board = [None; 90];

@@ -92,6 +92,12 @@ impl Signature {
         out
     }
 
+    /// Whether the table is kept under this signature rather than the flipped one: the
+    /// side with more (compared piece by piece in written order) first.
+    pub fn is_canonical(&self) -> bool {
+        self.counts[0] >= self.counts[1]
+    }
+
     /// The signature with its sides swapped.
     pub fn flipped(&self) -> Signature {
         Signature {
