@@ -9,13 +9,22 @@ use std::io::{self, Read};
 /// Bytes looked at to tell UTF-8 from Big5, and read at a time.
 const CHUNK: usize = 64 << 10;
 
+/// What the input was found to be.
+enum Mode {
+    /// Not looked at yet.
+    Unknown,
+    /// UTF-8: handed on as it is.
+    Utf8,
+    /// Big5, decoded.
+    Big5(Decoder),
+}
+
 /// Reads UTF-8 from an input in UTF-8 (with or without a byte-order mark) or in Big5: the
 /// input is taken for UTF-8 when its first 64 KiB are (a character cut at their end aside),
 /// else decoded from Big5, with U+FFFD for bytes that are not Big5.
 pub struct Utf8Reader<R> {
     inner: R,
-    /// None until the input is looked at; then the Big5 decoder, or None for UTF-8.
-    decoder: Option<Option<Decoder>>,
+    mode: Mode,
     /// Input read but not yet decoded.
     input: Vec<u8>,
     /// Output decoded but not yet handed on, from `out_at`.
@@ -29,7 +38,7 @@ impl<R: Read> Utf8Reader<R> {
     pub fn new(inner: R) -> Utf8Reader<R> {
         Utf8Reader {
             inner,
-            decoder: None,
+            mode: Mode::Unknown,
             input: Vec::new(),
             out: Vec::new(),
             out_at: 0,
@@ -58,7 +67,7 @@ impl<R: Read> Utf8Reader<R> {
         }
         if self.input.starts_with(b"\xef\xbb\xbf") {
             self.input.drain(..3);
-            self.decoder = Some(None);
+            self.mode = Mode::Utf8;
             return Ok(());
         }
         let utf8 = match std::str::from_utf8(&self.input) {
@@ -66,14 +75,17 @@ impl<R: Read> Utf8Reader<R> {
             // A character cut at the end of what was read is no proof against UTF-8.
             Err(e) => e.error_len().is_none() && !self.eof,
         };
-        self.decoder = Some((!utf8).then(|| BIG5.new_decoder_without_bom_handling()));
+        self.mode = match utf8 {
+            true => Mode::Utf8,
+            false => Mode::Big5(BIG5.new_decoder_without_bom_handling()),
+        };
         Ok(())
     }
 }
 
 impl<R: Read> Read for Utf8Reader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.decoder.is_none() {
+        if matches!(self.mode, Mode::Unknown) {
             self.sniff()?;
         }
         loop {
@@ -83,7 +95,7 @@ impl<R: Read> Read for Utf8Reader<R> {
                 self.out_at += n;
                 return Ok(n);
             }
-            if matches!(self.decoder, Some(None)) {
+            if matches!(self.mode, Mode::Utf8) {
                 // UTF-8: what was read while looking, then the input itself.
                 if self.input.is_empty() {
                     return self.inner.read(buf);
@@ -98,7 +110,7 @@ impl<R: Read> Read for Utf8Reader<R> {
             if self.input.len() < CHUNK && !self.eof {
                 self.eof = !self.fill()?;
             }
-            let Some(Some(decoder)) = self.decoder.as_mut() else {
+            let Mode::Big5(decoder) = &mut self.mode else {
                 unreachable!("the input was looked at");
             };
             let room = decoder

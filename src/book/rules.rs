@@ -26,11 +26,8 @@ pub trait BookRules: Sync + 'static {
     fn setup(raw: &RawGame) -> Result<Self::Position, Skipped>;
     /// The position's key.
     fn key(pos: &Self::Position) -> u64;
-    /// The key of `next`, reached from `pos` (key `key`) by `m`: incremental where it can be.
-    fn key_after(key: u64, pos: &Self::Position, m: &Self::Move, next: &Self::Position) -> u64 {
-        let _ = (key, pos, m);
-        Self::key(next)
-    }
+    /// The key of `next`, reached from `pos` (key `key`) by `m`, found incrementally.
+    fn key_after(key: u64, pos: &Self::Position, m: &Self::Move, next: &Self::Position) -> u64;
     /// The legal move a token of an archive names.
     fn parse(pos: &Self::Position, token: &str) -> Result<Self::Move, String>;
     /// The position after `m`.
@@ -123,6 +120,14 @@ impl BookRules for Xiangqi {
     fn key(pos: &xiangqi::Position) -> u64 {
         xiangqi::position_key(pos)
     }
+    fn key_after(
+        key: u64,
+        pos: &xiangqi::Position,
+        m: &xiangqi::Move,
+        _: &xiangqi::Position,
+    ) -> u64 {
+        xiangqi::key_after(key, pos, m)
+    }
     fn parse(pos: &xiangqi::Position, token: &str) -> Result<xiangqi::Move, String> {
         pos.parse_move(token).map_err(|e| e.to_string())
     }
@@ -132,8 +137,11 @@ impl BookRules for Xiangqi {
     fn encode(m: &xiangqi::Move) -> u16 {
         (m.from.index() | m.to.index() << 7) as u16
     }
+    /// Only the moves of the kind of piece on the origin square are generated.
     fn decode(pos: &xiangqi::Position, code: u16) -> Option<xiangqi::Move> {
-        pos.legal_moves()
+        let from = xiangqi::Square::from_index(usize::from(code & 127))?;
+        let piece = pos.at(from).filter(|p| p.color == pos.turn())?;
+        pos.legal_moves_of(piece.role)
             .into_iter()
             .find(|m| Xiangqi::encode(m) == code)
     }

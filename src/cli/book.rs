@@ -185,11 +185,7 @@ fn answer_json<R: Shown>(
         .iter()
         .map(|m| {
             let (value, path_dependent) = backup_json(m.entry.backup);
-            let mut o = serde_json::Map::new();
-            for (name, text) in R::names(pos, &m.mv) {
-                o.insert(name.into(), json!(text));
-            }
-            let rest = json!({
+            let mut o = json!({
                 "games": m.entry.games,
                 "win": m.entry.win,
                 "draw": m.entry.draw,
@@ -200,10 +196,10 @@ fn answer_json<R: Shown>(
                 "value": value,
                 "path_dependent": path_dependent,
             });
-            if let serde_json::Value::Object(rest) = rest {
-                o.extend(rest);
+            for (name, text) in R::names(pos, &m.mv) {
+                o[name] = json!(text);
             }
-            serde_json::Value::Object(o)
+            o
         })
         .collect();
     let (value, path_dependent) = backup_json(a.backup);

@@ -18,4 +18,4 @@ pub use moves::{perft, Move, UcciError};
 pub use position::{FenError, Piece, Position, Role, Square};
 pub use signature::{Signature, SignatureError};
 pub use wxf::{Script, WxfError};
-pub use zobrist::position_key;
+pub use zobrist::{key_after, position_key};

@@ -41,11 +41,11 @@ impl std::str::FromStr for Move {
 }
 
 /// The four orthogonal steps.
-const ORTHOGONAL: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+pub(super) const ORTHOGONAL: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 /// The four diagonal steps.
-const DIAGONAL: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+pub(super) const DIAGONAL: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
 /// The horse's eight jumps, each with its leg (the orthogonal square it passes).
-const HORSE: [((i8, i8), (i8, i8)); 8] = [
+pub(super) const HORSE: [((i8, i8), (i8, i8)); 8] = [
     ((1, 2), (0, 1)),
     ((-1, 2), (0, 1)),
     ((1, -2), (0, -1)),
@@ -241,6 +241,32 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
         return moves.len() as u64;
     }
     moves.iter().map(|m| perft(&pos.play(m), depth - 1)).sum()
+}
+
+/// Plays `games` pseudo-random games of up to `plies` plies from `fen` (a xorshift
+/// stream from `seed`, carried on), showing `visit` each position with its legal moves.
+#[cfg(test)]
+pub(super) fn along_random_games(
+    fen: &str,
+    games: usize,
+    plies: usize,
+    seed: &mut u64,
+    mut visit: impl FnMut(&Position, &[Move]),
+) {
+    for _game in 0..games {
+        let mut pos = Position::from_fen(fen).unwrap();
+        for _ply in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            visit(&pos, &moves);
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            pos = pos.play(&moves[(*seed % moves.len() as u64) as usize]);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -32,6 +32,12 @@ impl Square {
         (self.0 / FILES as u8) as i8
     }
 
+    /// The square of index `i` (0-89), if on the board.
+    #[inline]
+    pub fn from_index(i: usize) -> Option<Square> {
+        (i < 90).then_some(Square(i as u8))
+    }
+
     /// 0-89.
     #[inline]
     pub fn index(self) -> usize {
@@ -116,6 +122,12 @@ pub enum Role {
 }
 
 impl Role {
+    /// The role's place in FEN letter order K A B N R C P (0-6).
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// The FEN letter (uppercase): K A B N R C P.
     pub fn letter(self) -> char {
         match self {

@@ -20,6 +20,11 @@ pub const WRITTEN_ORDER: [Role; 7] = [
     Role::Elephant,
 ];
 
+/// The place of `role` in `WRITTEN_ORDER`.
+fn written(role: Role) -> usize {
+    WRITTEN_ORDER.iter().position(|&x| x == role).unwrap_or(0)
+}
+
 /// How many pieces of `role` a side may have.
 fn most(role: Role) -> u8 {
     match role {
@@ -61,8 +66,7 @@ pub enum SignatureError {
 impl Signature {
     /// How many pieces of `role` side `side` (0: the first written, Red in the table) has.
     pub fn count(&self, side: usize, role: Role) -> u8 {
-        let r = WRITTEN_ORDER.iter().position(|&x| x == role).unwrap_or(0);
-        self.counts[side][r]
+        self.counts[side][written(role)]
     }
 
     /// The material of `pos`, Red first.
@@ -70,8 +74,7 @@ impl Signature {
         let mut counts = [[0u8; 7]; 2];
         for (side, color) in [Color::White, Color::Black].into_iter().enumerate() {
             for (_, role) in pos.pieces(color) {
-                let r = WRITTEN_ORDER.iter().position(|&x| x == role).unwrap_or(0);
-                counts[side][r] += 1;
+                counts[side][written(role)] += 1;
             }
         }
         Signature { counts }
@@ -125,7 +128,7 @@ impl FromStr for Signature {
                     }
                     c => return Err(SignatureError::Letter(c)),
                 };
-                let r = WRITTEN_ORDER.iter().position(|&x| x == role).unwrap_or(0);
+                let r = written(role);
                 counts[side][r] += 1;
                 if counts[side][r] > most(role) && role != Role::King {
                     return Err(SignatureError::TooMany {

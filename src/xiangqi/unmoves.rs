@@ -6,13 +6,9 @@
 //! square it came from) and the soldier (never back, sideways only across the river).
 
 use super::index::reachable;
-use super::moves::Move;
+use super::moves::{Move, DIAGONAL, HORSE, ORTHOGONAL};
 use super::position::{Position, Role, Square};
 use crate::chess::Color;
-
-/// The four orthogonal and the four diagonal steps.
-const ORTHOGONAL: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-const DIAGONAL: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
 
 impl Position {
     /// The squares the piece on `to`, of `color` and `role`, can have come from by a
@@ -39,25 +35,12 @@ impl Position {
                 .filter_map(|&(df, dr)| to.offset(2 * df, 2 * dr))
                 .for_each(&mut push),
             Role::Horse => {
-                for (df, dr) in [
-                    (1, 2),
-                    (-1, 2),
-                    (1, -2),
-                    (-1, -2),
-                    (2, 1),
-                    (2, -1),
-                    (-2, 1),
-                    (-2, -1),
-                ] {
-                    // From `to - jump`, past the leg one step from there towards `to`.
+                for ((df, dr), (lf, lr)) in HORSE {
+                    // From `to - jump`, past the leg beside that origin.
                     let Some(from) = to.offset(-df, -dr) else {
                         continue;
                     };
-                    let leg = match df.abs() {
-                        2 => from.offset(df.signum(), 0),
-                        _ => from.offset(0, dr.signum()),
-                    };
-                    if leg.is_some_and(empty) {
+                    if from.offset(lf, lr).is_some_and(empty) {
                         push(from);
                     }
                 }
@@ -111,6 +94,7 @@ impl Position {
 
 #[cfg(test)]
 mod tests {
+    use super::super::moves::along_random_games;
     use super::*;
 
     /// Positions along pseudo-random games from the start and from endgames: for each,
@@ -127,33 +111,22 @@ mod tests {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut checked = 0;
         for fen in starts {
-            for _game in 0..30 {
-                let mut pos = Position::from_fen(fen).unwrap();
-                for _ply in 0..60 {
-                    let moves = pos.legal_moves();
-                    if moves.is_empty() {
-                        break;
-                    }
-                    for m in moves.iter().filter(|m| pos.at(m.to).is_none()) {
-                        let after = pos.play(m);
-                        assert!(after.unmoves().contains(m), "{m} from {}", pos.to_fen());
-                    }
-                    for u in pos.unmoves() {
-                        let before = pos.unplay(&u);
-                        assert!(before.legal_moves().contains(&u), "{u} to {}", pos.to_fen());
-                        assert_eq!(before.play(&u), pos);
-                        // Never to a square the piece cannot stand on (a soldier behind its
-                        // start, an elephant across the river).
-                        let piece = before.at(u.from).unwrap();
-                        assert!(reachable(piece.color, piece.role, u.from), "{u}");
-                        checked += 1;
-                    }
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    pos = pos.play(&moves[(seed % moves.len() as u64) as usize]);
+            along_random_games(fen, 30, 60, &mut seed, |pos, moves| {
+                for m in moves.iter().filter(|m| pos.at(m.to).is_none()) {
+                    let after = pos.play(m);
+                    assert!(after.unmoves().contains(m), "{m} from {}", pos.to_fen());
                 }
-            }
+                for u in pos.unmoves() {
+                    let before = pos.unplay(&u);
+                    assert!(before.legal_moves().contains(&u), "{u} to {}", pos.to_fen());
+                    assert_eq!(&before.play(&u), pos);
+                    // Never to a square the piece cannot stand on (a soldier behind its
+                    // start, an elephant across the river).
+                    let piece = before.at(u.from).unwrap();
+                    assert!(reachable(piece.color, piece.role, u.from), "{u}");
+                    checked += 1;
+                }
+            });
         }
         assert!(checked > 20_000, "{checked}");
     }

@@ -377,6 +377,7 @@ impl Written {
 
 #[cfg(test)]
 mod tests {
+    use super::super::moves::along_random_games;
     use super::*;
 
     fn after(fen: &str, moves: &[&str]) -> Position {
@@ -470,26 +471,15 @@ mod tests {
     fn every_move_reads_back_as_written() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut checked = 0;
-        for _game in 0..40 {
-            let mut pos = Position::from_fen(START).unwrap();
-            for _ply in 0..120 {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
+        along_random_games(START, 40, 120, &mut seed, |pos, moves| {
+            for m in moves {
+                for script in [Script::Chinese, Script::Ascii] {
+                    let text = pos.wxf(m, script);
+                    assert_eq!(pos.parse_wxf(&text), Ok(*m), "{text} in {}", pos.to_fen());
+                    checked += 1;
                 }
-                for m in &moves {
-                    for script in [Script::Chinese, Script::Ascii] {
-                        let text = pos.wxf(m, script);
-                        assert_eq!(pos.parse_wxf(&text), Ok(*m), "{text} in {}", pos.to_fen());
-                        checked += 1;
-                    }
-                }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                pos = pos.play(&moves[(seed % moves.len() as u64) as usize]);
             }
-        }
+        });
         assert!(checked > 100_000, "{checked}");
     }
 }

@@ -15,6 +15,7 @@
 //! assert_ne!(position_key(&start), position_key(&after));
 //! ```
 
+use super::moves::Move;
 use super::position::{Position, Role};
 use crate::chess::Color;
 
@@ -34,25 +35,13 @@ const KEYS: [u64; 2 * 7 * 90 + 1] = {
     keys
 };
 
-/// The roles in FEN letter order, K A B N R C P.
-const ROLES: [Role; 7] = [
-    Role::King,
-    Role::Advisor,
-    Role::Elephant,
-    Role::Horse,
-    Role::Chariot,
-    Role::Cannon,
-    Role::Soldier,
-];
-
 /// The key of `color`'s `role` on square `sq` (0-89).
 fn piece_key(color: Color, role: Role, sq: usize) -> u64 {
     let side = match color {
         Color::White => 0,
         Color::Black => 1,
     };
-    let r = ROLES.iter().position(|&x| x == role).unwrap_or(0);
-    KEYS[(side * 7 + r) * 90 + sq]
+    KEYS[(side * 7 + role.index()) * 90 + sq]
 }
 
 /// The key of `pos` (module documentation).
@@ -68,8 +57,24 @@ pub fn position_key(pos: &Position) -> u64 {
     pieces.fold(side, |k, p| k ^ p)
 }
 
+/// The key after `m`, legal in `pos` of key `key`: the mover's piece off its square and
+/// onto the other, what it takes off, the side to move changed.
+pub fn key_after(key: u64, pos: &Position, m: &Move) -> u64 {
+    let Some(piece) = pos.at(m.from) else {
+        return key;
+    };
+    let taken = pos
+        .at(m.to)
+        .map_or(0, |t| piece_key(t.color, t.role, m.to.index()));
+    key ^ piece_key(piece.color, piece.role, m.from.index())
+        ^ piece_key(piece.color, piece.role, m.to.index())
+        ^ taken
+        ^ KEYS[2 * 7 * 90]
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::moves::along_random_games;
     use super::*;
 
     /// The first outputs of SplitMix64 from state 0, as its reference implementation
@@ -101,5 +106,22 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(position_key(&a), position_key(&b));
         assert_ne!(position_key(&a), position_key(&start));
+    }
+
+    #[test]
+    fn keys_follow_moves_incrementally() {
+        let mut seed = 7;
+        along_random_games(
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            20,
+            150,
+            &mut seed,
+            |pos, moves| {
+                for m in moves {
+                    let next = pos.play(m);
+                    assert_eq!(key_after(position_key(pos), pos, m), position_key(&next));
+                }
+            },
+        );
     }
 }
