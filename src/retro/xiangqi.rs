@@ -4,15 +4,80 @@
 //! move lost (stalemate loses in xiangqi). [`XiangqiTables`] solves a table and its
 //! sub-tables in memory, smallest first.
 //!
-//! Not here yet: the perpetual-check rule. A position that can only cycle is a draw in
-//! these values, as in chess; the Asian rules' verdicts on repetitions come on top.
+//! Repetitions are judged by the Asian rules' first stage, perpetual check
+//! ([`perpetual`](super::perpetual)): the plain solve first, every repetition a draw as in
+//! chess, whose wins are forced mates that hold on any path; then the rule decides the
+//! positions left drawn, and those it makes won or lost are kept apart as path-dependent
+//! ([`Verdict::WinByRule`], [`Verdict::LossByRule`]). Not modelled: perpetual chase and
+//! the rules' other cases; the values are those of a game that starts at the position
+//! (no earlier position to repeat).
 
+use super::perpetual::{Exit, RuleGraph};
 use super::solver::{solve, RetroGame, Solution, Successor};
 use crate::chess::Color;
 use crate::progress::Silent;
-use crate::value::Dtm;
+use crate::value::{Dtm, Wdl};
 use crate::xiangqi::{Position, Signature, XiangqiIndex};
 use std::collections::HashMap;
+
+/// A position's value under the perpetual-check rule, for its side to move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// As with every repetition a draw: a mate forced in exactly so many plies, whatever
+    /// the path, or a draw.
+    Plain(Dtm),
+    /// Won by the rule alone: the other side can hold off mate only by checking forever
+    /// (perpetual check loses). Depends on the path (which positions already repeat), so
+    /// no distance is given.
+    WinByRule,
+    /// Lost by the rule alone: this side can hold off mate only by checking forever.
+    LossByRule,
+}
+
+impl Verdict {
+    /// The win/draw/loss part.
+    pub fn wdl(self) -> Wdl {
+        match self {
+            Verdict::Plain(d) => d.wdl(),
+            Verdict::WinByRule => Wdl::Win,
+            Verdict::LossByRule => Wdl::Loss,
+        }
+    }
+
+    /// The value for the side that moved into a position of value `self`.
+    pub fn back(self) -> Verdict {
+        match self {
+            Verdict::Plain(d) => Verdict::Plain(d.back()),
+            Verdict::WinByRule => Verdict::LossByRule,
+            Verdict::LossByRule => Verdict::WinByRule,
+        }
+    }
+
+    /// The value with every repetition a draw: the rule's verdicts are draws.
+    pub fn plain(self) -> Dtm {
+        match self {
+            Verdict::Plain(d) => d,
+            _ => Dtm::Draw,
+        }
+    }
+
+    /// True where the value rests on the rule's verdict on a repetition.
+    pub fn by_rule(self) -> bool {
+        !matches!(self, Verdict::Plain(_))
+    }
+
+    /// A number that orders values by preference of the side to move: a forced mate before
+    /// a win by the rule, the longest loss by mate last.
+    pub fn preference(self) -> i64 {
+        match self {
+            Verdict::Plain(Dtm::Win(p)) => (1 << 20) - i64::from(p),
+            Verdict::WinByRule => 1,
+            Verdict::Plain(Dtm::Draw) => 0,
+            Verdict::LossByRule => -1,
+            Verdict::Plain(Dtm::Loss(p)) => -(1 << 20) + i64::from(p),
+        }
+    }
+}
 
 /// The colour to move on a side of the graph.
 fn color(side: usize) -> Color {
@@ -90,12 +155,87 @@ impl RetroGame for XiangqiGame<'_> {
     }
 }
 
+/// The positions of a table that the perpetual-check rule makes won or lost: the graph of
+/// its plain draws, their moves among themselves marked as checks or not, and their best
+/// moves out (captures valued by `sub` under the rule, moves to plain mates lost).
+fn by_rule(
+    index: &XiangqiIndex,
+    solution: &Solution,
+    sub: &(dyn Fn(&Position) -> Verdict + Sync),
+) -> [Vec<(u64, Wdl)>; 2] {
+    const OUT: u32 = u32::MAX;
+    let drawn = |side: usize, idx: u64| {
+        !solution.is_illegal(side, idx) && solution.value(side, idx).0 == Dtm::Draw
+    };
+    // The graph's numbers of the drawn positions, and the positions by number.
+    let mut number = [0, 1].map(|_| vec![OUT; index.size() as usize]);
+    let mut positions = Vec::new();
+    for (side, numbers) in number.iter_mut().enumerate() {
+        for idx in (0..index.size()).filter(|&idx| drawn(side, idx)) {
+            numbers[idx as usize] = positions.len() as u32;
+            positions.push((side, idx));
+        }
+    }
+    let mut graph = RuleGraph::new();
+    for &(side, idx) in &positions {
+        let pos = index.decode(idx, color(side)).expect("a legal index");
+        let mut exit = Exit::None;
+        let mut inside = Vec::new();
+        for m in pos.legal_moves() {
+            let next = pos.play(&m);
+            let out = if pos.at(m.to).is_some() {
+                sub(&next).back().wdl()
+            } else {
+                let j = index
+                    .encode(&next)
+                    .expect("a quiet move keeps the material");
+                match number[1 - side][j as usize] {
+                    OUT => solution.value(1 - side, j).0.back().wdl(),
+                    n => {
+                        inside.push((n, next.in_check(next.turn())));
+                        continue;
+                    }
+                }
+            };
+            exit = exit.max(match out {
+                Wdl::Loss => Exit::Loss,
+                Wdl::Draw => Exit::Draw,
+                Wdl::Win => Exit::Win,
+            });
+        }
+        graph.push(side, exit, inside);
+    }
+    let mut by_rule = [Vec::new(), Vec::new()];
+    for (&(side, idx), value) in positions.iter().zip(graph.values()) {
+        if value != Wdl::Draw {
+            by_rule[side].push((idx, value));
+        }
+    }
+    by_rule
+}
+
 /// A solved table.
 pub struct Solved {
     /// Its numbering.
     pub index: XiangqiIndex,
-    /// Its values.
+    /// Its values with every repetition a draw.
     pub solution: Solution,
+    /// By side to move, the indices the rule makes won or lost, in order.
+    pub by_rule: [Vec<(u64, Wdl)>; 2],
+}
+
+impl Solved {
+    /// The value of index `idx` with `side` to move (a legal position).
+    pub fn verdict(&self, side: usize, idx: u64) -> Verdict {
+        match self.solution.value(side, idx).0 {
+            Dtm::Draw => match self.by_rule[side].binary_search_by_key(&idx, |e| e.0) {
+                Ok(i) if self.by_rule[side][i].1 == Wdl::Win => Verdict::WinByRule,
+                Ok(_) => Verdict::LossByRule,
+                Err(_) => Verdict::Plain(Dtm::Draw),
+            },
+            plain => Verdict::Plain(plain),
+        }
+    }
 }
 
 /// Tables solved in memory, each under its signature (Red's material first).
@@ -119,20 +259,27 @@ impl XiangqiTables {
         }
         let index = XiangqiIndex::new(signature);
         let sub = |pos: &Position| self.probe(pos).expect("sub-tables solved first");
-        let solution = solve(&XiangqiGame::new(&index, &sub), &Silent);
-        self.tables.insert(signature, Solved { index, solution });
+        let plain = |pos: &Position| sub(pos).plain();
+        let solution = solve(&XiangqiGame::new(&index, &plain), &Silent);
+        let by_rule = by_rule(&index, &solution, &sub);
+        let solved = Solved {
+            index,
+            solution,
+            by_rule,
+        };
+        self.tables.insert(signature, solved);
     }
 
     /// The value of `pos` for its side to move, if its table is solved (through the
     /// colour flip when Black has the stronger side).
-    pub fn probe(&self, pos: &Position) -> Option<Dtm> {
+    pub fn probe(&self, pos: &Position) -> Option<Verdict> {
         let signature = Signature::of(pos);
         if !signature.is_canonical() {
             return self.probe(&pos.flipped());
         }
         let t = self.tables.get(&signature)?;
         let side = usize::from(pos.turn() == Color::Black);
-        Some(t.solution.value(side, t.index.encode(pos)?).0)
+        Some(t.verdict(side, t.index.encode(pos)?))
     }
 
     /// The table of `signature`, if solved.
@@ -210,8 +357,9 @@ mod tests {
                         .iter()
                         .map(|m| tables.probe(&pos.play(m)).unwrap().back())
                         .max_by_key(|v| v.preference())
-                        .unwrap_or(Dtm::Loss(0));
+                        .unwrap_or(Verdict::Plain(Dtm::Loss(0)));
                     assert_eq!(value, best, "{sig} {}", pos.to_fen());
+                    let value = value.plain();
                     let near = value.plies().is_some_and(|p| p <= 3);
                     if near || idx % 147 == 0 {
                         let found = search(&pos, 3);
@@ -227,7 +375,7 @@ mod tests {
         assert!(total_decided > 50, "{total_decided}");
         // Colour symmetry: KvKR solved as it stands equals KRvK read through the flip.
         let index = XiangqiIndex::new("KvKR".parse().unwrap());
-        let sub = |pos: &Position| tables.probe(pos).unwrap();
+        let sub = |pos: &Position| tables.probe(pos).unwrap().plain();
         let direct = solve(&XiangqiGame::new(&index, &sub), &Silent);
         let mut compared = 0;
         for side in 0..2 {
@@ -236,7 +384,8 @@ mod tests {
                     continue;
                 };
                 if !pos.in_check(!pos.turn()) {
-                    assert_eq!(Some(direct.value(side, idx).0), tables.probe(&pos));
+                    let flipped = tables.probe(&pos).map(Verdict::plain);
+                    assert_eq!(Some(direct.value(side, idx).0), flipped);
                     compared += 1;
                 }
             }
@@ -244,6 +393,116 @@ mod tests {
         assert!(compared > 4000, "{compared}");
         // Chariot and king against a lone king win.
         let win = |fen: &str| tables.probe(&Position::from_fen(fen).unwrap()).unwrap();
-        assert!(matches!(win("4k4/9/9/9/9/9/9/9/9/3K1R3 w"), Dtm::Win(_)));
+        let win = win("4k4/9/9/9/9/9/9/9/9/3K1R3 w");
+        assert!(matches!(win, Verdict::Plain(Dtm::Win(_))), "{win:?}");
+    }
+
+    /// What a search of the game with full history knows of a value for the side to move:
+    /// at least `.0`, at most `.1` (-1 loss, 0 draw, 1 win).
+    type Bounds = (i8, i8);
+
+    fn score(w: Wdl) -> i8 {
+        match w {
+            Wdl::Loss => -1,
+            Wdl::Draw => 0,
+            Wdl::Win => 1,
+        }
+    }
+
+    /// Bounds on the value of `pos` (a plain draw of the tables) for the game that the
+    /// first repetition ends, the cycle judged by the rule (the side that alone checked at
+    /// every move of it loses), searched `depth` plies deep with the whole history in
+    /// `path` (the positions before `pos`, each with whether the move out of it checked).
+    /// Only a forced mate (which holds on every path) and a capture (after which nothing
+    /// before it can repeat) are taken from the tables; every drawn position is searched,
+    /// its moves tried in the tables' order, best first, to find a win soon.
+    fn search_with_history(
+        tables: &XiangqiTables,
+        pos: &Position,
+        path: &mut Vec<(Position, bool)>,
+        depth: u32,
+        nodes: &mut u64,
+    ) -> Bounds {
+        *nodes += 1;
+        let mut moves: Vec<(Position, bool, Verdict)> = pos
+            .legal_moves()
+            .iter()
+            .map(|m| {
+                let next = pos.play(m);
+                let check = next.in_check(next.turn());
+                let value = tables.probe(&next).unwrap().back();
+                (next, check, value)
+            })
+            .collect();
+        moves.sort_by_key(|m| -m.2.preference());
+        let mut best: Bounds = (-1, -1);
+        for (next, check, value) in moves {
+            let me = usize::from(pos.turn() == Color::Black);
+            path.push((pos.clone(), check));
+            let found = if let Some(start) = path.iter().position(|(p, _)| *p == next) {
+                let checks_always = |side: usize| {
+                    path[start..]
+                        .iter()
+                        .filter(|(p, _)| usize::from(p.turn() == Color::Black) == side)
+                        .all(|&(_, c)| c)
+                };
+                let v = match (checks_always(me), checks_always(1 - me)) {
+                    (true, false) => -1,
+                    (false, true) => 1,
+                    _ => 0,
+                };
+                (v, v)
+            } else if Signature::of(&next) != Signature::of(pos) || value.plain() != Dtm::Draw {
+                let v = score(value.wdl());
+                (v, v)
+            } else if depth == 0 {
+                (-1, 1)
+            } else {
+                let (lo, hi) = search_with_history(tables, &next, path, depth - 1, nodes);
+                (-hi, -lo)
+            };
+            path.pop();
+            best = (best.0.max(found.0), best.1.max(found.1));
+            if best.0 == 1 {
+                break;
+            }
+        }
+        best
+    }
+
+    /// The rule's values against a search with full history: in KRvKN (where the horse
+    /// checks and the chariot's side wins 1,597 positions by the rule alone) and KRvKC,
+    /// every position not won by a forced mate takes the very value the search proves for
+    /// the game that the first repetition ends.
+    #[test]
+    fn rule_values_equal_a_search_with_full_history() {
+        let mut tables = XiangqiTables::default();
+        let mut by_rule = 0;
+        for sig in ["KRvKN", "KRvKC"] {
+            let sig: Signature = sig.parse().unwrap();
+            tables.solve(sig);
+            let t = tables.table(&sig).unwrap();
+            let mut searched = 0;
+            for side in 0..2 {
+                for idx in 0..t.index.size() {
+                    if t.solution.is_illegal(side, idx) {
+                        continue;
+                    }
+                    let value = t.verdict(side, idx);
+                    if value.plain() != Dtm::Draw {
+                        continue;
+                    }
+                    let pos = t.index.decode(idx, color(side)).unwrap();
+                    let mut nodes = 0;
+                    let found = search_with_history(&tables, &pos, &mut Vec::new(), 8, &mut nodes);
+                    let v = score(value.wdl());
+                    assert_eq!(found, (v, v), "{sig} {} {value:?}", pos.to_fen());
+                    searched += 1;
+                    by_rule += usize::from(value.by_rule());
+                }
+            }
+            assert!(searched > 500, "{sig}: {searched}");
+        }
+        assert_eq!(by_rule, 1597);
     }
 }
