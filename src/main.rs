@@ -4,7 +4,7 @@
 mod cli;
 
 use clap::Parser;
-use cli::args::{BookCommand, Cli, Command, GraphCommand};
+use cli::args::{BookCommand, Cli, Command, GameArg, GraphCommand};
 use cli::output::Failure;
 use std::process::ExitCode;
 
@@ -48,14 +48,52 @@ fn main() -> ExitCode {
             memory,
             plan,
             json,
-        } => cli::tables::cmd_gen(&signatures, all, &tables, threads, memory, plan, json),
+            game,
+            all_attackers,
+        } => match game {
+            GameArg::Chess if all_attackers.is_some() => Err(cli::output::usage(
+                "--all-attackers builds xiangqi tables: give --game xiangqi",
+            )),
+            GameArg::Chess => {
+                cli::tables::cmd_gen(&signatures, all, &tables, threads, memory, plan, json)
+            }
+            GameArg::Xiangqi if all.is_some() || plan || memory.is_some() => {
+                Err(cli::output::usage(
+                    "--all, --plan and --memory are for chess tables; xiangqi takes signatures or --all-attackers",
+                ))
+            }
+            GameArg::Xiangqi => cli::args::threads_arg(threads).and_then(|threads| {
+                threads.run(|| {
+                    cli::xiangqi::cmd_gen(&signatures, all_attackers, &tables, json)
+                })
+            }),
+        },
         Command::Info {
             table,
             tables,
             json,
-        } => cli::tables::cmd_info(&table, &tables, json),
-        Command::Probe { fens, tables, json } => cli::tables::cmd_probe(&fens, &tables, json),
-        Command::Verify { signatures, tables } => cli::tables::cmd_verify(&signatures, &tables),
+            game,
+        } => match (game, cli::xiangqi::is_xiangqi_file(&table)) {
+            (GameArg::Xiangqi, _) | (_, true) => cli::xiangqi::cmd_info(&table, &tables, json),
+            _ => cli::tables::cmd_info(&table, &tables, json),
+        },
+        Command::Probe {
+            fens,
+            tables,
+            json,
+            game: GameArg::Chess,
+        } => cli::tables::cmd_probe(&fens, &tables, json),
+        Command::Probe {
+            fens, tables, json, ..
+        } => cli::xiangqi::cmd_probe(&fens, &tables, json),
+        Command::Verify {
+            signatures,
+            tables,
+            game: GameArg::Chess,
+        } => cli::tables::cmd_verify(&signatures, &tables),
+        Command::Verify {
+            signatures, tables, ..
+        } => cli::xiangqi::cmd_verify(&signatures, &tables),
         Command::Perft { fen, depth, game } => cli::perft::cmd_perft(game, &fen, depth),
         Command::Book(BookCommand::Build {
             archives,

@@ -128,7 +128,7 @@ fn damaged_header_and_stream_index_are_refused() {
         .err()
         .expect("another game is refused");
     assert!(
-        matches!(&err, TableError::Refused { fault: FileFault::Game { found }, .. } if found == "xiangqi"),
+        matches!(&err, TableError::Refused { fault: FileFault::Game { found, .. }, .. } if found == "xiangqi"),
         "{err:?}"
     );
     refused(dir.path(), &path, "xiangqi");

@@ -42,6 +42,13 @@ pub enum Command {
         /// One JSON object per table on stdout.
         #[arg(long)]
         json: bool,
+        /// The game whose tables to build.
+        #[arg(long, value_enum, default_value = "chess")]
+        game: GameArg,
+        /// Xiangqi: every table with N attacking pieces (R, N, C, P) against advisors and
+        /// elephants, both sides with any of theirs.
+        #[arg(long, value_name = "N")]
+        all_attackers: Option<u32>,
     },
     /// Show a table's statistics (from its header).
     Info {
@@ -51,6 +58,9 @@ pub enum Command {
         tables: PathBuf,
         #[arg(long)]
         json: bool,
+        /// The game of the table (a table file names its own).
+        #[arg(long, value_enum, default_value = "chess")]
+        game: GameArg,
     },
     /// Probe positions: value and every legal move's value, best first.
     Probe {
@@ -62,12 +72,18 @@ pub enum Command {
         /// One JSON object per position (JSON Lines).
         #[arg(long)]
         json: bool,
+        /// The game of the positions.
+        #[arg(long, value_enum, default_value = "chess")]
+        game: GameArg,
     },
     /// Re-check tables one ply deep against their successors. Without signatures: all tables.
     Verify {
         signatures: Vec<String>,
         #[arg(long, value_name = "DIR", default_value = "tables")]
         tables: PathBuf,
+        /// The game of the tables.
+        #[arg(long, value_enum, default_value = "chess")]
+        game: GameArg,
     },
     /// Count the legal move sequences of DEPTH plies from a position (perft).
     Perft {

@@ -9,3 +9,4 @@ pub mod perft;
 pub mod plan;
 pub mod progress;
 pub mod tables;
+pub mod xiangqi;

@@ -10,6 +10,9 @@ pub enum ProbeError {
     /// No table of this material is open.
     #[error("no table for {0}")]
     MissingTable(Material),
+    /// No xiangqi table of this material in the folder.
+    #[error("no table for {0}")]
+    NoXiangqiTable(crate::xiangqi::Signature),
     /// More pieces than any table holds.
     #[error("no table for {material} ({} pieces)", material.pieces())]
     TooManyPieces {

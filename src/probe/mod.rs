@@ -8,9 +8,11 @@ mod loaded;
 mod sparse;
 mod tablebase;
 mod verify;
+mod xiangqi;
 
 pub use cache::DEFAULT_CACHE_BYTES;
 pub use error::ProbeError;
 pub use loaded::{schedule_for_building, LoadedTables, Schedule};
 pub use tablebase::{RootMove, Tablebase};
 pub use verify::{verify_table, Mismatch, VerifyError};
+pub use xiangqi::{XiangqiTablebase, XiangqiVerifyError};

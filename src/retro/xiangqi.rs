@@ -15,7 +15,7 @@
 use super::perpetual::{Exit, RuleGraph};
 use super::solver::{solve, RetroGame, Solution, Successor};
 use crate::chess::Color;
-use crate::progress::Silent;
+use crate::progress::{Observer, Silent};
 use crate::value::{Dtm, Wdl};
 use crate::xiangqi::{Position, Signature, XiangqiIndex};
 use std::collections::HashMap;
@@ -214,6 +214,24 @@ fn by_rule(
     by_rule
 }
 
+/// Solves the table of `signature` (Red's material first), the values of the positions its
+/// captures lead to given by `sub`: the plain solve, then the rule's verdicts.
+pub fn solve_table(
+    signature: Signature,
+    sub: &(dyn Fn(&Position) -> Verdict + Sync),
+    observer: &dyn Observer,
+) -> Solved {
+    let index = XiangqiIndex::new(signature);
+    let plain = |pos: &Position| sub(pos).plain();
+    let solution = solve(&XiangqiGame::new(&index, &plain), observer);
+    let by_rule = by_rule(&index, &solution, sub);
+    Solved {
+        index,
+        solution,
+        by_rule,
+    }
+}
+
 /// A solved table.
 pub struct Solved {
     /// Its numbering.
@@ -257,16 +275,8 @@ impl XiangqiTables {
         for sub in signature.captures() {
             self.solve(sub);
         }
-        let index = XiangqiIndex::new(signature);
         let sub = |pos: &Position| self.probe(pos).expect("sub-tables solved first");
-        let plain = |pos: &Position| sub(pos).plain();
-        let solution = solve(&XiangqiGame::new(&index, &plain), &Silent);
-        let by_rule = by_rule(&index, &solution, &sub);
-        let solved = Solved {
-            index,
-            solution,
-            by_rule,
-        };
+        let solved = solve_table(signature, &sub, &Silent);
         self.tables.insert(signature, solved);
     }
 

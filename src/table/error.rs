@@ -33,10 +33,12 @@ pub enum FileFault {
         newest: u32,
     },
     /// A table of another game.
-    #[error("table of game {found:?}, expected chess")]
+    #[error("table of game {found:?}, expected {expected}")]
     Game {
         /// The game the header names.
         found: String,
+        /// The game the reader expected.
+        expected: &'static str,
     },
     /// A checksum over the part named does not match.
     #[error("{part} checksum mismatch (file corrupted)")]

@@ -196,7 +196,12 @@ impl Header {
         let game = get_str(b, 16, 8);
         let game: Game = match game.parse() {
             Ok(g) if Game::has_tables(g) => g,
-            _ => return Err(FileFault::Game { found: game }),
+            _ => {
+                return Err(FileFault::Game {
+                    found: game,
+                    expected: "chess",
+                })
+            }
         };
         let sig = get_str(b, 24, 16);
         let material: Material = sig

@@ -10,6 +10,7 @@ mod reader;
 mod stats;
 pub mod values;
 mod writer;
+pub mod xiangqi;
 
 pub use error::{FileFault, TableError};
 pub use format::{Extent, Header, EXTENSION, HEADER_LEN, MAGIC, VERSION};

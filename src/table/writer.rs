@@ -19,7 +19,7 @@
 //!   keeps probes of pawn tables, whose conversions reach larger tables, cheap.
 //! - Distances as moves, the sign read from the WDL layer: wins and losses share symbols.
 
-use super::codec::{encode, join, StreamOptions, Symbol};
+use super::codec::{encode, encode_by_frequency, join, StreamOptions, Symbol};
 use super::error::TableError;
 use super::fill::{fill_dtm, fill_wdl, FILL_CHUNK};
 use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
@@ -351,30 +351,13 @@ fn any(kind: Kind) -> u16 {
 }
 
 /// Compresses the filled values of one stream.
-fn compress<S: Symbol>(kind: Kind, mut values: Vec<S>, opts: &WriteOptions) -> Vec<u8> {
+fn compress<S: Symbol>(kind: Kind, values: Vec<S>, opts: &WriteOptions) -> Vec<u8> {
     match kind {
         Kind::Wdl(_) => {
             let leaves: Vec<u16> = (0..WDL_CODES as u16).collect();
             encode(values, &leaves, &opts.wdl)
         }
-        Kind::Dtm(_) => {
-            // Leaf symbols by frequency, most frequent first.
-            let top = values.par_iter().map(|v| v.get()).max().unwrap_or(0);
-            let mut freq = vec![0u64; top + 1];
-            for v in &values {
-                freq[v.get()] += 1;
-            }
-            let mut leaves: Vec<u16> = (0..=top as u16).filter(|&m| freq[m as usize] > 0).collect();
-            leaves.sort_by_key(|&m| std::cmp::Reverse(freq[m as usize]));
-            let mut symbol = vec![0usize; top + 1];
-            for (s, &m) in leaves.iter().enumerate() {
-                symbol[m as usize] = s;
-            }
-            values
-                .par_iter_mut()
-                .for_each(|v| *v = S::from_usize(symbol[v.get()]));
-            encode(values, &leaves, &opts.dtm)
-        }
+        Kind::Dtm(_) => encode_by_frequency(values, &opts.dtm),
     }
 }
 

@@ -10,4 +10,4 @@ mod stream;
 
 pub use pairs::{PairOptions, Symbol};
 pub use segments::{join, Segments};
-pub use stream::{encode, StreamError, StreamOptions};
+pub use stream::{encode, encode_by_frequency, StreamError, StreamOptions};

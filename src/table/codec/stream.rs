@@ -105,6 +105,26 @@ impl StreamError {
     }
 }
 
+/// Compresses `values`, numbers of any size, as leaf symbols numbered by frequency, most
+/// frequent first (a stream's values then read back as the numbers themselves).
+pub fn encode_by_frequency<S: Symbol>(mut values: Vec<S>, opts: &StreamOptions) -> Vec<u8> {
+    let top = values.par_iter().map(|v| v.get()).max().unwrap_or(0);
+    let mut freq = vec![0u64; top + 1];
+    for v in &values {
+        freq[v.get()] += 1;
+    }
+    let mut leaves: Vec<u16> = (0..=top as u16).filter(|&m| freq[m as usize] > 0).collect();
+    leaves.sort_by_key(|&m| std::cmp::Reverse(freq[m as usize]));
+    let mut symbol = vec![0usize; top + 1];
+    for (s, &m) in leaves.iter().enumerate() {
+        symbol[m as usize] = s;
+    }
+    values
+        .par_iter_mut()
+        .for_each(|v| *v = S::from_usize(symbol[v.get()]));
+    encode(values, &leaves, opts)
+}
+
 /// Compresses `values` (each below `leaf_values.len()`, which name the value of each leaf
 /// symbol) into a stream's bytes.
 pub fn encode<S: Symbol>(values: Vec<S>, leaf_values: &[u16], opts: &StreamOptions) -> Vec<u8> {

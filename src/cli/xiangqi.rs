@@ -1,0 +1,345 @@
+//! `retrobook gen | info | probe | verify --game xiangqi`: the table commands for Chinese
+//! chess.
+
+use super::output::{runtime, say, usage, write_failed, Failure};
+use retrobook::probe::{ProbeError, XiangqiTablebase};
+use retrobook::progress::Silent;
+use retrobook::retro::{solve_table, Verdict};
+use retrobook::table::xiangqi::{table_path, write, SideCounts, XiangqiFile};
+use retrobook::xiangqi::{Position, Script, Signature};
+use retrobook::Dtm;
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The attacking pieces: the roles that can give check.
+const ATTACKERS: [&str; 4] = ["R", "N", "C", "P"];
+/// The defender sets one side may have: up to two advisors and two elephants.
+const DEFENDERS: [&str; 9] = ["", "A", "AA", "B", "AB", "AAB", "BB", "ABB", "AABB"];
+
+fn parse(s: &str) -> Result<Signature, Failure> {
+    let sig: Signature = s
+        .parse()
+        .map_err(|e| usage(format!("bad xiangqi signature {s:?}: {e}")))?;
+    Ok(if sig.is_canonical() {
+        sig
+    } else {
+        sig.flipped()
+    })
+}
+
+/// Every table with `attackers` attacking pieces (R, N, C, P) on Red's side, none on
+/// Black's, and any advisors and elephants on both.
+fn with_attackers(attackers: u32) -> Result<Vec<Signature>, Failure> {
+    if attackers == 0 || attackers > 2 {
+        return Err(usage("--all-attackers takes 1 or 2"));
+    }
+    let mut sets: Vec<String> = ATTACKERS.iter().map(|a| a.to_string()).collect();
+    if attackers == 2 {
+        sets = (0..4)
+            .flat_map(|i| (i..4).map(move |j| format!("{}{}", ATTACKERS[i], ATTACKERS[j])))
+            .collect();
+    }
+    let mut out = Vec::new();
+    for attack in &sets {
+        for red in DEFENDERS {
+            for black in DEFENDERS {
+                out.push(parse(&format!("K{attack}{red}vK{black}"))?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `targets` and their sub-tables, each once, every table after those its captures lead to.
+fn in_order(targets: &[Signature]) -> Vec<Signature> {
+    fn visit(sig: Signature, out: &mut Vec<Signature>) {
+        if out.contains(&sig) {
+            return;
+        }
+        for sub in sig.captures() {
+            visit(
+                if sub.is_canonical() {
+                    sub
+                } else {
+                    sub.flipped()
+                },
+                out,
+            );
+        }
+        out.push(sig);
+    }
+    let mut out = Vec::new();
+    for &t in targets {
+        visit(t, &mut out);
+    }
+    out
+}
+
+pub fn cmd_gen(
+    signatures: &[String],
+    all_attackers: Option<u32>,
+    dir: &Path,
+    json: bool,
+) -> Result<(), Failure> {
+    let mut targets = signatures
+        .iter()
+        .map(|s| parse(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(n) = all_attackers {
+        targets.extend(with_attackers(n)?);
+    }
+    if targets.is_empty() {
+        return Err(usage(
+            "name the xiangqi tables to build (KRvKAABB) or give --all-attackers 1",
+        ));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        runtime(format!(
+            "cannot create tables folder {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let order = in_order(&targets);
+    let tb = XiangqiTablebase::new(dir);
+    let (start, mut built, mut bytes) = (Instant::now(), 0, 0u64);
+    for (i, sig) in order.iter().enumerate() {
+        let path = table_path(dir, sig);
+        if XiangqiFile::open(&path).is_ok() {
+            continue;
+        }
+        let t0 = Instant::now();
+        if !json {
+            eprintln!("retrobook: solving {sig} ({} of {})", i + 1, order.len());
+        }
+        // A sub-table that cannot be read fails the table, which is then not written.
+        let failed: Mutex<Option<ProbeError>> = Mutex::new(None);
+        let sub = |pos: &Position| {
+            tb.probe(pos).unwrap_or_else(|e| {
+                failed.lock().expect("not poisoned").get_or_insert(e);
+                Verdict::Plain(Dtm::Draw)
+            })
+        };
+        let solved = solve_table(*sig, &sub, &Silent);
+        if let Some(e) = failed.into_inner().expect("not poisoned") {
+            return Err(runtime(format!("{sig}: a sub-table: {e}")));
+        }
+        let (path, size) = write(dir, &solved).map_err(runtime)?;
+        let file = XiangqiFile::open(&path).map_err(runtime)?;
+        let h = file.header();
+        let seconds = t0.elapsed().as_secs_f64();
+        let by_rule: u64 = h.sides.iter().map(|c| c.win_by_rule + c.loss_by_rule).sum();
+        let line = if json {
+            json!({
+                "signature": sig.to_string(),
+                "indices": 2 * h.size,
+                "seconds": seconds,
+                "bytes": size,
+                "longest_mate_plies": h.longest.0,
+                "by_rule": by_rule,
+            })
+            .to_string()
+        } else {
+            format!(
+                "{sig:<14} {:>12} indices {seconds:>8.1} s {size:>12} bytes  longest mate {} plies, {by_rule} by the rule",
+                2 * h.size,
+                h.longest.0
+            )
+        };
+        say(line)?;
+        built += 1;
+        bytes += size;
+    }
+    if !json {
+        say(format!(
+            "built {built} tables ({bytes} bytes) in {:.1} min; {} of {} were there",
+            start.elapsed().as_secs_f64() / 60.0,
+            order.len() - built,
+            order.len()
+        ))?;
+    }
+    Ok(())
+}
+
+/// True if `arg` names a file whose header says xiangqi.
+pub fn is_xiangqi_file(arg: &str) -> bool {
+    let mut head = [0u8; 24];
+    std::fs::File::open(arg)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| head[16..24].starts_with(retrobook::table::xiangqi::GAME.as_bytes()))
+}
+
+fn open(arg: &str, dir: &Path) -> Result<XiangqiFile, Failure> {
+    let as_path = Path::new(arg);
+    let path = if as_path.is_file() {
+        as_path.to_path_buf()
+    } else {
+        table_path(dir, &parse(arg)?)
+    };
+    if !path.exists() {
+        return Err(runtime(format!("no table {}", path.display())));
+    }
+    XiangqiFile::open(&path).map_err(runtime)
+}
+
+pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
+    let file = open(arg, dir)?;
+    let h = file.header();
+    let (plies, side, idx) = h.longest;
+    let turn = [
+        retrobook::chess::Color::White,
+        retrobook::chess::Color::Black,
+    ][side];
+    let fen = (plies > 0)
+        .then(|| file.index().decode(idx, turn))
+        .flatten()
+        .map_or("-".to_string(), |p| p.to_fen());
+    let bytes = std::fs::metadata(file.path()).map_or(0, |m| m.len());
+    if json {
+        let v = json!({
+            "game": "xiangqi",
+            "signature": h.signature.to_string(),
+            "bytes": bytes,
+            "red": h.sides[0],
+            "black": h.sides[1],
+            "max_dtm": {"plies": plies, "moves": plies.div_ceil(2), "fen": fen},
+        });
+        return say(v);
+    }
+    say(format!(
+        "{} ({bytes} bytes, {})",
+        h.signature,
+        file.path().display()
+    ))?;
+    for (c, name) in h.sides.iter().zip(["red to move", "black to move"]) {
+        let SideCounts {
+            positions,
+            win,
+            draw,
+            loss,
+            win_by_rule,
+            loss_by_rule,
+        } = *c;
+        say(format!(
+            "  {name}: {positions} positions, {win} win, {draw} draw, {loss} loss; by the perpetual-check rule {win_by_rule} win, {loss_by_rule} loss"
+        ))?;
+    }
+    say(format!(
+        "  longest mate: {plies} plies ({} moves), e.g. {fen}",
+        plies.div_ceil(2)
+    ))
+}
+
+/// A value as the text output says it.
+fn text(v: Verdict) -> String {
+    match v {
+        Verdict::Plain(d) => d.to_string(),
+        Verdict::WinByRule => "win by the perpetual-check rule (path-dependent)".into(),
+        Verdict::LossByRule => "loss by the perpetual-check rule (path-dependent)".into(),
+    }
+}
+
+fn value_json(v: Verdict) -> serde_json::Value {
+    json!({
+        "wdl": v.wdl().as_str(),
+        "dtm_plies": v.plain().plies().filter(|_| !v.by_rule()),
+        "by_rule": v.by_rule(),
+    })
+}
+
+pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
+    let tb = XiangqiTablebase::new(dir);
+    let mut failures = 0;
+    let mut stdout = std::io::stdout().lock();
+    for fen in fens {
+        let answer = Position::from_fen(fen)
+            .map_err(|e| e.to_string())
+            .and_then(|pos| {
+                let v = tb.probe(&pos).map_err(|e| e.to_string())?;
+                let moves = tb.moves(&pos).map_err(|e| e.to_string())?;
+                let line = tb.mainline(&pos).map_err(|e| e.to_string())?;
+                Ok((pos, v, moves, line))
+            });
+        let (pos, v, moves, mainline) = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("retrobook: {fen:?}: {e}");
+                failures += 1;
+                continue;
+            }
+        };
+        let line = if json {
+            let mut o = value_json(v);
+            o["fen"] = json!(fen);
+            o["moves"] = moves
+                .iter()
+                .map(|(m, mv)| {
+                    let mut x = value_json(mv.back());
+                    x["uci"] = json!(m.to_string());
+                    x["wxf"] = json!(pos.wxf(m, Script::Chinese));
+                    x
+                })
+                .collect();
+            o["mainline"] = mainline.iter().map(|m| m.to_string()).collect();
+            o.to_string()
+        } else {
+            let mut s = format!("{fen}\n  {}", text(v));
+            if let (false, Some(n)) = (v.by_rule(), v.plain().moves()) {
+                s += &format!(" (mate in {n})");
+            }
+            for (m, mv) in &moves {
+                s += &format!(
+                    "\n    {m:<6} {:<8} {}",
+                    pos.wxf(m, Script::Chinese),
+                    text(mv.back())
+                );
+            }
+            if !mainline.is_empty() {
+                let line: Vec<String> = mainline.iter().map(|m| m.to_string()).collect();
+                s += &format!("\n  mainline: {}", line.join(" "));
+            }
+            s
+        };
+        writeln!(stdout, "{line}").map_err(write_failed)?;
+    }
+    if failures > 0 {
+        return Err(runtime(format!(
+            "{failures} of {} positions could not be probed",
+            fens.len()
+        )));
+    }
+    Ok(())
+}
+
+pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
+    let mut targets = signatures
+        .iter()
+        .map(|s| parse(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    if targets.is_empty() {
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| runtime(format!("cannot read tables folder {}: {e}", dir.display())))?;
+        for e in entries.flatten() {
+            let path = e.path();
+            if let Ok(f) = XiangqiFile::open(&path) {
+                targets.push(f.header().signature);
+            }
+        }
+        targets = in_order(&targets)
+            .into_iter()
+            .filter(|s| table_path(dir, s).exists())
+            .collect();
+    }
+    if targets.is_empty() {
+        return Err(runtime(format!("no xiangqi tables in {}", dir.display())));
+    }
+    let tb = XiangqiTablebase::new(dir);
+    for sig in &targets {
+        tb.verify(sig)
+            .map_err(|e| runtime(format!("verify failed: {e}")))?;
+        say(format!("{sig:<14} ok"))?;
+    }
+    say(format!("verified {} tables", targets.len()))
+}

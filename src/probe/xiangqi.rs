@@ -1,0 +1,187 @@
+//! Xiangqi tables in a folder: values by position (through the colour flip when Black has
+//! the stronger side), every move's value, and `verify`'s one-ply check.
+
+use super::error::ProbeError;
+use crate::chess::Color;
+use crate::retro::Verdict;
+use crate::table::xiangqi::{table_path, SideCounts, XiangqiFile, XiangqiHeader};
+use crate::table::TableError;
+use crate::value::Dtm;
+use crate::xiangqi::{Move, Position, Signature};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+/// The xiangqi tables of a folder, each opened when first needed.
+pub struct XiangqiTablebase {
+    dir: PathBuf,
+    files: RwLock<HashMap<Signature, Arc<XiangqiFile>>>,
+}
+
+impl XiangqiTablebase {
+    /// The tables of `dir` (none is opened yet).
+    pub fn new(dir: &Path) -> XiangqiTablebase {
+        XiangqiTablebase {
+            dir: dir.to_path_buf(),
+            files: RwLock::default(),
+        }
+    }
+
+    /// The table of `signature` (canonical), opened once.
+    pub fn file(&self, signature: &Signature) -> Result<Arc<XiangqiFile>, ProbeError> {
+        if let Some(f) = self.files.read().expect("not poisoned").get(signature) {
+            return Ok(f.clone());
+        }
+        let path = table_path(&self.dir, signature);
+        if !path.exists() {
+            return Err(ProbeError::NoXiangqiTable(*signature));
+        }
+        let file = Arc::new(XiangqiFile::open(&path)?);
+        let mut files = self.files.write().expect("not poisoned");
+        Ok(files.entry(*signature).or_insert(file).clone())
+    }
+
+    /// The value of `pos` for its side to move.
+    pub fn probe(&self, pos: &Position) -> Result<Verdict, ProbeError> {
+        let signature = Signature::of(pos);
+        if !signature.is_canonical() {
+            return self.probe(&pos.flipped());
+        }
+        if pos.in_check(!pos.turn()) {
+            return Err(ProbeError::IllegalPosition(
+                "the side not to move is in check, or the kings face each other",
+            ));
+        }
+        let file = self.file(&signature)?;
+        let idx = file.index().encode(pos).ok_or(ProbeError::IllegalPosition(
+            "a piece stands where it never can",
+        ))?;
+        Ok(file.verdict(usize::from(pos.turn() == Color::Black), idx)?)
+    }
+
+    /// Every legal move of `pos` with its value for the side to move, best first (on equal
+    /// values, in move order).
+    pub fn moves(&self, pos: &Position) -> Result<Vec<(Move, Verdict)>, ProbeError> {
+        let mut moves = pos
+            .legal_moves()
+            .into_iter()
+            .map(|m| Ok((m, self.probe(&pos.play(&m))?.back())))
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        moves.sort_by_key(|(_, v)| -v.preference());
+        Ok(moves)
+    }
+
+    /// A line of best moves from `pos` to mate (empty if it is not a forced mate): each
+    /// move keeps the distance exact, one ply nearer.
+    pub fn mainline(&self, pos: &Position) -> Result<Vec<Move>, ProbeError> {
+        let mut line = Vec::new();
+        let mut pos = pos.clone();
+        while let Verdict::Plain(Dtm::Win(_) | Dtm::Loss(_)) = self.probe(&pos)? {
+            let Some(&(m, _)) = self.moves(&pos)?.first() else {
+                break;
+            };
+            line.push(m);
+            pos = pos.play(&m);
+        }
+        Ok(line)
+    }
+
+    /// Checks the table of `signature` one ply deep: every legal position's value is the
+    /// best of its moves' values (no move: lost), read back from the tables; and the
+    /// header's counts are those of the values stored. The first position at fault is
+    /// named.
+    pub fn verify(&self, signature: &Signature) -> Result<(), XiangqiVerifyError> {
+        let file = self.file(signature)?;
+        let index = file.index();
+        let n = index.size();
+        let counts = [0, 1].map(|side| {
+            (0..n)
+                .into_par_iter()
+                .map(|idx| self.check(&file, side, idx))
+                .try_reduce(SideCounts::default, |a, b| Ok(a.plus(b)))
+        });
+        let [red, black] = counts;
+        let sides = [red?, black?];
+        let header: &XiangqiHeader = file.header();
+        if header.sides != sides {
+            return Err(XiangqiVerifyError::Counts {
+                path: file.path().to_path_buf(),
+            });
+        }
+        Ok(())
+    }
+
+    /// One index checked, counted as the header counts it.
+    fn check(
+        &self,
+        file: &XiangqiFile,
+        side: usize,
+        idx: u64,
+    ) -> Result<SideCounts, XiangqiVerifyError> {
+        let turn = [Color::White, Color::Black][side];
+        let Some(pos) = file.index().decode(idx, turn) else {
+            return Ok(SideCounts::default());
+        };
+        if pos.in_check(!turn) {
+            return Ok(SideCounts::default());
+        }
+        let stored = file.verdict(side, idx)?;
+        let best = self
+            .moves(&pos)?
+            .first()
+            .map_or(Verdict::Plain(Dtm::Loss(0)), |m| m.1);
+        if stored != best {
+            return Err(XiangqiVerifyError::Wrong {
+                path: file.path().to_path_buf(),
+                fen: pos.to_fen(),
+                stored,
+                moves: best,
+            });
+        }
+        let mut c = SideCounts {
+            positions: 1,
+            ..Default::default()
+        };
+        match stored {
+            Verdict::Plain(Dtm::Win(_)) => c.win = 1,
+            Verdict::Plain(Dtm::Loss(_)) => c.loss = 1,
+            Verdict::Plain(Dtm::Draw) => c.draw = 1,
+            Verdict::WinByRule => c.win_by_rule = 1,
+            Verdict::LossByRule => c.loss_by_rule = 1,
+        }
+        Ok(c)
+    }
+}
+
+/// Why a xiangqi table failed its check.
+#[derive(Debug, thiserror::Error)]
+pub enum XiangqiVerifyError {
+    /// The table or a sub-table could not be read.
+    #[error("cannot read: {0}")]
+    Unreadable(#[from] ProbeError),
+    /// A position's stored value is not the best of its moves'.
+    #[error("{}: {fen}: stored {stored:?}, but its moves give {moves:?}", path.display())]
+    Wrong {
+        /// The table.
+        path: PathBuf,
+        /// The position, as FEN.
+        fen: String,
+        /// The value stored.
+        stored: Verdict,
+        /// The best of its moves' values.
+        moves: Verdict,
+    },
+    /// The header's counts are not those of the values stored.
+    #[error("{}: header counts differ from a recount", path.display())]
+    Counts {
+        /// The table.
+        path: PathBuf,
+    },
+}
+
+impl From<TableError> for XiangqiVerifyError {
+    fn from(e: TableError) -> Self {
+        XiangqiVerifyError::Unreadable(e.into())
+    }
+}

@@ -1,0 +1,118 @@
+//! Xiangqi tables through the command line: `gen --game xiangqi` (sub-tables first,
+//! resumed at the table), `info`, `probe` with the perpetual-check rule's marks and a
+//! line of best play, `verify`, and damaged files.
+
+mod common;
+
+use common::{run, run_ok};
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rb-xqt-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn json(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"))
+}
+
+#[test]
+fn xiangqi_tables_from_the_command_line() {
+    let dir = temp_dir("cli");
+    let d = dir.to_str().unwrap();
+    let out = run_ok(&["gen", "--game", "xiangqi", "KNvKR", "--tables", d, "--json"]);
+    let built: Vec<String> = out
+        .lines()
+        .map(|l| json(l)["signature"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(built, ["KvK", "KNvK", "KRvK", "KRvKN"]);
+    // Again: every table is there, nothing is built.
+    let again = run_ok(&["gen", "--game", "xiangqi", "KRvKN", "--tables", d]);
+    assert!(again.contains("built 0 tables"), "{again}");
+
+    let info = json(&run_ok(&[
+        "info", "--game", "xiangqi", "KRvKN", "--tables", d, "--json",
+    ]));
+    assert_eq!(info["red"]["win_by_rule"], 312);
+    assert_eq!(info["black"]["loss_by_rule"], 1285);
+    assert_eq!(info["max_dtm"]["plies"], 25);
+    // A file names its own game.
+    let file = dir.join("KRvKN.rbt");
+    let by_file = json(&run_ok(&["info", file.to_str().unwrap(), "--json"]));
+    assert_eq!(by_file, info);
+
+    // The horse checks forever unless it gives up: a win for Red by the rule alone.
+    let probe = |fen: &str| {
+        json(&run_ok(&[
+            "probe", "--game", "xiangqi", "--tables", d, "--json", fen,
+        ]))
+    };
+    let p = probe("9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1");
+    assert_eq!(
+        (&p["wdl"], &p["by_rule"], &p["dtm_plies"]),
+        (&"win".into(), &true.into(), &Value::Null)
+    );
+    assert_eq!(p["moves"][0]["uci"], "d0d1");
+    assert_eq!(p["moves"][0]["by_rule"], true);
+    // The same with the colours the other way round, through the flip.
+    let flipped = probe("r2k5/1N7/9/9/9/9/9/4K4/9/9 b - - 0 1");
+    assert_eq!(
+        (&flipped["wdl"], &flipped["by_rule"]),
+        (&"win".into(), &true.into())
+    );
+
+    // The longest mate, and its line: each move one ply nearer mate.
+    let fen = info["max_dtm"]["fen"].as_str().unwrap().to_string();
+    let longest = probe(&fen);
+    assert_eq!(longest["dtm_plies"], 25);
+    let line: Vec<String> = longest["mainline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(line.len(), 25);
+    let mut pos = retrobook::xiangqi::Position::from_fen(&fen).unwrap();
+    for (ply, m) in line.iter().enumerate() {
+        let here = probe(&pos.to_fen());
+        let left = 25 - ply as u64;
+        assert_eq!(here["dtm_plies"], left, "{}", pos.to_fen());
+        assert_eq!(here["wdl"], if left % 2 == 1 { "win" } else { "loss" });
+        pos = pos.play(&m.parse().unwrap());
+    }
+    let mated = probe(&pos.to_fen());
+    assert_eq!(
+        (&mated["dtm_plies"], &mated["moves"]),
+        (&0.into(), &Value::Array(vec![]))
+    );
+
+    let verified = run_ok(&["verify", "--game", "xiangqi", "--tables", d]);
+    assert!(verified.contains("verified 4 tables"), "{verified}");
+
+    // Bad input: a clear error, no panic.
+    let bad = run(&["probe", "--game", "xiangqi", "--tables", d, "9/9/9 w"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("9/9/9"));
+    let missing = run(&[
+        "probe",
+        "--game",
+        "xiangqi",
+        "--tables",
+        d,
+        "4k4/9/9/9/9/9/9/9/4C4/3K1R3 w",
+    ]);
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no table for KRCvK"));
+    let usage = run(&["gen", "--all-attackers", "1", "--tables", d]);
+    assert_eq!(usage.status.code(), Some(2));
+    // A damaged block: verify fails naming the file, never passes.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.len() / 3;
+    bytes[at] ^= 0x40;
+    std::fs::write(&file, &bytes).unwrap();
+    let failed = run(&["verify", "--game", "xiangqi", "KRvKN", "--tables", d]);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("KRvKN.rbt"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
