@@ -45,6 +45,9 @@ typedef struct RbBook RbBook;
 // An open set of tables; opaque to C. Thread-safe: share one among search threads.
 typedef struct RbTablebase RbTablebase;
 
+// An open folder of xiangqi tables; opaque to C. Thread-safe.
+typedef struct RbXiangqi RbXiangqi;
+
 // One legal move of a root position with its value, as `rb_probe_root` reports it.
 typedef struct RbRootMove {
   // Origin square (0 = a1 .. 63 = h8).
@@ -85,6 +88,18 @@ typedef struct RbBookMove {
   // history, changes that value (0 otherwise, and when there is no value).
   uint8_t path_dependent;
 } RbBookMove;
+
+// A xiangqi position's value for its side to move, as `rb_xiangqi_probe_fen` reports it.
+typedef struct RbXiangqiValue {
+  // `RB_WIN`, `RB_DRAW` or `RB_LOSS`.
+  int32_t wdl;
+  // Plies to a forced mate (odd: the side to move mates; even: it is mated), or
+  // `RB_NO_MATE` for a draw and for a value by the perpetual-check rule.
+  int32_t dtm;
+  // 1 where the value rests on the perpetual-check rule's verdict on a repetition (it
+  // depends on the path: the game's earlier positions), else 0.
+  uint8_t by_rule;
+} RbXiangqiValue;
 
 #ifdef __cplusplus
 extern "C" {
@@ -279,6 +294,30 @@ int32_t rb_book_probe_fen(const struct RbBook *book,
                           const char *fen,
                           struct RbBookMove *moves,
                           uintptr_t capacity);
+
+// Opens the xiangqi tables of folder `dir` (`retrobook gen --game xiangqi`), each read
+// when first probed. Returns NULL if `dir` is not a folder. Close with `rb_xiangqi_close`.
+//
+// # Safety
+// `dir` is NULL or a NUL-terminated string.
+struct RbXiangqi *rb_xiangqi_open(const char *dir);
+
+// Closes tables opened by `rb_xiangqi_open`; NULL is ignored.
+//
+// # Safety
+// `tb` is NULL or a pointer from `rb_xiangqi_open` not yet closed, no longer in use.
+void rb_xiangqi_close(struct RbXiangqi *tb);
+
+// The value of a xiangqi position given as FEN (`rnbakabnr/9/... w`, clocks optional):
+// returns `RB_WIN`, `RB_DRAW` or `RB_LOSS` for the side to move, and fills `value` when it
+// is not NULL; `RB_FAILED` for a bad FEN, an illegal position, a missing or damaged table.
+//
+// # Safety
+// `tb` is NULL or open; `fen` is NULL or a NUL-terminated string; `value` is NULL or
+// points to an `RbXiangqiValue`.
+int32_t rb_xiangqi_probe_fen(const struct RbXiangqi *tb,
+                             const char *fen,
+                             struct RbXiangqiValue *value);
 
 #ifdef __cplusplus
 }  // extern "C"

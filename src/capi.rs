@@ -7,11 +7,14 @@
 //! castling rights, so table probes of one fail). Every function that returns an `int32_t`
 //! returns `RB_FAILED` when it has no answer: a null pointer, impossible bitboards, castling
 //! rights, a bad FEN, a missing or damaged table. Nothing unwinds across the boundary.
+//!
+//! Xiangqi tables are probed by FEN (`rb_xiangqi_*`).
 
 use crate::book::polyglot_move::promotion_code;
 use crate::book::Book;
 use crate::chess::{Castling, Color, Move, Position, Role, Square};
-use crate::probe::Tablebase;
+use crate::probe::{Tablebase, XiangqiTablebase};
+use crate::retro::Verdict;
 use crate::value::{Dtm, Wdl, Wdl5};
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -646,5 +649,94 @@ pub unsafe extern "C" fn rb_book_probe_fen(
     guarded(RB_FAILED, || {
         let pos = fen_position(fen)?;
         book_moves(book, &pos, moves, capacity)
+    })
+}
+
+/// An open folder of xiangqi tables; opaque to C. Thread-safe.
+pub struct RbXiangqi(XiangqiTablebase);
+
+/// A xiangqi position's value for its side to move, as `rb_xiangqi_probe_fen` reports it.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RbXiangqiValue {
+    /// `RB_WIN`, `RB_DRAW` or `RB_LOSS`.
+    pub wdl: i32,
+    /// Plies to a forced mate (odd: the side to move mates; even: it is mated), or
+    /// `RB_NO_MATE` for a draw and for a value by the perpetual-check rule.
+    pub dtm: i32,
+    /// 1 where the value rests on the perpetual-check rule's verdict on a repetition (it
+    /// depends on the path: the game's earlier positions), else 0.
+    pub by_rule: u8,
+}
+
+/// Opens the xiangqi tables of folder `dir` (`retrobook gen --game xiangqi`), each read
+/// when first probed. Returns NULL if `dir` is not a folder. Close with `rb_xiangqi_close`.
+///
+/// # Safety
+/// `dir` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rb_xiangqi_open(dir: *const c_char) -> *mut RbXiangqi {
+    guarded(std::ptr::null_mut(), || {
+        if dir.is_null() {
+            return None;
+        }
+        // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
+        let dir = unsafe { CStr::from_ptr(dir) }.to_str().ok()?;
+        let dir = std::path::Path::new(dir);
+        dir.is_dir().then_some(())?;
+        Some(Box::into_raw(Box::new(RbXiangqi(XiangqiTablebase::new(
+            dir,
+        )))))
+    })
+}
+
+/// Closes tables opened by `rb_xiangqi_open`; NULL is ignored.
+///
+/// # Safety
+/// `tb` is NULL or a pointer from `rb_xiangqi_open` not yet closed, no longer in use.
+#[no_mangle]
+pub unsafe extern "C" fn rb_xiangqi_close(tb: *mut RbXiangqi) {
+    if !tb.is_null() {
+        // SAFETY: the pointer came from Box::into_raw in `rb_xiangqi_open`, closed once.
+        drop(unsafe { Box::from_raw(tb) });
+    }
+}
+
+/// The value of a xiangqi position given as FEN (`rnbakabnr/9/... w`, clocks optional):
+/// returns `RB_WIN`, `RB_DRAW` or `RB_LOSS` for the side to move, and fills `value` when it
+/// is not NULL; `RB_FAILED` for a bad FEN, an illegal position, a missing or damaged table.
+///
+/// # Safety
+/// `tb` is NULL or open; `fen` is NULL or a NUL-terminated string; `value` is NULL or
+/// points to an `RbXiangqiValue`.
+#[no_mangle]
+pub unsafe extern "C" fn rb_xiangqi_probe_fen(
+    tb: *const RbXiangqi,
+    fen: *const c_char,
+    value: *mut RbXiangqiValue,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        // SAFETY: the caller passes NULL or open tables.
+        let tb = unsafe { tb.as_ref() }?;
+        if fen.is_null() {
+            return None;
+        }
+        // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
+        let fen = unsafe { CStr::from_ptr(fen) }.to_str().ok()?;
+        let pos = crate::xiangqi::Position::from_fen(fen).ok()?;
+        let v = tb.0.probe(&pos).ok()?;
+        let out = RbXiangqiValue {
+            wdl: wdl_code(v.wdl()),
+            dtm: match v {
+                Verdict::Plain(d) => dtm_code(d),
+                _ => RB_NO_MATE,
+            },
+            by_rule: u8::from(v.by_rule()),
+        };
+        // SAFETY: the caller passes NULL or a valid pointer.
+        if let Some(slot) = unsafe { value.as_mut() } {
+            *slot = out;
+        }
+        Some(out.wdl)
     })
 }

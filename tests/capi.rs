@@ -214,3 +214,98 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
         "{stdout}\n{stderr}"
     );
 }
+
+/// Xiangqi tables through the C ABI: a C program probes KRvKN by FEN (every position the
+/// perpetual-check rule decides, and a sample of the others, both colours) and gets what
+/// the Rust API gives, and the failure value for bad input (the kings facing each other
+/// included).
+#[test]
+fn a_c_program_probes_xiangqi_tables_by_fen() {
+    use retrobook::probe::XiangqiTablebase;
+    use retrobook::retro::Verdict;
+    use retrobook::xiangqi::Signature;
+    let tables = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_retrobook"))
+        .args(["gen", "--game", "xiangqi", "KRvKN", "--tables"])
+        .arg(tables.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tb = XiangqiTablebase::new(tables.path());
+    let file = tb.file(&"KRvKN".parse::<Signature>().unwrap()).unwrap();
+    let (mut cases, mut count, mut by_rule) = (String::new(), 0, 0);
+    for side in 0..2 {
+        let turn = [Color::White, Color::Black][side];
+        for idx in 0..file.index().size() {
+            let Some(pos) = file.index().decode(idx, turn) else {
+                continue;
+            };
+            let Ok(v) = tb.probe(&pos) else {
+                continue;
+            };
+            if !v.by_rule() && idx % 97 != 0 {
+                continue;
+            }
+            let wdl = match v.wdl() {
+                Wdl::Win => 1,
+                Wdl::Draw => 0,
+                Wdl::Loss => -1,
+            };
+            let dtm = match v {
+                Verdict::Plain(d) => d.plies().map_or(-1, |p| p as i64),
+                _ => -1,
+            };
+            for p in [pos.clone(), pos.flipped()] {
+                cases.push_str(&format!(
+                    "{wdl} {dtm} {} {}\n",
+                    u8::from(v.by_rule()),
+                    p.to_fen()
+                ));
+                count += 1;
+            }
+            by_rule += usize::from(v.by_rule());
+        }
+    }
+    assert_eq!(by_rule, 1597);
+    let work = tempfile::tempdir().unwrap();
+    let exe = work.path().join("xiangqi");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(&cc)
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
+        .arg(manifest().join("include"))
+        .arg(manifest().join("tests/c/xiangqi.c"))
+        .arg(static_library())
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "C compile failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut child = Command::new(&exe)
+        .arg(tables.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(cases.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(&format!("cases {count} failures 0")),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
