@@ -18,6 +18,7 @@ use crate::chess::Color;
 use crate::progress::{Observer, Silent};
 use crate::value::{Dtm, Wdl};
 use crate::xiangqi::{Position, Signature, XiangqiIndex};
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// A position's value under the perpetual-check rule, for its side to move.
@@ -176,8 +177,8 @@ fn by_rule(
             positions.push((side, idx));
         }
     }
-    let mut graph = RuleGraph::new();
-    for &(side, idx) in &positions {
+    // A drawn position's best move out and its moves among the drawn positions.
+    let node = |&(side, idx): &(usize, u64)| {
         let pos = index.decode(idx, color(side)).expect("a legal index");
         let mut exit = Exit::None;
         let mut inside = Vec::new();
@@ -186,9 +187,7 @@ fn by_rule(
             let out = if pos.at(m.to).is_some() {
                 sub(&next).back().wdl()
             } else {
-                let j = index
-                    .encode(&next)
-                    .expect("a quiet move keeps the material");
+                let j = index.encode(&next).expect("a quiet move keeps the material");
                 match number[1 - side][j as usize] {
                     OUT => solution.value(1 - side, j).0.back().wdl(),
                     n => {
@@ -203,6 +202,22 @@ fn by_rule(
                 Wdl::Win => Exit::Win,
             });
         }
+        (exit, inside)
+    };
+    // The rule decides nothing unless a side can win by a move out, or has a position
+    // where every move it keeps inside checks and every move out loses (the first step
+    // of any perpetual check it could be held to): most tables have neither, and are
+    // spared the graph.
+    let seed = |p: &(usize, u64)| {
+        let (exit, inside) = node(p);
+        exit == Exit::Win || (exit <= Exit::Loss && inside.iter().all(|&(_, check)| check))
+    };
+    if !positions.par_iter().any(seed) {
+        return [Vec::new(), Vec::new()];
+    }
+    let nodes: Vec<_> = positions.par_iter().map(node).collect();
+    let mut graph = RuleGraph::new();
+    for (&(side, _), (exit, inside)) in positions.iter().zip(nodes) {
         graph.push(side, exit, inside);
     }
     let mut by_rule = [Vec::new(), Vec::new()];

@@ -58,7 +58,14 @@ pub struct XiangqiIndex {
     /// pairs the mirror maps elsewhere.
     king_digit: Vec<u16>,
     groups: Vec<Group>,
+    /// The group of each piece other than the kings (`piece_slot`), u8::MAX for none.
+    group_of: [u8; 14],
     size: u64,
+}
+
+/// A number for each piece: colour, then role in FEN order.
+fn piece_slot(p: Piece) -> usize {
+    usize::from(p.color == Color::Black) * 7 + p.role.index()
 }
 
 /// Whether the mirror is the canonical view of kings on `red` and `black`.
@@ -102,11 +109,16 @@ impl XiangqiIndex {
             }
         }
         let size = groups.iter().map(|g| g.size).product::<u64>() * kings.len() as u64;
+        let mut group_of = [u8::MAX; 14];
+        for (i, g) in groups.iter().enumerate() {
+            group_of[piece_slot(g.piece)] = i as u8;
+        }
         XiangqiIndex {
             signature,
             kings,
             king_digit,
             groups,
+            group_of,
             size,
         }
     }
@@ -150,31 +162,36 @@ impl XiangqiIndex {
         if idx == u64::from(u16::MAX) {
             return None;
         }
-        let mut places = [0u32; 5];
-        let mut counted = 0;
-        for g in &self.groups {
-            let mut n = 0;
-            for sq in pos.squares_of(g.piece.color, g.piece.role) {
-                let p = g.place[view(sq).index()];
-                if p == u8::MAX || n == g.count {
-                    return None;
-                }
-                places[n] = u32::from(p);
-                n += 1;
+        // One pass over the board: each piece's place in its group.
+        let mut places = [[0u32; 5]; 12];
+        let mut found = [0usize; 12];
+        let mut kings = 0;
+        for sq in pos.occupied_squares() {
+            let Some(piece) = pos.at(sq) else {
+                continue;
+            };
+            if piece.role == Role::King {
+                kings += 1;
+                continue;
             }
-            if n != g.count {
+            let g = *self.group_of.get(piece_slot(piece))?;
+            let group = self.groups.get(usize::from(g))?;
+            let p = group.place[view(sq).index()];
+            if p == u8::MAX || found[usize::from(g)] == group.count {
                 return None;
             }
-            places[..n].sort_unstable();
-            idx = idx * g.size + rank_sorted(&places[..n]);
-            counted += n;
+            places[usize::from(g)][found[usize::from(g)]] = u32::from(p);
+            found[usize::from(g)] += 1;
         }
-        // No piece outside the groups.
-        let all = Color::ALL
-            .into_iter()
-            .map(|c| pos.pieces(c).count())
-            .sum::<usize>();
-        (all == counted + 2).then_some(idx)
+        for (i, g) in self.groups.iter().enumerate() {
+            if found[i] != g.count {
+                return None;
+            }
+            let places = &mut places[i][..g.count];
+            places.sort_unstable();
+            idx = idx * g.size + rank_sorted(places);
+        }
+        (kings == 2).then_some(idx)
     }
 
     /// The position of index `idx` with `turn` to move; None if two pieces share a square.

@@ -171,6 +171,11 @@ pub struct Piece {
 pub struct Position {
     board: [Option<Piece>; 90],
     turn: Color,
+    /// Each side's king (Red's first), the first found if there are several: kept with
+    /// the board, as the legality test asks for it at every move.
+    kings: [Option<Square>; 2],
+    /// One bit per occupied square, so that walks over the pieces skip the empty ones.
+    occupied: u128,
 }
 
 /// What is wrong with a FEN.
@@ -239,7 +244,7 @@ impl Position {
             "b" => Color::Black,
             other => return Err(FenError::Turn(other.to_string())),
         };
-        let pos = Position { board, turn };
+        let pos = Position::with_board(board, turn);
         for color in Color::ALL {
             let kings: Vec<Square> = pos.squares_of(color, Role::King).collect();
             if kings.len() != 1 || !kings[0].in_palace(color) {
@@ -258,7 +263,27 @@ impl Position {
         for (sq, piece) in pieces {
             board[sq.index()].replace(piece).is_none().then_some(())?;
         }
-        Some(Position { board, turn })
+        Some(Position::with_board(board, turn))
+    }
+
+    /// The position of `board`, its kings found.
+    fn with_board(board: [Option<Piece>; 90], turn: Color) -> Position {
+        let mut kings = [None; 2];
+        let mut occupied = 0u128;
+        for (i, p) in board.iter().enumerate() {
+            let Some(p) = p else { continue };
+            occupied |= 1 << i;
+            let side = &mut kings[usize::from(p.color == Color::Black)];
+            if p.role == Role::King && side.is_none() {
+                *side = Some(Square(i as u8));
+            }
+        }
+        Position {
+            board,
+            turn,
+            kings,
+            occupied,
+        }
     }
 
     /// The position with the colours swapped and the board turned over (rank r to 9 - r):
@@ -272,10 +297,7 @@ impl Position {
                 role: p.role,
             });
         }
-        Position {
-            board,
-            turn: !self.turn,
-        }
+        Position::with_board(board, !self.turn)
     }
 
     /// The position seen in a mirror down the e-file: the same game, files reversed.
@@ -284,10 +306,7 @@ impl Position {
         for sq in Square::all() {
             board[sq.mirror().index()] = self.board[sq.index()];
         }
-        Position {
-            board,
-            turn: self.turn,
-        }
+        Position::with_board(board, self.turn)
     }
 
     /// The side to move.
@@ -305,29 +324,49 @@ impl Position {
     /// The squares of `color`'s pieces of `role`.
     pub fn squares_of(&self, color: Color, role: Role) -> impl Iterator<Item = Square> + '_ {
         let piece = Some(Piece { color, role });
-        (0..90u8)
-            .map(Square)
+        self.occupied_squares()
             .filter(move |sq| self.board[sq.index()] == piece)
     }
 
     /// Every square with a piece of `color`, and the piece's role.
     pub fn pieces(&self, color: Color) -> impl Iterator<Item = (Square, Role)> + '_ {
-        (0..90u8)
-            .map(Square)
+        self.occupied_squares()
             .filter_map(move |sq| match self.at(sq) {
                 Some(p) if p.color == color => Some((sq, p.role)),
                 _ => None,
             })
     }
 
+    /// Every square with a piece, in order.
+    pub fn occupied_squares(&self) -> impl Iterator<Item = Square> {
+        let mut bits = self.occupied;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let i = bits.trailing_zeros() as u8;
+                bits &= bits - 1;
+                Square(i)
+            })
+        })
+    }
+
     /// `color`'s king.
+    #[inline]
     pub fn king(&self, color: Color) -> Option<Square> {
-        self.squares_of(color, Role::King).next()
+        self.kings[usize::from(color == Color::Black)]
     }
 
     /// Moves the piece on `from` to `to`, taking what stands there, and passes the turn.
     pub(super) fn apply(&mut self, from: Square, to: Square) {
-        self.board[to.index()] = self.board[from.index()].take();
+        let piece = self.board[from.index()].take();
+        if let Some(Piece {
+            color,
+            role: Role::King,
+        }) = piece
+        {
+            self.kings[usize::from(color == Color::Black)] = Some(to);
+        }
+        self.board[to.index()] = piece;
+        self.occupied = (self.occupied & !(1 << from.index())) | 1 << to.index();
         self.turn = !self.turn;
     }
 
