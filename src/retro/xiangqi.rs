@@ -187,7 +187,9 @@ fn by_rule(
             let out = if pos.at(m.to).is_some() {
                 sub(&next).back().wdl()
             } else {
-                let j = index.encode(&next).expect("a quiet move keeps the material");
+                let j = index
+                    .encode(&next)
+                    .expect("a quiet move keeps the material");
                 match number[1 - side][j as usize] {
                     OUT => solution.value(1 - side, j).0.back().wdl(),
                     n => {
