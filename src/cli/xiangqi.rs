@@ -343,3 +343,33 @@ pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
     }
     say(format!("verified {} tables", targets.len()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--all-attackers 1`: 4 attackers x 9 defender sets of Red's x 9 of Black's, all
+    /// distinct, with 45 sub-tables more (advisors and elephants alone, bare kings);
+    /// every table after its sub-tables.
+    #[test]
+    fn one_attacker_tables_and_their_order() {
+        let targets = with_attackers(1).ok().unwrap();
+        assert_eq!(targets.len(), 324);
+        let order = in_order(&targets);
+        assert_eq!(order.len(), 369);
+        for (i, sig) in order.iter().enumerate() {
+            assert!(sig.is_canonical());
+            for sub in sig.captures() {
+                let sub = if sub.is_canonical() {
+                    sub
+                } else {
+                    sub.flipped()
+                };
+                assert!(order[..i].contains(&sub), "{sig} before {sub}");
+            }
+        }
+        assert!(order.contains(&"KRAABBvKAABB".parse().unwrap()));
+        assert_eq!(with_attackers(2).ok().unwrap().len(), 10 * 81);
+        assert!(with_attackers(3).is_err());
+    }
+}

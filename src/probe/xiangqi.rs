@@ -4,7 +4,7 @@
 use super::error::ProbeError;
 use crate::chess::Color;
 use crate::retro::Verdict;
-use crate::table::xiangqi::{table_path, SideCounts, XiangqiFile, XiangqiHeader};
+use crate::table::xiangqi::{table_path, SideCounts, XiangqiFile};
 use crate::table::TableError;
 use crate::value::Dtm;
 use crate::xiangqi::{Move, Position, Signature};
@@ -93,18 +93,18 @@ impl XiangqiTablebase {
     /// named.
     pub fn verify(&self, signature: &Signature) -> Result<(), XiangqiVerifyError> {
         let file = self.file(signature)?;
-        let index = file.index();
-        let n = index.size();
+        // The table's own values decoded whole; captures are probed in the sub-tables.
+        let codes = [file.codes(0)?, file.codes(1)?];
+        let n = file.index().size();
         let counts = [0, 1].map(|side| {
             (0..n)
                 .into_par_iter()
-                .map(|idx| self.check(&file, side, idx))
+                .map(|idx| self.check(&file, &codes, side, idx))
                 .try_reduce(SideCounts::default, |a, b| Ok(a.plus(b)))
         });
         let [red, black] = counts;
         let sides = [red?, black?];
-        let header: &XiangqiHeader = file.header();
-        if header.sides != sides {
+        if file.header().sides != sides {
             return Err(XiangqiVerifyError::Counts {
                 path: file.path().to_path_buf(),
             });
@@ -116,6 +116,7 @@ impl XiangqiTablebase {
     fn check(
         &self,
         file: &XiangqiFile,
+        codes: &[Vec<u16>; 2],
         side: usize,
         idx: u64,
     ) -> Result<SideCounts, XiangqiVerifyError> {
@@ -126,11 +127,25 @@ impl XiangqiTablebase {
         if pos.in_check(!turn) {
             return Ok(SideCounts::default());
         }
-        let stored = file.verdict(side, idx)?;
-        let best = self
-            .moves(&pos)?
-            .first()
-            .map_or(Verdict::Plain(Dtm::Loss(0)), |m| m.1);
+        let stored = file.verdict_of(side, idx, codes[side][idx as usize]);
+        let mut best = Verdict::Plain(Dtm::Loss(0));
+        for (i, m) in pos.legal_moves().iter().enumerate() {
+            let next = pos.play(m);
+            let value = match pos.at(m.to) {
+                Some(_) => self.probe(&next)?,
+                None => {
+                    let j = file
+                        .index()
+                        .encode(&next)
+                        .expect("a quiet move keeps the material");
+                    file.verdict_of(1 - side, j, codes[1 - side][j as usize])
+                }
+            }
+            .back();
+            if i == 0 || value.preference() > best.preference() {
+                best = value;
+            }
+        }
         if stored != best {
             return Err(XiangqiVerifyError::Wrong {
                 path: file.path().to_path_buf(),

@@ -34,7 +34,7 @@
 //! a count (u64) and its entries in increasing order (u64: index x 2, + 1 for a win), then
 //! a CRC-32 of the list's bytes.
 
-use super::codec::{encode_by_frequency, join, Segments, StreamOptions};
+use super::codec::{encode_by_frequency, join, Segments, StreamError, StreamOptions};
 use super::error::{FileFault, TableError};
 use super::format::{HEADER_LEN, MAGIC, VERSION};
 use crate::atomic_file::AtomicFile;
@@ -47,6 +47,7 @@ use rayon::prelude::*;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 /// The game field of xiangqi tables.
 pub const GAME: &str = "xiangqi";
@@ -449,21 +450,44 @@ impl XiangqiFile {
     /// The value of index `idx` with `side` to move (a legal position): a damaged block
     /// is an error, never a wrong value.
     pub fn verdict(&self, side: usize, idx: u64) -> Result<Verdict, TableError> {
-        let c = self.streams[side]
+        let code = self.streams[side]
             .get(&self.map, idx)
-            .map_err(|block| TableError::Block {
-                path: self.path.clone(),
-                stream: ["Red-to-move", "Black-to-move"][side],
-                block,
-            })?;
-        Ok(match value_of(c) {
+            .map_err(|block| self.damaged(side, block))?;
+        Ok(self.verdict_of(side, idx, code))
+    }
+
+    /// The value of index `idx` with `side` to move whose stream holds `code`.
+    pub fn verdict_of(&self, side: usize, idx: u64, code: u16) -> Verdict {
+        match value_of(code) {
             Dtm::Draw => match self.by_rule[side].binary_search_by_key(&idx, |e| e.0) {
                 Ok(i) if self.by_rule[side][i].1 == Wdl::Win => Verdict::WinByRule,
                 Ok(_) => Verdict::LossByRule,
                 Err(_) => Verdict::Plain(Dtm::Draw),
             },
             plain => Verdict::Plain(plain),
-        })
+        }
+    }
+
+    /// Every code of `side`'s stream, decoded in parallel (two bytes an index): for
+    /// readers that visit the whole table, as `verify` does.
+    pub fn codes(&self, side: usize) -> Result<Vec<u16>, TableError> {
+        let codes: Vec<AtomicU16> = (0..self.header.size).map(|_| AtomicU16::new(0)).collect();
+        self.streams[side]
+            .for_each_block(&self.map, |first, values| {
+                for (slot, &v) in codes[first as usize..].iter().zip(values) {
+                    slot.store(v, Relaxed);
+                }
+            })
+            .map_err(|block| self.damaged(side, block))?;
+        Ok(codes.into_iter().map(AtomicU16::into_inner).collect())
+    }
+
+    fn damaged(&self, side: usize, block: StreamError) -> TableError {
+        TableError::Block {
+            path: self.path.clone(),
+            stream: ["Red-to-move", "Black-to-move"][side],
+            block,
+        }
     }
 }
 
