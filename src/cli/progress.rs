@@ -2,7 +2,6 @@
 //! all in one style; plain lines, spaced in time, when stderr is a log file.
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
-use retrobook::material::Material;
 use retrobook::progress::Observer;
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
@@ -165,7 +164,7 @@ impl Bars {
     }
 
     /// Starts table `m`, the `i`-th of `n`, with `left` seconds expected left in the run.
-    pub fn start(&self, m: &Material, i: usize, n: usize, left: Option<f64>) {
+    pub fn start(&self, m: &dyn std::fmt::Display, i: usize, n: usize, left: Option<f64>) {
         self.table.set_prefix(m.to_string());
         self.table.reset();
         self.total.set_message(format!("table {i}/{n}"));

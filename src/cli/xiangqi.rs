@@ -2,11 +2,11 @@
 //! chess.
 
 use super::output::{runtime, say, usage, write_failed, Failure};
+use super::progress::Bars;
 use retrobook::probe::{ProbeError, XiangqiTablebase};
-use retrobook::progress::Silent;
 use retrobook::retro::{solve_table, Verdict};
 use retrobook::table::xiangqi::{table_path, write, SideCounts, XiangqiFile};
-use retrobook::xiangqi::{Position, Script, Signature};
+use retrobook::xiangqi::{Position, Script, Signature, XiangqiIndex};
 use retrobook::Dtm;
 use serde_json::json;
 use std::io::Write;
@@ -104,16 +104,19 @@ pub fn cmd_gen(
     })?;
     let order = in_order(&targets);
     let tb = XiangqiTablebase::new(dir);
-    let (start, mut built, mut bytes) = (Instant::now(), 0, 0u64);
-    for (i, sig) in order.iter().enumerate() {
-        let path = table_path(dir, sig);
-        if XiangqiFile::open(&path).is_ok() {
-            continue;
-        }
+    let todo: Vec<&Signature> = order
+        .iter()
+        .filter(|sig| XiangqiFile::open(&table_path(dir, sig)).is_err())
+        .collect();
+    let size = |sig: &Signature| 2 * XiangqiIndex::new(*sig).size();
+    let all: u64 = todo.iter().map(|s| size(s)).sum();
+    let bars = Bars::new(!json, all);
+    let (start, mut built, mut bytes, mut done) = (Instant::now(), 0, 0u64, 0u64);
+    for (i, sig) in todo.iter().enumerate() {
         let t0 = Instant::now();
-        if !json {
-            eprintln!("retrobook: solving {sig} ({} of {})", i + 1, order.len());
-        }
+        let left =
+            (done > 0).then(|| start.elapsed().as_secs_f64() * (all - done) as f64 / done as f64);
+        bars.start(sig, i + 1, todo.len(), left);
         // A sub-table that cannot be read fails the table, which is then not written.
         let failed: Mutex<Option<ProbeError>> = Mutex::new(None);
         let sub = |pos: &Position| {
@@ -122,7 +125,7 @@ pub fn cmd_gen(
                 Verdict::Plain(Dtm::Draw)
             })
         };
-        let solved = solve_table(*sig, &sub, &Silent);
+        let solved = solve_table(**sig, &sub, &bars);
         if let Some(e) = failed.into_inner().expect("not poisoned") {
             return Err(runtime(format!("{sig}: a sub-table: {e}")));
         }
@@ -148,10 +151,14 @@ pub fn cmd_gen(
                 h.longest.0
             )
         };
-        say(line)?;
+        bars.multi.suspend(|| say(line))?;
+        bars.total.inc(2 * h.size);
         built += 1;
         bytes += size;
+        done += 2 * h.size;
     }
+    bars.total.finish_and_clear();
+    bars.table.finish_and_clear();
     if !json {
         say(format!(
             "built {built} tables ({bytes} bytes) in {:.1} min; {} of {} were there",
