@@ -218,7 +218,8 @@ impl Position {
         for (from, role) in pieces {
             self.piece_moves(us, role, from, &mut moves);
         }
-        moves.retain(|m| !self.play(m).in_check(us));
+        let mut scratch = self.clone();
+        moves.retain(|m| !scratch.after(m.from, m.to, |p| p.in_check(us)));
         moves
     }
 

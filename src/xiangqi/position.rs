@@ -259,11 +259,21 @@ impl Position {
         turn: Color,
         pieces: impl IntoIterator<Item = (Square, Piece)>,
     ) -> Option<Position> {
-        let mut board = [None; 90];
+        let mut pos = Position {
+            board: [None; 90],
+            turn,
+            kings: [None; 2],
+            occupied: 0,
+        };
         for (sq, piece) in pieces {
-            board[sq.index()].replace(piece).is_none().then_some(())?;
+            pos.board[sq.index()].replace(piece).is_none().then_some(())?;
+            pos.occupied |= 1 << sq.index();
+            let king = &mut pos.kings[usize::from(piece.color == Color::Black)];
+            if piece.role == Role::King && king.is_none() {
+                *king = Some(sq);
+            }
         }
-        Some(Position::with_board(board, turn))
+        Some(pos)
     }
 
     /// The position of `board`, its kings found.
@@ -353,6 +363,28 @@ impl Position {
     #[inline]
     pub fn king(&self, color: Color) -> Option<Square> {
         self.kings[usize::from(color == Color::Black)]
+    }
+
+    /// Whether `test` holds of the position after the piece on `from` goes to `to` (taking
+    /// what stands there): played on this position and taken back, no copy made.
+    pub(super) fn after<R>(&mut self, from: Square, to: Square, test: impl FnOnce(&Self) -> R) -> R {
+        let taken = self.board[to.index()];
+        let occupied = self.occupied;
+        self.apply(from, to);
+        let r = test(self);
+        let piece = self.board[to.index()];
+        self.board[from.index()] = piece;
+        self.board[to.index()] = taken;
+        if let Some(Piece {
+            color,
+            role: Role::King,
+        }) = piece
+        {
+            self.kings[usize::from(color == Color::Black)] = Some(from);
+        }
+        self.occupied = occupied;
+        self.turn = !self.turn;
+        r
     }
 
     /// Moves the piece on `from` to `to`, taking what stands there, and passes the turn.

@@ -80,7 +80,9 @@ impl Position {
         for (to, role) in self.pieces(mover) {
             self.origins(mover, role, to, &mut out);
         }
-        out.retain(|m| !self.unplay(m).in_check(self.turn()));
+        let mut scratch = self.clone();
+        let us = self.turn();
+        out.retain(|m| !scratch.after(m.to, m.from, |p| p.in_check(us)));
         out
     }
 
