@@ -114,16 +114,17 @@ impl RetroGame for XiangqiGame<'_> {
             return None;
         }
         let moves = pos.legal_moves();
+        let mut scratch = pos.clone();
         for m in &moves {
-            let next = pos.play(m);
-            match pos.at(m.to) {
-                Some(_) => f(Successor::Fixed((self.sub)(&next))),
-                None => f(Successor::Table(
+            let capture = pos.at(m.to).is_some();
+            f(scratch.after(m.from, m.to, |next| match capture {
+                true => Successor::Fixed((self.sub)(next)),
+                false => Successor::Table(
                     self.index
-                        .encode(&next)
+                        .encode(next)
                         .expect("a quiet move keeps the material"),
-                )),
-            }
+                ),
+            }));
         }
         Some(match moves.is_empty() {
             true => Dtm::Loss(0),
@@ -141,15 +142,13 @@ impl RetroGame for XiangqiGame<'_> {
         };
         let image = XiangqiIndex::shares_index_with_mirror(&pos).then(|| pos.mirrored());
         for view in [Some(pos), image].into_iter().flatten() {
+            let mut scratch = view.clone();
             for u in view.unmoves() {
-                let before = view.unplay(&u);
-                if XiangqiIndex::is_canonical(&before) {
-                    f(
-                        self.index
-                            .encode(&before)
-                            .expect("an un-move keeps the material"),
-                        None,
-                    );
+                let before = scratch.after(u.to, u.from, |before| {
+                    XiangqiIndex::is_canonical(before).then(|| self.index.encode(before))
+                });
+                if let Some(before) = before {
+                    f(before.expect("an un-move keeps the material"), None);
                 }
             }
         }

@@ -160,8 +160,17 @@ impl Position {
                 .is_some_and(|p| p.color == them && p.role == role)
         };
         // Along each line: the first piece met (a chariot attacks; on the file, a king
-        // faces), then the next one behind it (a cannon attacks over its screen).
+        // faces), then the next one behind it (a cannon attacks over its screen). Without
+        // a chariot or a cannon, only the file towards the other king can hold a threat.
+        let lines = self.count(them, Role::Chariot) + self.count(them, Role::Cannon) > 0;
+        let towards_king = match color {
+            Color::White => (0, 1),
+            Color::Black => (0, -1),
+        };
         for (df, dr) in ORTHOGONAL {
+            if !lines && (df, dr) != towards_king {
+                continue;
+            }
             let mut sq = king;
             let mut screened = false;
             while let Some(to) = sq.offset(df, dr) {
@@ -171,6 +180,7 @@ impl Position {
                         false if theirs && (p.role == Role::Chariot || p.role == Role::King) => {
                             return true;
                         }
+                        false if !lines => break,
                         false => screened = true,
                         true => {
                             if theirs && p.role == Role::Cannon {
@@ -184,7 +194,8 @@ impl Position {
             }
         }
         // A horse attacks from a jump away, its leg beside the king diagonally.
-        for &((df, dr), _) in &HORSE {
+        let horses = self.count(them, Role::Horse) > 0;
+        for &((df, dr), _) in HORSE.iter().filter(|_| horses) {
             let leg = king.offset(df.signum(), dr.signum());
             if enemy(king.offset(df, dr), Role::Horse) && leg.is_some_and(|l| self.at(l).is_none())
             {
@@ -194,10 +205,11 @@ impl Position {
         // A soldier attacks from in front of the king (by its own direction) or, across
         // the river, from beside it.
         let back = -forward(them);
-        enemy(king.offset(0, back), Role::Soldier)
-            || (!king.on_own_side(them)
-                && (enemy(king.offset(1, 0), Role::Soldier)
-                    || enemy(king.offset(-1, 0), Role::Soldier)))
+        self.count(them, Role::Soldier) > 0
+            && (enemy(king.offset(0, back), Role::Soldier)
+                || (!king.on_own_side(them)
+                    && (enemy(king.offset(1, 0), Role::Soldier)
+                        || enemy(king.offset(-1, 0), Role::Soldier))))
     }
 
     /// The legal moves of the side to move.

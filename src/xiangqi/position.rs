@@ -176,6 +176,9 @@ pub struct Position {
     kings: [Option<Square>; 2],
     /// One bit per occupied square, so that walks over the pieces skip the empty ones.
     occupied: u128,
+    /// Pieces of each side by role (`Role::index`), so that the check test asks only
+    /// about pieces there are.
+    counts: [[u8; 7]; 2],
 }
 
 /// What is wrong with a FEN.
@@ -264,10 +267,15 @@ impl Position {
             turn,
             kings: [None; 2],
             occupied: 0,
+            counts: [[0; 7]; 2],
         };
         for (sq, piece) in pieces {
-            pos.board[sq.index()].replace(piece).is_none().then_some(())?;
+            pos.board[sq.index()]
+                .replace(piece)
+                .is_none()
+                .then_some(())?;
             pos.occupied |= 1 << sq.index();
+            pos.counts[usize::from(piece.color == Color::Black)][piece.role.index()] += 1;
             let king = &mut pos.kings[usize::from(piece.color == Color::Black)];
             if piece.role == Role::King && king.is_none() {
                 *king = Some(sq);
@@ -278,22 +286,8 @@ impl Position {
 
     /// The position of `board`, its kings found.
     fn with_board(board: [Option<Piece>; 90], turn: Color) -> Position {
-        let mut kings = [None; 2];
-        let mut occupied = 0u128;
-        for (i, p) in board.iter().enumerate() {
-            let Some(p) = p else { continue };
-            occupied |= 1 << i;
-            let side = &mut kings[usize::from(p.color == Color::Black)];
-            if p.role == Role::King && side.is_none() {
-                *side = Some(Square(i as u8));
-            }
-        }
-        Position {
-            board,
-            turn,
-            kings,
-            occupied,
-        }
+        let pieces = (0..90u8).filter_map(|i| board[usize::from(i)].map(|p| (Square(i), p)));
+        Position::from_pieces(turn, pieces).expect("one piece a square")
     }
 
     /// The position with the colours swapped and the board turned over (rank r to 9 - r):
@@ -359,6 +353,12 @@ impl Position {
         })
     }
 
+    /// How many pieces of `color` and `role` stand on the board.
+    #[inline]
+    pub fn count(&self, color: Color, role: Role) -> u8 {
+        self.counts[usize::from(color == Color::Black)][role.index()]
+    }
+
     /// `color`'s king.
     #[inline]
     pub fn king(&self, color: Color) -> Option<Square> {
@@ -367,7 +367,12 @@ impl Position {
 
     /// Whether `test` holds of the position after the piece on `from` goes to `to` (taking
     /// what stands there): played on this position and taken back, no copy made.
-    pub(super) fn after<R>(&mut self, from: Square, to: Square, test: impl FnOnce(&Self) -> R) -> R {
+    pub(crate) fn after<R>(
+        &mut self,
+        from: Square,
+        to: Square,
+        test: impl FnOnce(&Self) -> R,
+    ) -> R {
         let taken = self.board[to.index()];
         let occupied = self.occupied;
         self.apply(from, to);
@@ -383,12 +388,18 @@ impl Position {
             self.kings[usize::from(color == Color::Black)] = Some(from);
         }
         self.occupied = occupied;
+        if let Some(t) = taken {
+            self.counts[usize::from(t.color == Color::Black)][t.role.index()] += 1;
+        }
         self.turn = !self.turn;
         r
     }
 
     /// Moves the piece on `from` to `to`, taking what stands there, and passes the turn.
     pub(super) fn apply(&mut self, from: Square, to: Square) {
+        if let Some(t) = self.board[to.index()] {
+            self.counts[usize::from(t.color == Color::Black)][t.role.index()] -= 1;
+        }
         let piece = self.board[from.index()].take();
         if let Some(Piece {
             color,
