@@ -91,6 +91,33 @@ fn xiangqi_tables_from_the_command_line() {
     let verified = run_ok(&["verify", "--game", "xiangqi", "--tables", d]);
     assert!(verified.contains("verified 4 tables"), "{verified}");
 
+    // Too large for the memory allowed: skipped, the tables below it built, exit 1.
+    let small = temp_dir("memory");
+    let out = run(&[
+        "gen",
+        "--game",
+        "xiangqi",
+        "KRvKN",
+        "--memory",
+        "1",
+        "--tables",
+        small.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("KRvKN: skipped, it needs about")
+            && stderr.contains("1 tables skipped for memory: KRvKN"),
+        "{stderr}"
+    );
+    let mut kept: Vec<String> = std::fs::read_dir(&small)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["KNvK.rbt", "KRvK.rbt", "KvK.rbt"]);
+    std::fs::remove_dir_all(&small).unwrap();
+
     // Bad input: a clear error, no panic.
     let bad = run(&["probe", "--game", "xiangqi", "--tables", d, "9/9/9 w"]);
     assert_eq!(bad.status.code(), Some(1));

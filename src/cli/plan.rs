@@ -189,7 +189,7 @@ impl Limit {
 }
 
 /// The memory available to new work (Linux `MemAvailable`), or None.
-fn available_memory() -> Option<u64> {
+pub fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -197,7 +197,7 @@ fn available_memory() -> Option<u64> {
 }
 
 /// Bytes in MiB or GiB.
-fn bytes(b: u64) -> String {
+pub fn bytes(b: u64) -> String {
     let mib = b as f64 / f64::from(1 << 20);
     if mib >= 1024.0 {
         format!("{:.1} GiB", mib / 1024.0)

@@ -2,6 +2,7 @@
 //! chess.
 
 use super::output::{runtime, say, usage, write_failed, Failure};
+use super::plan::{available_memory, bytes as plan_bytes};
 use super::progress::Bars;
 use retrobook::probe::{ProbeError, XiangqiTablebase};
 use retrobook::retro::{solve_table, Verdict};
@@ -13,6 +14,10 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
+
+/// Peak memory of a xiangqi solve per index (both sides counted), as measured with some
+/// room: the values, the solver's state and the index's work.
+const BYTES_PER_INDEX: u64 = 8;
 
 /// The attacking pieces: the roles that can give check.
 const ATTACKERS: [&str; 4] = ["R", "N", "C", "P"];
@@ -82,6 +87,7 @@ pub fn cmd_gen(
     signatures: &[String],
     all_attackers: Option<u32>,
     dir: &Path,
+    memory_mib: Option<u64>,
     json: bool,
 ) -> Result<(), Failure> {
     let mut targets = signatures
@@ -112,7 +118,35 @@ pub fn cmd_gen(
     let all: u64 = todo.iter().map(|s| size(s)).sum();
     let bars = Bars::new(!json, all);
     let (start, mut built, mut bytes, mut done) = (Instant::now(), 0, 0u64, 0u64);
+    let mut skipped: Vec<Signature> = Vec::new();
     for (i, sig) in todo.iter().enumerate() {
+        // A table too large for the memory there is, or above one that was, is skipped:
+        // the run builds what fits.
+        let need = size(sig) * BYTES_PER_INDEX;
+        let available = memory_mib.map(|m| m << 20).or_else(available_memory);
+        let missing = sig.captures().into_iter().find(|sub| {
+            let sub = if sub.is_canonical() {
+                *sub
+            } else {
+                sub.flipped()
+            };
+            skipped.contains(&sub)
+        });
+        if available.is_some_and(|a| need > a) || missing.is_some() {
+            let why = match missing {
+                Some(sub) => format!("its sub-table {sub} was skipped"),
+                None => format!(
+                    "it needs about {} of memory, {} allowed",
+                    plan_bytes(need),
+                    plan_bytes(available.unwrap_or(0))
+                ),
+            };
+            bars.multi
+                .suspend(|| eprintln!("retrobook: {sig}: skipped, {why}"));
+            skipped.push(**sig);
+            done += size(sig);
+            continue;
+        }
         let t0 = Instant::now();
         let left =
             (done > 0).then(|| start.elapsed().as_secs_f64() * (all - done) as f64 / done as f64);
@@ -163,9 +197,17 @@ pub fn cmd_gen(
         say(format!(
             "built {built} tables ({bytes} bytes) in {:.1} min; {} of {} were there",
             start.elapsed().as_secs_f64() / 60.0,
-            order.len() - built,
+            order.len() - todo.len(),
             order.len()
         ))?;
+    }
+    if !skipped.is_empty() {
+        let names: Vec<String> = skipped.iter().map(|s| s.to_string()).collect();
+        return Err(runtime(format!(
+            "{} tables skipped for memory: {}",
+            skipped.len(),
+            names.join(" ")
+        )));
     }
     Ok(())
 }
