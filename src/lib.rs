@@ -79,6 +79,36 @@
 //! # }
 //! ```
 //!
+//! # Chinese chess
+//!
+//! Xiangqi tables solved under the Asian rules' perpetual-check rule, written, and probed
+//! by position; a value the rule decides is marked, as it depends on the path:
+//!
+//! ```
+//! use retrobook::probe::XiangqiTablebase;
+//! use retrobook::retro::{Verdict, XiangqiTables};
+//! use retrobook::table::xiangqi::write;
+//! use retrobook::xiangqi::{Position, Signature};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = std::env::temp_dir().join(format!("rb-doc-xq-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! let mut tables = XiangqiTables::default();
+//! let krvk: Signature = "KRvK".parse()?;
+//! tables.solve(krvk); // and its sub-table KvK
+//! for sig in [krvk, "KvK".parse()?] {
+//!     write(&dir, tables.table(&sig).expect("solved"))?;
+//! }
+//! let tb = XiangqiTablebase::new(&dir);
+//! let pos = Position::from_fen("9/9/4k4/9/9/9/9/9/9/R2K5 w")?;
+//! let value = tb.probe(&pos)?;
+//! assert!(matches!(value, Verdict::Plain(retrobook::Dtm::Win(3))) && !value.by_rule());
+//! assert_eq!(tb.mainline(&pos)?.len(), 3);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # From C
 //!
 //! `include/retrobook.h` declares the C ABI ([`capi`]); `tests/c/probe.c` is a complete
