@@ -39,7 +39,7 @@ fn xiangqi_tables_from_the_command_line() {
     assert_eq!(info["black"]["loss_by_rule"], 1285);
     assert_eq!(info["max_dtm"]["plies"], 25);
     // A file names its own game.
-    let file = dir.join("KRvKN.rbt");
+    let file = dir.join("KRvKN.rbx");
     let by_file = json(&run_ok(&["info", file.to_str().unwrap(), "--json"]));
     assert_eq!(by_file, info);
 
@@ -90,6 +90,15 @@ fn xiangqi_tables_from_the_command_line() {
 
     let verified = run_ok(&["verify", "--game", "xiangqi", "--tables", d]);
     assert!(verified.contains("verified 4 tables"), "{verified}");
+    // A table whose header is damaged fails `verify` of the whole folder, named.
+    let mut krvk = std::fs::read(dir.join("KRvK.rbx")).unwrap();
+    let good = krvk.clone();
+    krvk[100] ^= 1;
+    std::fs::write(dir.join("KRvK.rbx"), &krvk).unwrap();
+    let failed = run(&["verify", "--game", "xiangqi", "--tables", d]);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("KRvK.rbx: header checksum"));
+    std::fs::write(dir.join("KRvK.rbx"), &good).unwrap();
 
     // Too large for the memory allowed: skipped, the tables below it built, exit 1.
     let small = temp_dir("memory");
@@ -115,8 +124,29 @@ fn xiangqi_tables_from_the_command_line() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     kept.sort();
-    assert_eq!(kept, ["KNvK.rbt", "KRvK.rbt", "KvK.rbt"]);
+    assert_eq!(kept, ["KNvK.rbx", "KRvK.rbx", "KvK.rbx"]);
     std::fs::remove_dir_all(&small).unwrap();
+
+    // Chess tables beside them: each game keeps its own files.
+    run_ok(&["gen", "KRvK", "--tables", d]);
+    let chess = run_ok(&["probe", "--tables", d, "8/8/8/8/8/3k4/8/K1R5 w - - 0 1"]);
+    assert!(chess.contains("win"), "{chess}");
+    assert_eq!(
+        probe("9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1")["by_rule"],
+        true
+    );
+    // A file under another table's name is built again.
+    std::fs::copy(dir.join("KRvKN.rbx"), dir.join("KRvKC.rbx")).unwrap();
+    let rebuilt = run(&["gen", "--game", "xiangqi", "KRvKC", "--tables", d]);
+    let stderr = String::from_utf8_lossy(&rebuilt.stderr);
+    assert!(
+        rebuilt.status.success() && stderr.contains("holds KRvKN, not KRvKC: built again"),
+        "{stderr}"
+    );
+    let info = json(&run_ok(&[
+        "info", "--game", "xiangqi", "KRvKC", "--tables", d, "--json",
+    ]));
+    assert_eq!(info["signature"], "KRvKC");
 
     // Bad input: a clear error, no panic.
     let bad = run(&["probe", "--game", "xiangqi", "--tables", d, "9/9/9 w"]);
@@ -140,6 +170,6 @@ fn xiangqi_tables_from_the_command_line() {
     std::fs::write(&file, &bytes).unwrap();
     let failed = run(&["verify", "--game", "xiangqi", "KRvKN", "--tables", d]);
     assert_eq!(failed.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&failed.stderr).contains("KRvKN.rbt"));
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("KRvKN.rbx"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

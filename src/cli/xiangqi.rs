@@ -6,7 +6,7 @@ use super::plan::{available_memory, bytes as plan_bytes};
 use super::progress::Bars;
 use retrobook::probe::{ProbeError, XiangqiTablebase};
 use retrobook::retro::{solve_table, Verdict};
-use retrobook::table::xiangqi::{table_path, write, SideCounts, XiangqiFile};
+use retrobook::table::xiangqi::{table_path, write, SideCounts, XiangqiFile, EXTENSION};
 use retrobook::xiangqi::{Position, Script, Signature, XiangqiIndex};
 use retrobook::Dtm;
 use serde_json::json;
@@ -28,11 +28,41 @@ fn parse(s: &str) -> Result<Signature, Failure> {
     let sig: Signature = s
         .parse()
         .map_err(|e| usage(format!("bad xiangqi signature {s:?}: {e}")))?;
-    Ok(if sig.is_canonical() {
+    let sig = if sig.is_canonical() {
         sig
     } else {
         sig.flipped()
-    })
+    };
+    match XiangqiIndex::try_new(sig) {
+        Some(_) => Ok(sig),
+        None => Err(usage(format!(
+            "{sig}: too large a table (2^64 indices or more)"
+        ))),
+    }
+}
+
+/// Whether the table of `sig` is in `dir`, whole and of that material; a file there that
+/// is not is named on stderr, to be built again.
+fn built(dir: &Path, sig: &Signature) -> bool {
+    let path = table_path(dir, sig);
+    if !path.exists() {
+        return false;
+    }
+    match XiangqiFile::open(&path) {
+        Ok(f) if f.header().signature == *sig => true,
+        Ok(f) => {
+            eprintln!(
+                "retrobook: {} holds {}, not {sig}: built again",
+                path.display(),
+                f.header().signature
+            );
+            false
+        }
+        Err(e) => {
+            eprintln!("retrobook: {e}: built again");
+            false
+        }
+    }
 }
 
 /// Every table with `attackers` attacking pieces (R, N, C, P) on Red's side, none on
@@ -110,11 +140,8 @@ pub fn cmd_gen(
     })?;
     let order = in_order(&targets);
     let tb = XiangqiTablebase::new(dir);
-    let todo: Vec<&Signature> = order
-        .iter()
-        .filter(|sig| XiangqiFile::open(&table_path(dir, sig)).is_err())
-        .collect();
-    let size = |sig: &Signature| 2 * XiangqiIndex::new(*sig).size();
+    let todo: Vec<&Signature> = order.iter().filter(|sig| !built(dir, sig)).collect();
+    let size = |sig: &Signature| XiangqiIndex::new(*sig).size().saturating_mul(2);
     let all: u64 = todo.iter().map(|s| size(s)).sum();
     let bars = Bars::new(!json, all);
     let (start, mut built, mut bytes, mut done) = (Instant::now(), 0, 0u64, 0u64);
@@ -122,8 +149,10 @@ pub fn cmd_gen(
     for (i, sig) in todo.iter().enumerate() {
         // A table too large for the memory there is, or above one that was, is skipped:
         // the run builds what fits.
-        let need = size(sig) * BYTES_PER_INDEX;
-        let available = memory_mib.map(|m| m << 20).or_else(available_memory);
+        let need = size(sig).saturating_mul(BYTES_PER_INDEX);
+        let available = memory_mib
+            .map(|m| m.saturating_mul(1 << 20))
+            .or_else(available_memory);
         let missing = sig.captures().into_iter().find(|sub| {
             let sub = if sub.is_canonical() {
                 *sub
@@ -293,7 +322,7 @@ fn text(v: Verdict) -> String {
 fn value_json(v: Verdict) -> serde_json::Value {
     json!({
         "wdl": v.wdl().as_str(),
-        "dtm_plies": v.plain().plies().filter(|_| !v.by_rule()),
+        "dtm_plies": v.plain().plies(),
         "by_rule": v.by_rule(),
     })
 }
@@ -372,7 +401,10 @@ pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
             .map_err(|e| runtime(format!("cannot read tables folder {}: {e}", dir.display())))?;
         for e in entries.flatten() {
             let path = e.path();
-            if let Ok(f) = XiangqiFile::open(&path) {
+            if path.extension().is_some_and(|x| x == EXTENSION) {
+                // A file that does not open fails the check, as a wrong value would.
+                let f =
+                    XiangqiFile::open(&path).map_err(|e| runtime(format!("verify failed: {e}")))?;
                 targets.push(f.header().signature);
             }
         }

@@ -5,7 +5,7 @@ use super::error::ProbeError;
 use crate::chess::Color;
 use crate::retro::Verdict;
 use crate::table::xiangqi::{table_path, SideCounts, XiangqiFile};
-use crate::table::TableError;
+use crate::table::{FileFault, TableError};
 use crate::value::Dtm;
 use crate::xiangqi::{Move, Position, Signature};
 use rayon::prelude::*;
@@ -38,6 +38,15 @@ impl XiangqiTablebase {
             return Err(ProbeError::NoXiangqiTable(*signature));
         }
         let file = Arc::new(XiangqiFile::open(&path)?);
+        if file.header().signature != *signature {
+            return Err(ProbeError::Table(TableError::Refused {
+                path,
+                fault: FileFault::corrupt(format!(
+                    "holds {}, not {signature}",
+                    file.header().signature
+                )),
+            }));
+        }
         let mut files = self.files.write().expect("not poisoned");
         Ok(files.entry(*signature).or_insert(file).clone())
     }
@@ -73,16 +82,27 @@ impl XiangqiTablebase {
     }
 
     /// A line of best moves from `pos` to mate (empty if it is not a forced mate): each
-    /// move keeps the distance exact, one ply nearer.
+    /// move keeps the distance exact, one ply nearer. Tables that do not agree (one of
+    /// them damaged, or from another build) end the line with an error, never a loop.
     pub fn mainline(&self, pos: &Position) -> Result<Vec<Move>, ProbeError> {
         let mut line = Vec::new();
         let mut pos = pos.clone();
-        while let Verdict::Plain(Dtm::Win(_) | Dtm::Loss(_)) = self.probe(&pos)? {
-            let Some(&(m, _)) = self.moves(&pos)?.first() else {
+        let mut value = self.probe(&pos)?;
+        while let Verdict::Plain(d @ (Dtm::Win(_) | Dtm::Loss(_))) = value {
+            let Some(&(m, after)) = self.moves(&pos)?.first() else {
                 break;
             };
+            let next = pos.play(&m);
+            let expected = d
+                .plies()
+                .and_then(|p| p.checked_sub(1))
+                .map(Dtm::from_plies);
+            value = self.probe(&next)?;
+            if after != Verdict::Plain(d) || Some(value.plain()) != expected {
+                return Err(ProbeError::Inconsistent { fen: pos.to_fen() });
+            }
             line.push(m);
-            pos = pos.play(&m);
+            pos = next;
         }
         Ok(line)
     }

@@ -61,7 +61,7 @@ impl RuleGraph {
         self.mover.push(mover as u8);
         self.exit.push(exit);
         for (t, check) in moves {
-            debug_assert!(t < CHECK);
+            assert!(t < CHECK, "rule graphs hold fewer than 2^31 positions");
             self.targets.push(t | if check { CHECK } else { 0 });
         }
         self.starts.push(self.targets.len());

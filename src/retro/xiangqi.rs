@@ -172,6 +172,10 @@ fn by_rule(
     let mut positions = Vec::new();
     for (side, numbers) in number.iter_mut().enumerate() {
         for idx in (0..index.size()).filter(|&idx| drawn(side, idx)) {
+            assert!(
+                positions.len() < 1 << 31,
+                "rule graphs hold fewer than 2^31 positions"
+            );
             numbers[idx as usize] = positions.len() as u32;
             positions.push((side, idx));
         }

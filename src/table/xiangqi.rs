@@ -55,6 +55,9 @@ pub const GAME: &str = "xiangqi";
 pub const INDEX_SCHEME: u32 = 2;
 /// Value encoding number described above.
 pub const VALUE_ENCODING: u32 = 3;
+/// File name extension of xiangqi tables: apart from chess's, since signatures such as
+/// KRvKN name tables of both games.
+pub const EXTENSION: &str = "rbx";
 /// log2 of the values per segment of a stream.
 const SEGMENT_LOG: u32 = 24;
 
@@ -203,6 +206,9 @@ impl XiangqiHeader {
         if field::get::<u32>(b, CRC_AT) != crc32fast::hash(&b[..CRC_AT]) {
             return Err(FileFault::Checksum { part: "header" });
         }
+        if field::get::<u32>(b, 12) as usize != HEADER_LEN {
+            return Err(FileFault::corrupt("unexpected header length"));
+        }
         let text = |at: usize, len: usize| {
             let f = &b[at..at + len];
             let end = f.iter().position(|&c| c == 0).unwrap_or(len);
@@ -222,7 +228,8 @@ impl XiangqiHeader {
             return Err(FileFault::corrupt("unknown index scheme or value encoding"));
         }
         let size = field::get::<u64>(b, 48);
-        if !signature.is_canonical() || size != XiangqiIndex::new(signature).size() {
+        let fits = XiangqiIndex::try_new(signature).is_some_and(|i| i.size() == size);
+        if !signature.is_canonical() || !fits {
             return Err(FileFault::corrupt(format!(
                 "the header's signature {signature} and size {size} do not fit"
             )));
@@ -308,7 +315,7 @@ fn value_of(c: u16) -> Dtm {
 
 /// The file of `signature`'s table in `dir`.
 pub fn table_path(dir: &Path, signature: &Signature) -> PathBuf {
-    dir.join(format!("{signature}.{}", super::EXTENSION))
+    dir.join(format!("{signature}.{EXTENSION}"))
 }
 
 /// Writes `solved` into `dir` (whole or not at all); returns the path and its bytes.
@@ -422,6 +429,14 @@ impl XiangqiFile {
         let (at, len) = part(2).map_err(refused)?;
         let by_rule = rule_list(&map[at..at + len], header.size)
             .map_err(|f| refused(f.within("rule list")))?;
+        for (list, c) in by_rule.iter().zip(&header.sides) {
+            let wins = list.iter().filter(|e| e.1 == Wdl::Win).count() as u64;
+            if (wins, list.len() as u64 - wins) != (c.win_by_rule, c.loss_by_rule) {
+                return Err(refused(FileFault::corrupt(
+                    "the rule list and the header's counts differ",
+                )));
+            }
+        }
         Ok(XiangqiFile {
             path: path.to_path_buf(),
             index: XiangqiIndex::new(header.signature),
@@ -569,7 +584,7 @@ mod tests {
         assert_eq!(solved.verdict(side, idx), Verdict::Plain(Dtm::Win(25)));
 
         let good = std::fs::read(&path).unwrap();
-        let damaged = dir.join("KRvKN.rbt");
+        let damaged = dir.join("KRvKN.rbx");
         let refused = |bytes: &[u8]| {
             std::fs::write(&damaged, bytes).unwrap();
             XiangqiFile::open(&damaged)

@@ -75,7 +75,15 @@ fn mirrored_kings(red: Square, black: Square) -> bool {
 
 impl XiangqiIndex {
     /// The index of `signature`'s table (its first side Red).
+    ///
+    /// # Panics
+    /// If the table has 2^64 indices or more (`try_new` says None).
     pub fn new(signature: Signature) -> XiangqiIndex {
+        XiangqiIndex::try_new(signature).expect("fewer than 2^64 indices")
+    }
+
+    /// The index of `signature`'s table, or None if it has 2^64 indices or more.
+    pub fn try_new(signature: Signature) -> Option<XiangqiIndex> {
         let palace = |c: Color| Square::all().filter(move |&s| reachable(c, Role::King, s));
         let kings: Vec<(Square, Square)> = palace(Color::White)
             .flat_map(|r| palace(Color::Black).map(move |b| (r, b)))
@@ -108,19 +116,21 @@ impl XiangqiIndex {
                 });
             }
         }
-        let size = groups.iter().map(|g| g.size).product::<u64>() * kings.len() as u64;
+        let size = groups
+            .iter()
+            .try_fold(kings.len() as u64, |n, g| n.checked_mul(g.size))?;
         let mut group_of = [u8::MAX; 14];
         for (i, g) in groups.iter().enumerate() {
             group_of[piece_slot(g.piece)] = i as u8;
         }
-        XiangqiIndex {
+        Some(XiangqiIndex {
             signature,
             kings,
             king_digit,
             groups,
             group_of,
             size,
-        }
+        })
     }
 
     /// Whether `pos` is numbered as it stands, not through the mirror.

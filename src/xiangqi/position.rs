@@ -226,7 +226,8 @@ impl Position {
             let mut file = 0i8;
             for c in row.chars() {
                 if let Some(d) = c.to_digit(10) {
-                    file += d as i8;
+                    // Past the rank's end is wrong however far; stop counting there.
+                    file = file.saturating_add(d as i8).min(FILES + 1);
                     continue;
                 }
                 let role = Role::from_letter(c).ok_or(FenError::Letter(c))?;
@@ -390,6 +391,9 @@ impl Position {
         self.occupied = occupied;
         if let Some(t) = taken {
             self.counts[usize::from(t.color == Color::Black)][t.role.index()] += 1;
+            if t.role == Role::King {
+                self.kings[usize::from(t.color == Color::Black)] = Some(to);
+            }
         }
         self.turn = !self.turn;
         r
@@ -397,8 +401,12 @@ impl Position {
 
     /// Moves the piece on `from` to `to`, taking what stands there, and passes the turn.
     pub(super) fn apply(&mut self, from: Square, to: Square) {
+        debug_assert!(self.board[from.index()].is_some(), "a piece moves");
         if let Some(t) = self.board[to.index()] {
             self.counts[usize::from(t.color == Color::Black)][t.role.index()] -= 1;
+            if t.role == Role::King {
+                self.kings[usize::from(t.color == Color::Black)] = None;
+            }
         }
         let piece = self.board[from.index()].take();
         if let Some(Piece {
@@ -469,6 +477,9 @@ mod tests {
             FenError::Letter('X')
         );
         assert_eq!(bad("4k4/9/9/9/9/9/9/9/9/K8 w"), FenError::Kings);
+        // Digits past the rank's end, however many (an i8 count would wrap to 9).
+        let long = format!("4k4/{}4/9/9/9/9/9/9/9/4K4 w", "9".repeat(29));
+        assert_eq!(bad(&long), FenError::RankLength { rank: 8 });
         assert_eq!(
             bad("4k4/9/9/9/9/9/9/9/9/4K4 x"),
             FenError::Turn("x".to_string())
