@@ -3,7 +3,7 @@
 
 use super::error::ProbeError;
 use crate::chess::Color;
-use crate::retro::Verdict;
+use crate::retro::{by_rule, Verdict};
 use crate::table::xiangqi::{table_path, SideCounts, XiangqiFile};
 use crate::table::{FileFault, TableError};
 use crate::value::Dtm;
@@ -11,7 +11,7 @@ use crate::xiangqi::{Move, Position, Signature};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// The xiangqi tables of a folder, each opened when first needed.
 pub struct XiangqiTablebase {
@@ -129,6 +129,46 @@ impl XiangqiTablebase {
                 path: file.path().to_path_buf(),
             });
         }
+        // The rule's verdicts solved again from the distances stored (the one-ply check
+        // cannot tell a verdict from a consistent wrong one), and held against the list.
+        let index = file.index();
+        let plain = |side: usize, idx: u64| {
+            let pos = index.decode(idx, [Color::White, Color::Black][side])?;
+            let legal = !pos.in_check(!pos.turn());
+            legal.then(|| {
+                file.verdict_of(side, idx, codes[side][idx as usize])
+                    .plain()
+            })
+        };
+        let failed: Mutex<Option<ProbeError>> = Mutex::new(None);
+        let sub = |pos: &Position| {
+            self.probe(pos).unwrap_or_else(|e| {
+                failed.lock().expect("not poisoned").get_or_insert(e);
+                Verdict::Plain(Dtm::Draw)
+            })
+        };
+        let solved = by_rule(index, &plain, &sub);
+        if let Some(e) = failed.into_inner().expect("not poisoned") {
+            return Err(e.into());
+        }
+        if let Some(side) = (0..2).find(|&s| solved[s] != file.by_rule()[s]) {
+            let (ours, stored) = (&solved[side], &file.by_rule()[side]);
+            let first = (0..)
+                .find(|&i| ours.get(i) != stored.get(i))
+                .expect("the lists differ");
+            let idx = match (ours.get(first), stored.get(first)) {
+                (Some(a), Some(b)) => a.0.min(b.0),
+                (Some(a), None) | (None, Some(a)) => a.0,
+                (None, None) => unreachable!("the lists differ at {first}"),
+            };
+            let fen = index
+                .decode(idx, [Color::White, Color::Black][side])
+                .map_or_else(String::new, |p| p.to_fen());
+            return Err(XiangqiVerifyError::Rule {
+                path: file.path().to_path_buf(),
+                fen,
+            });
+        }
         Ok(())
     }
 
@@ -207,6 +247,14 @@ pub enum XiangqiVerifyError {
         /// The best of its moves' values.
         moves: Verdict,
     },
+    /// The rule's verdicts, solved again, are not those the file lists.
+    #[error("{}: the perpetual-check verdicts differ from a new solve, first at {fen}", path.display())]
+    Rule {
+        /// The table.
+        path: PathBuf,
+        /// A position where they differ, as FEN.
+        fen: String,
+    },
     /// The header's counts are not those of the values stored.
     #[error("{}: header counts differ from a recount", path.display())]
     Counts {
@@ -218,5 +266,44 @@ pub enum XiangqiVerifyError {
 impl From<TableError> for XiangqiVerifyError {
     fn from(e: TableError) -> Self {
         XiangqiVerifyError::Unreadable(e.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retro::{Solved, XiangqiTables};
+    use crate::table::xiangqi::write;
+
+    /// `verify` passes KRvKN as solved, and fails it written without its 1,597 verdicts of
+    /// the rule (counts adjusted): every position then passes the one-ply check, as each
+    /// is drawn by its moves, and only the rule solved again finds the fault.
+    #[test]
+    fn verify_solves_the_rule_again() {
+        let dir = std::env::temp_dir().join(format!("rb-xq-verify-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let sig: Signature = "KRvKN".parse().unwrap();
+        let mut tables = XiangqiTables::default();
+        tables.solve(sig);
+        for s in ["KvK", "KNvK", "KRvK", "KRvKN"] {
+            write(&dir, tables.table(&s.parse().unwrap()).unwrap()).unwrap();
+        }
+        XiangqiTablebase::new(&dir).verify(&sig).unwrap();
+
+        let solved = tables.table(&sig).unwrap();
+        let stripped = Solved {
+            index: solved.index.clone(),
+            solution: solved.solution.clone(),
+            by_rule: Default::default(),
+        };
+        write(&dir, &stripped).unwrap();
+        let err = XiangqiTablebase::new(&dir).verify(&sig).unwrap_err();
+        assert!(matches!(err, XiangqiVerifyError::Rule { .. }), "{err}");
+        assert!(
+            err.to_string().contains("perpetual-check verdicts differ"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

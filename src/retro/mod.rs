@@ -15,4 +15,4 @@ pub use chess::{ChessGame, SubTables};
 pub(crate) use packed::{Packed, PackedSide};
 pub(crate) use solver::bit;
 pub use solver::{solve, solve_within, LossSearch, PartByPart, RetroGame, Solution, Successor};
-pub use xiangqi::{solve_table, Solved, Verdict, XiangqiGame, XiangqiTables};
+pub use xiangqi::{by_rule, solve_table, Solved, Verdict, XiangqiGame, XiangqiTables};

@@ -155,18 +155,18 @@ impl RetroGame for XiangqiGame<'_> {
     }
 }
 
-/// The positions of a table that the perpetual-check rule makes won or lost: the graph of
-/// its plain draws, their moves among themselves marked as checks or not, and their best
-/// moves out (captures valued by `sub` under the rule, moves to plain mates lost).
-fn by_rule(
+/// The positions of a table that the perpetual-check rule makes won or lost, by side to
+/// move, in order: the graph of its plain draws, their moves among themselves marked as
+/// checks or not, and their best moves out (captures valued by `sub` under the rule, moves
+/// to plain mates lost). `plain` gives each index's value with every repetition a draw
+/// (None where it is no legal position): the solver's, or a table file's for `verify`.
+pub fn by_rule(
     index: &XiangqiIndex,
-    solution: &Solution,
+    plain: &(dyn Fn(usize, u64) -> Option<Dtm> + Sync),
     sub: &(dyn Fn(&Position) -> Verdict + Sync),
 ) -> [Vec<(u64, Wdl)>; 2] {
     const OUT: u32 = u32::MAX;
-    let drawn = |side: usize, idx: u64| {
-        !solution.is_illegal(side, idx) && solution.value(side, idx).0 == Dtm::Draw
-    };
+    let drawn = |side: usize, idx: u64| plain(side, idx) == Some(Dtm::Draw);
     // The graph's numbers of the drawn positions, and the positions by number.
     let mut number = [0, 1].map(|_| vec![OUT; index.size() as usize]);
     let mut positions = Vec::new();
@@ -194,7 +194,7 @@ fn by_rule(
                     .encode(&next)
                     .expect("a quiet move keeps the material");
                 match number[1 - side][j as usize] {
-                    OUT => solution.value(1 - side, j).0.back().wdl(),
+                    OUT => plain(1 - side, j).expect("a legal move").back().wdl(),
                     n => {
                         inside.push((n, next.in_check(next.turn())));
                         continue;
@@ -244,7 +244,10 @@ pub fn solve_table(
     let index = XiangqiIndex::new(signature);
     let plain = |pos: &Position| sub(pos).plain();
     let solution = solve(&XiangqiGame::new(&index, &plain), observer);
-    let by_rule = by_rule(&index, &solution, sub);
+    let plain = |side: usize, idx: u64| {
+        (!solution.is_illegal(side, idx)).then(|| solution.value(side, idx).0)
+    };
+    let by_rule = by_rule(&index, &plain, sub);
     Solved {
         index,
         solution,

@@ -457,6 +457,11 @@ impl XiangqiFile {
         &self.index
     }
 
+    /// By side to move, the indices the rule makes won or lost, in order.
+    pub fn by_rule(&self) -> &[Vec<(u64, Wdl)>; 2] {
+        &self.by_rule
+    }
+
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
