@@ -40,10 +40,10 @@ pub fn reachable(color: Color, role: Role, sq: Square) -> bool {
 struct Group {
     piece: Piece,
     count: usize,
-    /// The squares the pieces may stand on, in order; `place[sq]` is a square's place
-    /// among them (u8::MAX where none stands).
+    /// The squares the pieces may stand on, in order; `place[0][sq]` is a square's place
+    /// among them (u8::MAX where none stands), `place[1][sq]` its mirror image's.
     squares: Vec<Square>,
-    place: [u8; 90],
+    place: [[u8; 90]; 2],
     /// C(squares, count).
     size: u64,
 }
@@ -103,9 +103,10 @@ impl XiangqiIndex {
                 let squares: Vec<Square> = Square::all()
                     .filter(|&s| reachable(color, role, s))
                     .collect();
-                let mut place = [u8::MAX; 90];
+                let mut place = [[u8::MAX; 90]; 2];
                 for (i, s) in squares.iter().enumerate() {
-                    place[s.index()] = i as u8;
+                    place[0][s.index()] = i as u8;
+                    place[1][s.mirror().index()] = i as u8;
                 }
                 groups.push(Group {
                     piece: Piece { color, role },
@@ -169,6 +170,7 @@ impl XiangqiIndex {
                 .king_digit
                 .get(view(red).index() * 90 + view(black).index())?,
         );
+        let flip = usize::from(flip);
         if idx == u64::from(u16::MAX) {
             return None;
         }
@@ -186,7 +188,7 @@ impl XiangqiIndex {
             }
             let g = *self.group_of.get(piece_slot(piece))?;
             let group = self.groups.get(usize::from(g))?;
-            let p = group.place[view(sq).index()];
+            let p = group.place[flip][sq.index()];
             if p == u8::MAX || found[usize::from(g)] == group.count {
                 return None;
             }
@@ -206,7 +208,7 @@ impl XiangqiIndex {
 
     /// The position of index `idx` with `turn` to move; None if two pieces share a square.
     pub fn decode(&self, idx: u64, turn: Color) -> Option<Position> {
-        let mut pieces = Vec::with_capacity(12);
+        let mut pieces = arrayvec::ArrayVec::<(Square, Piece), 32>::new();
         let mut rest = idx;
         let mut places = [0u32; 5];
         for g in self.groups.iter().rev() {

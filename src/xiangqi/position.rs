@@ -307,11 +307,10 @@ impl Position {
 
     /// The position seen in a mirror down the e-file: the same game, files reversed.
     pub fn mirrored(&self) -> Position {
-        let mut board = [None; 90];
-        for sq in Square::all() {
-            board[sq.mirror().index()] = self.board[sq.index()];
-        }
-        Position::with_board(board, self.turn)
+        let pieces = self
+            .occupied_squares()
+            .filter_map(|sq| self.at(sq).map(|p| (sq.mirror(), p)));
+        Position::from_pieces(self.turn, pieces).expect("a mirror keeps squares apart")
     }
 
     /// The side to move.
