@@ -1,0 +1,67 @@
+//! Xiangqi table files copied from elsewhere: opening any bytes as a table, then probing
+//! and verifying, must give an answer or an error, never a panic (nor a hang). The header
+//! checksum is recomputed over the input, so that the fuzzer reaches the header's fields,
+//! the streams and the rule list.
+#![no_main]
+
+mod scratch;
+
+use libfuzzer_sys::fuzz_target;
+use retrobook::probe::XiangqiTablebase;
+use retrobook::table::xiangqi::XiangqiFile;
+use retrobook::table::HEADER_LEN;
+use retrobook::xiangqi::Position;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// Positions of KRvK, both sides to move, and one of another table.
+const FENS: [&str; 4] = [
+    "9/9/4k4/9/9/9/9/9/9/R2K5 w",
+    "9/9/4k4/9/9/9/9/9/9/R2K5 b",
+    "3k5/9/9/9/9/9/9/9/9/4K3r b",
+    "4k4/9/9/9/9/9/9/9/9/3K1C3 w",
+];
+
+/// Header bytes covered by the checksum, which sits right after them.
+const CRC_AT: usize = HEADER_LEN - 4;
+
+fn positions() -> &'static [Position] {
+    static P: OnceLock<Vec<Position>> = OnceLock::new();
+    P.get_or_init(|| FENS.iter().map(|f| Position::from_fen(f).expect("fixed FEN")).collect())
+}
+
+/// A folder of this process's own, reused by every input (a table named like one).
+fn file() -> &'static (PathBuf, PathBuf) {
+    static F: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    F.get_or_init(|| {
+        let dir = scratch::folder("fuzz-xiangqi-table");
+        let path = dir.join("KRvK.rbx");
+        (dir, path)
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (dir, path) = file();
+    let mut bytes = data.to_vec();
+    if bytes.len() >= HEADER_LEN {
+        let crc = crc32fast::hash(&bytes[..CRC_AT]);
+        bytes[CRC_AT..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
+    }
+    std::fs::write(path, &bytes).expect("write the table");
+
+    // The file alone: every value, where the table is small.
+    if let Ok(t) = XiangqiFile::open(path) {
+        if t.header().size <= 1 << 16 {
+            let _ = t.codes(0);
+            let _ = t.codes(1);
+        }
+    }
+    // As a prober opens it: by folder, each position, its moves, its line, and `verify`.
+    let tb = XiangqiTablebase::new(dir);
+    for pos in positions() {
+        let _ = tb.probe(pos);
+        let _ = tb.moves(pos);
+        let _ = tb.mainline(pos);
+    }
+    let _ = tb.verify(&"KRvK".parse().expect("a signature"));
+});
