@@ -36,7 +36,7 @@ fn main() -> Result<(), String> {
             rows.push((h.signature.to_string(), 0, "-".into(), "-".into(), by_rule));
             continue;
         }
-        let turn = [Color::White, Color::Black][side];
+        let turn = Color::from_index(side);
         let start = file
             .index()
             .decode(idx, turn)

@@ -105,12 +105,18 @@ fn guarded<T>(fail: T, f: impl FnOnce() -> Option<T>) -> T {
         .unwrap_or(fail)
 }
 
-fn open(paths: *const c_char, cache_bytes: Option<usize>) -> Option<*mut RbTablebase> {
-    if paths.is_null() {
+/// The UTF-8 text of a C string, None for NULL or other bytes.
+fn text<'a>(s: *const c_char) -> Option<&'a str> {
+    if s.is_null() {
         return None;
     }
-    // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
-    let paths = unsafe { CStr::from_ptr(paths) }.to_str().ok()?;
+    // SAFETY: the caller of the extern function passes NULL (checked above) or a
+    // NUL-terminated string that outlives the call.
+    unsafe { CStr::from_ptr(s) }.to_str().ok()
+}
+
+fn open(paths: *const c_char, cache_bytes: Option<usize>) -> Option<*mut RbTablebase> {
+    let paths = text(paths)?;
     let mut tb = match cache_bytes {
         Some(b) => Tablebase::with_cache_bytes(b),
         None => Tablebase::new(),
@@ -195,12 +201,7 @@ fn position(
 }
 
 fn fen_position(fen: *const c_char) -> Option<Position> {
-    if fen.is_null() {
-        return None;
-    }
-    // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
-    let fen = unsafe { CStr::from_ptr(fen) }.to_str().ok()?;
-    fen.parse().ok()
+    text(fen)?.parse().ok()
 }
 
 fn wdl_code(w: Wdl) -> i32 {
@@ -523,12 +524,7 @@ fn with_castling(mut pos: Position, castling: u32) -> Option<Position> {
 #[no_mangle]
 pub unsafe extern "C" fn rb_book_open(path: *const c_char) -> *mut RbBook {
     guarded(std::ptr::null_mut(), || {
-        if path.is_null() {
-            return None;
-        }
-        // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
-        let path = unsafe { CStr::from_ptr(path) }.to_str().ok()?;
-        let book = Book::open(path).ok()?;
+        let book = Book::open(text(path)?).ok()?;
         (book.info().game == crate::Game::Chess).then_some(())?;
         Some(Box::into_raw(Box::new(RbBook(book))))
     })
@@ -677,12 +673,7 @@ pub struct RbXiangqiValue {
 #[no_mangle]
 pub unsafe extern "C" fn rb_xiangqi_open(dir: *const c_char) -> *mut RbXiangqi {
     guarded(std::ptr::null_mut(), || {
-        if dir.is_null() {
-            return None;
-        }
-        // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
-        let dir = unsafe { CStr::from_ptr(dir) }.to_str().ok()?;
-        let dir = std::path::Path::new(dir);
+        let dir = std::path::Path::new(text(dir)?);
         dir.is_dir().then_some(())?;
         Some(Box::into_raw(Box::new(RbXiangqi(XiangqiTablebase::new(
             dir,
@@ -718,12 +709,7 @@ pub unsafe extern "C" fn rb_xiangqi_probe_fen(
     guarded(RB_FAILED, || {
         // SAFETY: the caller passes NULL or open tables.
         let tb = unsafe { tb.as_ref() }?;
-        if fen.is_null() {
-            return None;
-        }
-        // SAFETY: the caller passes a NUL-terminated string (checked non-null above).
-        let fen = unsafe { CStr::from_ptr(fen) }.to_str().ok()?;
-        let pos = crate::xiangqi::Position::from_fen(fen).ok()?;
+        let pos = crate::xiangqi::Position::from_fen(text(fen)?).ok()?;
         let v = tb.0.probe(&pos).ok()?;
         let out = RbXiangqiValue {
             wdl: wdl_code(v.wdl()),

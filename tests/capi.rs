@@ -54,6 +54,41 @@ fn static_library() -> PathBuf {
         .expect("cargo builds the static library (crate-type staticlib)")
 }
 
+/// Compiles `tests/c/SOURCE` with the system C compiler (`CC`, else `cc`) against the
+/// checked-in header and the static library, into `exe`.
+fn compile_c(source: &str, exe: &Path) {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(&cc)
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
+        .arg(manifest().join("include"))
+        .arg(manifest().join("tests/c").join(source))
+        .arg(static_library())
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(exe)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
+    assert!(
+        out.status.success(),
+        "C compile failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs the compiled program `exe` with `args`, `input` on its standard input.
+fn run_c(exe: &Path, args: &[&Path], input: &str) -> std::process::Output {
+    let mut child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
 /// One case line for the C program (see tests/c/probe.c).
 fn case_line(pos: &Position, dtm: Dtm) -> String {
     let hex = |b: u64| format!("{b:x}");
@@ -109,21 +144,7 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
     // Compile with the system C compiler against the checked-in header.
     let work = tempfile::tempdir().unwrap();
     let exe = work.path().join("probe");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let out = Command::new(&cc)
-        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
-        .arg(manifest().join("include"))
-        .arg(manifest().join("tests/c/probe.c"))
-        .arg(static_library())
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&exe)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
-    assert!(
-        out.status.success(),
-        "C compile failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    compile_c("probe.c", &exe);
 
     // A book from the sample archive, a copy backed up, and what the Rust API says of the
     // start position.
@@ -177,22 +198,8 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
         })
         .collect();
 
-    let mut child = Command::new(&exe)
-        .arg(tables.path())
-        .arg(&book_path)
-        .arg(&plain_path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(cases.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let args = [tables.path(), book_path.as_path(), plain_path.as_path()];
+    let out = run_c(&exe, &args, &cases);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -239,7 +246,7 @@ fn a_c_program_probes_xiangqi_tables_by_fen() {
     let file = tb.file(&"KRvKN".parse::<Signature>().unwrap()).unwrap();
     let (mut cases, mut count, mut by_rule) = (String::new(), 0, 0);
     for side in 0..2 {
-        let turn = [Color::White, Color::Black][side];
+        let turn = Color::from_index(side);
         for idx in 0..file.index().size() {
             let Some(pos) = file.index().decode(idx, turn) else {
                 continue;
@@ -273,35 +280,8 @@ fn a_c_program_probes_xiangqi_tables_by_fen() {
     assert_eq!(by_rule, 1597);
     let work = tempfile::tempdir().unwrap();
     let exe = work.path().join("xiangqi");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let out = Command::new(&cc)
-        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
-        .arg(manifest().join("include"))
-        .arg(manifest().join("tests/c/xiangqi.c"))
-        .arg(static_library())
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "C compile failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut child = Command::new(&exe)
-        .arg(tables.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(cases.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    compile_c("xiangqi.c", &exe);
+    let out = run_c(&exe, &[tables.path()], &cases);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains(&format!("cases {count} failures 0")),

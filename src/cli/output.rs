@@ -23,6 +23,17 @@ pub fn write_failed(e: std::io::Error) -> Failure {
     }
 }
 
+/// The end of a run over `total` positions of which `failures` could not be probed (each
+/// already named on stderr).
+pub fn probed(failures: usize, total: usize) -> Result<(), Failure> {
+    match failures {
+        0 => Ok(()),
+        _ => Err(runtime(format!(
+            "{failures} of {total} positions could not be probed"
+        ))),
+    }
+}
+
 /// Writes one line to stdout.
 pub fn say(line: impl std::fmt::Display) -> Result<(), Failure> {
     writeln!(std::io::stdout().lock(), "{line}").map_err(write_failed)

@@ -1,7 +1,7 @@
 //! `retrobook gen | info | probe | verify`: the table commands.
 
 use super::args::{parse_signature, threads_arg};
-use super::output::{runtime, say, usage, write_failed, Failure};
+use super::output::{probed, runtime, say, usage, write_failed, Failure};
 use super::plan::{Limit, Plan};
 use super::progress::Bars;
 use retrobook::chess::{Color, Position};
@@ -301,13 +301,7 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
         };
         writeln!(stdout, "{line}").map_err(write_failed)?;
     }
-    if failures > 0 {
-        return Err(runtime(format!(
-            "{failures} of {} positions could not be probed",
-            fens.len()
-        )));
-    }
-    Ok(())
+    probed(failures, fens.len())
 }
 
 pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {

@@ -1,7 +1,7 @@
 //! `retrobook gen | info | probe | verify --game xiangqi`: the table commands for Chinese
 //! chess.
 
-use super::output::{runtime, say, usage, write_failed, Failure};
+use super::output::{probed, runtime, say, usage, write_failed, Failure};
 use super::plan::{available_memory, bytes as plan_bytes};
 use super::progress::Bars;
 use retrobook::probe::{ProbeError, XiangqiTablebase};
@@ -192,9 +192,8 @@ pub fn cmd_gen(
         if let Some(e) = failed.into_inner().expect("not poisoned") {
             return Err(runtime(format!("{sig}: a sub-table: {e}")));
         }
-        let (path, size) = write(dir, &solved).map_err(runtime)?;
-        let file = XiangqiFile::open(&path).map_err(runtime)?;
-        let h = file.header();
+        let written = write(dir, &solved).map_err(runtime)?;
+        let (h, size) = (&written.header, written.bytes);
         let seconds = t0.elapsed().as_secs_f64();
         let by_rule: u64 = h.sides.iter().map(|c| c.win_by_rule + c.loss_by_rule).sum();
         let line = if json {
@@ -266,10 +265,7 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     let file = open(arg, dir)?;
     let h = file.header();
     let (plies, side, idx) = h.longest;
-    let turn = [
-        retrobook::chess::Color::White,
-        retrobook::chess::Color::Black,
-    ][side];
+    let turn = retrobook::chess::Color::from_index(side);
     let fen = (plies > 0)
         .then(|| file.index().decode(idx, turn))
         .flatten()
@@ -382,13 +378,7 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
         };
         writeln!(stdout, "{line}").map_err(write_failed)?;
     }
-    if failures > 0 {
-        return Err(runtime(format!(
-            "{failures} of {} positions could not be probed",
-            fens.len()
-        )));
-    }
-    Ok(())
+    probed(failures, fens.len())
 }
 
 pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {

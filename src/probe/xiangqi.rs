@@ -66,7 +66,7 @@ impl XiangqiTablebase {
         let idx = file.index().encode(pos).ok_or(ProbeError::IllegalPosition(
             "a piece stands where it never can",
         ))?;
-        Ok(file.verdict(usize::from(pos.turn() == Color::Black), idx)?)
+        Ok(file.verdict(pos.turn().index(), idx)?)
     }
 
     /// Every legal move of `pos` with its value for the side to move, best first (on equal
@@ -133,7 +133,7 @@ impl XiangqiTablebase {
         // cannot tell a verdict from a consistent wrong one), and held against the list.
         let index = file.index();
         let plain = |side: usize, idx: u64| {
-            let pos = index.decode(idx, [Color::White, Color::Black][side])?;
+            let pos = index.decode(idx, Color::from_index(side))?;
             let legal = !pos.in_check(!pos.turn());
             legal.then(|| {
                 file.verdict_of(side, idx, codes[side][idx as usize])
@@ -162,7 +162,7 @@ impl XiangqiTablebase {
                 (None, None) => unreachable!("the lists differ at {first}"),
             };
             let fen = index
-                .decode(idx, [Color::White, Color::Black][side])
+                .decode(idx, Color::from_index(side))
                 .map_or_else(String::new, |p| p.to_fen());
             return Err(XiangqiVerifyError::Rule {
                 path: file.path().to_path_buf(),
@@ -180,7 +180,7 @@ impl XiangqiTablebase {
         side: usize,
         idx: u64,
     ) -> Result<SideCounts, XiangqiVerifyError> {
-        let turn = [Color::White, Color::Black][side];
+        let turn = Color::from_index(side);
         let Some(pos) = file.index().decode(idx, turn) else {
             return Ok(SideCounts::default());
         };
@@ -214,18 +214,7 @@ impl XiangqiTablebase {
                 moves: best,
             });
         }
-        let mut c = SideCounts {
-            positions: 1,
-            ..Default::default()
-        };
-        match stored {
-            Verdict::Plain(Dtm::Win(_)) => c.win = 1,
-            Verdict::Plain(Dtm::Loss(_)) => c.loss = 1,
-            Verdict::Plain(Dtm::Draw) => c.draw = 1,
-            Verdict::WinByRule => c.win_by_rule = 1,
-            Verdict::LossByRule => c.loss_by_rule = 1,
-        }
-        Ok(c)
+        Ok(SideCounts::of(stored))
     }
 }
 

@@ -62,6 +62,19 @@ impl Verdict {
         }
     }
 
+    /// The value of index `idx` whose plain value is `plain`, the rule's verdicts of its
+    /// side to move listed in `by_rule` (in order): the one reading of a table's two parts.
+    pub fn of(plain: Dtm, by_rule: &[(u64, Wdl)], idx: u64) -> Verdict {
+        match plain {
+            Dtm::Draw => match by_rule.binary_search_by_key(&idx, |e| e.0) {
+                Ok(i) if by_rule[i].1 == Wdl::Win => Verdict::WinByRule,
+                Ok(_) => Verdict::LossByRule,
+                Err(_) => Verdict::Plain(Dtm::Draw),
+            },
+            plain => Verdict::Plain(plain),
+        }
+    }
+
     /// True where the value rests on the rule's verdict on a repetition.
     pub fn by_rule(self) -> bool {
         !matches!(self, Verdict::Plain(_))
@@ -77,14 +90,6 @@ impl Verdict {
             Verdict::LossByRule => -1,
             Verdict::Plain(Dtm::Loss(p)) => -(1 << 20) + i64::from(p),
         }
-    }
-}
-
-/// The colour to move on a side of the graph.
-fn color(side: usize) -> Color {
-    match side {
-        0 => Color::White,
-        _ => Color::Black,
     }
 }
 
@@ -108,7 +113,7 @@ impl RetroGame for XiangqiGame<'_> {
     }
 
     fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
-        let pos = self.index.decode(idx, color(side))?;
+        let pos = self.index.decode(idx, Color::from_index(side))?;
         // The side not to move may not be in check, nor the kings face each other.
         if pos.in_check(!pos.turn()) {
             return None;
@@ -137,7 +142,7 @@ impl RetroGame for XiangqiGame<'_> {
     /// to a position as it is numbered (the moves of a position are those of its
     /// numbered view).
     fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
-        let Some(pos) = self.index.decode(idx, color(side)) else {
+        let Some(pos) = self.index.decode(idx, Color::from_index(side)) else {
             return;
         };
         let image = XiangqiIndex::shares_index_with_mirror(&pos).then(|| pos.mirrored());
@@ -182,7 +187,9 @@ pub fn by_rule(
     }
     // A drawn position's best move out and its moves among the drawn positions.
     let node = |&(side, idx): &(usize, u64)| {
-        let pos = index.decode(idx, color(side)).expect("a legal index");
+        let pos = index
+            .decode(idx, Color::from_index(side))
+            .expect("a legal index");
         let mut exit = Exit::None;
         let mut inside = Vec::new();
         for m in pos.legal_moves() {
@@ -268,14 +275,7 @@ pub struct Solved {
 impl Solved {
     /// The value of index `idx` with `side` to move (a legal position).
     pub fn verdict(&self, side: usize, idx: u64) -> Verdict {
-        match self.solution.value(side, idx).0 {
-            Dtm::Draw => match self.by_rule[side].binary_search_by_key(&idx, |e| e.0) {
-                Ok(i) if self.by_rule[side][i].1 == Wdl::Win => Verdict::WinByRule,
-                Ok(_) => Verdict::LossByRule,
-                Err(_) => Verdict::Plain(Dtm::Draw),
-            },
-            plain => Verdict::Plain(plain),
-        }
+        Verdict::of(self.solution.value(side, idx).0, &self.by_rule[side], idx)
     }
 }
 
@@ -311,7 +311,7 @@ impl XiangqiTables {
             return self.probe(&pos.flipped());
         }
         let t = self.tables.get(&signature)?;
-        let side = usize::from(pos.turn() == Color::Black);
+        let side = pos.turn().index();
         Some(t.verdict(side, t.index.encode(pos)?))
     }
 
@@ -377,7 +377,7 @@ mod tests {
             let (mut checked, mut decided) = (0, 0);
             for side in 0..2 {
                 for idx in (0..t.index.size()).step_by((t.index.size() / 1500).max(1) as usize) {
-                    let Some(pos) = t.index.decode(idx, color(side)) else {
+                    let Some(pos) = t.index.decode(idx, Color::from_index(side)) else {
                         continue;
                     };
                     if pos.in_check(!pos.turn()) {
@@ -413,7 +413,7 @@ mod tests {
         let mut compared = 0;
         for side in 0..2 {
             for idx in 0..index.size() {
-                let Some(pos) = index.decode(idx, color(side)) else {
+                let Some(pos) = index.decode(idx, Color::from_index(side)) else {
                     continue;
                 };
                 if !pos.in_check(!pos.turn()) {
@@ -470,13 +470,13 @@ mod tests {
         moves.sort_by_key(|m| -m.2.preference());
         let mut best: Bounds = (-1, -1);
         for (next, check, value) in moves {
-            let me = usize::from(pos.turn() == Color::Black);
+            let me = pos.turn().index();
             path.push((pos.clone(), check));
             let found = if let Some(start) = path.iter().position(|(p, _)| *p == next) {
                 let checks_always = |side: usize| {
                     path[start..]
                         .iter()
-                        .filter(|(p, _)| usize::from(p.turn() == Color::Black) == side)
+                        .filter(|(p, _)| p.turn().index() == side)
                         .all(|&(_, c)| c)
                 };
                 let v = match (checks_always(me), checks_always(1 - me)) {
@@ -525,7 +525,7 @@ mod tests {
                     if value.plain() != Dtm::Draw {
                         continue;
                     }
-                    let pos = t.index.decode(idx, color(side)).unwrap();
+                    let pos = t.index.decode(idx, Color::from_index(side)).unwrap();
                     let mut nodes = 0;
                     let found = search_with_history(&tables, &pos, &mut Vec::new(), 8, &mut nodes);
                     let v = score(value.wdl());

@@ -106,33 +106,19 @@ impl XiangqiHeader {
                 .into_par_iter()
                 .filter(|&i| !solved.solution.is_illegal(side, i))
                 .map(|i| {
-                    let d = solved.solution.value(side, i).0;
-                    let mut c = SideCounts {
-                        positions: 1,
-                        ..Default::default()
+                    let v = solved.verdict(side, i);
+                    let mate = match v {
+                        Verdict::Plain(Dtm::Win(p)) => Some((p, i)),
+                        _ => None,
                     };
-                    match d {
-                        Dtm::Win(_) => c.win = 1,
-                        Dtm::Loss(_) => c.loss = 1,
-                        Dtm::Draw => c.draw = 1,
-                    }
-                    (c, d.plies().filter(|_| d.wdl() == Wdl::Win).map(|p| (p, i)))
+                    (SideCounts::of(v), mate)
                 })
                 .reduce(
                     || (SideCounts::default(), None),
                     |(a, ma), (b, mb)| (a.plus(b), longer(ma, mb)),
                 )
         });
-        let mut sides = per_side.map(|(c, _)| c);
-        for (side, counts) in sides.iter_mut().enumerate() {
-            for &(_, w) in &solved.by_rule[side] {
-                counts.draw -= 1;
-                match w {
-                    Wdl::Win => counts.win_by_rule += 1,
-                    _ => counts.loss_by_rule += 1,
-                }
-            }
-        }
+        let sides = per_side.map(|(c, _)| c);
         let longest = match (per_side[0].1, per_side[1].1) {
             (Some((p0, i0)), b) if b.is_none_or(|(p1, _)| p0 >= p1) => (p0, 0, i0),
             (_, Some((p1, i1))) => (p1, 1, i1),
@@ -270,6 +256,22 @@ impl XiangqiHeader {
 }
 
 impl SideCounts {
+    /// The counts of one legal position of value `v`.
+    pub fn of(v: Verdict) -> SideCounts {
+        let mut c = SideCounts {
+            positions: 1,
+            ..Default::default()
+        };
+        match v {
+            Verdict::Plain(Dtm::Win(_)) => c.win = 1,
+            Verdict::Plain(Dtm::Loss(_)) => c.loss = 1,
+            Verdict::Plain(Dtm::Draw) => c.draw = 1,
+            Verdict::WinByRule => c.win_by_rule = 1,
+            Verdict::LossByRule => c.loss_by_rule = 1,
+        }
+        c
+    }
+
     /// The counts of both.
     pub fn plus(self, b: SideCounts) -> SideCounts {
         SideCounts {
@@ -318,8 +320,19 @@ pub fn table_path(dir: &Path, signature: &Signature) -> PathBuf {
     dir.join(format!("{signature}.{EXTENSION}"))
 }
 
-/// Writes `solved` into `dir` (whole or not at all); returns the path and its bytes.
-pub fn write(dir: &Path, solved: &Solved) -> Result<(PathBuf, u64), TableError> {
+/// A table file written.
+#[derive(Clone, Debug)]
+pub struct Written {
+    /// Where.
+    pub path: PathBuf,
+    /// Its length.
+    pub bytes: u64,
+    /// Its header, as written.
+    pub header: XiangqiHeader,
+}
+
+/// Writes `solved` into `dir` (whole or not at all).
+pub fn write(dir: &Path, solved: &Solved) -> Result<Written, TableError> {
     let path = table_path(dir, &solved.index.signature());
     let n = solved.index.size();
     let streams = [0, 1].map(|side| {
@@ -371,9 +384,14 @@ pub fn write(dir: &Path, solved: &Solved) -> Result<(PathBuf, u64), TableError> 
         file.finish()?;
         Ok(at)
     })();
-    written
-        .map(|bytes| (path.clone(), bytes))
-        .map_err(|source| TableError::Write { path, source })
+    match written {
+        Ok(bytes) => Ok(Written {
+            path,
+            bytes,
+            header,
+        }),
+        Err(source) => Err(TableError::Write { path, source }),
+    }
 }
 
 /// An open xiangqi table file, memory-mapped.
@@ -478,14 +496,7 @@ impl XiangqiFile {
 
     /// The value of index `idx` with `side` to move whose stream holds `code`.
     pub fn verdict_of(&self, side: usize, idx: u64, code: u16) -> Verdict {
-        match value_of(code) {
-            Dtm::Draw => match self.by_rule[side].binary_search_by_key(&idx, |e| e.0) {
-                Ok(i) if self.by_rule[side][i].1 == Wdl::Win => Verdict::WinByRule,
-                Ok(_) => Verdict::LossByRule,
-                Err(_) => Verdict::Plain(Dtm::Draw),
-            },
-            plain => Verdict::Plain(plain),
-        }
+        Verdict::of(value_of(code), &self.by_rule[side], idx)
     }
 
     /// Every code of `side`'s stream, decoded in parallel (two bytes an index): for
@@ -567,7 +578,7 @@ mod tests {
         tables.solve(sig);
         let solved = tables.table(&sig).unwrap();
         let dir = temp_dir("roundtrip");
-        let (path, bytes) = write(&dir, solved).unwrap();
+        let Written { path, bytes, .. } = write(&dir, solved).unwrap();
         assert_eq!(bytes, std::fs::metadata(&path).unwrap().len());
         let file = XiangqiFile::open(&path).unwrap();
         let mut by_rule = 0;

@@ -65,7 +65,7 @@ pub struct XiangqiIndex {
 
 /// A number for each piece: colour, then role in FEN order.
 fn piece_slot(p: Piece) -> usize {
-    usize::from(p.color == Color::Black) * 7 + p.role.index()
+    p.color.index() * 7 + p.role.index()
 }
 
 /// Whether the mirror is the canonical view of kings on `red` and `black`.

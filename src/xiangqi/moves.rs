@@ -256,14 +256,15 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     moves.iter().map(|m| perft(&pos.play(m), depth - 1)).sum()
 }
 
-/// Plays `games` pseudo-random games of up to `plies` plies from `fen` (a xorshift
-/// stream from `seed`, carried on), showing `visit` each position with its legal moves.
+/// Plays `games` pseudo-random games of up to `plies` plies from `fen`, each move drawn
+/// by `next` (a `testing::xorshift` stream, carried on), showing `visit` each position
+/// with its legal moves.
 #[cfg(test)]
 pub(super) fn along_random_games(
     fen: &str,
     games: usize,
     plies: usize,
-    seed: &mut u64,
+    next: &mut impl FnMut() -> u64,
     mut visit: impl FnMut(&Position, &[Move]),
 ) {
     for _game in 0..games {
@@ -274,10 +275,7 @@ pub(super) fn along_random_games(
                 break;
             }
             visit(&pos, &moves);
-            *seed ^= *seed << 13;
-            *seed ^= *seed >> 7;
-            *seed ^= *seed << 17;
-            pos = pos.play(&moves[(*seed % moves.len() as u64) as usize]);
+            pos = pos.play(&moves[(next() % moves.len() as u64) as usize]);
         }
     }
 }

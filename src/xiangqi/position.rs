@@ -248,7 +248,8 @@ impl Position {
             "b" => Color::Black,
             other => return Err(FenError::Turn(other.to_string())),
         };
-        let pos = Position::with_board(board, turn);
+        let pieces = (0..90u8).filter_map(|i| board[usize::from(i)].map(|p| (Square(i), p)));
+        let pos = Position::from_pieces(turn, pieces).expect("one piece a square");
         for color in Color::ALL {
             let kings: Vec<Square> = pos.squares_of(color, Role::King).collect();
             if kings.len() != 1 || !kings[0].in_palace(color) {
@@ -276,8 +277,8 @@ impl Position {
                 .is_none()
                 .then_some(())?;
             pos.occupied |= 1 << sq.index();
-            pos.counts[usize::from(piece.color == Color::Black)][piece.role.index()] += 1;
-            let king = &mut pos.kings[usize::from(piece.color == Color::Black)];
+            pos.counts[piece.color.index()][piece.role.index()] += 1;
+            let king = &mut pos.kings[piece.color.index()];
             if piece.role == Role::King && king.is_none() {
                 *king = Some(sq);
             }
@@ -285,24 +286,22 @@ impl Position {
         Some(pos)
     }
 
-    /// The position of `board`, its kings found.
-    fn with_board(board: [Option<Piece>; 90], turn: Color) -> Position {
-        let pieces = (0..90u8).filter_map(|i| board[usize::from(i)].map(|p| (Square(i), p)));
-        Position::from_pieces(turn, pieces).expect("one piece a square")
-    }
-
     /// The position with the colours swapped and the board turned over (rank r to 9 - r):
     /// the same game, Black's part played by Red.
     pub fn flipped(&self) -> Position {
-        let mut board = [None; 90];
-        for sq in Square::all() {
+        let pieces = self.occupied_squares().filter_map(|sq| {
             let there = Square::new(sq.file(), RANKS - 1 - sq.rank()).expect("on the board");
-            board[there.index()] = self.board[sq.index()].map(|p| Piece {
-                color: !p.color,
-                role: p.role,
-            });
-        }
-        Position::with_board(board, !self.turn)
+            self.at(sq).map(|p| {
+                (
+                    there,
+                    Piece {
+                        color: !p.color,
+                        role: p.role,
+                    },
+                )
+            })
+        });
+        Position::from_pieces(!self.turn, pieces).expect("a flip keeps squares apart")
     }
 
     /// The position seen in a mirror down the e-file: the same game, files reversed.
@@ -356,13 +355,13 @@ impl Position {
     /// How many pieces of `color` and `role` stand on the board.
     #[inline]
     pub fn count(&self, color: Color, role: Role) -> u8 {
-        self.counts[usize::from(color == Color::Black)][role.index()]
+        self.counts[color.index()][role.index()]
     }
 
     /// `color`'s king.
     #[inline]
     pub fn king(&self, color: Color) -> Option<Square> {
-        self.kings[usize::from(color == Color::Black)]
+        self.kings[color.index()]
     }
 
     /// Whether `test` holds of the position after the piece on `from` goes to `to` (taking
@@ -385,13 +384,13 @@ impl Position {
             role: Role::King,
         }) = piece
         {
-            self.kings[usize::from(color == Color::Black)] = Some(from);
+            self.kings[color.index()] = Some(from);
         }
         self.occupied = occupied;
         if let Some(t) = taken {
-            self.counts[usize::from(t.color == Color::Black)][t.role.index()] += 1;
+            self.counts[t.color.index()][t.role.index()] += 1;
             if t.role == Role::King {
-                self.kings[usize::from(t.color == Color::Black)] = Some(to);
+                self.kings[t.color.index()] = Some(to);
             }
         }
         self.turn = !self.turn;
@@ -402,9 +401,9 @@ impl Position {
     pub(super) fn apply(&mut self, from: Square, to: Square) {
         debug_assert!(self.board[from.index()].is_some(), "a piece moves");
         if let Some(t) = self.board[to.index()] {
-            self.counts[usize::from(t.color == Color::Black)][t.role.index()] -= 1;
+            self.counts[t.color.index()][t.role.index()] -= 1;
             if t.role == Role::King {
-                self.kings[usize::from(t.color == Color::Black)] = None;
+                self.kings[t.color.index()] = None;
             }
         }
         let piece = self.board[from.index()].take();
@@ -413,7 +412,7 @@ impl Position {
             role: Role::King,
         }) = piece
         {
-            self.kings[usize::from(color == Color::Black)] = Some(to);
+            self.kings[color.index()] = Some(to);
         }
         self.board[to.index()] = piece;
         self.occupied = (self.occupied & !(1 << from.index())) | 1 << to.index();

@@ -110,10 +110,10 @@ mod tests {
             "4kab2/4a4/4b4/9/9/9/9/2R6/4A4/3K5 w",
             "3k5/9/9/4P4/9/p8/9/9/4A4/4KC3 b",
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut checked = 0;
         for fen in starts {
-            along_random_games(fen, 30, 60, &mut seed, |pos, moves| {
+            along_random_games(fen, 30, 60, &mut next, |pos, moves| {
                 for m in moves.iter().filter(|m| pos.at(m.to).is_none()) {
                     let after = pos.play(m);
                     assert!(after.unmoves().contains(m), "{m} from {}", pos.to_fen());

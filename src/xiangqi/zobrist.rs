@@ -110,12 +110,12 @@ mod tests {
 
     #[test]
     fn keys_follow_moves_incrementally() {
-        let mut seed = 7;
+        let mut next = crate::testing::xorshift(7);
         along_random_games(
             "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
             20,
             150,
-            &mut seed,
+            &mut next,
             |pos, moves| {
                 for m in moves {
                     let next = pos.play(m);
