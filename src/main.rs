@@ -2,6 +2,8 @@
 //! Exit status: 0 success, 1 runtime failure, 2 usage error.
 
 mod cli;
+mod serve;
+mod shown;
 
 use clap::Parser;
 use cli::args::{BookCommand, Cli, Command, GameArg, GraphCommand};
@@ -132,6 +134,7 @@ fn main() -> ExitCode {
             min_games,
             json,
         }) => cli::book::cmd_backup(&book, min_games, json),
+        Command::Serve { tables, book, bind } => serve::cmd_serve(tables, book, &bind),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -311,6 +311,21 @@ impl Position {
         c
     }
 
+    /// Neither side can ever mate, whatever is played (the "insufficient material" of the
+    /// laws of chess as servers report it): kings alone, with one minor piece, or with
+    /// bishops only, all on squares of one colour.
+    pub fn is_insufficient_material(&self) -> bool {
+        const LIGHT: u64 = 0x55aa_55aa_55aa_55aa;
+        let heavy = self.by_role(Role::Pawn) | self.by_role(Role::Rook) | self.by_role(Role::Queen);
+        if !heavy.is_empty() {
+            return false;
+        }
+        let bishops = self.by_role(Role::Bishop).0;
+        let minors = bishops | self.by_role(Role::Knight).0;
+        minors.count_ones() <= 1
+            || (bishops == minors && (bishops & LIGHT == 0 || bishops & !LIGHT == 0))
+    }
+
     /// A position from the bitboards an engine holds: pieces of each colour (`colors`,
     /// white first) and of each role (`roles`, in `Role::ALL` order: pawns first), the side
     /// to move and the en-passant square. No castling rights. Errors say what is impossible.
@@ -370,5 +385,65 @@ impl Position {
             return Err("the side not to move is in check");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{fen::Fen, CastlingMode, Chess, Position as _};
+
+    /// Insufficient material as shakmaty judges it, on kings with up to three minor pieces
+    /// (the only material where it can hold) scattered at random, and some with a pawn,
+    /// rook or queen.
+    #[test]
+    fn insufficient_material_agrees_with_shakmaty() {
+        let mut rng = crate::testing::xorshift(0x5eed);
+        let extra = [
+            Role::Knight,
+            Role::Bishop,
+            Role::Pawn,
+            Role::Rook,
+            Role::Queen,
+        ];
+        let (mut checked, mut insufficient) = (0, 0);
+        while checked < 20_000 {
+            let mut pos = Position::default();
+            let piece = |color, role| Piece { color, role };
+            let mut pieces = vec![
+                piece(Color::White, Role::King),
+                piece(Color::Black, Role::King),
+            ];
+            for _ in 0..rng() % 4 {
+                let role = extra[(rng() % if rng() % 8 == 0 { 5 } else { 2 }) as usize];
+                pieces.push(piece(Color::from_index((rng() % 2) as usize), role));
+            }
+            for p in pieces {
+                let mut sq = Square::from_index((rng() % 64) as u32);
+                while pos.piece_at(sq).is_some() {
+                    sq = Square::from_index((rng() % 64) as u32);
+                }
+                pos.put(sq, p);
+            }
+            let fen = pos.to_string();
+            let Ok(theirs) = fen.parse::<Fen>().map_err(|_| ()).and_then(|f| {
+                f.into_position::<Chess>(CastlingMode::Standard)
+                    .map_err(|_| ())
+            }) else {
+                continue;
+            };
+            assert_eq!(
+                pos.is_insufficient_material(),
+                theirs.is_insufficient_material(),
+                "{fen}"
+            );
+            checked += 1;
+            insufficient += usize::from(pos.is_insufficient_material());
+        }
+        // Both answers are common, so a judge that always gives one fails.
+        assert!(
+            insufficient > 2_000 && insufficient < 18_000,
+            "{insufficient}"
+        );
     }
 }

@@ -101,6 +101,20 @@ pub enum Command {
     /// Explicit game graphs with repetitions (graph history interaction).
     #[command(subcommand)]
     Graph(GraphCommand),
+    /// Serve the tables and a book over HTTP: a JSON API and an explorer page at `/`.
+    Serve {
+        /// Folder of chess tables (default: tables/; the server runs without tables if the
+        /// default folder has none).
+        #[arg(long, value_name = "DIR")]
+        tables: Option<PathBuf>,
+        /// Opening book (default: books/book.rbb; the server runs without a book if the
+        /// default file is missing).
+        #[arg(long, value_name = "FILE")]
+        book: Option<PathBuf>,
+        /// Address and port to listen on (port 0: any free port, printed at start).
+        #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+        bind: String,
+    },
 }
 
 #[derive(Subcommand)]

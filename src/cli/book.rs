@@ -2,14 +2,13 @@
 
 use super::output::{runtime, say, usage, Failure};
 use super::progress;
+use crate::shown::{book_json, Shown};
 use indicatif::ProgressBar;
-use retrobook::book::rules::{BookRules, Chess, Xiangqi};
+use retrobook::book::rules::{Chess, Xiangqi};
 use retrobook::book::{
-    backup, build, Backup, BackupSummary, Book, BookAnswer, BookError, BuildOptions, BuildSummary,
+    backup, build, Backup, BackupSummary, Book, BookError, BuildOptions, BuildSummary,
 };
-use retrobook::chess::{Move, Position};
 use retrobook::progress::Observer;
-use retrobook::xiangqi::{self, Script};
 use retrobook::Game;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -111,14 +110,6 @@ pub fn cmd_build(
     Ok(())
 }
 
-/// A back-up as JSON: the value as a fraction (0..1) and the mark, or nulls.
-fn backup_json(b: Option<Backup>) -> (serde_json::Value, serde_json::Value) {
-    match b {
-        Some(b) => (json!(b.value()), json!(b.path_dependent)),
-        None => (serde_json::Value::Null, serde_json::Value::Null),
-    }
-}
-
 /// A back-up in words, for the text output.
 fn backup_text(b: Option<Backup>) -> String {
     b.map_or("value -".into(), |b| {
@@ -128,89 +119,6 @@ fn backup_text(b: Option<Backup>) -> String {
             ""
         };
         format!("value {:.1}%{mark}", 100.0 * b.value())
-    })
-}
-
-/// How the command line shows a game's positions and moves.
-trait Shown: BookRules {
-    /// The position of a FEN.
-    fn read(fen: &str) -> Result<Self::Position, String>;
-    /// The move's names in JSON: UCI (UCCI) coordinates first.
-    fn names(pos: &Self::Position, m: &Self::Move) -> Vec<(&'static str, String)>;
-    /// The move as the text output shows it.
-    fn text(pos: &Self::Position, m: &Self::Move) -> String;
-}
-
-impl Shown for Chess {
-    fn read(fen: &str) -> Result<Position, String> {
-        fen.parse()
-            .map_err(|e: retrobook::chess::FenError| e.to_string())
-    }
-    fn names(pos: &Position, m: &Move) -> Vec<(&'static str, String)> {
-        vec![("uci", m.to_string()), ("san", pos.san(m))]
-    }
-    fn text(pos: &Position, m: &Move) -> String {
-        pos.san(m)
-    }
-}
-
-impl Shown for Xiangqi {
-    fn read(fen: &str) -> Result<xiangqi::Position, String> {
-        xiangqi::Position::from_fen(fen).map_err(|e| e.to_string())
-    }
-    fn names(pos: &xiangqi::Position, m: &xiangqi::Move) -> Vec<(&'static str, String)> {
-        vec![
-            ("uci", m.to_string()),
-            ("wxf", pos.wxf(m, Script::Chinese)),
-            ("wxf_ascii", pos.wxf(m, Script::Ascii)),
-        ]
-    }
-    fn text(pos: &xiangqi::Position, m: &xiangqi::Move) -> String {
-        format!(
-            "{} {} {}",
-            pos.wxf(m, Script::Chinese),
-            pos.wxf(m, Script::Ascii),
-            m
-        )
-    }
-}
-
-fn answer_json<R: Shown>(
-    fen: &str,
-    pos: &R::Position,
-    a: &BookAnswer<R::Move>,
-) -> serde_json::Value {
-    let moves: Vec<serde_json::Value> = a
-        .moves
-        .iter()
-        .map(|m| {
-            let (value, path_dependent) = backup_json(m.entry.backup);
-            let mut o = json!({
-                "games": m.entry.games,
-                "win": m.entry.win,
-                "draw": m.entry.draw,
-                "loss": m.entry.loss,
-                "score": m.score(),
-                "goodness": m.goodness(),
-                "repetitions": m.entry.repeats,
-                "value": value,
-                "path_dependent": path_dependent,
-            });
-            for (name, text) in R::names(pos, &m.mv) {
-                o[name] = json!(text);
-            }
-            o
-        })
-        .collect();
-    let (value, path_dependent) = backup_json(a.backup);
-    json!({
-        "fen": fen,
-        "key": format!("0x{:016x}", a.key),
-        "games": a.games,
-        "threefold": a.threefold,
-        "value": value,
-        "path_dependent": path_dependent,
-        "moves": moves,
     })
 }
 
@@ -251,7 +159,7 @@ fn probe_all<R: Shown>(fens: &[String], book: &Book, json: bool) -> Result<(), F
         };
         let a = book.probe_by::<R>(&pos);
         if json {
-            say(answer_json::<R>(fen, &pos, &a))?;
+            say(book_json::<R>(fen, &pos, &a))?;
             continue;
         }
         say(format!(

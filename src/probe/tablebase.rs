@@ -418,6 +418,29 @@ impl Tablebase {
         out.sort_by_key(|r| std::cmp::Reverse(r.dtm));
         Ok(out)
     }
+
+    /// A line of best moves from `pos` to mate (empty if neither side can force one):
+    /// each move keeps the distance exact, one ply nearer. Tables that do not agree (one
+    /// of them damaged) end the line with an error, never a loop.
+    pub fn mainline(&self, pos: &Position) -> Result<Vec<Move>, ProbeError> {
+        let mut line = Vec::new();
+        let mut pos = *pos;
+        let mut value = self.probe_dtm(&pos)?;
+        while let Some(plies @ 1..) = value.plies() {
+            let Some(&(m, after)) = self.best_moves(&pos)?.first() else {
+                break;
+            };
+            if after.back() != value || after.plies() != Some(plies - 1) {
+                return Err(ProbeError::Inconsistent {
+                    fen: pos.to_string(),
+                });
+            }
+            line.push(m);
+            pos = pos.play(&m);
+            value = after;
+        }
+        Ok(line)
+    }
 }
 
 fn parse_fen(fen: &str) -> Result<Position, ProbeError> {

@@ -1,0 +1,162 @@
+//! `retrobook serve`: the tables and a book over HTTP. One `Tablebase` and one book are
+//! opened at start and shared by every request (`routes`); the answers' shapes are in
+//! `standard` (tables, as the Lichess tablebase API) and `crate::shown` (book, as `book
+//! probe --json`); the explorer page and the API's description are compiled in (`assets`).
+
+mod assets;
+mod routes;
+mod standard;
+
+use crate::cli::book::DEFAULT_BOOK;
+use crate::cli::output::{runtime, usage, Failure};
+use retrobook::book::Book;
+use retrobook::probe::Tablebase;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Default folder of tables.
+const DEFAULT_TABLES: &str = "tables";
+
+/// What every request reads: the tables and the book, either possibly absent.
+pub struct Shared {
+    tables: Option<Tablebase>,
+    book: Option<Book>,
+    /// Why the tables or the book are absent, for the errors that ask for them.
+    missing_tables: String,
+    missing_book: String,
+}
+
+/// `retrobook serve`: opens the tables and the book, listens on `bind`, and answers until
+/// SIGINT or SIGTERM, then finishes the requests under way and exits 0. A folder or book
+/// named on the command line must open; the defaults may be missing (with a warning).
+pub fn cmd_serve(
+    tables: Option<PathBuf>,
+    book: Option<PathBuf>,
+    bind: &str,
+) -> Result<(), Failure> {
+    let addr: std::net::SocketAddr = bind.parse().map_err(|_| {
+        usage(format!(
+            "--bind {bind:?}: expected ADDR:PORT, as 127.0.0.1:8080"
+        ))
+    })?;
+    let shared = Arc::new(open_shared(tables, book)?);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(runtime)?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| runtime(format!("cannot listen on {addr}: {e}")))?;
+        let local = listener.local_addr().map_err(runtime)?;
+        announce(&shared, local)?;
+        axum::serve(listener, routes::router(shared))
+            .with_graceful_shutdown(stop_signal())
+            .await
+            .map_err(runtime)?;
+        eprintln!("retrobook: stopped");
+        Ok(())
+    })
+}
+
+/// Opens the tables and the book; a path given must open, a default may be missing.
+fn open_shared(tables: Option<PathBuf>, book: Option<PathBuf>) -> Result<Shared, Failure> {
+    let (tables, missing_tables) = match tables {
+        Some(dir) => (Some(Tablebase::open(&dir).map_err(runtime)?), String::new()),
+        None => lenient("tables", Tablebase::open(DEFAULT_TABLES)),
+    };
+    let (book, missing_book) = match book {
+        Some(path) => (Some(Book::open(&path).map_err(runtime)?), String::new()),
+        None => lenient("book", Book::open(DEFAULT_BOOK)),
+    };
+    let tables = tables.filter(|tb| tb.materials().next().is_some());
+    let missing_tables = if tables.is_none() && missing_tables.is_empty() {
+        format!("no tables in {DEFAULT_TABLES}/")
+    } else {
+        missing_tables
+    };
+    Ok(Shared {
+        tables,
+        book,
+        missing_tables,
+        missing_book,
+    })
+}
+
+/// A default that did not open: a warning on stderr, and the reason kept for the API.
+fn lenient<T, E: std::fmt::Display>(what: &str, opened: Result<T, E>) -> (Option<T>, String) {
+    match opened {
+        Ok(t) => (Some(t), String::new()),
+        Err(e) => {
+            let why = format!("no {what} loaded: {e} (--{what} names another)");
+            eprintln!("retrobook: warning: {why}");
+            (None, why)
+        }
+    }
+}
+
+/// One line on stdout naming what is served and where: its last word is the address
+/// (with port 0, the port chosen), for the people and scripts that start the server.
+fn announce(shared: &Shared, addr: std::net::SocketAddr) -> Result<(), Failure> {
+    let tables = match &shared.tables {
+        Some(tb) => format!(
+            "{} tables of up to {} pieces",
+            tb.materials().count(),
+            tb.max_pieces()
+        ),
+        None => "no tables".into(),
+    };
+    let book = match &shared.book {
+        Some(b) => format!("the book {}", b.path().display()),
+        None => "no book".into(),
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "retrobook: serving {tables} and {book} on http://{addr}"
+    )
+    .and_then(|()| out.flush())
+    .map_err(crate::cli::output::write_failed)
+}
+
+/// Resolves at the first SIGINT (Ctrl-C) or SIGTERM.
+async fn stop_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+    eprintln!("retrobook: stopping (finishing the requests under way)");
+}
+
+impl Shared {
+    /// The tables, or why there are none.
+    fn tables(&self) -> Result<&Tablebase, &str> {
+        self.tables.as_ref().ok_or(&self.missing_tables)
+    }
+
+    /// The book, or why there is none.
+    fn book(&self) -> Result<&Book, &str> {
+        self.book.as_ref().ok_or(&self.missing_book)
+    }
+
+    /// The book's path, if one is open.
+    fn book_path(&self) -> Option<&Path> {
+        self.book.as_ref().map(|b| b.path())
+    }
+}

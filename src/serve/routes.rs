@@ -1,0 +1,189 @@
+//! The server's routes: the JSON API (tables, book, positions, health, its OpenAPI
+//! description) and the explorer page. Probes run on the blocking pool, off the threads
+//! that read requests. Errors are JSON `{"error": "..."}`: 400 for what the request got
+//! wrong, 404 for what is not served, 500 for a damaged table (never a wrong value).
+
+use super::{assets, standard, Shared};
+use crate::shown::{book_json, Shown};
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use retrobook::book::rules::{Chess, Xiangqi};
+use retrobook::book::Book;
+use retrobook::chess::{MoveList, Position};
+use retrobook::probe::ProbeError;
+use retrobook::Game;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+type Params = Query<HashMap<String, String>>;
+
+/// Every route, sharing `shared`.
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/", get(|| async { assets::INDEX }))
+        .route("/explorer.js", get(|| async { assets::SCRIPT }))
+        .route("/explorer.css", get(|| async { assets::STYLE }))
+        .route("/openapi.json", get(|| async { assets::OPENAPI }))
+        .route("/health", get(health))
+        .route("/position", get(position))
+        .route("/standard", get(standard))
+        .route("/standard/mainline", get(mainline))
+        .route("/book", get(book))
+        .fallback(|| async { ApiError::not_found("no such route (see /openapi.json)") })
+        .with_state(shared)
+}
+
+/// An error answer: its status and what went wrong.
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn bad(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+        }
+    }
+
+    fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::NOT_FOUND,
+            message: message.into(),
+        }
+    }
+
+    fn internal(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(json!({"error": self.message}))).into_response()
+    }
+}
+
+impl From<ProbeError> for ApiError {
+    /// What the position is at fault for is the client's error; a table that cannot be
+    /// read or disagrees with another is the server's.
+    fn from(e: ProbeError) -> ApiError {
+        match e {
+            ProbeError::Table(_)
+            | ProbeError::Inconsistent { .. }
+            | ProbeError::NotLoaded { .. } => ApiError::internal(e.to_string()),
+            _ => ApiError::bad(e.to_string()),
+        }
+    }
+}
+
+/// The parameter `name`, or a 400 naming it.
+fn param<'a>(params: &'a HashMap<String, String>, name: &str) -> Result<&'a str, ApiError> {
+    params
+        .get(name)
+        .map(String::as_str)
+        .ok_or_else(|| ApiError::bad(format!("missing parameter {name:?}")))
+}
+
+/// The chess position of the `fen` parameter.
+fn chess_position(params: &HashMap<String, String>) -> Result<Position, ApiError> {
+    let fen = param(params, "fen")?;
+    fen.parse()
+        .map_err(|e: retrobook::chess::FenError| ApiError::bad(format!("{fen:?}: {e}")))
+}
+
+/// Runs a probe on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::internal(format!("the probe failed: {e}")))?
+}
+
+async fn health(State(s): State<Arc<Shared>>) -> Json<Value> {
+    let (tables, max_pieces) = match s.tables() {
+        Ok(tb) => (tb.materials().count(), tb.max_pieces()),
+        Err(_) => (0, 0),
+    };
+    Json(json!({
+        "status": "ok",
+        "tables": tables,
+        "max_pieces": max_pieces,
+        "book": s.book_path().map(|p| p.display().to_string()),
+        "book_game": s.book().ok().map(|b| b.info().game.name()),
+    }))
+}
+
+/// `/position`: the position read back as FEN, and its legal moves with the FEN each
+/// leads to (what the explorer page needs to play moves and write the line's PGN).
+async fn position(Query(params): Params) -> Result<Json<Value>, ApiError> {
+    let pos = chess_position(&params)?;
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    let moves: Vec<Value> = list
+        .as_slice()
+        .iter()
+        .map(|m| json!({"uci": m.to_string(), "san": pos.san(m), "fen": pos.play(m).to_string()}))
+        .collect();
+    Ok(Json(json!({
+        "fen": pos.to_string(),
+        "turn": pos.turn().fen_char().to_string(),
+        "check": pos.is_check(),
+        "pieces": pos.occupied().count(),
+        "moves": moves,
+    })))
+}
+
+async fn standard(
+    State(s): State<Arc<Shared>>,
+    Query(params): Params,
+) -> Result<Json<Value>, ApiError> {
+    let pos = chess_position(&params)?;
+    blocking(move || {
+        let tb = s.tables().map_err(ApiError::not_found)?;
+        Ok(Json(standard::position(tb, &pos)?))
+    })
+    .await
+}
+
+async fn mainline(
+    State(s): State<Arc<Shared>>,
+    Query(params): Params,
+) -> Result<Json<Value>, ApiError> {
+    let pos = chess_position(&params)?;
+    blocking(move || {
+        let tb = s.tables().map_err(ApiError::not_found)?;
+        Ok(Json(standard::mainline(tb, &pos)?))
+    })
+    .await
+}
+
+/// `/book`: as `book probe --json`, by the rules of the book's game.
+async fn book(
+    State(s): State<Arc<Shared>>,
+    Query(params): Params,
+) -> Result<Json<Value>, ApiError> {
+    let fen = param(&params, "fen")?.to_string();
+    blocking(move || {
+        let book = s.book().map_err(ApiError::not_found)?;
+        match book.info().game {
+            Game::Chess => book_answer::<Chess>(book, &fen),
+            Game::Xiangqi => book_answer::<Xiangqi>(book, &fen),
+        }
+    })
+    .await
+}
+
+fn book_answer<R: Shown>(book: &Book, fen: &str) -> Result<Json<Value>, ApiError> {
+    let pos = R::read(fen).map_err(|e| ApiError::bad(format!("{fen:?}: {e}")))?;
+    Ok(Json(book_json::<R>(fen, &pos, &book.probe_by::<R>(&pos))))
+}

@@ -1,0 +1,83 @@
+//! Table answers in the shape of the Lichess tablebase API (`/standard`,
+//! `/standard/mainline`), so that clients written for it read ours. Distances are DTM in
+//! plies, signed from the side to move's view (positive: it mates; negative: it is mated;
+//! null: a draw); there is no DTZ (`dtz` and `precise_dtz` are null). `category` is the
+//! value under the 50-move rule with the move count at zero: win, cursed-win, draw,
+//! blessed-loss or loss.
+
+use retrobook::chess::{Move, MoveList, Position};
+use retrobook::probe::{ProbeError, Tablebase};
+use retrobook::{Dtm, Wdl5};
+use serde_json::{json, Value};
+
+/// A distance as the API gives it: signed plies, null for a draw.
+fn signed(d: Dtm) -> Value {
+    match d {
+        Dtm::Win(p) => json!(p),
+        Dtm::Loss(p) => json!(-i64::from(p)),
+        Dtm::Draw => Value::Null,
+    }
+}
+
+/// What the API says of any position, besides its moves.
+fn facts(pos: &Position, wdl: Wdl5, dtm: Dtm) -> Value {
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    let stuck = list.is_empty();
+    json!({
+        "checkmate": stuck && pos.is_check(),
+        "stalemate": stuck && !pos.is_check(),
+        "variant_win": false,
+        "variant_loss": false,
+        "insufficient_material": pos.is_insufficient_material(),
+        "dtz": null,
+        "precise_dtz": null,
+        "dtm": signed(dtm),
+        "category": wdl.as_str(),
+    })
+}
+
+/// `/standard`: the position's value and every legal move's, best move first (each move's
+/// values are those of the position it leads to, for the side to move there, as Lichess
+/// gives them).
+pub fn position(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
+    let dtm = tb.probe_dtm(pos)?;
+    let mut out = facts(pos, tb.probe_wdl5(pos)?, dtm);
+    let mut moves = Vec::new();
+    for (m, after_dtm) in tb.best_moves(pos)? {
+        let after = pos.play(&m);
+        let mut o = facts(&after, tb.probe_wdl5(&after)?, after_dtm);
+        o["uci"] = json!(m.to_string());
+        o["san"] = json!(pos.san(&m));
+        o["zeroing"] = json!(m.capture.is_some() || m.role == retrobook::chess::Role::Pawn);
+        o["conversion"] = json!(m.is_conversion());
+        moves.push(o);
+    }
+    out["moves"] = Value::Array(moves);
+    Ok(out)
+}
+
+/// `/standard/mainline`: the line of best moves to mate, each with the distance of the
+/// position it is played from (for the side playing it); `winner` is "w", "b" or null.
+pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
+    let dtm = tb.probe_dtm(pos)?;
+    let line: Vec<Move> = tb.mainline(pos)?;
+    let mut at = *pos;
+    let mut value = dtm;
+    let mut steps = Vec::with_capacity(line.len());
+    for m in &line {
+        steps.push(json!({"uci": m.to_string(), "san": at.san(m), "dtm": signed(value)}));
+        at = at.play(m);
+        value = match value {
+            Dtm::Win(p) => Dtm::Loss(p - 1),
+            Dtm::Loss(p) => Dtm::Win(p - 1),
+            Dtm::Draw => Dtm::Draw,
+        };
+    }
+    let winner = match dtm {
+        Dtm::Win(_) => json!(pos.turn().fen_char().to_string()),
+        Dtm::Loss(_) => json!((!pos.turn()).fen_char().to_string()),
+        Dtm::Draw => Value::Null,
+    };
+    Ok(json!({"dtm": signed(dtm), "winner": winner, "mainline": steps}))
+}
