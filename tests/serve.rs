@@ -1,0 +1,498 @@
+//! `retrobook serve` over loopback: the real binary on a free port, asked over HTTP. Its
+//! answers equal the command line's (`probe --json`, `book probe --json`), lines to mate
+//! end in mate at the distance announced, bad requests are 400s naming the fault, a
+//! damaged table is a 500 and never a wrong value, and SIGTERM stops it cleanly.
+
+mod common;
+
+use common::run_ok;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+
+/// The 3-piece tables (KPvK and its sub-tables) and the sample archive's book, built once.
+fn data() -> (&'static Path, &'static Path) {
+    static DIR: OnceLock<(tempfile::TempDir, PathBuf, PathBuf)> = OnceLock::new();
+    let (_, tables, book) = DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let (tables, book) = (dir.path().join("tables"), dir.path().join("book.rbb"));
+        run_ok(&["gen", "KPvK", "--tables", tables.to_str().unwrap()]);
+        let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("books/masters-3000.pgn.zst");
+        run_ok(&[
+            "book",
+            "build",
+            archive.to_str().unwrap(),
+            "--out",
+            book.to_str().unwrap(),
+        ]);
+        (dir, tables, book)
+    });
+    (tables, book)
+}
+
+/// A server process, killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    /// Starts `retrobook serve ARGS --bind 127.0.0.1:0` in `cwd` and reads its address.
+    fn start(args: &[&str], cwd: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_retrobook"))
+            .arg("serve")
+            .args(args)
+            .args(["--bind", "127.0.0.1:0"])
+            .current_dir(cwd)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the retrobook binary runs");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split_whitespace()
+            .last()
+            .unwrap_or_default()
+            .to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "{line:?}");
+        Server { child, url }
+    }
+
+    /// The standard server: the tables and the book of `data()`.
+    fn standard() -> Server {
+        let (tables, book) = data();
+        Server::start(
+            &[
+                "--tables",
+                tables.to_str().unwrap(),
+                "--book",
+                book.to_str().unwrap(),
+            ],
+            Path::new(env!("CARGO_MANIFEST_DIR")),
+        )
+    }
+
+    /// GET `path` with a `fen` parameter (if any): the status and the JSON answer.
+    fn get(&self, path: &str, fen: Option<&str>) -> (u16, Value) {
+        let mut req = ureq::get(&format!("{}{path}", self.url));
+        if let Some(fen) = fen {
+            req = req.query("fen", fen);
+        }
+        let resp = match req.call() {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{path}: {e}"),
+        };
+        let status = resp.status();
+        let body: Value = resp.into_json().expect("a JSON answer");
+        (status, body)
+    }
+
+    /// GET that must succeed.
+    fn ok(&self, path: &str, fen: &str) -> Value {
+        let (status, body) = self.get(path, Some(fen));
+        assert_eq!(status, 200, "{path} {fen}: {body}");
+        body
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Random legal positions of the given pieces (white king and black king first), each side
+/// to move, as FEN.
+fn positions(pieces: &str, count: usize, seed: u64) -> Vec<String> {
+    use retrobook::chess::{Color, Piece, Position, Role, Square};
+    let mut state = seed;
+    let mut rng = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut pos = Position::empty(Color::from_index((rng() % 2) as usize));
+        for c in pieces.chars() {
+            let color = if c.is_ascii_uppercase() {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let role = Role::from_char(c).unwrap();
+            let mut sq = Square::from_index((rng() % 64) as u32);
+            while pos.piece_at(sq).is_some() {
+                sq = Square::from_index((rng() % 64) as u32);
+            }
+            pos.put(sq, Piece { color, role });
+        }
+        let pawn_on_back_rank = (pos.by_role(Role::Pawn).0 & 0xff00_0000_0000_00ff) != 0;
+        if pos.validate().is_ok() && !pos.opponent_in_check() && !pawn_on_back_rank {
+            out.push(pos.to_string());
+        }
+    }
+    out
+}
+
+/// A value as the command line gives it ({"wdl", "dtm_plies"}) in the server's signed plies.
+fn signed(cli: &Value) -> Value {
+    match (cli["wdl"].as_str().unwrap(), cli["dtm_plies"].as_i64()) {
+        ("win", Some(p)) => Value::from(p),
+        ("loss", Some(p)) => Value::from(-p),
+        _ => Value::Null,
+    }
+}
+
+/// The win/draw/loss part of a category.
+fn wdl_of(category: &str) -> &str {
+    match category {
+        "cursed-win" => "win",
+        "blessed-loss" => "loss",
+        c => c,
+    }
+}
+
+#[test]
+fn table_answers_equal_the_command_lines() {
+    let server = Server::standard();
+    let (tables, _) = data();
+    let mut fens = positions("KkP", 60, 1);
+    fens.extend(positions("KkQ", 30, 2));
+    fens.extend(positions("KkR", 30, 3));
+    let mut args = vec!["probe", "--json", "--tables", tables.to_str().unwrap()];
+    args.extend(fens.iter().map(String::as_str));
+    let cli: Vec<Value> = run_ok(&args)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(cli.len(), fens.len());
+    let mut wins = 0;
+    for (fen, want) in fens.iter().zip(&cli) {
+        let got = server.ok("/standard", fen);
+        assert_eq!(got["category"], want["wdl50"], "{fen}");
+        assert_eq!(got["dtm"], signed(want), "{fen}");
+        assert_eq!(got["dtz"], Value::Null);
+        let (moves, want_moves) = (
+            got["moves"].as_array().unwrap(),
+            want["moves"].as_array().unwrap(),
+        );
+        assert_eq!(moves.len(), want_moves.len(), "{fen}");
+        for (m, w) in moves.iter().zip(want_moves) {
+            assert_eq!(
+                m["uci"], w["uci"],
+                "{fen}: moves in the command line's order"
+            );
+            assert_eq!(m["dtm"], signed(w), "{fen} {}", w["uci"]);
+            assert_eq!(
+                wdl_of(m["category"].as_str().unwrap()),
+                w["wdl"],
+                "{fen} {}",
+                w["uci"]
+            );
+            assert!(m["san"].as_str().is_some_and(|s| !s.is_empty()));
+        }
+        wins += usize::from(want["wdl"] == "win");
+    }
+    assert!(wins > 20, "the sample holds wins ({wins})");
+}
+
+#[test]
+fn facts_of_ended_and_dead_positions() {
+    let server = Server::standard();
+    // Mated: a loss at distance 0.
+    let mate = server.ok("/standard", "7k/7Q/6K1/8/8/8/8/8 b - - 0 1");
+    assert_eq!(mate["checkmate"], true);
+    assert_eq!(mate["stalemate"], false);
+    assert_eq!(mate["category"], "loss");
+    assert_eq!(mate["dtm"], 0);
+    assert_eq!(mate["moves"], Value::Array(vec![]));
+    // Stalemated: a draw.
+    let stale = server.ok("/standard", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    assert_eq!(stale["stalemate"], true);
+    assert_eq!(stale["checkmate"], false);
+    assert_eq!(stale["category"], "draw");
+    assert_eq!(stale["dtm"], Value::Null);
+    // A lone knight cannot mate; a capture of the last pawn leaves kings alone.
+    let knight = server.ok("/standard", "8/8/8/4k3/8/8/2N5/4K3 w - - 0 1");
+    assert_eq!(knight["insufficient_material"], true);
+    let pawn = server.ok("/standard", "8/8/8/8/8/3k4/3P4/7K b - - 0 1");
+    assert_eq!(pawn["insufficient_material"], false);
+    let take = pawn["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["uci"] == "d3d2")
+        .expect("Kxd2 is legal");
+    assert_eq!(take["insufficient_material"], true);
+    assert_eq!(take["zeroing"], true);
+    assert_eq!(take["conversion"], true);
+}
+
+#[test]
+fn lines_to_mate_end_in_mate_at_the_distance_announced() {
+    use retrobook::chess::{MoveList, Position};
+    let server = Server::standard();
+    let mut checked = 0;
+    for fen in positions("KkQ", 20, 7)
+        .iter()
+        .chain(&positions("KkP", 40, 8))
+    {
+        let answer = server.ok("/standard/mainline", fen);
+        let table = server.ok("/standard", fen);
+        assert_eq!(answer["dtm"], table["dtm"], "{fen}");
+        let line = answer["mainline"].as_array().unwrap();
+        let Some(dtm) = answer["dtm"].as_i64() else {
+            assert!(line.is_empty() && answer["winner"].is_null(), "{fen}");
+            continue;
+        };
+        assert_eq!(line.len() as i64, dtm.abs(), "{fen}: one move a ply");
+        let mut pos: Position = fen.parse().unwrap();
+        let winner = if dtm > 0 { pos.turn() } else { !pos.turn() };
+        assert_eq!(answer["winner"], winner.fen_char().to_string(), "{fen}");
+        for (ply, step) in line.iter().enumerate() {
+            let left = dtm.abs() - ply as i64;
+            assert_eq!(step["dtm"].as_i64().unwrap().abs(), left, "{fen} ply {ply}");
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            let m = *list
+                .as_slice()
+                .iter()
+                .find(|m| m.to_string() == step["uci"].as_str().unwrap())
+                .expect("a legal move");
+            assert_eq!(step["san"], pos.san(&m));
+            pos = pos.play(&m);
+        }
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        assert!(
+            list.is_empty() && pos.is_check(),
+            "{fen}: the line ends in mate"
+        );
+        checked += 1;
+    }
+    assert!(checked > 20, "{checked} lines checked");
+}
+
+#[test]
+fn book_answers_equal_the_command_lines() {
+    let server = Server::standard();
+    let (_, book) = data();
+    for fen in [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2",
+        "8/8/8/4k3/8/8/2N5/4K3 w - - 0 1",
+    ] {
+        let want: Value = serde_json::from_str(&run_ok(&[
+            "book",
+            "probe",
+            "--json",
+            "--book",
+            book.to_str().unwrap(),
+            fen,
+        ]))
+        .unwrap();
+        assert_eq!(server.ok("/book", fen), want, "{fen}");
+    }
+    let start = server.ok(
+        "/book",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    );
+    assert_eq!(start["games"], 3000);
+}
+
+#[test]
+fn positions_list_their_moves_with_the_fen_each_leads_to() {
+    let server = Server::standard();
+    let start = server.ok(
+        "/position",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+    );
+    assert_eq!(
+        start["fen"],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    assert_eq!(start["pieces"], 32);
+    let moves = start["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 20);
+    let e4 = moves.iter().find(|m| m["san"] == "e4").unwrap();
+    assert_eq!(e4["uci"], "e2e4");
+    assert_eq!(
+        e4["fen"],
+        // The en-passant square is written after every double step, as FEN defines it.
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+    );
+}
+
+#[test]
+fn bad_requests_are_400s_naming_the_fault() {
+    let server = Server::standard();
+    let cases: [(&str, Option<&str>, &str); 7] = [
+        ("/standard", None, "missing parameter \"fen\""),
+        ("/standard", Some("not a fen"), "not a fen"),
+        (
+            "/standard",
+            Some("8/8/8/8/8/8/5pkP/4KQ2 w - - 0 1"),
+            "in check",
+        ),
+        (
+            "/standard",
+            Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+            "castling",
+        ),
+        (
+            "/standard",
+            Some("4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1"),
+            "no table for",
+        ),
+        ("/book", Some("8/8/8/8 w"), "8/8/8/8 w"),
+        ("/standard/mainline", None, "missing parameter"),
+    ];
+    for (path, fen, needle) in cases {
+        let (status, body) = server.get(path, fen);
+        assert_eq!(status, 400, "{path} {fen:?}: {body}");
+        let error = body["error"].as_str().expect("an error message");
+        assert!(
+            error.contains(needle),
+            "{path} {fen:?}: {error:?} should name {needle:?}"
+        );
+    }
+    let (status, body) = server.get("/no/such/route", None);
+    assert_eq!(status, 404);
+    assert!(body["error"].is_string());
+}
+
+#[test]
+fn what_is_not_loaded_is_a_404_and_what_is_named_must_open() {
+    let (tables, _) = data();
+    let empty = tempfile::tempdir().unwrap();
+    // Run where the default book does not exist: the server starts without one.
+    let server = Server::start(&["--tables", tables.to_str().unwrap()], empty.path());
+    let (status, body) = server.get("/book", Some("8/8/8/4k3/8/8/2N5/4K3 w - - 0 1"));
+    assert_eq!(status, 404, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("no book loaded"),
+        "{body}"
+    );
+    let (_, health) = server.get("/health", None);
+    assert_eq!(health["book"], Value::Null);
+    assert_eq!(health["max_pieces"], 3);
+    drop(server);
+    // A book named on the command line that does not open is an error at start.
+    let out = Command::new(env!("CARGO_BIN_EXE_retrobook"))
+        .args(["serve", "--book", "missing.rbb", "--bind", "127.0.0.1:0"])
+        .current_dir(empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("missing.rbb") && !err.contains("panicked"),
+        "{err}"
+    );
+    // As is a bind address that is not one.
+    let out = Command::new(env!("CARGO_BIN_EXE_retrobook"))
+        .args(["serve", "--bind", "localhost"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_damaged_table_is_a_500_never_a_wrong_value() {
+    let (tables, _) = data();
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(tables).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    let fens = positions("KkP", 1500, 11);
+    let pristine = Server::start(&["--tables", dir.path().to_str().unwrap()], dir.path());
+    let want: Vec<Value> = fens.iter().map(|f| pristine.ok("/standard", f)).collect();
+    drop(pristine);
+    // Damage the middle of KPvK's file, where its compressed blocks are.
+    let file = dir.path().join("KPvK.rbt");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let mid = bytes.len() / 2;
+    for b in &mut bytes[mid..mid + 64] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&file, bytes).unwrap();
+    let damaged = Server::start(&["--tables", dir.path().to_str().unwrap()], dir.path());
+    let mut failed = 0;
+    for (fen, want) in fens.iter().zip(&want) {
+        let (status, body) = damaged.get("/standard", Some(fen));
+        match status {
+            200 => assert_eq!(&body, want, "{fen}: a damaged table gave another answer"),
+            500 => {
+                assert!(body["error"].as_str().unwrap().contains("KPvK"), "{body}");
+                failed += 1;
+            }
+            s => panic!("{fen}: status {s}: {body}"),
+        }
+    }
+    assert!(failed > 0, "the damage was seen");
+}
+
+#[test]
+fn the_openapi_description_names_every_route_and_they_answer() {
+    let server = Server::standard();
+    let (status, doc) = server.get("/openapi.json", None);
+    assert_eq!(status, 200);
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
+    let paths = doc["paths"].as_object().unwrap();
+    for route in [
+        "/health",
+        "/position",
+        "/standard",
+        "/standard/mainline",
+        "/book",
+    ] {
+        assert!(paths.contains_key(route), "{route} is described");
+    }
+    for route in paths.keys() {
+        let (status, body) = server.get(route, Some("8/8/8/4k3/8/8/2N5/4K3 w - - 0 1"));
+        assert_eq!(status, 200, "{route}: {body}");
+    }
+    for (path, kind) in [
+        ("/", "text/html"),
+        ("/explorer.js", "javascript"),
+        ("/explorer.css", "text/css"),
+    ] {
+        let resp = ureq::get(&format!("{}{path}", server.url)).call().unwrap();
+        assert!(
+            resp.content_type().contains(kind),
+            "{path}: {}",
+            resp.content_type()
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_server_cleanly() {
+    let mut server = Server::standard();
+    server.ok("/standard", "8/8/8/4k3/8/8/2N5/4K3 w - - 0 1");
+    let pid = server.child.id() as i32;
+    // SAFETY: sends a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = server.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut server.child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.contains("stopped"), "{err}");
+}
