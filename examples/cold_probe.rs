@@ -12,8 +12,8 @@
 //! pseudo-random sequence per `--seed`). `wdl` and `dtm` read such a file, open the tables,
 //! then time one probe of every position and print the time per probe (reading the file and
 //! opening the tables are not timed; `dtm` also prints the median of single probes). With
-//! `--out`, `wdl` writes one letter per position: `W` win, `w` cursed win, `D` draw, `l`
-//! blessed loss, `L` loss, `?` failed, so that answers can be compared with another prober's.
+//! `--out`, `wdl` writes one letter per position: `W` win, `D` draw, `L` loss (without the
+//! 50-move rule), `?` failed, so that answers can be compared with another prober's.
 
 use retrobook::chess::{Color, Piece, Position, Role, Square};
 use retrobook::material::Material;
