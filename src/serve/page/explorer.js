@@ -1,1 +1,735 @@
 "use strict";
+// The retrobook explorer: a board, what the opening book and the endgame tables say of its
+// position and of each move, and the line played (back and forth, as FEN and PGN). All of it
+// comes from the server's JSON API (health, position, book, standard, standard/mainline);
+// answers are kept by URL, so moving through a line asks the server nothing twice.
+
+const INITIAL_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const FILES = "abcdefgh";
+const SIDE = { w: "White", b: "Black" };
+const PIECE = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
+/** A table category, as shown. */
+const CATEGORY = {
+  win: "Win",
+  "cursed-win": "Cursed win",
+  draw: "Draw",
+  "blessed-loss": "Blessed loss",
+  loss: "Loss",
+};
+/** A category seen by the other side. */
+const OTHER_SIDE = {
+  win: "loss",
+  "cursed-win": "blessed-loss",
+  draw: "draw",
+  "blessed-loss": "cursed-win",
+  loss: "win",
+};
+/** Answers kept at most (the oldest go first). */
+const MAX_ANSWERS = 2000;
+const DASH = "\u2014";
+
+const $ = (id) => document.getElementById(id);
+
+/** A new element: `props` are its attributes (`text` its text); `children` are appended. */
+function el(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value == null || value === false) continue;
+    if (name === "text") e.textContent = value;
+    else e.setAttribute(name, value === true ? "" : value);
+  }
+  e.append(...children);
+  return e;
+}
+
+/** A piece's picture (one of the page's own drawings): `code` is "wK", "bN", ... */
+function pieceSvg(code) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("class", `piece ${code[0]}`);
+  svg.setAttribute("viewBox", "0 0 45 45");
+  svg.setAttribute("aria-hidden", "true");
+  svg.dataset.piece = code;
+  const use = document.createElementNS(ns, "use");
+  use.setAttribute("href", `#piece-${code[1].toLowerCase()}`);
+  svg.append(use);
+  return svg;
+}
+
+/** A count as the page writes it: "1,616". */
+const count = (n) => n.toLocaleString("en-US");
+
+/** A score (0..1) as a percentage with one decimal; "*" marks a path-dependent value. */
+const score = (x, pathDependent) => `${(100 * x).toFixed(1)}%${pathDependent ? "*" : ""}`;
+
+/** The share of `part` in `whole`, rounded: "43%" ("<1%" for a small part, not none). */
+function percent(part, whole) {
+  const p = whole ? Math.round((100 * part) / whole) : 0;
+  return p === 0 && part > 0 ? "<1%" : `${p}%`;
+}
+
+/** A signed number with a true minus sign. */
+const signed = (n) => (n < 0 ? `\u2212${-n}` : String(n));
+
+/** Mate in moves for a signed DTM in plies: "mate in 8", "mated in 7" ("" for a draw). */
+function mateIn(dtm) {
+  if (dtm == null) return "";
+  const moves = Math.ceil(Math.abs(dtm) / 2);
+  return dtm > 0 ? `mate in ${moves}` : `mated in ${moves}`;
+}
+
+// ---- The server ----
+
+const answers = new Map();
+
+/**
+ * The server's answer at `path` for `fen`: {ok, status, body}, the body being the JSON
+ * answer (an {error} when not ok). Never rejects: a server out of reach is an answer too
+ * (one not kept, so that the next request asks again).
+ */
+function ask(path, fen) {
+  const url = `${path}?fen=${encodeURIComponent(fen)}`;
+  let answer = answers.get(url);
+  if (!answer) {
+    answer = fetch(url)
+      .then(async (r) => {
+        let body;
+        try {
+          body = await r.json();
+        } catch {
+          body = { error: `${r.status} ${r.statusText}` };
+        }
+        return { ok: r.ok, status: r.status, body };
+      })
+      .catch((e) => {
+        answers.delete(url);
+        const error = `the server did not answer (${e.message})`;
+        return { ok: false, status: 0, body: { error } };
+      });
+    if (answers.size >= MAX_ANSWERS) answers.delete(answers.keys().next().value);
+    answers.set(url, answer);
+  }
+  return answer;
+}
+
+// ---- State ----
+
+const state = {
+  /** The server's /health, once known. */
+  health: null,
+  /** The line: its start, then one node per move ({fen, san, uci}). */
+  line: [{ fen: INITIAL_FEN, san: null, uci: null }],
+  /** The node shown. */
+  at: 0,
+  flipped: false,
+  /** The /position answer for the position shown, once in. */
+  position: null,
+  /** The square of the piece picked on the board, if any. */
+  selected: null,
+  /** Counts the positions shown, so that a late answer for an earlier one is dropped. */
+  shown: 0,
+};
+
+const current = () => state.line[state.at];
+const sideToMove = (fen) => fen.split(/\s+/)[1] || "w";
+const bookServed = () => Boolean(state.health && state.health.book_game === "chess");
+
+/** The pieces of a FEN by square ("e4" -> "wP"). */
+function placement(fen) {
+  const pieces = new Map();
+  const rows = fen.trim().split(/\s+/)[0].split("/");
+  rows.forEach((row, i) => {
+    let file = 0;
+    for (const c of row) {
+      if (c >= "1" && c <= "8") {
+        file += Number(c);
+      } else {
+        if (file < 8) pieces.set(FILES[file] + (8 - i), (c < "a" ? "w" : "b") + c.toUpperCase());
+        file += 1;
+      }
+    }
+  });
+  return pieces;
+}
+
+// ---- Showing a position ----
+
+/** Shows the node `state.at`: the board at once, then the server's answers. */
+async function show() {
+  const number = ++state.shown;
+  const { fen } = current();
+  const app = $("app");
+  app.dataset.state = "loading";
+  state.position = null;
+  select(null);
+  drawBoard();
+  drawLine();
+  $("fen").value = fen;
+  $("fen").removeAttribute("aria-invalid");
+  $("fen-error").textContent = "";
+  const health = state.health;
+  const pieces = placement(fen).size;
+  const inTables = Boolean(health && health.tables > 0 && pieces <= health.max_pieces);
+  const [position, book, table, mainline] = await Promise.all([
+    ask("position", fen),
+    bookServed() ? ask("book", fen) : null,
+    inTables ? ask("standard", fen) : null,
+    inTables ? ask("standard/mainline", fen) : null,
+  ]);
+  if (number !== state.shown) return;
+  state.position = position.ok ? position.body : null;
+  drawTurn(position, table);
+  drawBoard();
+  drawBook(book);
+  drawTables(table, mainline, pieces);
+  history.replaceState(null, "", `#${fen.replaceAll(" ", "_")}`);
+  app.dataset.fen = fen;
+  app.dataset.state = "ready";
+}
+
+/** The board: pieces, coordinates, the last move, check, the piece picked and its moves. */
+function drawBoard() {
+  const board = $("board");
+  const { fen, uci } = current();
+  const pieces = placement(fen);
+  const turn = sideToMove(fen);
+  const check = state.position && state.position.check;
+  const targets = new Set();
+  if (state.selected && state.position) {
+    for (const m of state.position.moves) {
+      if (m.uci.startsWith(state.selected)) targets.add(m.uci.slice(2, 4));
+    }
+  }
+  const squares = [];
+  for (let row = 0; row < 8; row++) {
+    for (let col = 0; col < 8; col++) {
+      const file = state.flipped ? 7 - col : col;
+      const rank = state.flipped ? row + 1 : 8 - row;
+      const name = FILES[file] + rank;
+      const piece = pieces.get(name);
+      const classes = ["sq", (file + rank) % 2 ? "dark" : "light"];
+      if (uci && (uci.slice(0, 2) === name || uci.slice(2, 4) === name)) classes.push("last");
+      if (check && piece === `${turn}K`) classes.push("check");
+      if (state.selected === name) classes.push("selected");
+      if (targets.has(name)) classes.push(piece ? "target capture" : "target");
+      const square = el("div", { class: classes.join(" "), "data-square": name });
+      if (col === 0) square.append(el("span", { class: "coord rank", text: String(rank) }));
+      if (row === 7) square.append(el("span", { class: "coord file", text: FILES[file] }));
+      if (piece) square.append(pieceSvg(piece));
+      squares.push(square);
+    }
+  }
+  board.replaceChildren(...squares);
+  board.dataset.fen = fen;
+  board.setAttribute("aria-label", describe(pieces, turn));
+  drawArrow(null);
+}
+
+/** The position in words, for screen readers. */
+function describe(pieces, turn) {
+  const of = (side) =>
+    [...pieces]
+      .filter(([, p]) => p[0] === side)
+      .map(([square, p]) => `${PIECE[p[1].toLowerCase()]} ${square}`)
+      .join(", ") || "nothing";
+  return `Board, ${SIDE[turn]} to move. White: ${of("w")}. Black: ${of("b")}.`;
+}
+
+/** An arrow on the board for the move `uci` (none for null). */
+function drawArrow(uci) {
+  const svg = $("arrows");
+  svg.querySelectorAll("line").forEach((l) => l.remove());
+  if (!uci) return;
+  const centre = (square) => {
+    const file = FILES.indexOf(square[0]);
+    const rank = Number(square[1]);
+    return state.flipped ? [7.5 - file, rank - 0.5] : [file + 0.5, 8.5 - rank];
+  };
+  const [x1, y1] = centre(uci.slice(0, 2));
+  const [x2, y2] = centre(uci.slice(2, 4));
+  const short = 0.3 / Math.hypot(x2 - x1, y2 - y1); // the head ends inside the square
+  const line = document.createElementNS("http://www.w3.org/2000/svg", "line");
+  const ends = { x1, y1, x2: x2 - (x2 - x1) * short, y2: y2 - (y2 - y1) * short };
+  for (const [name, value] of Object.entries(ends)) line.setAttribute(name, value);
+  line.setAttribute("marker-end", "url(#arrowhead)");
+  svg.append(line);
+}
+
+/** Who is to move, and whether the game is over. */
+function drawTurn(position, table) {
+  const turn = $("turn");
+  turn.className = "";
+  if (!position.ok) {
+    turn.textContent = position.body.error;
+    turn.className = "error";
+    return;
+  }
+  const p = position.body;
+  const other = SIDE[p.turn === "w" ? "b" : "w"];
+  let text = `${SIDE[p.turn]} to move${p.check ? ", in check" : ""}`;
+  if (p.moves.length === 0) {
+    text = p.check ? `Checkmate: ${other} wins` : "Stalemate: a draw";
+  } else if (table && table.ok && table.body.insufficient_material) {
+    text += " (insufficient material: a draw)";
+  }
+  turn.textContent = text;
+}
+
+/** The PGN tags of the line: its start's, when that is not the initial position. */
+function pgnTags() {
+  const start = state.line[0].fen;
+  return start === INITIAL_FEN ? "" : `[SetUp "1"]\n[FEN "${start}"]\n\n`;
+}
+
+/** Calls `emit` with each word of the movetext of the moves `sans` played from `fen`: move
+ * numbers, and moves with their index in `sans`. */
+function movetext(fen, sans, emit) {
+  const fields = fen.split(/\s+/);
+  let turn = fields[1] || "w";
+  let number = Number(fields[5]) || 1;
+  sans.forEach((san, i) => {
+    if (turn === "w") emit(`${number}.`);
+    else if (i === 0) emit(`${number}...`);
+    emit(san, i);
+    if (turn === "b") number += 1;
+    turn = turn === "w" ? "b" : "w";
+  });
+}
+
+const lineSans = () => state.line.slice(1).map((node) => node.san);
+
+/** The line as PGN: its tags, then its moves in SAN with move numbers, then "*". */
+function pgnText() {
+  const words = [];
+  movetext(state.line[0].fen, lineSans(), (word) => words.push(word));
+  words.push("*");
+  return pgnTags() + words.join(" ");
+}
+
+/** The PGN box (its text is the line's PGN; each move in it is a button going there), and
+ * the buttons that move through the line. */
+function drawLine() {
+  const box = $("pgn");
+  const words = [];
+  movetext(state.line[0].fen, lineSans(), (text, i) => {
+    if (i == null) {
+      words.push(el("span", { class: "number", text }));
+    } else {
+      const node = i + 1;
+      const here = node === state.at ? "step" : null;
+      const props = { type: "button", class: "ply", "data-node": node, "aria-current": here };
+      words.push(el("button", { ...props, text }));
+    }
+  });
+  words.push(el("span", { class: "result", text: "*" }));
+  const tags = pgnTags();
+  const items = tags ? [el("span", { class: "tags", text: tags })] : [];
+  words.forEach((word, i) => items.push(...(i ? [" ", word] : [word])));
+  box.replaceChildren(...items);
+  // Keep the move shown in view, scrolling the box only (never the page).
+  const here = box.querySelector("[aria-current]");
+  if (here) {
+    const above = here.offsetTop < box.scrollTop;
+    const below = here.offsetTop + here.offsetHeight > box.scrollTop + box.clientHeight;
+    if (above || below) box.scrollTop = here.offsetTop - box.clientHeight / 2;
+  }
+  $("first").disabled = $("back").disabled = state.at === 0;
+  $("forward").disabled = $("last").disabled = state.at === state.line.length - 1;
+}
+
+/** The book's moves for the position shown. */
+function drawBook(answer) {
+  const note = $("book-note");
+  const table = $("book-moves");
+  table.hidden = true;
+  $("book-games").textContent = "";
+  note.className = "note";
+  note.textContent = "";
+  if (!answer) {
+    const game = state.health && state.health.book_game;
+    note.textContent = game
+      ? `The book is a ${game} book: this page explores chess.`
+      : "No book is loaded (the server's --book names one).";
+    return;
+  }
+  if (!answer.ok) {
+    note.textContent = answer.body.error;
+    note.className = "note error";
+    return;
+  }
+  const book = answer.body;
+  const side = SIDE[sideToMove(current().fen)];
+  $("book-games").textContent = `${count(book.games)} games`;
+  if (book.moves.length === 0) {
+    note.textContent = book.games
+      ? "No moves from here in the book."
+      : "This position is not in the book.";
+    return;
+  }
+  if (book.value != null) {
+    note.textContent = `Backed-up value: ${score(book.value, book.path_dependent)}`;
+  }
+  const caption = `${side} to move: results and score for ${side}. Choose a move to play it.`;
+  $("book-caption").textContent = caption;
+  const rows = book.moves.map((m) => {
+    const segments = [
+      ["win", m.win, "wins"],
+      ["draw", m.draw, "draws"],
+      ["loss", m.loss, "losses"],
+    ].map(([kind, n, words]) => {
+      const share = m.games ? (100 * n) / m.games : 0;
+      return el("span", {
+        class: kind,
+        "data-count": n,
+        style: `width:${share}%`,
+        title: `${count(n)} ${words} (${share.toFixed(1)}%)`,
+        text: share >= 12 ? percent(n, m.games) : "",
+      });
+    });
+    const results = `${m.win} wins, ${m.draw} draws, ${m.loss} losses`;
+    const bar = el("div", { class: "bar", role: "img", "aria-label": results }, ...segments);
+    const value = m.value == null ? null : `backed-up value ${score(m.value, m.path_dependent)}`;
+    return el(
+      "tr",
+      { "data-uci": m.uci, title: value },
+      el("th", { scope: "row" }, el("button", { type: "button", class: "san", text: m.san })),
+      el(
+        "td",
+        { class: "num games" },
+        el("span", { class: "count", text: count(m.games) }),
+        " ",
+        el("span", { class: "share", text: percent(m.games, book.games) }),
+      ),
+      el("td", { class: "wdl" }, bar),
+      el("td", { class: "num score", text: score(m.score) }),
+    );
+  });
+  table.tBodies[0].replaceChildren(...rows);
+  table.dataset.fen = current().fen;
+  table.hidden = false;
+}
+
+/** The tables' verdict on the position shown, and on each of its moves. */
+function drawTables(answer, mainline, pieces) {
+  const health = state.health;
+  const note = $("tb-note");
+  const table = $("tb-moves");
+  const position = $("tb-position");
+  table.hidden = true;
+  position.hidden = true;
+  note.className = "note";
+  note.textContent = "";
+  $("tb-pieces").textContent = `${pieces} pieces`;
+  if (!health || health.tables === 0) {
+    note.textContent = "No tables are loaded (the server's --tables names a folder of them).";
+    return;
+  }
+  if (!answer) {
+    note.textContent = `The tables hold positions of up to ${health.max_pieces} pieces.`;
+    return;
+  }
+  if (!answer.ok) {
+    note.textContent = answer.body.error;
+    note.className = "note error";
+    return;
+  }
+  const tb = answer.body;
+  const side = SIDE[sideToMove(current().fen)];
+  const verdict = $("verdict");
+  verdict.textContent = CATEGORY[tb.category] || tb.category;
+  verdict.className = `badge ${tb.category}`;
+  verdict.dataset.category = tb.category;
+  $("dtm").textContent = tb.dtm == null ? DASH : signed(tb.dtm);
+  $("dtm").dataset.dtm = tb.dtm == null ? "" : tb.dtm;
+  $("dtm-unit").textContent = tb.dtm == null ? "" : Math.abs(tb.dtm) === 1 ? "ply" : "plies";
+  const moves = Math.ceil(Math.abs(tb.dtm) / 2);
+  let words = `${side} ${tb.dtm > 0 ? "mates" : "is mated"} in ${moves}`;
+  if (tb.dtm == null) words = "Drawn with best play";
+  if (tb.checkmate) words = `${side} is checkmated`;
+  else if (tb.stalemate) words = "Stalemate";
+  else if (tb.insufficient_material) words = "Insufficient material";
+  if (tb.category === "cursed-win" || tb.category === "blessed-loss") {
+    words += " (drawn under the 50-move rule)";
+  }
+  $("mate").textContent = words;
+  drawMainline(mainline);
+  position.hidden = false;
+  if (tb.moves.length === 0) return;
+  $("tb-caption").textContent = `Values for ${side}, playing each move. Choose a move to play it.`;
+  const rows = tb.moves.map((m) => {
+    // A move's values are those of the position it leads to, for the other side: for the
+    // side playing it, the category turns round and mate is one ply further.
+    const category = OTHER_SIDE[m.category] || m.category;
+    const dtm = m.dtm == null ? null : m.dtm <= 0 ? 1 - m.dtm : -1 - m.dtm;
+    let mate = mateIn(dtm);
+    if (m.checkmate) mate = "checkmate";
+    else if (m.stalemate) mate = "stalemate";
+    else if (m.insufficient_material) mate = "insufficient material";
+    const badge = el("span", { class: `badge ${category}`, text: CATEGORY[category] || category });
+    return el(
+      "tr",
+      { "data-uci": m.uci, "data-category": m.category, "data-dtm": m.dtm ?? "" },
+      el("th", { scope: "row" }, el("button", { type: "button", class: "san", text: m.san })),
+      el("td", { class: "result" }, badge),
+      el("td", { class: "num dtm", text: dtm == null ? DASH : signed(dtm) }),
+      el("td", { class: "mate", text: mate }),
+    );
+  });
+  table.tBodies[0].replaceChildren(...rows);
+  table.dataset.fen = current().fen;
+  table.hidden = false;
+}
+
+/** The line of best moves to mate, each move a button playing the line up to it. */
+function drawMainline(answer) {
+  const box = $("tb-line");
+  box.replaceChildren();
+  if (!answer || !answer.ok || answer.body.mainline.length === 0) return;
+  const steps = answer.body.mainline;
+  const items = [el("span", { class: "label", text: "Best line " })];
+  movetext(current().fen, steps.map((s) => s.san), (text, i) => {
+    if (i == null) items.push(`${text}\u00a0`);
+    else items.push(el("button", { type: "button", class: "ply", "data-step": i, text }), " ");
+  });
+  box.replaceChildren(...items);
+  box.onclick = (e) => {
+    const b = e.target.closest("[data-step]");
+    if (b) playLine(steps.slice(0, Number(b.dataset.step) + 1).map((s) => s.uci));
+  };
+}
+
+// ---- Playing and moving through the line ----
+
+/** The moves being played, one after the other. */
+let playing = Promise.resolve();
+
+/** Plays the moves `ucis` from the position shown (unless another is shown by then). */
+function playLine(ucis) {
+  const from = current().fen;
+  playing = playing.then(async () => {
+    if (current().fen !== from) return;
+    let played = 0;
+    for (const uci of ucis) {
+      if (!(await step(uci))) break;
+      played += 1;
+    }
+    if (played) show();
+  });
+  return playing;
+}
+
+const play = (uci) => playLine([uci]);
+
+/** Plays `uci` into the line (keeping the line ahead when it is the move there); false when
+ * it is not a legal move. */
+async function step(uci) {
+  const position = await ask("position", current().fen);
+  const move = position.ok && position.body.moves.find((m) => m.uci === uci);
+  if (!move) return false;
+  const next = state.line[state.at + 1];
+  if (!next || next.uci !== uci) {
+    state.line.splice(state.at + 1, Infinity, { fen: move.fen, san: move.san, uci });
+  }
+  state.at += 1;
+  return true;
+}
+
+/** Shows node `i` of the line. */
+function go(i) {
+  const at = Math.max(0, Math.min(state.line.length - 1, i));
+  if (at === state.at) return;
+  state.at = at;
+  show();
+}
+
+/** Loads a FEN (typed, or from the address), starting a new line there; a FEN the server
+ * refuses is named under the field, and the position shown stays. */
+async function load(text) {
+  const fen = text.trim().replaceAll("_", " ");
+  if (!fen) return;
+  const position = await ask("position", fen);
+  if (!position.ok) {
+    $("fen-error").textContent = position.body.error;
+    $("fen").setAttribute("aria-invalid", "true");
+    return;
+  }
+  state.line = [{ fen: position.body.fen, san: null, uci: null }];
+  state.at = 0;
+  show();
+}
+
+/** Picks the piece on `square` (null: none), to show where it can go. */
+function select(square) {
+  state.selected = square;
+  $("promotion").hidden = true;
+}
+
+/** A click on the board: picks a piece of the side to move, or moves the piece picked. */
+function onBoardClick(e) {
+  const square = e.target.closest("[data-square]");
+  const position = state.position;
+  if (!square || !position) return;
+  const name = square.dataset.square;
+  if (state.selected && state.selected !== name) {
+    const moves = position.moves.filter((m) => m.uci.startsWith(state.selected + name));
+    if (moves.length === 1) return play(moves[0].uci);
+    if (moves.length > 1) return choosePromotion(moves, square);
+  }
+  const movable = position.moves.some((m) => m.uci.startsWith(name));
+  select(movable && state.selected !== name ? name : null);
+  drawBoard();
+}
+
+/** Asks, over the board, which piece the pawn becomes. */
+function choosePromotion(moves, square) {
+  const box = $("promotion");
+  const color = sideToMove(current().fen);
+  box.replaceChildren(
+    ...moves.map((m) => {
+      const role = m.uci[4];
+      const b = el("button", { type: "button", "aria-label": PIECE[role], "data-uci": m.uci });
+      b.append(pieceSvg(color + role.toUpperCase()));
+      return b;
+    }),
+  );
+  const at = square.getBoundingClientRect();
+  const board = $("board").getBoundingClientRect();
+  const top = at.top - board.top < board.height / 2;
+  box.style.left = `${at.left - board.left}px`;
+  box.style.width = `${at.width}px`;
+  box.style.top = top ? `${at.top - board.top}px` : "auto";
+  box.style.bottom = top ? "auto" : `${board.bottom - at.bottom}px`;
+  box.hidden = false;
+  box.querySelector("button").focus();
+}
+
+// ---- Copying ----
+
+/** Copies `text`, saying so on `button` for a moment; when the browser will not, selects
+ * `source` (the field or box showing the text) for the reader to copy. */
+async function copy(text, button, source) {
+  let done = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    done = true;
+  } catch {
+    // No clipboard API (a page served neither from localhost nor over HTTPS): a selection.
+    const area = el("textarea", { class: "offscreen", readonly: true });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    try {
+      done = document.execCommand("copy");
+    } catch {
+      done = false;
+    }
+    area.remove();
+  }
+  if (!done) {
+    if (source.select) source.select();
+    else window.getSelection().selectAllChildren(source);
+  }
+  button.dataset.label ??= button.textContent;
+  button.textContent = done ? "Copied" : "Selected: copy it";
+  clearTimeout(button.timer);
+  button.timer = setTimeout(() => (button.textContent = button.dataset.label), 1500);
+}
+
+// ---- Start ----
+
+/** A click on a move row (of the book or the tables) plays it; hovering or focusing one shows
+ * its arrow. Rows of the position before (while the next one's answers come) do nothing. */
+function wireMoveTable(table) {
+  const rowOf = (e) =>
+    table.dataset.fen === current().fen ? e.target.closest("tr[data-uci]") : null;
+  table.addEventListener("click", (e) => {
+    const row = rowOf(e);
+    if (row) play(row.dataset.uci);
+  });
+  const arrows = { mouseover: true, focusin: true, mouseout: false, focusout: false };
+  for (const [type, on] of Object.entries(arrows)) {
+    table.addEventListener(type, (e) => {
+      const row = rowOf(e);
+      if (row) drawArrow(on ? row.dataset.uci : null);
+    });
+  }
+}
+
+/** Keys: arrows, Home and End move through the line, F flips the board, Escape drops a pick. */
+function onKey(e) {
+  if (e.altKey || e.ctrlKey || e.metaKey || e.target.closest("input, textarea")) return;
+  const action = {
+    ArrowLeft: () => go(state.at - 1),
+    ArrowRight: () => go(state.at + 1),
+    Home: () => go(0),
+    End: () => go(state.line.length - 1),
+    f: flip,
+    F: flip,
+    Escape: () => {
+      select(null);
+      drawBoard();
+    },
+  }[e.key];
+  if (action) {
+    e.preventDefault();
+    action();
+  }
+}
+
+function flip() {
+  state.flipped = !state.flipped;
+  drawBoard();
+}
+
+/** Says what the server serves. */
+function drawStatus(health) {
+  const status = $("status");
+  if (!health) {
+    status.textContent = "The server does not answer.";
+    status.className = "error";
+    return;
+  }
+  const tables = health.tables
+    ? `${health.tables} tables of up to ${health.max_pieces} pieces`
+    : "no tables";
+  const book = health.book ? `the book ${health.book}` : "no book";
+  status.textContent = `Serving ${tables} and ${book}.`;
+}
+
+async function start() {
+  $("first").onclick = () => go(0);
+  $("back").onclick = () => go(state.at - 1);
+  $("forward").onclick = () => go(state.at + 1);
+  $("last").onclick = () => go(state.line.length - 1);
+  $("flip").onclick = flip;
+  $("reset").onclick = () => load(INITIAL_FEN);
+  $("fen-form").onsubmit = (e) => {
+    e.preventDefault();
+    load($("fen").value);
+  };
+  $("copy-fen").onclick = (e) => copy(current().fen, e.currentTarget, $("fen"));
+  $("copy-pgn").onclick = (e) => copy(pgnText(), e.currentTarget, $("pgn"));
+  $("pgn").onclick = (e) => {
+    const ply = e.target.closest("[data-node]");
+    if (ply) go(Number(ply.dataset.node));
+  };
+  $("board").onclick = onBoardClick;
+  $("promotion").onclick = (e) => {
+    const b = e.target.closest("[data-uci]");
+    if (b) play(b.dataset.uci);
+  };
+  wireMoveTable($("book-moves"));
+  wireMoveTable($("tb-moves"));
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("hashchange", () => load(decodeURIComponent(location.hash.slice(1))));
+
+  state.health = await fetch("health")
+    .then((r) => (r.ok ? r.json() : null))
+    .catch(() => null);
+  drawStatus(state.health);
+  const asked = decodeURIComponent(location.hash.slice(1));
+  if (asked) await load(asked);
+  if (state.shown === 0) show();
+}
+
+start();
