@@ -484,15 +484,17 @@ fn the_openapi_description_names_every_route_and_they_answer() {
 
 #[cfg(unix)]
 #[test]
-fn sigterm_stops_the_server_cleanly() {
-    let mut server = Server::standard();
-    server.ok("/standard", "8/8/8/4k3/8/8/2N5/4K3 w - - 0 1");
-    let pid = server.child.id() as i32;
-    // SAFETY: sends a signal to the child this test started.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-    let status = server.child.wait().unwrap();
-    assert!(status.success(), "{status}");
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut server.child.stderr.take().unwrap(), &mut err).unwrap();
-    assert!(err.contains("stopped"), "{err}");
+fn sigterm_and_sigint_stop_the_server_cleanly() {
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        let mut server = Server::standard();
+        server.ok("/standard", "8/8/8/4k3/8/8/2N5/4K3 w - - 0 1");
+        let pid = server.child.id() as i32;
+        // SAFETY: sends a signal to the child this test started.
+        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+        let status = server.child.wait().unwrap();
+        assert!(status.success(), "signal {signal}: {status}");
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut server.child.stderr.take().unwrap(), &mut err).unwrap();
+        assert!(err.contains("stopped"), "signal {signal}: {err}");
+    }
 }
