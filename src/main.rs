@@ -113,6 +113,7 @@ fn main() -> ExitCode {
                 memory: memory << 20,
                 threads,
                 game: game.into(),
+                share: Default::default(),
             };
             cli::book::cmd_build(&archives, &out, &opts, json)
         }),

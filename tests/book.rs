@@ -565,3 +565,43 @@ fn a_cut_or_foreign_compressed_archive_keeps_the_games_before_the_damage() {
     let book = Book::open(&out).unwrap();
     assert_eq!(book.info().games, used);
 }
+
+/// A build split into shares (as processes of a cluster split it): every game is counted by
+/// exactly one share, so the shares, merged, are the whole build byte for byte, with the
+/// same games read and skipped; and the shares are not lopsided.
+#[test]
+fn shares_of_a_build_merged_equal_the_whole() {
+    use retrobook::book::{build as build_with, BuildOptions, Share};
+    use retrobook::progress::Silent;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (a, b) = halves(d);
+    let archives = [a, b];
+    let options = |share| BuildOptions {
+        max_ply: 20,
+        memory: 2 << 20,
+        share,
+        ..BuildOptions::default()
+    };
+    let whole = d.join("whole.rbb");
+    let all = build_with(&archives, &whole, &options(Share::default()), &Silent).unwrap();
+    let parts = 3;
+    let mut books = Vec::new();
+    let (mut read, mut used) = (0, 0);
+    for part in 0..parts {
+        let out = d.join(format!("part{part}.rbb"));
+        let s = build_with(&archives, &out, &options(Share { part, parts }), &Silent).unwrap();
+        assert!(
+            s.games_read > all.games_read / 4,
+            "share {part} of {parts}: {} of {} games",
+            s.games_read,
+            all.games_read
+        );
+        (read, used) = (read + s.games_read, used + s.games_used);
+        books.push(out);
+    }
+    assert_eq!((read, used), (all.games_read, all.games_used));
+    let merged = d.join("merged.rbb");
+    retrobook::book::merge(&books, &merged).unwrap();
+    assert!(std::fs::read(&whole).unwrap() == std::fs::read(&merged).unwrap());
+}

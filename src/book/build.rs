@@ -46,6 +46,42 @@ pub struct BuildOptions {
     pub threads: Threads,
     /// The game the archives hold.
     pub game: Game,
+    /// The games this process counts: all, or one process's share of a build split
+    /// across processes.
+    pub share: Share,
+}
+
+/// A share of the games of a build split across `parts` processes: each game goes to one
+/// of them, by its archive and first line (which every reading of the archive agrees on,
+/// however it is cut into pieces), so the shares' sums are the whole build's counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Share {
+    /// This process's part, `0..parts`.
+    pub part: u32,
+    /// Processes sharing the build.
+    pub parts: u32,
+}
+
+impl Default for Share {
+    /// The whole build: every game.
+    fn default() -> Self {
+        Share { part: 0, parts: 1 }
+    }
+}
+
+impl Share {
+    /// Whether this share counts the game of archive number `archive` starting at `line`.
+    pub fn owns(&self, archive: usize, line: u64) -> bool {
+        if self.parts <= 1 {
+            return true;
+        }
+        // SplitMix64's finaliser: lines a fixed number apart still spread over the parts.
+        let mut z = ((archive as u64) << 48 ^ line).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        z % u64::from(self.parts) == u64::from(self.part)
+    }
 }
 
 impl Default for BuildOptions {
@@ -57,6 +93,7 @@ impl Default for BuildOptions {
             memory: 1 << 30,
             threads: Threads::PerCore,
             game: Game::Chess,
+            share: Share::default(),
         }
     }
 }
@@ -285,7 +322,7 @@ fn read_games<R: BookRules>(
     bytes: &[u8],
     at_end: bool,
     opts: &BuildOptions,
-    name: &str,
+    (archive, name): (usize, &str),
 ) -> (Batch, BuildSummary) {
     thread_local! {
         /// The records of a piece before they are grouped: a buffer each thread keeps.
@@ -297,6 +334,9 @@ fn read_games<R: BookRules>(
         let mut s = BuildSummary::default();
         let mut scratch = Scratch::default();
         let mut count = |raw: &RawGame| {
+            if !opts.share.owns(archive, raw.line) {
+                return;
+            }
             s.games_read += 1;
             match game_records::<R>(raw, opts, records, &mut scratch) {
                 Ok(()) => s.games_used += 1,
@@ -333,19 +373,71 @@ pub fn build(
     opts: &BuildOptions,
     progress: &dyn Observer,
 ) -> Result<BuildSummary, BookError> {
-    opts.threads.run(|| match opts.game {
-        Game::Chess => build_in_pool::<Chess>(archives, out, opts, progress),
-        Game::Xiangqi => build_in_pool::<Xiangqi>(archives, out, opts, progress),
-    })
+    let mut counted = count(archives, out, opts, progress)?;
+    let mut writer = BookWriter::create(out).map_err(|e| BookError::write(out, e))?;
+    let (streams, min_games) = counted.streams(opts.min_games)?;
+    // On an error the writer, dropped unfinished, removes its temporary.
+    let entries = merge_into(streams, min_games, &mut |e| writer.push(e))
+        .map_err(|e| BookError::write(out, e))?;
+    let info = BookInfo {
+        game: opts.game,
+        games: counted.summary.games_used,
+        max_ply: opts.max_ply,
+        min_games: opts.min_games,
+    };
+    let mut summary = counted.summary;
+    summary.entries = entries;
+    summary.bytes = writer.finish(info).map_err(|e| BookError::write(out, e))?;
+    Ok(summary)
 }
 
-/// `build`, in the pool of its threads, by the rules `R`.
-fn build_in_pool<R: BookRules>(
+/// What the counting half of a build leaves: what was read and skipped, and the records
+/// counted, partly in memory, partly spilled as runs next to the output.
+pub(crate) struct Counted {
+    pub(crate) summary: BuildSummary,
+    records: Records,
+    runs: Runs,
+}
+
+impl Counted {
+    /// The entries counted, as sorted streams of summed entries, and the least games an
+    /// entry needs once the streams are merged and summed: alone, the records can be
+    /// filtered while they are summed, in parallel; with runs, only the merged sums can.
+    pub(crate) fn streams(
+        &mut self,
+        min_games: u32,
+    ) -> Result<(Vec<EntryStream<'_>>, u32), BookError> {
+        let mut streams: Vec<EntryStream<'_>> = Vec::new();
+        for f in &self.runs.files {
+            streams.push(read_run(f).map_err(|e| BookError::io(f, e))?);
+        }
+        let keep = if streams.is_empty() { min_games } else { 1 };
+        streams.push(Box::new(self.records.sort_and_sum(keep).map(Ok)));
+        Ok((streams, min_games))
+    }
+}
+
+/// Reads and counts the games of `archives` (this process's share of them), on
+/// `opts.threads` threads, spilling runs next to `out`.
+pub(crate) fn count(
     archives: &[PathBuf],
     out: &Path,
     opts: &BuildOptions,
     progress: &dyn Observer,
-) -> Result<BuildSummary, BookError> {
+) -> Result<Counted, BookError> {
+    opts.threads.run(|| match opts.game {
+        Game::Chess => count_in_pool::<Chess>(archives, out, opts, progress),
+        Game::Xiangqi => count_in_pool::<Xiangqi>(archives, out, opts, progress),
+    })
+}
+
+/// `count`, in the pool of its threads, by the rules `R`.
+fn count_in_pool<R: BookRules>(
+    archives: &[PathBuf],
+    out: &Path,
+    opts: &BuildOptions,
+    progress: &dyn Observer,
+) -> Result<Counted, BookError> {
     // Before any game is read, so that an output folder that cannot be written fails at
     // once (the writer prepares it again later, for its own callers).
     prepare_folder_of(out).map_err(|e| BookError::write(out, e))?;
@@ -364,17 +456,18 @@ fn build_in_pool<R: BookRules>(
         .map(|m| m.len())
         .sum();
     progress.pass("reading games", total);
-    for archive in archives {
+    for (number, archive) in archives.iter().enumerate() {
         let count = Arc::new(AtomicU64::new(0));
         let reader =
             open_archive(archive, count.clone(), R::GAME).map_err(|e| io_fail(archive, e))?;
         let name = archive.display().to_string();
         let mut reported = 0;
         let work = |mut state: PgnState, bytes: &[u8]| {
-            let out = read_games::<R>(&mut state, bytes, false, opts, &name);
+            let out = read_games::<R>(&mut state, bytes, false, opts, (number, &name));
             (out, state)
         };
-        let finish = |mut state: PgnState| read_games::<R>(&mut state, &[], true, opts, &name);
+        let finish =
+            |mut state: PgnState| read_games::<R>(&mut state, &[], true, opts, (number, &name));
         let mut accept = |(batch, s): (Batch, BuildSummary)| {
             progress.items(s.games_read);
             summary.absorb(s);
@@ -406,28 +499,9 @@ fn build_in_pool<R: BookRules>(
         }
     }
     summary.runs = runs.files.len() as u64;
-    let mut writer = BookWriter::create(out).map_err(|e| BookError::write(out, e))?;
-    let mut streams: Vec<EntryStream<'_>> = Vec::new();
-    for f in &runs.files {
-        streams.push(read_run(f).map_err(|e| BookError::io(f, e))?);
-    }
-    // Alone, the records can be filtered while they are summed, in parallel; with runs,
-    // only the merged sums can.
-    let keep = if streams.is_empty() {
-        opts.min_games
-    } else {
-        1
-    };
-    streams.push(Box::new(records.sort_and_sum(keep).map(Ok)));
-    // On an error the writer, dropped unfinished, removes its temporary.
-    summary.entries =
-        merge_into(streams, &mut writer, opts.min_games).map_err(|e| BookError::write(out, e))?;
-    let info = BookInfo {
-        game: R::GAME,
-        games: summary.games_used,
-        max_ply: opts.max_ply,
-        min_games: opts.min_games,
-    };
-    summary.bytes = writer.finish(info).map_err(|e| BookError::write(out, e))?;
-    Ok(summary)
+    Ok(Counted {
+        summary,
+        records,
+        runs,
+    })
 }

@@ -49,7 +49,7 @@ pub fn merge(books: &[PathBuf], out: &Path) -> Result<(u64, u64), BookError> {
             Box::new(unvalued) as EntryStream<'_>
         })
         .collect();
-    match merge_into(streams, &mut writer, 1) {
+    match merge_into(streams, 1, &mut |e| writer.push(e)) {
         Ok(entries) => {
             let info = BookInfo {
                 game,

@@ -21,7 +21,7 @@ mod runs;
 mod writer;
 
 pub use backup::{backup, score_permille, BackupSummary};
-pub use build::{build, BuildOptions, BuildSummary};
+pub use build::{build, BuildOptions, BuildSummary, Share};
 pub use error::{BookError, BookFault};
 pub use format::{Backup, BookInfo, Entry};
 pub use merge::merge;

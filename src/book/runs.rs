@@ -3,7 +3,6 @@
 
 use super::format::{Entry, ENTRY_LEN};
 use super::records::Records;
-use super::writer::BookWriter;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -25,18 +24,19 @@ pub(crate) fn read_run(path: &Path) -> io::Result<EntryStream<'static>> {
     })))
 }
 
-/// Merges sorted streams, summing equal (key, move) entries, into `writer`, leaving out
-/// entries with fewer than `min_games` games; returns the number written.
+/// Merges sorted streams, summing equal (key, move) entries, into `sink` (a book's
+/// writer, or another process), leaving out entries with fewer than `min_games` games;
+/// returns the number passed on.
 pub(crate) fn merge_into(
     streams: Vec<EntryStream<'_>>,
-    writer: &mut BookWriter,
     min_games: u32,
+    sink: &mut dyn FnMut(&Entry) -> io::Result<()>,
 ) -> io::Result<u64> {
     let mut streams = streams;
     let mut written = 0;
     let mut emit = |e: Entry| -> io::Result<()> {
         if e.games >= min_games {
-            writer.push(&e)?;
+            sink(&e)?;
             written += 1;
         }
         Ok(())
