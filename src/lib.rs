@@ -134,6 +134,8 @@ pub use value::{Dtm, Wdl, Wdl5};
 mod atomic_file;
 pub mod book;
 pub mod capi;
+#[cfg(feature = "mpi")]
+pub mod cluster;
 mod field;
 pub mod generate;
 pub mod ghi;

@@ -6,7 +6,7 @@ mod backup;
 pub mod build;
 mod encoding;
 mod error;
-mod format;
+pub(crate) mod format;
 mod merge;
 pub mod pgn;
 mod pieces;
@@ -17,7 +17,7 @@ mod probe;
 mod reader;
 mod records;
 pub mod rules;
-mod runs;
+pub(crate) mod runs;
 mod writer;
 
 pub use backup::{backup, score_permille, BackupSummary};

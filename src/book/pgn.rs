@@ -391,7 +391,9 @@ impl<R: BufRead> Iterator for PgnReader<R> {
 }
 
 /// Why a game cannot be used, for the run's summary.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum SkipReason {
     /// A `[Variant]` other than standard chess (the name is given).
     Variant(String),

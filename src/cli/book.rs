@@ -84,16 +84,40 @@ pub fn cmd_build(
             return Err(runtime(format!("{}: no such archive", a.display())));
         }
     }
-    let bar = progress::bar(
+    #[cfg(feature = "mpi")]
+    if let Some(cluster) = retrobook::cluster::Cluster::join() {
+        return build_across(&cluster, archives, out, opts, json);
+    }
+    let progress = build_bar(json);
+    let summary = build(archives, out, opts, &progress).map_err(runtime)?;
+    progress.bar.finish_and_clear();
+    report_build(&summary, out, json, None)
+}
+
+/// The progress of a build on stderr, unless JSON is asked for.
+fn build_bar(json: bool) -> BookBar {
+    BookBar::new(progress::bar(
         None,
         !json,
         "[{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}), {msg}  {elapsed} elapsed, ETA {eta}",
-    );
-    let progress = BookBar::new(bar);
-    let summary = build(archives, out, opts, &progress).map_err(runtime)?;
-    progress.bar.finish_and_clear();
+    ))
+}
+
+/// A build's summary on stdout; for a build across processes, their number and the
+/// bytes they sent one another.
+fn report_build(
+    summary: &BuildSummary,
+    out: &Path,
+    json: bool,
+    across: Option<(u32, u64)>,
+) -> Result<(), Failure> {
     if json {
-        return say(summary_json(&summary, out));
+        let mut o = summary_json(summary, out);
+        if let Some((processes, bytes)) = across {
+            o["processes"] = json!(processes);
+            o["bytes_exchanged"] = json!(bytes);
+        }
+        return say(o);
     }
     say(format!(
         "{}: {} games read, {} used, {} skipped; {} entries, {} bytes",
@@ -107,7 +131,45 @@ pub fn cmd_build(
     for (reason, (n, first)) in &summary.skipped {
         say(format!("  skipped {n:>8}  {reason} (first at {first})"))?;
     }
+    if let Some((processes, bytes)) = across {
+        say(format!(
+            "  built by {processes} processes, {bytes} bytes of entries sent between them"
+        ))?;
+    }
     Ok(())
+}
+
+/// `book build` as one process of an MPI job: rank 0 shows the progress and the summary;
+/// a process that fails names itself and ends the job.
+#[cfg(feature = "mpi")]
+fn build_across(
+    cluster: &retrobook::cluster::Cluster,
+    archives: &[PathBuf],
+    out: &Path,
+    opts: &BuildOptions,
+    json: bool,
+) -> Result<(), Failure> {
+    if archives.iter().any(|a| a == Path::new("-")) {
+        return Err(usage(
+            "a build across processes reads files, not stdin (-): every process reads them",
+        ));
+    }
+    let progress = build_bar(json || !cluster.is_root());
+    match retrobook::cluster::book::build(cluster, archives, out, opts, &progress) {
+        Ok(None) => Ok(()),
+        Ok(Some(s)) => {
+            progress.bar.finish_and_clear();
+            report_build(&s.build, out, json, Some((s.processes, s.bytes_sent)))
+        }
+        Err(e) => {
+            eprintln!(
+                "retrobook: process {} of {}: {e}",
+                cluster.rank(),
+                cluster.size()
+            );
+            cluster.abort(1)
+        }
+    }
 }
 
 /// A back-up in words, for the text output.

@@ -1,0 +1,64 @@
+//! Runs split across the processes of an MPI job (cargo feature `mpi`, Open MPI through the
+//! `mpi` crate). A process started by `mpirun` with other processes joins the job
+//! (`Cluster::join`); each command that can be split (`book`) does its share and exchanges
+//! the rest, and the files written are those one process writes, byte for byte.
+//!
+//! A process that fails ends the whole job (`Cluster::abort`): the others would wait for it
+//! forever. Files are written under a temporary name and renamed when whole, so a failed
+//! job leaves nothing under the final name.
+
+pub mod book;
+
+use mpi::environment::Universe;
+use mpi::topology::{Communicator, SimpleCommunicator};
+
+/// This process's place in an MPI job.
+pub struct Cluster {
+    /// Keeps MPI initialised while the cluster lives (finalised when dropped).
+    _universe: Universe,
+    world: SimpleCommunicator,
+}
+
+impl Cluster {
+    /// The job this process belongs to, when `mpirun` (or another launcher of Open MPI or
+    /// of PMI) started it among two or more processes; None for a process on its own, which
+    /// then never initialises MPI.
+    pub fn join() -> Option<Cluster> {
+        let size = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok()?.parse::<u32>().ok())?;
+        if size < 2 {
+            return None;
+        }
+        let universe = mpi::initialize()?;
+        let world = universe.world();
+        Some(Cluster {
+            _universe: universe,
+            world,
+        })
+    }
+
+    /// This process's rank, `0..size()`.
+    pub fn rank(&self) -> u32 {
+        self.world.rank() as u32
+    }
+
+    /// Processes in the job.
+    pub fn size(&self) -> u32 {
+        self.world.size() as u32
+    }
+
+    /// Rank 0 writes the files and speaks for the job.
+    pub fn is_root(&self) -> bool {
+        self.rank() == 0
+    }
+
+    /// Ends every process of the job with `code` (after this one has said why).
+    pub fn abort(&self, code: i32) -> ! {
+        self.world.abort(code)
+    }
+
+    pub(crate) fn world(&self) -> &SimpleCommunicator {
+        &self.world
+    }
+}

@@ -1,0 +1,131 @@
+//! Builds across the processes of an MPI job (`--features mpi`): `mpirun -np 3` on this
+//! machine writes, byte for byte, the book one process writes, whatever the memory (runs
+//! spilled or not), the archives and `--min-games`; a job that cannot finish fails in
+//! every process with a clear message and leaves no book.
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use common::run_ok;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `mpirun --oversubscribe -np 3 retrobook ARGS` (as root too, as CI runs it).
+fn mpirun(args: &[&str]) -> Output {
+    Command::new("mpirun")
+        .args([
+            "--oversubscribe",
+            "-np",
+            "3",
+            env!("CARGO_BIN_EXE_retrobook"),
+        ])
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .expect("mpirun runs (scripts/install-mpi installs Open MPI)")
+}
+
+fn sample() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("books/masters-3000.pgn.zst")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn books_built_by_three_processes_are_one_process_books() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |name: &str| dir.path().join(name).display().to_string();
+    // The sample, cut into two archives, the second with a broken game and an unfinished
+    // one, so that the summary's skipped games are combined too.
+    let mut text = String::new();
+    use std::io::Read;
+    zstd::stream::read::Decoder::new(std::fs::File::open(sample()).unwrap())
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    let cut = text.match_indices("[Event ").nth(1200).unwrap().0;
+    std::fs::write(d("a.pgn"), &text[..cut]).unwrap();
+    let broken = "[Event \"x\"]\n\n1. e4 e5 2. Ke3 1-0\n\n[Event \"y\"]\n\n1. d4 *\n\n";
+    std::fs::write(d("b.pgn"), format!("{broken}{}", &text[cut..])).unwrap();
+    let cases: [(&str, Vec<String>, &[&str]); 3] = [
+        ("whole", vec![sample()], &[]),
+        (
+            "spilled",
+            vec![sample()],
+            &["--memory", "1", "--max-ply", "30"],
+        ),
+        ("two", vec![d("a.pgn"), d("b.pgn")], &["--min-games", "2"]),
+    ];
+    for (name, archives, extra) in cases {
+        let (one, three) = (d(&format!("{name}-1.rbb")), d(&format!("{name}-3.rbb")));
+        let mut args: Vec<&str> = vec!["book", "build"];
+        args.extend(archives.iter().map(String::as_str));
+        args.extend(extra);
+        args.push("--json");
+        let mut single = args.clone();
+        single.extend(["--out", &one]);
+        let mut across = args.clone();
+        across.extend(["--out", &three]);
+        let alone: serde_json::Value = serde_json::from_str(&run_ok(&single)).unwrap();
+        let out = mpirun(&across);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Rank 0 alone speaks.
+        assert_eq!(stdout.lines().count(), 1, "{name}: {stdout}");
+        let mut split: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(split["processes"], 3, "{name}");
+        assert!(split["bytes_exchanged"].as_u64().unwrap() > 0, "{name}");
+        for key in ["processes", "bytes_exchanged", "runs_spilled"] {
+            split.as_object_mut().unwrap().remove(key);
+        }
+        let mut alone = alone;
+        alone.as_object_mut().unwrap().remove("runs_spilled");
+        split["book"] = alone["book"].clone();
+        assert_eq!(split, alone, "{name}: the summaries");
+        assert!(
+            std::fs::read(&one).unwrap() == std::fs::read(&three).unwrap(),
+            "{name}: the books differ"
+        );
+        if name == "two" {
+            assert_eq!(alone["skipped"].as_object().unwrap().len(), 2, "{alone}");
+        }
+    }
+}
+
+#[test]
+fn a_job_that_cannot_finish_fails_clearly_and_leaves_no_book() {
+    let dir = tempfile::tempdir().unwrap();
+    // The book's folder is a file: no process can write there.
+    let blocker = dir.path().join("not-a-folder");
+    std::fs::write(&blocker, b"").unwrap();
+    let out = blocker.join("book.rbb");
+    let run = mpirun(&["book", "build", &sample(), "--out", out.to_str().unwrap()]);
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        err.contains("process 0 of 3") && err.contains("not-a-folder"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out.exists());
+    // Standard input cannot be read by every process: refused before anything starts.
+    let run = mpirun(&[
+        "book",
+        "build",
+        "-",
+        "--out",
+        dir.path().join("b.rbb").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
