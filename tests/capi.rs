@@ -54,6 +54,22 @@ fn static_library() -> PathBuf {
         .expect("cargo builds the static library (crate-type staticlib)")
 }
 
+/// What a program linked with a library built with the `mpi` feature also links: Open
+/// MPI's libraries, as its compiler wrapper names them (nothing without the feature).
+fn mpi_libraries() -> Vec<String> {
+    if !cfg!(feature = "mpi") {
+        return Vec::new();
+    }
+    let out = Command::new("mpicc")
+        .arg("--showme:link")
+        .output()
+        .expect("mpicc names Open MPI's libraries (scripts/install-mpi installs it)");
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
 /// Compiles `tests/c/SOURCE` with the system C compiler (`CC`, else `cc`) against the
 /// checked-in header and the static library, into `exe`.
 fn compile_c(source: &str, exe: &Path) {
@@ -63,6 +79,7 @@ fn compile_c(source: &str, exe: &Path) {
         .arg(manifest().join("include"))
         .arg(manifest().join("tests/c").join(source))
         .arg(static_library())
+        .args(mpi_libraries())
         .args(["-lpthread", "-ldl", "-lm", "-o"])
         .arg(exe)
         .output()
