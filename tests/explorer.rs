@@ -18,7 +18,6 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -51,25 +50,9 @@ impl Drop for Process {
 /// `retrobook serve` on a free port of 127.0.0.1, run in `dir` on its `tables/` and
 /// `books/book.rbb` (named so, as the defaults are, in what the page shows).
 fn serve(dir: &Path) -> (Process, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrobook"))
-        .args(["serve", "--tables", "tables", "--book", "books/book.rbb"])
-        .args(["--bind", "127.0.0.1:0"])
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the retrobook binary runs");
-    let stdout = child.stdout.take().unwrap();
-    let server = Process(child);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line
-        .split_whitespace()
-        .last()
-        .unwrap_or_default()
-        .to_string();
-    assert!(url.starts_with("http://127.0.0.1:"), "serve said {line:?}");
-    (server, url)
+    let args = ["--tables", "tables", "--book", "books/book.rbb"];
+    let (child, url) = common::serve(&args, dir, Stdio::inherit());
+    (Process(child), url)
 }
 
 /// A free TCP port on 127.0.0.1 (free when asked: chromedriver takes it right after).

@@ -7,7 +7,6 @@ mod common;
 
 use common::run_ok;
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -41,25 +40,7 @@ struct Server {
 impl Server {
     /// Starts `retrobook serve ARGS --bind 127.0.0.1:0` in `cwd` and reads its address.
     fn start(args: &[&str], cwd: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_retrobook"))
-            .arg("serve")
-            .args(args)
-            .args(["--bind", "127.0.0.1:0"])
-            .current_dir(cwd)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the retrobook binary runs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .split_whitespace()
-            .last()
-            .unwrap_or_default()
-            .to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "{line:?}");
+        let (child, url) = common::serve(args, cwd, Stdio::piped());
         Server { child, url }
     }
 

@@ -29,9 +29,6 @@ const FENS: [&str; 12] = [
     "8/8/8/3pP3/8/8/8/K1k5 w - d6 0 1",
 ];
 
-/// Header bytes covered by the checksum, which sits right after them.
-const CRC_AT: usize = HEADER_LEN - 4;
-
 fn positions() -> &'static [Position] {
     static P: OnceLock<Vec<Position>> = OnceLock::new();
     P.get_or_init(|| FENS.iter().map(|f| f.parse().expect("fixed FEN")).collect())
@@ -49,12 +46,7 @@ fn file() -> &'static (PathBuf, PathBuf) {
 
 fuzz_target!(|data: &[u8]| {
     let (dir, path) = file();
-    let mut bytes = data.to_vec();
-    if bytes.len() >= HEADER_LEN {
-        let crc = crc32fast::hash(&bytes[..CRC_AT]);
-        bytes[CRC_AT..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
-    }
-    std::fs::write(path, &bytes).expect("write the table");
+    scratch::write_table(path, data, HEADER_LEN);
 
     // The file alone: every value of both layers, where the table is small.
     if let Ok(t) = TableFile::open(path) {

@@ -22,9 +22,6 @@ const FENS: [&str; 4] = [
     "4k4/9/9/9/9/9/9/9/9/3K1C3 w",
 ];
 
-/// Header bytes covered by the checksum, which sits right after them.
-const CRC_AT: usize = HEADER_LEN - 4;
-
 fn positions() -> &'static [Position] {
     static P: OnceLock<Vec<Position>> = OnceLock::new();
     P.get_or_init(|| FENS.iter().map(|f| Position::from_fen(f).expect("fixed FEN")).collect())
@@ -42,12 +39,7 @@ fn file() -> &'static (PathBuf, PathBuf) {
 
 fuzz_target!(|data: &[u8]| {
     let (dir, path) = file();
-    let mut bytes = data.to_vec();
-    if bytes.len() >= HEADER_LEN {
-        let crc = crc32fast::hash(&bytes[..CRC_AT]);
-        bytes[CRC_AT..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
-    }
-    std::fs::write(path, &bytes).expect("write the table");
+    scratch::write_table(path, data, HEADER_LEN);
 
     // The file alone: every value, where the table is small.
     if let Ok(t) = XiangqiFile::open(path) {

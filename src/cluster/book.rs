@@ -130,7 +130,7 @@ pub fn build(
             root.send(&chunk[..]);
         }
         root.send(&[0u8; 0][..]);
-        world.process_at_rank(0).send(&sent_to_root);
+        root.send(&sent_to_root);
         return Ok(None);
     }
     // Rank 0: every process's summary, then the book, range by range.

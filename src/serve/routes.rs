@@ -13,7 +13,7 @@ use axum::{Json, Router};
 use retrobook::book::rules::{Chess, Xiangqi};
 use retrobook::book::Book;
 use retrobook::chess::{MoveList, Position};
-use retrobook::probe::ProbeError;
+use retrobook::probe::{ProbeError, Tablebase};
 use retrobook::Game;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -147,22 +147,26 @@ async fn standard(
     State(s): State<Arc<Shared>>,
     Query(params): Params,
 ) -> Result<Json<Value>, ApiError> {
-    let pos = chess_position(&params)?;
-    blocking(move || {
-        let tb = s.tables().map_err(ApiError::not_found)?;
-        Ok(Json(standard::position(tb, &pos)?))
-    })
-    .await
+    from_tables(s, &params, standard::position).await
 }
 
 async fn mainline(
     State(s): State<Arc<Shared>>,
     Query(params): Params,
 ) -> Result<Json<Value>, ApiError> {
-    let pos = chess_position(&params)?;
+    from_tables(s, &params, standard::mainline).await
+}
+
+/// The answer `answer` makes from the tables for the position of the `fen` parameter.
+async fn from_tables(
+    s: Arc<Shared>,
+    params: &HashMap<String, String>,
+    answer: fn(&Tablebase, &Position) -> Result<Value, ProbeError>,
+) -> Result<Json<Value>, ApiError> {
+    let pos = chess_position(params)?;
     blocking(move || {
         let tb = s.tables().map_err(ApiError::not_found)?;
-        Ok(Json(standard::mainline(tb, &pos)?))
+        Ok(Json(answer(tb, &pos)?))
     })
     .await
 }

@@ -8,7 +8,7 @@
 //! win no quiet move is shown winning outright: it is a blessed loss for the side to move
 //! after it, as the position's own category proves.
 
-use retrobook::chess::{Move, MoveList, Position};
+use retrobook::chess::{MoveList, Position};
 use retrobook::probe::{ProbeError, Tablebase};
 use retrobook::{Dtm, Wdl5};
 use serde_json::{json, Value};
@@ -78,18 +78,17 @@ fn after_category(before: Wdl5, after: Wdl5, zeroing: bool) -> Wdl5 {
 /// position it is played from (for the side playing it); `winner` is "w", "b" or null.
 pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
     let dtm = tb.probe_dtm(pos)?;
-    let line: Vec<Move> = tb.mainline(pos)?;
     let mut at = *pos;
-    let mut value = dtm;
-    let mut steps = Vec::with_capacity(line.len());
-    for m in &line {
+    let mut steps = Vec::new();
+    // `mainline` checked that each move takes the distance exactly one ply nearer.
+    for (m, plies) in tb
+        .mainline(pos)?
+        .iter()
+        .zip((1..=dtm.plies().unwrap_or(0)).rev())
+    {
+        let value = Dtm::from_plies(plies);
         steps.push(json!({"uci": m.to_string(), "san": at.san(m), "dtm": signed(value)}));
         at = at.play(m);
-        value = match value {
-            Dtm::Win(p) => Dtm::Loss(p - 1),
-            Dtm::Loss(p) => Dtm::Win(p - 1),
-            Dtm::Draw => Dtm::Draw,
-        };
     }
     let winner = match dtm {
         Dtm::Win(_) => json!(pos.turn().fen_char().to_string()),

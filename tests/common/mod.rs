@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 /// A file under `tests/data/`.
 pub fn data(name: &str) -> PathBuf {
@@ -28,6 +28,32 @@ pub fn run_ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// `retrobook serve ARGS --bind 127.0.0.1:0` started in `cwd` (its stderr to `stderr`), and
+/// the address its first line ends with.
+pub fn serve(args: &[&str], cwd: &Path, stderr: Stdio) -> (Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrobook"))
+        .arg("serve")
+        .args(args)
+        .args(["--bind", "127.0.0.1:0"])
+        .current_dir(cwd)
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("the retrobook binary runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "serve said {line:?}");
+    (child, url)
 }
 
 /// Damaged copies of a good book file's `bytes`, by name: cut short, a byte flipped in the
