@@ -36,6 +36,7 @@ fn bench_generate(c: &mut Criterion) {
         for threads in [1, 2] {
             let opts = GenOptions {
                 threads: Threads::new(threads),
+                ..Default::default()
             };
             let out = tempfile::tempdir().expect("temporary folder");
             group.bench_function(format!("{m}/{threads}-threads"), |b| {

@@ -77,15 +77,17 @@ use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
 use crate::progress::Observer;
+use crate::retro::peers::{Alone, Peers};
 use crate::retro::{fifty, ChessGame, LossSearch, PartByPart, Solution};
 use crate::table::{
-    combine_stats, count_side, write_table_sides, TableError, TableStats, WriteOptions,
+    combine_stats, count_side, table_path, write_table_sides, TableError, TableStats, WriteOptions,
 };
 use crate::threads::Threads;
 use crate::value::Dtm;
 use crate::zeroed::give_back_free_memory;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Why a table could not be built.
@@ -110,6 +112,14 @@ pub enum GenError {
     /// The table could not be written, or not opened once written.
     #[error(transparent)]
     Table(#[from] TableError),
+    /// Split across processes: the first, which writes the table, could not.
+    #[error("cannot build {material}: process 0 could not write it: {message}")]
+    NotWritten {
+        /// The table to build.
+        material: Material,
+        /// Process 0's error.
+        message: String,
+    },
 }
 
 /// What one generated table cost and gave.
@@ -127,8 +137,13 @@ pub struct Report {
     pub bytes: u64,
     /// Where the file was written.
     pub path: PathBuf,
-    /// Peak resident memory of the process so far, in bytes (0 where unknown).
+    /// Peak resident memory of the process so far, in bytes (0 where unknown); split
+    /// across processes, the highest of theirs.
     pub peak_memory: u64,
+    /// Processes the table was split across.
+    pub processes: usize,
+    /// Bytes the processes sent each other building it (0 for one process).
+    pub exchanged: u64,
 }
 
 /// A resumable build of tables into a folder: the tables already there are kept (a file
@@ -297,10 +312,32 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
 }
 
 /// How a table is built.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone)]
 pub struct GenOptions {
     /// Threads solving and compressing.
     pub threads: Threads,
+    /// The processes each table is split across (`retro::peers`): every one of them builds
+    /// the same tables in step, reading the sub-tables from one shared folder, and the
+    /// first writes each table. One process (`Alone`) by default.
+    pub peers: Arc<dyn Peers>,
+}
+
+impl Default for GenOptions {
+    fn default() -> GenOptions {
+        GenOptions {
+            threads: Threads::default(),
+            peers: Arc::new(Alone),
+        }
+    }
+}
+
+impl std::fmt::Debug for GenOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GenOptions")
+            .field("threads", &self.threads)
+            .field("processes", &self.peers.count())
+            .finish()
+    }
 }
 
 /// Builds the table of `material` (canonical) into `dir`, reading its sub-tables from `tb`,
@@ -313,7 +350,7 @@ pub fn generate(
     observer: &dyn Observer,
 ) -> Result<Report, GenError> {
     opts.threads
-        .run(|| generate_in_pool(material, tb, dir, observer))
+        .run(|| generate_in_pool(material, tb, dir, opts.peers.clone(), observer))
 }
 
 /// `generate`, in the pool of its threads.
@@ -321,6 +358,7 @@ fn generate_in_pool(
     material: Material,
     tb: &Tablebase,
     dir: &Path,
+    peers: Arc<dyn Peers>,
     observer: &dyn Observer,
 ) -> Result<Report, GenError> {
     let material = material.canonical();
@@ -330,6 +368,7 @@ fn generate_in_pool(
         }
     }
     let start = Instant::now();
+    let sent_before = peers.bytes_sent();
     let index = TableIndex::new(material);
     let indices = 2 * index.size();
     let sub_table = |source| GenError::SubTable { material, source };
@@ -344,7 +383,8 @@ fn generate_in_pool(
         &ChessGame::new(index.clone(), &loaded),
         Dtm::MAX_PLIES,
         LossSearch::Counters,
-    );
+    )
+    .split_across(peers.clone());
     let mut rule = fifty::Rule::new(index.size());
     let promoting = promoting_from(&index, parts.parts());
     let last_readers = index.last_readers();
@@ -389,17 +429,94 @@ fn generate_in_pool(
     give_back_free_memory();
     let stats = combine_stats(sides);
     observer.pass("compressing and writing", 1);
-    let opts = WriteOptions::default();
-    let (path, bytes) = write_table_sides(dir, &material, solution, held, stats, &opts)?;
+    let written = match peers.rank() {
+        0 => write_table_sides(
+            dir,
+            &material,
+            solution,
+            held,
+            stats,
+            &WriteOptions::default(),
+        ),
+        _ => {
+            drop((solution, held));
+            Ok((table_path(dir, &material), 0))
+        }
+    };
+    let sent = peers.bytes_sent() - sent_before;
+    let done = agree_written(&*peers, material, written, sent)?;
     Ok(Report {
         material,
         indices,
         stats,
         seconds: start.elapsed().as_secs_f64(),
-        bytes,
-        path,
-        peak_memory: peak_memory(),
+        bytes: done.bytes,
+        path: done.path,
+        peak_memory: done.peak_memory,
+        processes: peers.count(),
+        exchanged: done.exchanged,
     })
+}
+
+/// A table written, as every process knows it.
+struct Written {
+    path: PathBuf,
+    bytes: u64,
+    /// The highest peak memory of the processes.
+    peak_memory: u64,
+    /// Bytes the processes sent each other.
+    exchanged: u64,
+}
+
+/// The file process 0 wrote and its size, once it is written (collective): the others
+/// read it from the shared folder when they build the tables that need it.
+/// Each process says how many bytes it sent (`sent`) and its peak memory, process 0
+/// whether it wrote the table.
+fn agree_written(
+    peers: &dyn Peers,
+    material: Material,
+    written: Result<(PathBuf, u64), TableError>,
+    sent: u64,
+) -> Result<Written, GenError> {
+    if peers.count() == 1 {
+        let (path, bytes) = written?;
+        let (peak_memory, exchanged) = (peak_memory(), 0);
+        return Ok(Written {
+            path,
+            bytes,
+            peak_memory,
+            exchanged,
+        });
+    }
+    let mut said = [sent, peak_memory()].map(u64::to_le_bytes).concat();
+    match (peers.rank(), &written) {
+        (0, Ok(_)) => said.push(0),
+        (0, Err(e)) => said.extend([&[1], e.to_string().as_bytes()].concat()),
+        _ => {}
+    };
+    let all = peers.all_gather(said);
+    let word = |a: &[u8], k: usize| u64::from_le_bytes(a[8 * k..8 * k + 8].try_into().unwrap());
+    let exchanged = all.iter().map(|a| word(a, 0)).sum();
+    let peak_memory = all.iter().map(|a| word(a, 1)).max().unwrap_or(0);
+    match all[0][16..].split_first() {
+        Some((0, _)) => {
+            let (path, bytes) = written?;
+            let bytes = std::fs::metadata(&path).map_or(bytes, |m| m.len());
+            Ok(Written {
+                path,
+                bytes,
+                peak_memory,
+                exchanged,
+            })
+        }
+        root => match written {
+            Err(e) => Err(e.into()),
+            Ok(_) => Err(GenError::NotWritten {
+                material,
+                message: String::from_utf8_lossy(root.map_or(&[][..], |r| r.1)).into(),
+            }),
+        },
+    }
 }
 
 /// For each part k of `parts` and one past the last, whether White and Black can still

@@ -22,7 +22,7 @@
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let opts = GenOptions { threads: Threads::new(2) };
+//! let opts = GenOptions { threads: Threads::new(2), ..Default::default() };
 //! // KRvK and its sub-tables, sub-tables first; a second run would build nothing.
 //! let tb = Session::open(dir.path(), &["KRvK".parse()?])?.build_all(&opts, &Silent)?;
 //! let pos = "8/8/8/8/8/3k4/8/K1R5 w - - 0 1".parse()?;

@@ -405,6 +405,7 @@ fn built() -> &'static Path {
         let dir = tempfile::tempdir().unwrap();
         let opts = GenOptions {
             threads: Threads::new(2),
+            ..Default::default()
         };
         let targets: Vec<Material> = ["KRvK", "KPvK", "KRvKN"]
             .iter()

@@ -29,6 +29,7 @@ impl Observer for PoolSeen {
 fn tables_on(target: Material, dir: &Path, threads: usize) -> (Vec<u8>, usize) {
     let opts = GenOptions {
         threads: Threads::new(threads),
+        ..Default::default()
     };
     let seen = PoolSeen::default();
     let tb = Session::open(dir, &[target])

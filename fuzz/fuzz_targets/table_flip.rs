@@ -67,6 +67,7 @@ fn fixture() -> &'static Fixture {
         let dir = scratch::folder("fuzz-table-flip");
         let opts = GenOptions {
             threads: Threads::new(1),
+            ..Default::default()
         };
         let tb = Session::open(&dir, &[TARGET.parse().expect("material")])
             .expect("temporary folder")

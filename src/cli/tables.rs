@@ -34,7 +34,7 @@ fn report_line(r: &Report) -> String {
 }
 
 fn report_json(r: &Report) -> serde_json::Value {
-    json!({
+    let mut v = json!({
         "signature": r.material.to_string(),
         "indices": r.indices,
         "seconds": r.seconds,
@@ -43,7 +43,12 @@ fn report_json(r: &Report) -> serde_json::Value {
         "bytes": r.bytes,
         "file": r.path.display().to_string(),
         "max_dtm_plies": r.stats.max_plies,
-    })
+    });
+    if r.processes > 1 {
+        v["processes"] = r.processes.into();
+        v["bytes_exchanged"] = r.exchanged.into();
+    }
+    v
 }
 
 pub fn cmd_gen(
@@ -56,7 +61,6 @@ pub fn cmd_gen(
     json: bool,
 ) -> Result<(), Failure> {
     let threads = threads_arg(threads)?;
-    let opts = GenOptions { threads };
     let mut targets = Vec::new();
     for s in signatures {
         targets.push(parse_signature(s)?);
@@ -72,11 +76,57 @@ pub fn cmd_gen(
     } else if signatures.is_empty() {
         targets.extend(Material::all_up_to(4));
     }
-    let mut session = Session::open(dir, &targets).map_err(runtime)?;
-    for problem in &session.damaged {
+    #[cfg(feature = "mpi")]
+    if let Some(cluster) = retrobook::cluster::Cluster::join() {
+        let peers = std::sync::Arc::new(retrobook::cluster::peers::MpiPeers::new(cluster));
+        let opts = GenOptions {
+            threads,
+            peers: peers.clone(),
+        };
+        let Err(e) = gen_tables(&targets, dir, &opts, memory, show_plan, json) else {
+            return Ok(());
+        };
+        let cluster = peers.cluster();
+        eprintln!(
+            "retrobook: process {} of {}: {}",
+            cluster.rank(),
+            cluster.size(),
+            e.0
+        );
+        cluster.abort(1);
+    }
+    let opts = GenOptions {
+        threads,
+        ..Default::default()
+    };
+    gen_tables(&targets, dir, &opts, memory, show_plan, json)
+}
+
+/// `gen` of `targets` into `dir` with `opts`; split across processes, each builds its
+/// share of every table and the first speaks and writes.
+fn gen_tables(
+    targets: &[Material],
+    dir: &Path,
+    opts: &GenOptions,
+    memory: Option<u64>,
+    show_plan: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    let root = opts.peers.rank() == 0;
+    let say = |line: String| if root { say(line) } else { Ok(()) };
+    // One process clears the folder of a killed run's files before the others look.
+    if !root {
+        opts.peers.barrier();
+    }
+    let session = Session::open(dir, targets).map_err(runtime);
+    if root {
+        opts.peers.barrier();
+    }
+    let mut session = session?;
+    for problem in session.damaged.iter().filter(|_| root) {
         eprintln!("retrobook: {problem}; rebuilt if a table asked for needs it");
     }
-    if session.stale > 0 {
+    if session.stale > 0 && root {
         eprintln!(
             "retrobook: removed {} unfinished file(s) of an interrupted run",
             session.stale
@@ -84,17 +134,20 @@ pub fn cmd_gen(
     }
     let todo = session.todo().to_vec();
     let estimates = Plan::new(&todo, session.tablebase());
-    let threads = threads.count();
+    let threads = opts.threads.count();
     if show_plan {
         if json {
-            estimates.json().try_for_each(say)?;
+            estimates.json().map(|l| l.to_string()).try_for_each(say)?;
         } else if todo.is_empty() {
             say(format!(
                 "nothing to build: every table asked for is in {}",
                 dir.display()
             ))?;
         } else {
-            estimates.lines(threads).try_for_each(say)?;
+            estimates
+                .lines(threads)
+                .map(|l| l.to_string())
+                .try_for_each(say)?;
         }
         return Ok(());
     }
@@ -102,17 +155,22 @@ pub fn cmd_gen(
     if let Some(msg) = limit.as_ref().and_then(|l| estimates.refused(l)) {
         return Err(runtime(msg));
     }
-    let needed = plan(&targets, &Tablebase::new()).len();
+    let needed = plan(targets, &Tablebase::new()).len();
     if !json && !todo.is_empty() {
         say(estimates.summary(threads, needed - todo.len()))?;
     }
-    if let Some(warning) = limit.as_ref().and_then(|l| estimates.at_risk(l)) {
+    if let Some(warning) = limit
+        .as_ref()
+        .and_then(|l| estimates.at_risk(l))
+        .filter(|_| root)
+    {
         eprintln!("retrobook: {warning}");
     }
-    let bars = Bars::new(!json, estimates.indices());
+    let bars = Bars::new(!json && root, estimates.indices());
     if !json && !todo.is_empty() {
-        say(REPORT_HEADER)?;
+        say(REPORT_HEADER.into())?;
     }
+    let mut exchanged = 0;
     let (mut total_secs, mut total_indices) = (0.0, 0u64);
     while let Some(m) = session.next_material() {
         let i = session.built();
@@ -128,7 +186,7 @@ pub fn cmd_gen(
             return Err(runtime(super::plan::over(m, &e, l, kept)));
         }
         let report = session
-            .build_next(&opts, &bars)
+            .build_next(opts, &bars)
             .expect("a table left to build")
             .map_err(|e| {
                 runtime(format!(
@@ -137,6 +195,7 @@ pub fn cmd_gen(
             })?;
         total_secs += report.seconds;
         total_indices += report.indices;
+        exchanged += report.exchanged;
         let line = if json {
             report_json(&report).to_string()
         } else {
@@ -156,6 +215,13 @@ pub fn cmd_gen(
             total_indices,
             dir.display()
         ))?;
+        if opts.peers.count() > 1 {
+            say(format!(
+                "split across {} processes, {} bytes exchanged",
+                opts.peers.count(),
+                exchanged
+            ))?;
+        }
     }
     Ok(())
 }

@@ -10,6 +10,7 @@
 //! range, then each other process's in turn. The entries are the sums one process makes,
 //! in the same order, so the book is byte for byte the one process's book.
 
+use super::peers::{all_done, all_to_all_round, offsets};
 use super::Cluster;
 use crate::atomic_file::prepare_folder_of;
 use crate::book::build::{count, BuildOptions, BuildSummary, Share};
@@ -18,7 +19,6 @@ use crate::book::pgn::SkipReason;
 use crate::book::runs::{merge_into, read_run, EntryStream, Runs};
 use crate::book::{BookError, BookInfo, BookWriter, Entry};
 use crate::progress::Observer;
-use mpi::datatype::{Partition, PartitionMut};
 use mpi::traits::*;
 use mpi::Count;
 use std::fs::File;
@@ -217,7 +217,6 @@ fn exchange(
     streams: Vec<EntryStream<'_>>,
     received: &mut Runs,
 ) -> io::Result<u64> {
-    let world = cluster.world();
     let size = cluster.size() as usize;
     std::fs::create_dir_all(&received.dir)?;
     let mut files = Vec::with_capacity(size);
@@ -230,26 +229,10 @@ fn exchange(
     let mut sent = 0u64;
     {
         let mut round = |outgoing: &mut Vec<Vec<u8>>, done: bool| -> io::Result<bool> {
+            let parts: Vec<&[u8]> = outgoing.iter().map(|b| &b[..]).collect();
+            let (incoming, incoming_counts) = all_to_all_round(cluster, &parts);
             let counts: Vec<Count> = outgoing.iter().map(|b| b.len() as Count).collect();
-            let mut incoming_counts = vec![0 as Count; size];
-            world.all_to_all_into(&counts[..], &mut incoming_counts[..]);
-            let displs = offsets(&counts);
             let incoming_displs = offsets(&incoming_counts);
-            // One byte more on each side than the parts take: Open MPI refuses a send and
-            // a receive buffer at one address, which two empty buffers would share.
-            let mut send: Vec<u8> = outgoing.concat();
-            send.push(0);
-            let total = incoming_counts.iter().map(|&c| c as usize).sum::<usize>();
-            let mut incoming = vec![0u8; total + 1];
-            {
-                let send = Partition::new(&send[..], &counts[..], &displs[..]);
-                let mut recv = PartitionMut::new(
-                    &mut incoming[..],
-                    &incoming_counts[..],
-                    &incoming_displs[..],
-                );
-                world.all_to_all_varcount_into(&send, &mut recv);
-            }
             for (from, file) in files.iter_mut().enumerate() {
                 let at = incoming_displs[from] as usize;
                 file.write_all(&incoming[at..at + incoming_counts[from] as usize])?;
@@ -262,13 +245,7 @@ fn exchange(
                 .map(|(_, &c)| c as u64)
                 .sum::<u64>();
             outgoing.iter_mut().for_each(Vec::clear);
-            let mut all_done = 0u8;
-            world.all_reduce_into(
-                &u8::from(done),
-                &mut all_done,
-                mpi::collective::SystemOperation::min(),
-            );
-            Ok(all_done == 1)
+            Ok(all_done(cluster, done))
         };
         let mut buffered = 0;
         merge_into(streams, 1, &mut |e| {
@@ -286,18 +263,6 @@ fn exchange(
         f.flush()?;
     }
     Ok(sent)
-}
-
-/// Where each part starts when parts of `counts` bytes are laid end to end.
-fn offsets(counts: &[Count]) -> Vec<Count> {
-    counts
-        .iter()
-        .scan(0, |at, &c| {
-            let start = *at;
-            *at += c;
-            Some(start)
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Runs split across the processes of an MPI job (cargo feature `mpi`, Open MPI through the
 //! `mpi` crate). A process started by `mpirun` with other processes joins the job
-//! (`Cluster::join`); each command that can be split (`book`) does its share and exchanges
+//! (`Cluster::join`); each command that can be split (`book build`, `gen`) does its share and exchanges
 //! the rest, and the files written are those one process writes, byte for byte.
 //!
 //! A process that fails ends the whole job (`Cluster::abort`): the others would wait for it
@@ -8,6 +8,7 @@
 //! job leaves nothing under the final name.
 
 pub mod book;
+pub mod peers;
 
 use mpi::environment::Universe;
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -30,7 +31,9 @@ impl Cluster {
         if size < 2 {
             return None;
         }
-        let universe = mpi::initialize()?;
+        // The solver's collective calls come from the thread that drives a table's solve,
+        // not always the first (`peers::MpiPeers`).
+        let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Serialized)?;
         let world = universe.world();
         Some(Cluster {
             _universe: universe,

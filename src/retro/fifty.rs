@@ -40,6 +40,7 @@
 use super::bits::AtomicBits;
 use super::chess::{ChessGame, Placed, Scratch};
 use super::packed::PackedSide;
+use super::peers::Peers;
 use super::solver::{
     bit, bitmap, solve_alone, LossSearch, PartByPart, RetroGame, Solution, Successor,
 };
@@ -96,17 +97,19 @@ impl Rule {
         // reach) only as won, drawn or lost: bitmaps of them.
         let outcomes = Outcomes::bitmaps(parts.solution(), parts.held_span());
         let rule = RuleGame::new(game, outcomes, self);
+        let peers = parts.peers();
+        let solve = |rule| self.solve_part(rule, part.clone(), label, observer, &*peers);
         if count > 1 {
             // The parts' values stay for the parts to come, within the memory model
             // (`generate`: a pawn table's values held whole); packed and put back, they
             // had all their pages written again (KRPvKR: 11% of the page faults).
-            self.solve_part(rule, part, label, observer);
+            solve(rule);
             return;
         }
         // One part: its exit marks are held packed with its values.
         let solution = parts.solution_mut();
         let held = [0, 1].map(|side| PackedSide::take(solution, side));
-        self.solve_part(rule, part, label, observer);
+        solve(rule);
         for side in held {
             side.restore(solution);
         }
@@ -119,6 +122,7 @@ impl Rule {
         part: Range<u64>,
         label: impl Fn(bool) -> String,
         observer: &dyn Observer,
+        peers: &dyn Peers,
     ) {
         // Where no two moves meet (with pawns), the rule's game counts each position's
         // moves inside exactly (`RuleGame::successors_counted`), and counters take less
@@ -143,6 +147,7 @@ impl Rule {
                 search,
                 observer,
                 label(winners),
+                peers,
             );
         }
     }

@@ -5,6 +5,7 @@ mod bits;
 mod chess;
 pub mod fifty;
 mod packed;
+pub mod peers;
 pub mod perpetual;
 mod solver;
 mod xiangqi;

@@ -48,9 +48,22 @@
 //! earlier part has the value found there, fixed like a move that leaves the graph, and the
 //! un-moves out of the part are left to the later parts that hold them, so the working
 //! state is held for one part at a time.
+//!
+//! Processes (`Peers`): a part may be split across processes, each holding an equal share
+//! of its indices (`Shares`) and the working state of those alone. A process takes back
+//! the moves of the positions it holds; an un-move into another's share becomes a note
+//! (`Note`, 9 bytes, deferred work 18 or 27) sent in the exchange that ends each slice of a
+//! pass (`SLICE` positions), where the holder applies it as it would its own. Within a
+//! level, un-moves commute (a value is set to the least level offered, counters count
+//! down), so when a note is applied does not matter as long as it is within its level. The
+//! processes agree at the end of each level on whether it found a position; with checks,
+//! they share the wins of each odd level, which the checks read. When the part is solved,
+//! every process gathers the whole part's solution: the values of the parts solved stay
+//! whole in each, the working state is split.
 
 use super::bits::AtomicBits;
 use super::packed::{Packed, PackedSide};
+use super::peers::{Alone, Peers, Shares};
 use crate::prefetch::prefetch_at;
 use crate::progress::Observer;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
@@ -58,7 +71,7 @@ use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// A move seen from the position it is played in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -219,6 +232,80 @@ enum Deferred {
     Exit(u8, u64),
 }
 
+/// An un-move's effect on a position that another process may hold (see the module doc).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Note {
+    /// `(side, idx)` wins at the level under way (`State::resolve_win`).
+    Win(u8, u64),
+    /// A move of `(side, idx)` loses for it at the level under way (`State::lost_move`).
+    Lost(u8, u64),
+    /// `Deferred::Win(side, idx)` at level `.2`.
+    WinAt(u8, u64, u32),
+    /// `Deferred::MoveLoses(side, idx, j)` at level `.3`, held by the process of `j`.
+    MoveLosesAt(u8, u64, u64, u32),
+}
+
+/// Bytes of a unit of a note: a tag and a word. A note takes one unit, deferred work two
+/// or three (the units after the first tagged `CONTINUED`).
+const UNIT: usize = 9;
+const CONTINUED: u8 = 8;
+
+impl Note {
+    /// The index whose process applies the note.
+    fn target(self) -> u64 {
+        match self {
+            Note::Win(_, i) | Note::Lost(_, i) | Note::WinAt(_, i, _) => i,
+            Note::MoveLosesAt(_, _, j, _) => j,
+        }
+    }
+
+    fn encode(self, out: &mut Vec<u8>) {
+        let mut unit = |tag: u8, word: u64| {
+            out.push(tag);
+            out.extend_from_slice(&word.to_le_bytes());
+        };
+        match self {
+            Note::Win(side, i) => unit(side, i),
+            Note::Lost(side, i) => unit(2 | side, i),
+            Note::WinAt(side, i, level) => {
+                unit(4 | side, i);
+                unit(CONTINUED, level.into());
+            }
+            Note::MoveLosesAt(side, i, j, level) => {
+                unit(6 | side, i);
+                unit(CONTINUED, j);
+                unit(CONTINUED, level.into());
+            }
+        }
+    }
+
+    /// The note that starts at unit `u` of `units`, None if that unit continues one.
+    fn decode(units: &[u8], u: usize) -> Option<Note> {
+        let unit = |k: usize| {
+            let at = (u + k) * UNIT;
+            let word = units[at + 1..at + UNIT].try_into().expect("a unit's word");
+            (units[at], u64::from_le_bytes(word))
+        };
+        let (tag, i) = unit(0);
+        let side = tag & 1;
+        Some(match tag >> 1 {
+            0 => Note::Win(side, i),
+            1 => Note::Lost(side, i),
+            2 => Note::WinAt(side, i, unit(1).1 as u32),
+            3 => Note::MoveLosesAt(side, i, unit(1).1, unit(2).1 as u32),
+            _ => return None,
+        })
+    }
+}
+
+/// The notes one task of a pass has for other processes, posted to the outbox (`State::
+/// post`) when the task ends: one lock per task and process, not per note.
+struct Mail(Vec<Vec<u8>>);
+
+/// Positions of a side a process scans between two exchanges of notes, when split: bounds
+/// the notes held at once.
+const SLICE: usize = 1 << 22;
+
 /// The class (`NO_FIXED`, `FIXED_WIN`, ...) of every index, two bits each.
 struct Classes([AtomicBits; 2]);
 
@@ -268,8 +355,18 @@ impl Earlier<'_> {
 
 struct State<'g, G: RetroGame> {
     game: &'g G,
-    /// The indices of the part being solved; the arrays below hold them from 0.
+    /// The indices of the part being solved.
     part: Range<u64>,
+    /// The indices of the part this process holds; the arrays below hold them from 0.
+    own: Range<u64>,
+    /// The processes the part is split across, and their shares.
+    peers: &'g dyn Peers,
+    shares: Shares,
+    /// Per process, the notes for it not yet sent (`Note`).
+    outbox: Vec<Mutex<Vec<u8>>>,
+    /// Split across processes, with checks: per side, the part's positions won by the
+    /// levels ended (by every process), which the checks read.
+    won: Option<[AtomicBits; 2]>,
     earlier: Option<Earlier<'g>>,
     /// When there are earlier parts, per side, the class of each position's best move that
     /// leaves the graph (moves into earlier parts apart), as `class` holds it. Without
@@ -527,6 +624,8 @@ pub struct PartByPart {
     unread: [Vec<(Range<usize>, Packed)>; 2],
     /// Which parts are in `unread`.
     let_go: Vec<bool>,
+    /// The processes each part is split across.
+    peers: Arc<dyn Peers>,
 }
 
 impl PartByPart {
@@ -544,7 +643,19 @@ impl PartByPart {
             last_longest_exit: 0,
             marks: Default::default(),
             unread: Default::default(),
+            peers: Arc::new(Alone),
         }
+    }
+
+    /// The same, each part split across `peers` (every one of which solves the same game
+    /// alike, in step).
+    pub fn split_across(self, peers: Arc<dyn Peers>) -> PartByPart {
+        PartByPart { peers, ..self }
+    }
+
+    /// The processes each part is split across.
+    pub fn peers(&self) -> Arc<dyn Peers> {
+        self.peers.clone()
     }
 
     /// How many parts there are.
@@ -569,7 +680,8 @@ impl PartByPart {
         let part = self.parts[k].clone();
         let (max_plies, search) = (self.max_plies, self.search);
         if self.parts.len() == 1 {
-            let whole = solve_part(game, part, None, max_plies, search, observer, String::new());
+            let (peers, label) = (&*self.peers, String::new());
+            let whole = solve_part(game, part, None, max_plies, search, observer, label, peers);
             self.last_longest_exit = whole.longest_exit;
             self.out = Some(whole);
             self.solved = 1;
@@ -595,6 +707,7 @@ impl PartByPart {
             search,
             observer,
             label,
+            &*self.peers,
         );
         let at = part.start as usize..part.end as usize;
         let Solution {
@@ -772,7 +885,7 @@ fn or_bits_at(dst: &mut [u64], offset: u64, src: &[u64]) {
 /// Solves the indices `part` of `game` up to `max_plies` alone, finding losses by `search`,
 /// keeping nothing: what the game is told (`RetroGame::part_solved`) is the result. Every
 /// move must stay in the part (a game reads a move into an earlier part as fixed itself).
-/// Passes are named after `label`.
+/// Passes are named after `label`; the part is split across `peers`.
 pub fn solve_alone<G: RetroGame>(
     game: &G,
     part: Range<u64>,
@@ -780,12 +893,14 @@ pub fn solve_alone<G: RetroGame>(
     search: LossSearch,
     observer: &dyn Observer,
     label: String,
+    peers: &dyn Peers,
 ) {
-    solve_part(game, part, None, max_plies, search, observer, label);
+    solve_part(game, part, None, max_plies, search, observer, label, peers);
 }
 
-/// Solves the indices `part` of `game`, after the parts `earlier` holds, and tells the
-/// game.
+/// Solves the indices `part` of `game`, after the parts `earlier` holds, split across
+/// `peers` (each of which gets the whole part's solution), and tells the game.
+#[allow(clippy::too_many_arguments)]
 fn solve_part<G: RetroGame>(
     game: &G,
     part: Range<u64>,
@@ -794,12 +909,70 @@ fn solve_part<G: RetroGame>(
     search: LossSearch,
     observer: &dyn Observer,
     label: String,
+    peers: &dyn Peers,
 ) -> Solution {
-    let st = State::new(game, part.clone(), earlier, search);
+    let st = State::new(game, part.clone(), earlier, search, peers);
     st.run(max_plies, observer, label);
-    let solution = st.finish();
+    let own = st.own.clone();
+    let mut solution = st.finish();
+    if peers.count() > 1 {
+        solution = gather(peers, &own, solution);
+    }
     game.part_solved(part, [&solution.values[0], &solution.values[1]]);
     solution
+}
+
+/// The whole part's solution from each process's share of it (`own` this one's).
+fn gather(peers: &dyn Peers, own: &Range<u64>, mine: Solution) -> Solution {
+    let mut bytes = Vec::with_capacity(3 * (own.end - own.start) as usize);
+    let mut put = |b: &[u8]| {
+        bytes.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(b);
+    };
+    let words = |w: &[u64]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    for side in 0..2 {
+        put(&mine.values[side]);
+        put(&words(&mine.illegal[side]));
+        put(&words(&mine.exit_decides[side]));
+        put(&words(&mine.exit_same_wdl[side]));
+        let long = mine.long[side].entries();
+        put(&long
+            .iter()
+            .flat_map(|&(i, p)| [i, p.into()])
+            .flat_map(u64::to_le_bytes)
+            .collect::<Vec<u8>>());
+    }
+    put(&mine.longest_exit.to_le_bytes());
+    drop(mine);
+    let mut whole = Solution::from_parts(Default::default(), Default::default());
+    let mut long: [Vec<(u64, u32)>; 2] = Default::default();
+    for share in peers.all_gather(bytes) {
+        let mut rest = &share[..];
+        let mut take = || {
+            let (len, tail) = rest.split_at(8);
+            let len = u64::from_le_bytes(len.try_into().expect("a length")) as usize;
+            let (b, tail) = tail.split_at(len);
+            rest = tail;
+            b
+        };
+        let words = |b: &[u8]| {
+            b.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("a word")))
+                .collect::<Vec<u64>>()
+        };
+        for (side, long) in long.iter_mut().enumerate() {
+            whole.values[side].extend_from_slice(take());
+            whole.illegal[side].extend(words(take()));
+            whole.exit_decides[side].extend(words(take()));
+            whole.exit_same_wdl[side].extend(words(take()));
+            let l = words(take());
+            long.extend(l.chunks_exact(2).map(|e| (e[0], e[1] as u32)));
+        }
+        let longest = u32::from_le_bytes(take().try_into().expect("plies"));
+        whole.longest_exit = whole.longest_exit.max(longest);
+    }
+    whole.long = long.map(LongDistances::new);
+    whole
 }
 
 /// Raises `a` to at least `v`, writing only when it grows: most calls find it high enough,
@@ -817,14 +990,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl<'g, G: RetroGame> State<'g, G> {
-    /// The state for solving `part`, after the parts whose values `earlier` holds.
+    /// The state for solving this process's share of `part` (split across `peers`), after
+    /// the parts whose values `earlier` holds.
     fn new(
         game: &'g G,
         part: Range<u64>,
         earlier: Option<Earlier<'g>>,
         search: LossSearch,
+        peers: &'g dyn Peers,
     ) -> Self {
-        let n = (part.end - part.start) as usize;
+        let shares = Shares::new(part.clone(), peers.count());
+        let own = shares.of(peers.rank());
+        let n = (own.end - own.start) as usize;
+        let split = peers.count() > 1;
+        let whole = (part.end - part.start) as usize;
         let counted = search == LossSearch::Counters;
         let counters = || zeroed(if counted { n } else { 0 });
         let changed = || AtomicBits::new(if counted { 0 } else { n });
@@ -836,6 +1015,11 @@ impl<'g, G: RetroGame> State<'g, G> {
             decides: [AtomicBits::new(n), AtomicBits::new(n)],
             earlier,
             part,
+            own,
+            peers,
+            shares,
+            outbox: (0..peers.count()).map(|_| Mutex::default()).collect(),
+            won: (split && !counted).then(|| [AtomicBits::new(whole), AtomicBits::new(whole)]),
             exits_beyond: Default::default(),
             values: [zeroed(n), zeroed(n)],
             illegal: [AtomicBits::new(n), AtomicBits::new(n)],
@@ -853,22 +1037,152 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
     }
 
-    /// Where index `idx` (of the part) is held in the arrays.
+    /// Where index `idx` (of this process's share) is held in the arrays.
     #[inline]
     fn at(&self, idx: u64) -> usize {
-        (idx - self.part.start) as usize
+        (idx - self.own.start) as usize
+    }
+
+    /// An empty mail for the notes of one task.
+    fn mail(&self) -> Mail {
+        Mail(vec![Vec::new(); self.peers.count()])
+    }
+
+    /// Applies `note` here if this process holds its target, else writes it to `mail`.
+    #[inline]
+    fn route(&self, mail: &mut Mail, note: Note, level: u32) {
+        let target = note.target();
+        if self.own.contains(&target) {
+            self.apply(note, level);
+        } else {
+            note.encode(&mut mail.0[self.shares.owner(target)]);
+        }
+    }
+
+    /// What `note` does to the position it targets, held here, at `level`.
+    fn apply(&self, note: Note, level: u32) {
+        match note {
+            Note::Win(side, p) => self.resolve_win(side as usize, p, level),
+            Note::Lost(side, p) => self.lost_move(side as usize, p, level),
+            Note::WinAt(side, p, at) => self.defer(at, Deferred::Win(side, p)),
+            Note::MoveLosesAt(side, i, j, at) => self.defer(at, Deferred::MoveLoses(side, i, j)),
+        }
+    }
+
+    /// Adds `mail`'s notes to the outbox.
+    fn post(&self, mail: Mail) {
+        for (to, notes) in mail.0.into_iter().enumerate() {
+            if !notes.is_empty() {
+                lock(&self.outbox[to]).extend_from_slice(&notes);
+            }
+        }
+    }
+
+    /// Sends the outbox's notes to their processes and applies those the others sent this
+    /// one, at `level` (collective).
+    fn exchange(&self, level: u32) {
+        if self.peers.count() == 1 {
+            return;
+        }
+        let outgoing = self.outbox.iter().map(|o| std::mem::take(&mut *lock(o)));
+        let received = self.peers.all_to_all(outgoing.collect());
+        let units = received.len() / UNIT;
+        (0..units).into_par_iter().step_by(CHUNK).for_each(|first| {
+            for u in first..(first + CHUNK).min(units) {
+                if let Some(note) = Note::decode(&received, u) {
+                    self.apply(note, level);
+                }
+            }
+        });
+    }
+
+    /// Whether any process found a position at this level, and the last level a fixed
+    /// value reaches in any (collective); both kept here.
+    fn agree(&self) -> bool {
+        if self.peers.count() == 1 {
+            return self.found.load(Relaxed);
+        }
+        let mut mine = vec![u8::from(self.found.load(Relaxed))];
+        mine.extend_from_slice(&self.last_static_level.load(Relaxed).to_le_bytes());
+        let all = self.peers.all_gather(mine);
+        let found = all.iter().any(|a| a[0] == 1);
+        for a in &all {
+            self.note_static(u32::from_le_bytes(a[1..5].try_into().expect("a level")));
+        }
+        self.found.store(found, Relaxed);
+        found
+    }
+
+    /// With checks, split: tells every process the positions this one found won at
+    /// `level` (odd), and notes theirs (collective).
+    fn share_wins(&self, level: u32) {
+        let Some(won) = &self.won else {
+            return;
+        };
+        let (start, n) = (self.own.start, (self.own.end - self.own.start) as usize);
+        let code = Dtm::from_plies(level).encode();
+        let mut mine: Vec<u8> = Vec::new();
+        let mut add = |side: usize, idx: u64| {
+            mine.extend_from_slice(&(idx << 1 | side as u64).to_le_bytes());
+        };
+        if (level as usize) + 1 < MARKED_LEVELS {
+            // A position won at `level` is marked for the next.
+            for side in 0..2 {
+                for block in (0..n).step_by(BLOCK) {
+                    if self.marked(side, block, level + 1) {
+                        for i in block..(block + BLOCK).min(n) {
+                            if self.values[side][i].load(Relaxed) == code {
+                                add(side, start + i as u64);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Beyond a byte, those found at this level are listed.
+        for &(side, idx) in lock(&self.frontier).iter() {
+            add(side as usize, idx);
+        }
+        for from in self.peers.all_gather(mine) {
+            for w in from.chunks_exact(8) {
+                let w = u64::from_le_bytes(w.try_into().expect("a word"));
+                won[(w & 1) as usize].set(((w >> 1) - self.part.start) as usize);
+            }
+        }
+    }
+
+    /// True when `(side, j)`, an index of the part, is won for its mover by a level before
+    /// `level`.
+    #[inline]
+    fn won_by_now(&self, side: usize, j: u64, level: u32) -> bool {
+        match &self.won {
+            Some(won) => won[side].get((j - self.part.start) as usize),
+            None => matches!(self.plies_now(side, j), Some(p) if p % 2 == 1 && p < level),
+        }
+    }
+
+    /// How many slices of `SLICE` positions a side's scan takes, the same in every process.
+    fn slices(&self) -> usize {
+        match self.peers.count() {
+            1 => 1,
+            _ => (self.shares.largest() as usize).div_ceil(SLICE).max(1),
+        }
     }
 
     /// Sets up the part and solves it level by level, naming passes after `label`.
     fn run(&self, max_plies: u32, observer: &dyn Observer, label: String) {
-        let (start, n) = (self.part.start as usize, self.at(self.part.end));
+        let (start, n) = (self.own.start as usize, self.at(self.own.end));
         observer.pass(&format!("{label}setting up"), 2 * n as u64);
         (0..n).into_par_iter().step_by(CHUNK).for_each(|first| {
+            let mut mail = self.mail();
             for i in first..(first + CHUNK).min(n) {
-                self.init((start + i) as u64);
+                self.init((start + i) as u64, &mut mail);
             }
+            self.post(mail);
             observer.advance(2 * (CHUNK.min(n - first)) as u64);
         });
+        self.exchange(0);
+        let slice = n.div_ceil(self.slices()).next_multiple_of(SCAN).max(SCAN);
         let mut idle = 0;
         for level in 1..=max_plies.min(Dtm::MAX_PLIES) {
             self.found.store(false, Relaxed);
@@ -878,35 +1192,52 @@ impl<'g, G: RetroGame> State<'g, G> {
                 // long.
                 observer.pass(&format!("{label}ply {level}"), frontier.len() as u64);
                 frontier.par_chunks(CHUNK).for_each(|chunk| {
+                    let mut mail = self.mail();
                     for &(side, idx) in chunk {
-                        self.expand(side as usize, idx, level);
+                        self.expand(side as usize, idx, level, &mut mail);
                     }
+                    self.post(mail);
                     observer.advance(chunk.len() as u64);
                 });
+                self.exchange(level);
             } else {
                 observer.pass(&format!("{label}ply {level}"), 2 * n as u64);
                 for side in 0..2 {
-                    (0..n).into_par_iter().step_by(SCAN).for_each(|first| {
-                        let end = (first + SCAN).min(n);
-                        for block in (first..end).step_by(BLOCK) {
-                            if self.marked(side, block, level) {
-                                for i in block..(block + BLOCK).min(end) {
-                                    self.visit(side, (start + i) as u64, level);
+                    for k in 0..self.slices() {
+                        let slice = (k * slice).min(n)..((k + 1) * slice).min(n);
+                        let end = slice.end;
+                        slice.into_par_iter().step_by(SCAN).for_each(|first| {
+                            let end = (first + SCAN).min(end);
+                            let mut mail = self.mail();
+                            for block in (first..end).step_by(BLOCK) {
+                                if self.marked(side, block, level) {
+                                    for i in block..(block + BLOCK).min(end) {
+                                        self.visit(side, (start + i) as u64, level, &mut mail);
+                                    }
                                 }
                             }
-                        }
-                        observer.advance((end - first) as u64);
-                    });
+                            self.post(mail);
+                            observer.advance((end - first) as u64);
+                        });
+                        self.exchange(level);
+                    }
                 }
             }
             let pending = std::mem::take(&mut lock(&self.pending)[level as usize]);
-            pending
-                .into_par_iter()
-                .for_each(|d| self.run_deferred(d, level));
+            pending.par_chunks(CHUNK).for_each(|chunk| {
+                let mut mail = self.mail();
+                for &d in chunk {
+                    self.run_deferred(d, level, &mut mail);
+                }
+                self.post(mail);
+            });
+            self.exchange(level);
             if self.search == LossSearch::Checks && level % 2 == 0 {
                 self.check_marked(level);
+            } else if level % 2 == 1 {
+                self.share_wins(level);
             }
-            if self.found.load(Relaxed) {
+            if self.agree() {
                 idle = 0;
             } else {
                 idle += 1;
@@ -919,8 +1250,8 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
     }
 
-    /// The part's solution, its first index at 0 (long values and exits listed by their
-    /// indices in the game).
+    /// This process's share of the part's solution, its first index at 0 (long values and
+    /// exits listed by their indices in the game).
     fn finish(self) -> Solution {
         let State {
             values,
@@ -934,11 +1265,12 @@ impl<'g, G: RetroGame> State<'g, G> {
             exit_class,
             exits_beyond,
             long,
-            part,
+            own,
+            won,
             ..
         } = self;
         // The working state goes first: the exits are marked beside the values.
-        drop((counters, changed, marks));
+        drop((counters, changed, marks, won));
         let mut solution =
             Solution::from_parts(values.map(from_atomic), illegal.map(AtomicBits::into_words));
         solution.long =
@@ -949,7 +1281,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             exit_class.as_ref().unwrap_or(&class),
             decides,
             &listed,
-            part.start,
+            own.start,
         );
         solution.longest_exit = longest_exit.into_inner();
         solution
@@ -966,16 +1298,17 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
     }
 
-    fn run_deferred(&self, work: Deferred, level: u32) {
+    fn run_deferred(&self, work: Deferred, level: u32, mail: &mut Mail) {
         match work {
             Deferred::Win(side, idx) => self.resolve_win(side as usize, idx, level),
             Deferred::MoveLoses(side, idx, j) => {
+                // Held by the process of `j`; `idx` may be another's.
                 let indexed_part_won = matches!(
                     self.plies_now(1 - side as usize, j),
                     Some(p) if p % 2 == 1 && p < level
                 );
                 if !indexed_part_won {
-                    self.lost_move(side as usize, idx, level);
+                    self.route(mail, Note::Lost(side, idx), level);
                 }
             }
             Deferred::Exit(side, idx) => self.exit_decides(side as usize, idx, level),
@@ -1016,14 +1349,21 @@ impl<'g, G: RetroGame> State<'g, G> {
     fn scan_fixed(&self, side: usize, idx: u64) -> Scan {
         let mut sum = Scan::default();
         self.game.fixed_successors(side, idx, &mut |s| {
-            self.add_move(&mut sum, side, idx, s, false)
+            self.add_move(&mut sum, side, idx, s, None)
         });
         sum
     }
 
-    /// Adds move `s` of `idx` to `sum` (with `schedule`, see `init`).
+    /// Adds move `s` of `idx` to `sum` (with mail to `schedule` in, see `init`).
     #[inline]
-    fn add_move(&self, sum: &mut Scan, side: usize, idx: u64, s: Successor, schedule: bool) {
+    fn add_move(
+        &self,
+        sum: &mut Scan,
+        side: usize,
+        idx: u64,
+        s: Successor,
+        schedule: Option<&mut Mail>,
+    ) {
         let earlier = |j: u64| {
             let e = self.earlier.as_ref();
             e.expect("a move into an earlier part reads its values")
@@ -1052,8 +1392,9 @@ impl<'g, G: RetroGame> State<'g, G> {
             Successor::Either(j, alt) => {
                 sum.inside += 1;
                 // The opponent's extra option wins for him: this move loses by then.
-                if let (Dtm::Win(w), true) = (alt, schedule) {
-                    self.defer(w + 1, Deferred::MoveLoses(side as u8, idx, j));
+                if let (Dtm::Win(w), Some(mail)) = (alt, schedule) {
+                    let note = Note::MoveLosesAt(side as u8, idx, j, w + 1);
+                    self.route(mail, note, 0);
                 }
             }
         }
@@ -1062,12 +1403,12 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// Sets up `idx` for both sides to move: its moves summed up, and its value where they
     /// decide it. A move whose extra option wins for the opponent is set to lose at its
     /// level here, once.
-    fn init(&self, idx: u64) {
+    fn init(&self, idx: u64, mail: &mut Mail) {
         let mut sums = [Scan::default(), Scan::default()];
         let mut any = [false; 2];
         let found = self.game.successors_counted_both(idx, &mut |side, s| {
             any[side] = true;
-            self.add_move(&mut sums[side], side, idx, s, true);
+            self.add_move(&mut sums[side], side, idx, s, Some(&mut *mail));
         });
         for (side, (found, mut sum)) in found.into_iter().zip(sums).enumerate() {
             let scan = found.map(|(terminal, counted)| {
@@ -1154,9 +1495,9 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// One position during the pass for `level`: take back its moves if it was resolved at
     /// the previous level (fixed moves' values are stored when known).
     #[inline]
-    fn visit(&self, side: usize, idx: u64, level: u32) {
+    fn visit(&self, side: usize, idx: u64, level: u32, mail: &mut Mail) {
         if self.values[side][self.at(idx)].load(Relaxed) as u32 == level {
-            self.expand(side, idx, level);
+            self.expand(side, idx, level, mail);
         }
     }
 
@@ -1176,20 +1517,21 @@ impl<'g, G: RetroGame> State<'g, G> {
 
     /// Takes back the moves into `idx`, resolved at the level before `level`.
     #[inline]
-    fn expand(&self, side: usize, idx: u64, level: u32) {
-        let other = 1 - side;
+    fn expand(&self, side: usize, idx: u64, level: u32, mail: &mut Mail) {
+        let other = 1 - side as u8;
         let prev = level - 1; // plies of `idx`
         let part = &self.part;
+        let mut send = |note| self.route(mail, note, level);
         if level % 2 == 1 {
             // `idx` is lost: every move into it wins. (Moves from later parts are taken
             // there.)
             self.game.predecessors(side, idx, &mut |p, alt| match alt {
                 _ if !part.contains(&p) => {}
-                None => self.resolve_win(other, p, level),
+                None => send(Note::Win(other, p)),
                 // The opponent may take his extra option instead: the move wins only if
                 // that loses too, and as late as the longer of the two.
-                Some(Dtm::Loss(e)) if e <= prev => self.resolve_win(other, p, level),
-                Some(Dtm::Loss(e)) => self.defer(e + 1, Deferred::Win(other as u8, p)),
+                Some(Dtm::Loss(e)) if e <= prev => send(Note::Win(other, p)),
+                Some(Dtm::Loss(e)) => send(Note::WinAt(other, p, e + 1)),
                 Some(_) => {}
             });
         } else {
@@ -1198,7 +1540,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             self.game.predecessors(side, idx, &mut |p, alt| match alt {
                 _ if !part.contains(&p) => {}
                 Some(Dtm::Win(w)) if w < prev => {}
-                _ => self.lost_move(other, p, level),
+                _ => send(Note::Lost(other, p)),
             });
         }
     }
@@ -1251,7 +1593,7 @@ impl<'g, G: RetroGame> State<'g, G> {
                         while bits != 0 {
                             let i = (c * CHUNK / 64 + k) * 64 + bits.trailing_zeros() as usize;
                             bits &= bits - 1;
-                            self.check(side, self.part.start + i as u64, level);
+                            self.check(side, self.own.start + i as u64, level);
                         }
                     }
                 });
@@ -1270,7 +1612,7 @@ impl<'g, G: RetroGame> State<'g, G> {
         let all_lose = self.game.moves_inside(side, idx, &mut |j, alt| {
             j < first
                 || matches!(alt, Some(Dtm::Win(w)) if w < level)
-                || matches!(self.plies_now(other, j), Some(p) if p % 2 == 1 && p < level)
+                || self.won_by_now(other, j, level)
         });
         if all_lose {
             self.resolve_loss(side, idx, level);
@@ -1592,6 +1934,74 @@ mod tests {
         assert_eq!(sides.illegal, whole.illegal);
         assert_eq!(sides.exit_decides, whole.exit_decides);
         assert_eq!(sides.exit_same_wdl, whole.exit_same_wdl);
+    }
+
+    /// `g` solved by `count` processes (threads here), each part split across them, with
+    /// `search`: what each process gets.
+    fn split(g: &Graph, count: usize, search: LossSearch) -> Vec<Solution> {
+        let group = crate::retro::peers::InProcess::group(count);
+        std::thread::scope(|s| {
+            let solves: Vec<_> = group
+                .into_iter()
+                .map(|p| {
+                    s.spawn(move || {
+                        let mut parts =
+                            PartByPart::new(g, Dtm::MAX_PLIES, search).split_across(Arc::new(p));
+                        for _ in 0..parts.count() {
+                            parts.solve_next(g, &Silent);
+                        }
+                        let sent = parts.peers().bytes_sent();
+                        (parts.into_solution(), sent)
+                    })
+                })
+                .collect();
+            let solved: Vec<_> = solves.into_iter().map(|h| h.join().unwrap()).collect();
+            assert!(solved.iter().any(|&(_, sent)| sent > 0), "notes were sent");
+            solved.into_iter().map(|(s, _)| s).collect()
+        })
+    }
+
+    /// Split across two, three and five processes, with counters and with checks, in
+    /// parts and whole, with distances beyond a byte: every process gets the solution one
+    /// process finds, bit for bit.
+    #[test]
+    fn split_solves_equal_the_whole() {
+        let mut whole = parted_graph();
+        whole.parts = std::iter::once(0..whole.size()).collect();
+        for g in [parted_graph(), whole, long_chain()] {
+            for search in [LossSearch::Counters, LossSearch::Checks] {
+                let one = solve_within(&g, Dtm::MAX_PLIES, search, &Silent);
+                for count in [2, 3, 5] {
+                    for s in split(&g, count, search) {
+                        assert_eq!(s.values, one.values, "{count} {search:?}");
+                        assert_eq!(s.illegal, one.illegal);
+                        assert_eq!(s.exit_decides, one.exit_decides);
+                        assert_eq!(s.exit_same_wdl, one.exit_same_wdl);
+                        assert_eq!(s.long[0].entries(), one.long[0].entries());
+                        assert_eq!(s.long[1].entries(), one.long[1].entries());
+                        assert_eq!(s.longest_exit, one.longest_exit);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Notes come back as they were written, units laid end to end.
+    #[test]
+    fn notes_decode_as_encoded() {
+        let notes = [
+            Note::Win(1, 7),
+            Note::Lost(0, u64::MAX >> 1),
+            Note::WinAt(1, 3, 300),
+            Note::MoveLosesAt(0, 5, 9, 41),
+            Note::Lost(1, 0),
+        ];
+        let mut units = Vec::new();
+        notes.iter().for_each(|n| n.encode(&mut units));
+        let decoded: Vec<Note> = (0..units.len() / UNIT)
+            .filter_map(|u| Note::decode(&units, u))
+            .collect();
+        assert_eq!(decoded, notes);
     }
 
     /// `g` solved with counters and with checks.

@@ -1,0 +1,174 @@
+//! The processes of an MPI job as the solver's peers (`retro::peers::Peers`): a table's
+//! parts are split across them (`mpirun -np N retrobook gen SIG`).
+
+use super::Cluster;
+use crate::retro::peers::Peers;
+use mpi::collective::SystemOperation;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::traits::*;
+use mpi::Count;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Bytes at most that one process sends another in one collective call: MPI counts are
+/// 32-bit, and smaller rounds keep the buffers small.
+const ROUND: usize = 64 << 20;
+
+/// The job's processes, every one of which solves the same tables in step.
+pub struct MpiPeers {
+    cluster: Cluster,
+    sent: AtomicU64,
+}
+
+// SAFETY: MPI is initialised for calls from any thread, one at a time
+// (`Threading::Serialized`, `Cluster::join`), and the solver makes its collective calls
+// from the one thread that drives the solve, never from its workers: the handle is only
+// moved between threads, never used by two at once.
+unsafe impl Send for MpiPeers {}
+unsafe impl Sync for MpiPeers {}
+
+impl MpiPeers {
+    /// The peers of `cluster`'s job.
+    pub fn new(cluster: Cluster) -> MpiPeers {
+        MpiPeers {
+            cluster,
+            sent: AtomicU64::new(0),
+        }
+    }
+
+    /// The job.
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    fn count_sent(&self, bytes: u64) {
+        self.sent.fetch_add(bytes, Relaxed);
+    }
+}
+
+/// True in every process when `done` is true in all (collective).
+pub(crate) fn all_done(cluster: &Cluster, done: bool) -> bool {
+    let mut all = 0u8;
+    cluster
+        .world()
+        .all_reduce_into(&u8::from(done), &mut all, SystemOperation::min());
+    all == 1
+}
+
+/// One collective round: sends `outgoing[r]` to process r and returns what each process
+/// sent this one, laid end to end, with its length from each. Every part must be under 2
+/// GiB.
+pub(crate) fn all_to_all_round(cluster: &Cluster, outgoing: &[&[u8]]) -> (Vec<u8>, Vec<Count>) {
+    let world = cluster.world();
+    let counts: Vec<Count> = outgoing.iter().map(|b| b.len() as Count).collect();
+    let mut incoming_counts = vec![0 as Count; outgoing.len()];
+    world.all_to_all_into(&counts[..], &mut incoming_counts[..]);
+    let displs = offsets(&counts);
+    let incoming_displs = offsets(&incoming_counts);
+    // One byte more on each side than the parts take: Open MPI refuses a send and a
+    // receive buffer at one address, which two empty buffers would share.
+    let mut send: Vec<u8> = outgoing.concat();
+    send.push(0);
+    let total = incoming_counts.iter().map(|&c| c as usize).sum::<usize>();
+    let mut incoming = vec![0u8; total + 1];
+    {
+        let send = Partition::new(&send[..], &counts[..], &displs[..]);
+        let mut recv = PartitionMut::new(
+            &mut incoming[..],
+            &incoming_counts[..],
+            &incoming_displs[..],
+        );
+        world.all_to_all_varcount_into(&send, &mut recv);
+    }
+    incoming.pop();
+    (incoming, incoming_counts)
+}
+
+/// Where each part starts when parts of `counts` bytes are laid end to end.
+pub(crate) fn offsets(counts: &[Count]) -> Vec<Count> {
+    counts
+        .iter()
+        .scan(0, |at, &c| {
+            let start = *at;
+            *at += c;
+            Some(start)
+        })
+        .collect()
+}
+
+impl Peers for MpiPeers {
+    fn rank(&self) -> usize {
+        self.cluster.rank() as usize
+    }
+
+    fn count(&self) -> usize {
+        self.cluster.size() as usize
+    }
+
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<u8> {
+        let me = self.rank();
+        let others: usize = (outgoing.iter().enumerate())
+            .filter(|&(to, _)| to != me)
+            .map(|(_, b)| b.len())
+            .sum();
+        self.count_sent(others as u64);
+        let mut from: Vec<Vec<u8>> = vec![Vec::new(); outgoing.len()];
+        let mut at = 0;
+        loop {
+            let part: Vec<&[u8]> = (outgoing.iter())
+                .map(|b| &b[at.min(b.len())..(at + ROUND).min(b.len())])
+                .collect();
+            let (incoming, counts) = all_to_all_round(&self.cluster, &part);
+            let mut rest = &incoming[..];
+            for (f, &c) in from.iter_mut().zip(&counts) {
+                let (head, tail) = rest.split_at(c as usize);
+                f.extend_from_slice(head);
+                rest = tail;
+            }
+            at += ROUND;
+            if all_done(&self.cluster, outgoing.iter().all(|b| b.len() <= at)) {
+                break;
+            }
+        }
+        from.concat()
+    }
+
+    fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
+        let world = self.cluster.world();
+        let count = self.count();
+        self.count_sent((mine.len() * (count - 1)) as u64);
+        let mut lens = vec![0u64; count];
+        world.all_gather_into(&(mine.len() as u64), &mut lens[..]);
+        let mut all: Vec<Vec<u8>> = lens
+            .iter()
+            .map(|&l| Vec::with_capacity(l as usize))
+            .collect();
+        let longest = lens.iter().copied().max().unwrap_or(0) as usize;
+        let mut at = 0;
+        // Rounds of at most `ROUND` bytes from each, until the longest is sent.
+        while at < longest || at == 0 {
+            let part = &mine[at.min(mine.len())..(at + ROUND).min(mine.len())];
+            let counts: Vec<Count> = (lens.iter())
+                .map(|&l| ((l as usize).min(at + ROUND).saturating_sub(at)) as Count)
+                .collect();
+            let displs = offsets(&counts);
+            let total = counts.iter().map(|&c| c as usize).sum::<usize>();
+            // One byte more on each side (see `all_to_all_round`).
+            let mut send = part.to_vec();
+            send.push(0);
+            let mut recv = vec![0u8; total + 1];
+            {
+                let mut into = PartitionMut::new(&mut recv[..], &counts[..], &displs[..]);
+                world.all_gather_varcount_into(&send[..part.len()], &mut into);
+            }
+            for ((a, &c), &d) in all.iter_mut().zip(&counts).zip(&displs) {
+                a.extend_from_slice(&recv[d as usize..(d + c) as usize]);
+            }
+            at += ROUND;
+        }
+        all
+    }
+
+    fn bytes_sent(&self) -> u64 {
+        self.sent.load(Relaxed)
+    }
+}

@@ -1,0 +1,230 @@
+//! The processes one solve is split across (`Peers`): each holds an equal share of every
+//! part's positions (`Shares`), takes back the moves of the positions it holds, and passes
+//! the un-moves that land in another's share to that process, a batch per pass. The
+//! solver (`solver`) needs only two collective operations of them; an MPI job
+//! (`cluster`) provides them across machines, `InProcess` between threads of one process
+//! (for tests), `Alone` for the one process of a plain run.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Barrier, Mutex};
+
+/// Processes that take part in every collective call in the same order. A call is
+/// collective: it returns once every process has made it.
+pub trait Peers: Send + Sync {
+    /// This process's place, `0..count()`.
+    fn rank(&self) -> usize;
+
+    /// How many processes there are.
+    fn count(&self) -> usize;
+
+    /// Sends `outgoing[r]` to process `r` (this process's own part back to it) and returns
+    /// what every process sent this one, in rank order, laid end to end.
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<u8>;
+
+    /// Every process's `mine`, in rank order.
+    fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>>;
+
+    /// Bytes this process has sent to the others so far.
+    fn bytes_sent(&self) -> u64;
+
+    /// Returns once every process has called it.
+    fn barrier(&self) {
+        self.all_gather(Vec::new());
+    }
+}
+
+/// The one process of a run that is not split.
+pub struct Alone;
+
+impl Peers for Alone {
+    fn rank(&self) -> usize {
+        0
+    }
+
+    fn count(&self) -> usize {
+        1
+    }
+
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<u8> {
+        outgoing.into_iter().next().unwrap_or_default()
+    }
+
+    fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
+        vec![mine]
+    }
+
+    fn bytes_sent(&self) -> u64 {
+        0
+    }
+}
+
+/// Positions per unit of a share: shares start on whole words of a bitmap, so that the
+/// shares' bitmaps join word by word.
+const ALIGN: u64 = 64;
+
+/// How a part's indices are shared: equal ranges in rank order, each a multiple of
+/// `ALIGN` from the part's start (the last takes what is left).
+#[derive(Clone, Debug)]
+pub struct Shares {
+    part: Range<u64>,
+    each: u64,
+}
+
+impl Shares {
+    /// The shares of `part` among `count` processes.
+    pub fn new(part: Range<u64>, count: usize) -> Shares {
+        let len = part.end - part.start;
+        let each = len.div_ceil(count as u64).div_ceil(ALIGN).max(1) * ALIGN;
+        Shares { part, each }
+    }
+
+    /// The indices process `rank` holds (empty when the part is too small for it).
+    pub fn of(&self, rank: usize) -> Range<u64> {
+        let start = (self.part.start + rank as u64 * self.each).min(self.part.end);
+        start..(start + self.each).min(self.part.end)
+    }
+
+    /// The process that holds `idx`, an index of the part.
+    #[inline]
+    pub fn owner(&self, idx: u64) -> usize {
+        ((idx - self.part.start) / self.each) as usize
+    }
+
+    /// The most indices any process holds.
+    pub fn largest(&self) -> u64 {
+        self.each.min(self.part.end - self.part.start)
+    }
+}
+
+/// Processes simulated by the threads of one process: each thread holds one of a group
+/// (`InProcess::group`) and makes the calls a process would. The solver's results do not
+/// depend on where the processes run, so tests compare split solves with whole ones here.
+pub struct InProcess {
+    rank: usize,
+    shared: Arc<Shared>,
+    sent: AtomicU64,
+}
+
+struct Shared {
+    /// `cells[from][to]`: what `from` sends `to` in the call under way.
+    cells: Mutex<Vec<Vec<Vec<u8>>>>,
+    barrier: Barrier,
+}
+
+impl InProcess {
+    /// `count` processes, the one of rank r at r.
+    pub fn group(count: usize) -> Vec<InProcess> {
+        let shared = Arc::new(Shared {
+            cells: Mutex::new(vec![vec![Vec::new(); count]; count]),
+            barrier: Barrier::new(count),
+        });
+        (0..count)
+            .map(|rank| InProcess {
+                rank,
+                shared: shared.clone(),
+                sent: AtomicU64::new(0),
+            })
+            .collect()
+    }
+
+    fn cells(&self) -> std::sync::MutexGuard<'_, Vec<Vec<Vec<u8>>>> {
+        self.shared.cells.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Peers for InProcess {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn count(&self) -> usize {
+        self.cells().len()
+    }
+
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<u8> {
+        let others: usize = (outgoing.iter().enumerate())
+            .filter(|&(to, _)| to != self.rank)
+            .map(|(_, b)| b.len())
+            .sum();
+        self.sent.fetch_add(others as u64, Relaxed);
+        self.cells()[self.rank] = outgoing;
+        self.shared.barrier.wait();
+        let received = {
+            let mut cells = self.cells();
+            let count = cells.len();
+            (0..count)
+                .flat_map(|from| std::mem::take(&mut cells[from][self.rank]))
+                .collect()
+        };
+        // No process writes its cells again before every one has read them.
+        self.shared.barrier.wait();
+        received
+    }
+
+    fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
+        let count = self.count();
+        self.sent
+            .fetch_add((mine.len() * (count - 1)) as u64, Relaxed);
+        self.cells()[self.rank][0] = mine;
+        self.shared.barrier.wait();
+        let all = self.cells().iter().map(|c| c[0].clone()).collect();
+        self.shared.barrier.wait();
+        all
+    }
+
+    fn bytes_sent(&self) -> u64 {
+        self.sent.load(Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_cover_the_part_in_aligned_ranges() {
+        for (part, count) in [(0..10_000u64, 3), (64..65, 4), (7..1_000_003, 5), (5..5, 2)] {
+            let shares = Shares::new(part.clone(), count);
+            let mut next = part.start;
+            for rank in 0..count {
+                let own = shares.of(rank);
+                assert_eq!(own.start, next, "{part:?} {rank}");
+                assert!(own.start == part.end || (own.start - part.start) % ALIGN == 0);
+                for idx in [own.start, own.end.saturating_sub(1)] {
+                    if own.contains(&idx) {
+                        assert_eq!(shares.owner(idx), rank);
+                    }
+                }
+                next = own.end;
+            }
+            assert_eq!(next, part.end);
+        }
+    }
+
+    #[test]
+    fn a_group_exchanges_and_gathers_in_rank_order() {
+        let group = InProcess::group(3);
+        std::thread::scope(|s| {
+            for p in &group {
+                s.spawn(move || {
+                    for round in 0..3u8 {
+                        let out = (0..3)
+                            .map(|to| vec![p.rank as u8, to as u8, round])
+                            .collect();
+                        let got = p.all_to_all(out);
+                        let want: Vec<u8> = (0..3)
+                            .flat_map(|from| [from as u8, p.rank as u8, round])
+                            .collect();
+                        assert_eq!(got, want);
+                        let all = p.all_gather(vec![p.rank as u8; p.rank + round as usize]);
+                        for (r, a) in all.iter().enumerate() {
+                            assert_eq!(a, &vec![r as u8; r + round as usize]);
+                        }
+                    }
+                    assert_eq!(p.bytes_sent(), 3 * 6 + 2 * (3 * p.rank as u64 + 3));
+                });
+            }
+        });
+    }
+}
