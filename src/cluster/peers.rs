@@ -58,10 +58,19 @@ pub(crate) fn all_done(cluster: &Cluster, done: bool) -> bool {
 /// sent this one, laid end to end, with its length from each. Every part must be under 2
 /// GiB.
 pub(crate) fn all_to_all_round(cluster: &Cluster, outgoing: &[&[u8]]) -> (Vec<u8>, Vec<Count>) {
-    let world = cluster.world();
     let counts: Vec<Count> = outgoing.iter().map(|b| b.len() as Count).collect();
     let mut incoming_counts = vec![0 as Count; outgoing.len()];
-    world.all_to_all_into(&counts[..], &mut incoming_counts[..]);
+    cluster
+        .world()
+        .all_to_all_into(&counts[..], &mut incoming_counts[..]);
+    let incoming = all_to_all_counted(cluster, outgoing, &incoming_counts);
+    (incoming, incoming_counts)
+}
+
+/// `all_to_all_round`, with what each process sends this one known beforehand.
+fn all_to_all_counted(cluster: &Cluster, outgoing: &[&[u8]], incoming_counts: &[Count]) -> Vec<u8> {
+    let world = cluster.world();
+    let counts: Vec<Count> = outgoing.iter().map(|b| b.len() as Count).collect();
     let displs = offsets(&counts);
     let incoming_displs = offsets(&incoming_counts);
     // One byte more on each side than the parts take: Open MPI refuses a send and a
@@ -80,7 +89,7 @@ pub(crate) fn all_to_all_round(cluster: &Cluster, outgoing: &[&[u8]]) -> (Vec<u8
         world.all_to_all_varcount_into(&send, &mut recv);
     }
     incoming.pop();
-    (incoming, incoming_counts)
+    incoming
 }
 
 /// Where each part starts when parts of `counts` bytes are laid end to end.
@@ -111,13 +120,25 @@ impl Peers for MpiPeers {
             .map(|(_, b)| b.len())
             .sum();
         self.count_sent(others as u64);
-        let mut from: Vec<Vec<u8>> = vec![Vec::new(); outgoing.len()];
+        // Every process learns what each sends each: the rounds follow from that alone.
+        let count = outgoing.len();
+        let sizes: Vec<u64> = outgoing.iter().map(|b| b.len() as u64).collect();
+        let mut matrix = vec![0u64; count * count];
+        (self.cluster.world()).all_gather_into(&sizes[..], &mut matrix[..]);
+        let longest = matrix.iter().copied().max().unwrap_or(0) as usize;
+        let mut from: Vec<Vec<u8>> = (0..count)
+            .map(|f| Vec::with_capacity(matrix[f * count + me] as usize))
+            .collect();
+        let round = |len: usize, at: usize| len.min(at + ROUND).saturating_sub(at);
         let mut at = 0;
-        loop {
+        while at < longest {
             let part: Vec<&[u8]> = (outgoing.iter())
                 .map(|b| &b[at.min(b.len())..(at + ROUND).min(b.len())])
                 .collect();
-            let (incoming, counts) = all_to_all_round(&self.cluster, &part);
+            let counts: Vec<Count> = (0..count)
+                .map(|f| round(matrix[f * count + me] as usize, at) as Count)
+                .collect();
+            let incoming = all_to_all_counted(&self.cluster, &part, &counts);
             let mut rest = &incoming[..];
             for (f, &c) in from.iter_mut().zip(&counts) {
                 let (head, tail) = rest.split_at(c as usize);
@@ -125,9 +146,6 @@ impl Peers for MpiPeers {
                 rest = tail;
             }
             at += ROUND;
-            if all_done(&self.cluster, outgoing.iter().all(|b| b.len() <= at)) {
-                break;
-            }
         }
         from.concat()
     }

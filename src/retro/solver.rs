@@ -52,8 +52,9 @@
 //! Processes (`Peers`): a part may be split across processes, each holding an equal share
 //! of its indices (`Shares`) and the working state of those alone. A process takes back
 //! the moves of the positions it holds; an un-move into another's share becomes a note
-//! (`Note`, 9 bytes, deferred work 18 or 27) sent in the exchange that ends each slice of a
-//! pass (`SLICE` positions), where the holder applies it as it would its own. Within a
+//! (`Note`, 9 bytes, deferred work 18 or 27) sent in the exchange that ends the level (and
+//! each slice of `SLICE` positions of a larger share), where the holder applies it as it
+//! would its own. Within a
 //! level, un-moves commute (a value is set to the least level offered, counters count
 //! down), so when a note is applied does not matter as long as it is within its level. The
 //! processes agree at the end of each level on whether it found a position; with checks,
@@ -1096,32 +1097,41 @@ impl<'g, G: RetroGame> State<'g, G> {
         });
     }
 
-    /// Whether any process found a position at this level, and the last level a fixed
-    /// value reaches in any (collective); both kept here.
-    fn agree(&self) -> bool {
+    /// Whether any process found a position at `level`, and the last level a fixed value
+    /// reaches in any, both kept here; with checks, each process's wins of the level (when
+    /// odd) noted in every one (collective).
+    fn agree(&self, level: u32) -> bool {
         if self.peers.count() == 1 {
             return self.found.load(Relaxed);
         }
         let mut mine = vec![u8::from(self.found.load(Relaxed))];
         mine.extend_from_slice(&self.last_static_level.load(Relaxed).to_le_bytes());
+        if level % 2 == 1 {
+            self.wins_at(level, &mut mine);
+        }
         let all = self.peers.all_gather(mine);
         let found = all.iter().any(|a| a[0] == 1);
         for a in &all {
             self.note_static(u32::from_le_bytes(a[1..5].try_into().expect("a level")));
+            if let Some(won) = &self.won {
+                for w in a[5..].chunks_exact(8) {
+                    let w = u64::from_le_bytes(w.try_into().expect("a word"));
+                    won[(w & 1) as usize].set(((w >> 1) - self.part.start) as usize);
+                }
+            }
         }
         self.found.store(found, Relaxed);
         found
     }
 
-    /// With checks, split: tells every process the positions this one found won at
-    /// `level` (odd), and notes theirs (collective).
-    fn share_wins(&self, level: u32) {
-        let Some(won) = &self.won else {
+    /// With checks, split: adds to `mine` the positions this process found won at `level`
+    /// (odd), each a word (index and side).
+    fn wins_at(&self, level: u32, mine: &mut Vec<u8>) {
+        if self.won.is_none() {
             return;
-        };
+        }
         let (start, n) = (self.own.start, (self.own.end - self.own.start) as usize);
         let code = Dtm::from_plies(level).encode();
-        let mut mine: Vec<u8> = Vec::new();
         let mut add = |side: usize, idx: u64| {
             mine.extend_from_slice(&(idx << 1 | side as u64).to_le_bytes());
         };
@@ -1142,12 +1152,6 @@ impl<'g, G: RetroGame> State<'g, G> {
         // Beyond a byte, those found at this level are listed.
         for &(side, idx) in lock(&self.frontier).iter() {
             add(side as usize, idx);
-        }
-        for from in self.peers.all_gather(mine) {
-            for w in from.chunks_exact(8) {
-                let w = u64::from_le_bytes(w.try_into().expect("a word"));
-                won[(w & 1) as usize].set(((w >> 1) - self.part.start) as usize);
-            }
         }
     }
 
@@ -1199,7 +1203,6 @@ impl<'g, G: RetroGame> State<'g, G> {
                     self.post(mail);
                     observer.advance(chunk.len() as u64);
                 });
-                self.exchange(level);
             } else {
                 observer.pass(&format!("{label}ply {level}"), 2 * n as u64);
                 for side in 0..2 {
@@ -1219,10 +1222,15 @@ impl<'g, G: RetroGame> State<'g, G> {
                             self.post(mail);
                             observer.advance((end - first) as u64);
                         });
-                        self.exchange(level);
+                        if self.slices() > 1 {
+                            self.exchange(level);
+                        }
                     }
                 }
             }
+            // Before the notes of the last slice come: deferred work gives the same
+            // values whether its position's other moves are known to lose before or after
+            // it runs (a counter that reaches zero afterwards resolves the loss then).
             let pending = std::mem::take(&mut lock(&self.pending)[level as usize]);
             pending.par_chunks(CHUNK).for_each(|chunk| {
                 let mut mail = self.mail();
@@ -1234,10 +1242,8 @@ impl<'g, G: RetroGame> State<'g, G> {
             self.exchange(level);
             if self.search == LossSearch::Checks && level % 2 == 0 {
                 self.check_marked(level);
-            } else if level % 2 == 1 {
-                self.share_wins(level);
             }
-            if self.agree() {
+            if self.agree(level) {
                 idle = 0;
             } else {
                 idle += 1;
