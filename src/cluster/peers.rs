@@ -72,7 +72,7 @@ fn all_to_all_counted(cluster: &Cluster, outgoing: &[&[u8]], incoming_counts: &[
     let world = cluster.world();
     let counts: Vec<Count> = outgoing.iter().map(|b| b.len() as Count).collect();
     let displs = offsets(&counts);
-    let incoming_displs = offsets(&incoming_counts);
+    let incoming_displs = offsets(incoming_counts);
     // One byte more on each side than the parts take: Open MPI refuses a send and a
     // receive buffer at one address, which two empty buffers would share.
     let mut send: Vec<u8> = outgoing.concat();
@@ -81,11 +81,7 @@ fn all_to_all_counted(cluster: &Cluster, outgoing: &[&[u8]], incoming_counts: &[
     let mut incoming = vec![0u8; total + 1];
     {
         let send = Partition::new(&send[..], &counts[..], &displs[..]);
-        let mut recv = PartitionMut::new(
-            &mut incoming[..],
-            &incoming_counts[..],
-            &incoming_displs[..],
-        );
+        let mut recv = PartitionMut::new(&mut incoming[..], incoming_counts, &incoming_displs[..]);
         world.all_to_all_varcount_into(&send, &mut recv);
     }
     incoming.pop();
