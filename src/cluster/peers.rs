@@ -182,6 +182,22 @@ impl Peers for MpiPeers {
         all
     }
 
+    fn broadcast(&self, root: usize, data: Vec<u8>) -> Vec<u8> {
+        let world = self.cluster.world();
+        let from = world.process_at_rank(root as i32);
+        let mine = self.rank() == root;
+        let mut len = data.len() as u64;
+        from.broadcast_into(&mut len);
+        if mine {
+            self.count_sent(len * (self.count() as u64 - 1));
+        }
+        let mut got = if mine { data } else { vec![0u8; len as usize] };
+        for chunk in got.chunks_mut(ROUND) {
+            from.broadcast_into(chunk);
+        }
+        got
+    }
+
     fn bytes_sent(&self) -> u64 {
         self.sent.load(Relaxed)
     }

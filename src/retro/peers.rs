@@ -25,6 +25,9 @@ pub trait Peers: Send + Sync {
     /// Every process's `mine`, in rank order.
     fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>>;
 
+    /// Process `root`'s `data` (the others' is not read), in every process.
+    fn broadcast(&self, root: usize, data: Vec<u8>) -> Vec<u8>;
+
     /// Bytes this process has sent to the others so far.
     fn bytes_sent(&self) -> u64;
 
@@ -52,6 +55,10 @@ impl Peers for Alone {
 
     fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
         vec![mine]
+    }
+
+    fn broadcast(&self, _root: usize, data: Vec<u8>) -> Vec<u8> {
+        data
     }
 
     fn bytes_sent(&self) -> u64 {
@@ -173,6 +180,19 @@ impl Peers for InProcess {
         all
     }
 
+    fn broadcast(&self, root: usize, data: Vec<u8>) -> Vec<u8> {
+        let count = self.count();
+        if self.rank == root {
+            self.sent
+                .fetch_add((data.len() * (count - 1)) as u64, Relaxed);
+            self.cells()[root][0] = data;
+        }
+        self.shared.barrier.wait();
+        let got = self.cells()[root][0].clone();
+        self.shared.barrier.wait();
+        got
+    }
+
     fn bytes_sent(&self) -> u64 {
         self.sent.load(Relaxed)
     }
@@ -221,8 +241,13 @@ mod tests {
                         for (r, a) in all.iter().enumerate() {
                             assert_eq!(a, &vec![r as u8; r + round as usize]);
                         }
+                        let root = round as usize;
+                        let data = vec![p.rank as u8 + 10; 4];
+                        assert_eq!(p.broadcast(root, data), vec![root as u8 + 10; 4]);
                     }
-                    assert_eq!(p.bytes_sent(), 3 * 6 + 2 * (3 * p.rank as u64 + 3));
+                    // Rank r sent 3 + 3 + 3 bytes to each other, gathered r, r + 1 and
+                    // r + 2 bytes to each, and broadcast 4 to each once.
+                    assert_eq!(p.bytes_sent(), 18 + 2 * (3 * p.rank as u64 + 3) + 8);
                 });
             }
         });

@@ -917,14 +917,14 @@ fn solve_part<G: RetroGame>(
     let own = st.own.clone();
     let mut solution = st.finish();
     if peers.count() > 1 {
-        solution = gather(peers, &own, solution);
+        solution = gather(peers, &part, &own, solution);
     }
     game.part_solved(part, [&solution.values[0], &solution.values[1]]);
     solution
 }
 
-/// The whole part's solution from each process's share of it (`own` this one's).
-fn gather(peers: &dyn Peers, own: &Range<u64>, mine: Solution) -> Solution {
+/// The whole solution of `part` from each process's share of it (`own` this one's).
+fn gather(peers: &dyn Peers, part: &Range<u64>, own: &Range<u64>, mine: Solution) -> Solution {
     let mut bytes = Vec::with_capacity(3 * (own.end - own.start) as usize);
     let mut put = |b: &[u8]| {
         bytes.extend_from_slice(&(b.len() as u64).to_le_bytes());
@@ -945,9 +945,17 @@ fn gather(peers: &dyn Peers, own: &Range<u64>, mine: Solution) -> Solution {
     }
     put(&mine.longest_exit.to_le_bytes());
     drop(mine);
-    let mut whole = Solution::from_parts(Default::default(), Default::default());
+    let n = (part.end - part.start) as usize;
+    let mut whole = Solution::from_parts(
+        [Vec::with_capacity(n), Vec::with_capacity(n)],
+        Default::default(),
+    );
     let mut long: [Vec<(u64, u32)>; 2] = Default::default();
-    for share in peers.all_gather(bytes) {
+    // A share at a time: the part whole once, and one share beside it.
+    let mut bytes = Some(bytes);
+    for root in 0..peers.count() {
+        let mine = (root == peers.rank()).then(|| bytes.take()).flatten();
+        let share = peers.broadcast(root, mine.unwrap_or_default());
         let mut rest = &share[..];
         let mut take = || {
             let (len, tail) = rest.split_at(8);
