@@ -34,6 +34,13 @@ impl Cluster {
         // The solver's collective calls come from the thread that drives a table's solve,
         // not always the first (`peers::MpiPeers`).
         let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Serialized)?;
+        // A process that panics must end the job: unwinding would finalise MPI, which waits
+        // for the others, while they wait in a collective call for it.
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            report(info);
+            std::process::abort();
+        }));
         let world = universe.world();
         Some(Cluster {
             _universe: universe,

@@ -40,7 +40,7 @@
 use super::bits::AtomicBits;
 use super::chess::{ChessGame, Placed, Scratch};
 use super::packed::PackedSide;
-use super::peers::Peers;
+use super::peers::{Peers, Shares};
 use super::solver::{
     bit, bitmap, solve_alone, LossSearch, PartByPart, RetroGame, Solution, Successor,
 };
@@ -335,6 +335,40 @@ impl<E: Send> RetroGame for RuleGame<'_, E> {
 
     fn parts(&self) -> Vec<Range<u64>> {
         self.game.parts()
+    }
+
+    /// Each process noted whether one of its positions met a forced reset, and which of
+    /// its positions have a cursed best conversion: every process needs both.
+    fn share_notes(&self, part: Range<u64>, peers: &dyn Peers) {
+        let shares = Shares::new(part.clone(), peers.count());
+        let own = shares.of(peers.rank());
+        let mut mine = vec![u8::from(self.forced_reset.load(Relaxed))];
+        for bits in &self.rule.exit_cursed {
+            for first in own.clone().step_by(64) {
+                let word = (first..(first + 64).min(own.end))
+                    .filter(|&i| bits.get(i as usize))
+                    .fold(0u64, |w, i| w | 1 << (i - first));
+                mine.extend_from_slice(&word.to_le_bytes());
+            }
+        }
+        for (rank, theirs) in peers.all_gather(mine).iter().enumerate() {
+            if theirs[0] == 1 {
+                self.forced_reset.store(true, Relaxed);
+            }
+            let range = shares.of(rank);
+            let words = (range.end - range.start).div_ceil(64) as usize;
+            for (side, bits) in self.rule.exit_cursed.iter().enumerate() {
+                let at = 1 + 8 * side * words;
+                for (k, w) in theirs[at..at + 8 * words].chunks_exact(8).enumerate() {
+                    let mut w = u64::from_le_bytes(w.try_into().expect("a word"));
+                    while w != 0 {
+                        let i = range.start + 64 * k as u64 + u64::from(w.trailing_zeros());
+                        w &= w - 1;
+                        bits.set(i as usize);
+                    }
+                }
+            }
+        }
     }
 
     fn part_solved(&self, part: Range<u64>, rule: [&[u8]; 2]) {

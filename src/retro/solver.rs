@@ -168,6 +168,12 @@ pub trait RetroGame: Sync {
     /// Told the values of the indices of `part` (as `Solution::values` holds them, the
     /// part's first index at 0), solved before any later part starts.
     fn part_solved(&self, _part: Range<u64>, _values: [&[u8]; 2]) {}
+
+    /// Split across `peers`, each process having asked about the positions of its share of
+    /// `part` alone (`peers::Shares`): makes what the game noted of them while the part was
+    /// solved known to every process (collective), before `part_solved`. Nothing by
+    /// default: a game that notes nothing.
+    fn share_notes(&self, _part: Range<u64>, _peers: &dyn Peers) {}
 }
 
 /// How the solver finds losses (see the module doc).
@@ -918,6 +924,7 @@ fn solve_part<G: RetroGame>(
     let mut solution = st.finish();
     if peers.count() > 1 {
         solution = gather(peers, &part, &own, solution);
+        game.share_notes(part.clone(), peers);
     }
     game.part_solved(part, [&solution.values[0], &solution.values[1]]);
     solution
