@@ -1,48 +1,15 @@
 //! Builds across the processes of an MPI job (`--features mpi`): `mpirun -np 3` on this
 //! machine writes, byte for byte, the book one process writes, whatever the memory (runs
-//! spilled or not), the archives and `--min-games`, and the tables one process writes
-//! (KQvKR and KRvKN with their sub-tables, and a 5-piece pawn table); a job that cannot
-//! finish, or loses a process, fails with a clear message and leaves no file under the
-//! final name, and the same command run again resumes it.
+//! spilled or not), the archives and `--min-games`; a job that cannot finish fails in
+//! every process with a clear message and leaves no book. Tables across processes are
+//! tested beside the one-process tables they are compared with (`tests/tables.rs`), and
+//! here, by hand, a 5-piece pawn table.
 #![cfg(feature = "mpi")]
 
 mod common;
 
-use common::run_ok;
+use common::{mpirun, run_ok, tables};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
-
-/// `mpirun --oversubscribe -np 3 retrobook ARGS` (as root too, as CI runs it).
-fn mpirun(args: &[&str]) -> Output {
-    let _alone = one_job();
-    mpirun_command(args)
-        .output()
-        .expect("mpirun runs (scripts/install-mpi installs Open MPI)")
-}
-
-/// One job at a time: three processes on two cores already wait on each other, and more
-/// would spend the test's time waiting.
-fn one_job() -> std::sync::MutexGuard<'static, ()> {
-    static JOB: Mutex<()> = Mutex::new(());
-    JOB.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn mpirun_command(args: &[&str]) -> Command {
-    let mut command = Command::new("mpirun");
-    command
-        .args([
-            "--oversubscribe",
-            "-np",
-            "3",
-            env!("CARGO_BIN_EXE_retrobook"),
-        ])
-        .args(args)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    command
-}
 
 fn sample() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -146,125 +113,6 @@ fn a_job_that_cannot_finish_fails_clearly_and_leaves_no_book() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-}
-
-/// The tables of folder `dir`, by file name, with their bytes.
-fn tables(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rbt"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect()
-}
-
-/// Checks that every table of `split` is the one-process table of that name in `alone`.
-fn same_tables(split: &Path, alone: &Path, what: &str) -> usize {
-    let (split, alone) = (tables(split), tables(alone));
-    for (name, bytes) in &split {
-        assert!(alone.get(name) == Some(bytes), "{what}: {name} differs");
-    }
-    split.len()
-}
-
-/// KPvKP: parts (pawn moves), en passant (moves with an extra option), promotions.
-const PAWNS: &str = "KPvKP";
-
-/// The tables of one process: KQvKR, KRvKN, KPvKP and their sub-tables.
-fn alone() -> &'static Path {
-    static ONE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    ONE.get_or_init(|| {
-        let one = tempfile::tempdir().unwrap();
-        let dir = one.path().to_str().unwrap();
-        run_ok(&["gen", "KQvKR", "KRvKN", PAWNS, "--tables", dir]);
-        one
-    })
-    .path()
-}
-
-/// The job is killed once its 4-piece tables are under way (one process lost): it fails
-/// with Open MPI's message naming it, and every file under a table's name is whole. Run
-/// again, it resumes, and every table is the one process's, byte for byte.
-#[test]
-fn tables_built_by_three_processes_are_one_process_tables_killed_or_not() {
-    let one = alone();
-    let three = tempfile::tempdir().unwrap();
-    // KPvKP's sub-tables given (their promotions make them the costliest to build);
-    // KQvKR's and KRvKN's built by the job too, and read back by every process.
-    for (name, bytes) in tables(one) {
-        if name.contains('P') && name != format!("{PAWNS}.rbt") {
-            std::fs::write(three.path().join(name), bytes).unwrap();
-        }
-    }
-    let given = tables(three.path()).len();
-    let split = three.path().display().to_string();
-    let args = [
-        "gen",
-        "KQvKR",
-        "KRvKN",
-        PAWNS,
-        "--tables",
-        &split,
-        "--threads",
-        "1",
-    ];
-    let kept = {
-        let _alone = one_job();
-        let job = mpirun_command(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        let ranks = loop {
-            let children = Command::new("pgrep")
-                .args(["-P", &job.id().to_string()])
-                .output()
-                .unwrap();
-            let pids: Vec<String> = String::from_utf8_lossy(&children.stdout)
-                .split_whitespace()
-                .map(String::from)
-                .collect();
-            // KQvK, KRvK and KNvK written: KQvKR is under way.
-            if pids.len() == 3 && tables(three.path()).len() >= given + 3 {
-                break pids;
-            }
-            let waited = started.elapsed();
-            assert!(waited < Duration::from_secs(300), "the job starts");
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        Command::new("kill")
-            .args(["-9", &ranks[2]])
-            .status()
-            .unwrap();
-        let out = job.wait_with_output().unwrap();
-        assert!(!out.status.success());
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains("rank") && err.contains("exited on signal 9"),
-            "the process lost is named: {err}"
-        );
-        // Whatever is under a table's name is whole: the table of one process.
-        let kept = same_tables(three.path(), one, "after the kill");
-        assert!(kept < tables(one).len(), "the job stopped early");
-        kept
-    };
-    let out = mpirun(&args);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Rank 0 alone speaks: a line for each table left.
-    assert_eq!(stdout.matches("built ").count(), 1, "{stdout}");
-    assert!(stdout.contains("split across 3 processes"), "{stdout}");
-    let left = stdout.lines().filter(|l| l.starts_with('K')).count();
-    assert_eq!(left, tables(one).len() - kept, "{stdout}");
-    assert_eq!(same_tables(three.path(), one, "resumed"), tables(one).len());
 }
 
 /// The same for a 5-piece pawn table, its sub-tables (5-piece promotion tables among them)

@@ -674,3 +674,94 @@ fn every_table_of_up_to_five_pieces_equals_syzygy() {
         info_equal_to_syzygy(t["table"].as_str().unwrap(), d);
     }
 }
+
+/// Across the processes of an MPI job (`--features mpi`, `mpirun --oversubscribe -np 3`):
+/// KQvKR, KRvKN and KPvKP (parts, en passant, promotions) against the tables above.
+/// The job is killed once its 4-piece tables are under way (one process lost): it fails
+/// with Open MPI's message naming it, and every file under a table's name is whole. Run
+/// again, it resumes, and every table is the one process's, byte for byte.
+#[cfg(feature = "mpi")]
+#[test]
+fn tables_built_by_three_processes_are_one_process_tables_killed_or_not() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let one = tables();
+    let three = tempfile::tempdir().unwrap();
+    // KPvKP's sub-tables given (their promotions make them the costliest to build);
+    // KQvKR's and KRvKN's built by the job too, and read back by every process.
+    for (name, bytes) in common::tables(one) {
+        if name.contains('P') && name != "KPvKP.rbt" {
+            std::fs::write(three.path().join(name), bytes).unwrap();
+        }
+    }
+    let given = common::tables(three.path()).len();
+    let split = three.path().display().to_string();
+    let args = [
+        "gen",
+        "KQvKR",
+        "KRvKN",
+        "KPvKP",
+        "--tables",
+        &split,
+        "--threads",
+        "1",
+    ];
+    let kept = {
+        let _alone = common::one_job();
+        let job = common::mpirun_command(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let ranks = loop {
+            let children = Command::new("pgrep")
+                .args(["-P", &job.id().to_string()])
+                .output()
+                .unwrap();
+            let pids: Vec<String> = String::from_utf8_lossy(&children.stdout)
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+            // KQvK, KRvK and KNvK written: KQvKR is under way.
+            if pids.len() == 3 && common::tables(three.path()).len() >= given + 3 {
+                break pids;
+            }
+            let waited = started.elapsed();
+            assert!(waited < Duration::from_secs(300), "the job starts");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Command::new("kill")
+            .args(["-9", &ranks[2]])
+            .status()
+            .unwrap();
+        let out = job.wait_with_output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("rank") && err.contains("exited on signal 9"),
+            "the process lost is named: {err}"
+        );
+        // Whatever is under a table's name is whole: the table of one process.
+        common::same_tables(three.path(), one, "after the kill")
+    };
+    let out = common::mpirun(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Rank 0 alone speaks: a line for each table left.
+    assert_eq!(stdout.matches("built ").count(), 1, "{stdout}");
+    assert!(stdout.contains("split across 3 processes"), "{stdout}");
+    let all = common::same_tables(three.path(), one, "resumed");
+    assert!(kept < all, "the job stopped early");
+    let left = stdout.lines().filter(|l| l.starts_with('K')).count();
+    assert_eq!(left, all - kept, "{stdout}");
+    // At least KQvK, KRvK, KNvK and the three asked for were built by the job.
+    assert!(all >= given + 6, "{all} tables, {given} given");
+    for t in ["KQvKR", "KRvKN", "KPvKP"] {
+        assert!(three.path().join(format!("{t}.rbt")).exists(), "{t}");
+    }
+}

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
 
 /// A file under `tests/data/`.
 pub fn data(name: &str) -> PathBuf {
@@ -143,4 +144,56 @@ pub fn gaviota_samples() -> Vec<(String, retrobook::Dtm)> {
         .collect();
     assert_eq!(samples.len(), 17_500);
     samples
+}
+
+/// `mpirun --oversubscribe -np 3 retrobook ARGS` (as root too, as CI runs it).
+pub fn mpirun(args: &[&str]) -> Output {
+    let _alone = one_job();
+    mpirun_command(args)
+        .output()
+        .expect("mpirun runs (scripts/install-mpi installs Open MPI)")
+}
+
+/// One job at a time: three processes on two cores already wait on each other, and more
+/// would spend the test's time waiting.
+pub fn one_job() -> std::sync::MutexGuard<'static, ()> {
+    static JOB: Mutex<()> = Mutex::new(());
+    JOB.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn mpirun_command(args: &[&str]) -> Command {
+    let mut command = Command::new("mpirun");
+    command
+        .args([
+            "--oversubscribe",
+            "-np",
+            "3",
+            env!("CARGO_BIN_EXE_retrobook"),
+        ])
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    command
+}
+
+/// The tables of folder `dir`, by file name, with their bytes.
+pub fn tables(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rbt"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// Checks that every table of `split` is the one-process table of that name in `alone`.
+pub fn same_tables(split: &Path, alone: &Path, what: &str) -> usize {
+    let (split, alone) = (tables(split), tables(alone));
+    for (name, bytes) in &split {
+        assert!(alone.get(name) == Some(bytes), "{what}: {name} differs");
+    }
+    split.len()
 }
