@@ -10,7 +10,7 @@
 //! range, then each other process's in turn. The entries are the sums one process makes,
 //! in the same order, so the book is byte for byte the one process's book.
 
-use super::peers::{all_done, all_to_all_round, offsets};
+use super::peers::{all_done, all_to_all_round, offsets, sizes};
 use super::Cluster;
 use crate::atomic_file::prepare_folder_of;
 use crate::book::build::{count, BuildOptions, BuildSummary, Share};
@@ -20,7 +20,6 @@ use crate::book::runs::{merge_into, read_run, EntryStream, Runs};
 use crate::book::{BookError, BookInfo, BookWriter, Entry};
 use crate::progress::Observer;
 use mpi::traits::*;
-use mpi::Count;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -231,7 +230,7 @@ fn exchange(
         let mut round = |outgoing: &mut Vec<Vec<u8>>, done: bool| -> io::Result<bool> {
             let parts: Vec<&[u8]> = outgoing.iter().map(|b| &b[..]).collect();
             let (incoming, incoming_counts) = all_to_all_round(cluster, &parts);
-            let counts: Vec<Count> = outgoing.iter().map(|b| b.len() as Count).collect();
+            let counts = sizes(&parts);
             let incoming_displs = offsets(&incoming_counts);
             for (from, file) in files.iter_mut().enumerate() {
                 let at = incoming_displs[from] as usize;

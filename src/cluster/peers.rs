@@ -58,20 +58,30 @@ pub(crate) fn all_done(cluster: &Cluster, done: bool) -> bool {
 /// sent this one, laid end to end, with its length from each. Every part must be under 2
 /// GiB.
 pub(crate) fn all_to_all_round(cluster: &Cluster, outgoing: &[&[u8]]) -> (Vec<u8>, Vec<Count>) {
-    let counts: Vec<Count> = outgoing.iter().map(|b| b.len() as Count).collect();
+    let counts = sizes(outgoing);
     let mut incoming_counts = vec![0 as Count; outgoing.len()];
     cluster
         .world()
         .all_to_all_into(&counts[..], &mut incoming_counts[..]);
-    let incoming = all_to_all_counted(cluster, outgoing, &incoming_counts);
+    let incoming = all_to_all_counted(cluster, outgoing, &counts, &incoming_counts);
     (incoming, incoming_counts)
 }
 
-/// `all_to_all_round`, with what each process sends this one known beforehand.
-fn all_to_all_counted(cluster: &Cluster, outgoing: &[&[u8]], incoming_counts: &[Count]) -> Vec<u8> {
+/// The lengths of `parts`, as MPI counts them.
+pub(crate) fn sizes(parts: &[&[u8]]) -> Vec<Count> {
+    parts.iter().map(|b| b.len() as Count).collect()
+}
+
+/// `all_to_all_round`, with what this process sends each (`counts`, the lengths of
+/// `outgoing`) and what each sends it known beforehand.
+fn all_to_all_counted(
+    cluster: &Cluster,
+    outgoing: &[&[u8]],
+    counts: &[Count],
+    incoming_counts: &[Count],
+) -> Vec<u8> {
     let world = cluster.world();
-    let counts: Vec<Count> = outgoing.iter().map(|b| b.len() as Count).collect();
-    let displs = offsets(&counts);
+    let displs = offsets(counts);
     let incoming_displs = offsets(incoming_counts);
     // One byte more on each side than the parts take: Open MPI refuses a send and a
     // receive buffer at one address, which two empty buffers would share.
@@ -80,7 +90,7 @@ fn all_to_all_counted(cluster: &Cluster, outgoing: &[&[u8]], incoming_counts: &[
     let total = incoming_counts.iter().map(|&c| c as usize).sum::<usize>();
     let mut incoming = vec![0u8; total + 1];
     {
-        let send = Partition::new(&send[..], &counts[..], &displs[..]);
+        let send = Partition::new(&send[..], counts, &displs[..]);
         let mut recv = PartitionMut::new(&mut incoming[..], incoming_counts, &incoming_displs[..]);
         world.all_to_all_varcount_into(&send, &mut recv);
     }
@@ -118,9 +128,9 @@ impl Peers for MpiPeers {
         self.count_sent(others as u64);
         // Every process learns what each sends each: the rounds follow from that alone.
         let count = outgoing.len();
-        let sizes: Vec<u64> = outgoing.iter().map(|b| b.len() as u64).collect();
+        let lengths: Vec<u64> = outgoing.iter().map(|b| b.len() as u64).collect();
         let mut matrix = vec![0u64; count * count];
-        (self.cluster.world()).all_gather_into(&sizes[..], &mut matrix[..]);
+        (self.cluster.world()).all_gather_into(&lengths[..], &mut matrix[..]);
         let longest = matrix.iter().copied().max().unwrap_or(0) as usize;
         let mut from: Vec<Vec<u8>> = (0..count)
             .map(|f| Vec::with_capacity(matrix[f * count + me] as usize))
@@ -134,7 +144,7 @@ impl Peers for MpiPeers {
             let counts: Vec<Count> = (0..count)
                 .map(|f| round(matrix[f * count + me] as usize, at) as Count)
                 .collect();
-            let incoming = all_to_all_counted(&self.cluster, &part, &counts);
+            let incoming = all_to_all_counted(&self.cluster, &part, &sizes(&part), &counts);
             let mut rest = &incoming[..];
             for (f, &c) in from.iter_mut().zip(&counts) {
                 let (head, tail) = rest.split_at(c as usize);
@@ -158,8 +168,9 @@ impl Peers for MpiPeers {
             .collect();
         let longest = lens.iter().copied().max().unwrap_or(0) as usize;
         let mut at = 0;
-        // Rounds of at most `ROUND` bytes from each, until the longest is sent.
-        while at < longest || at == 0 {
+        // Rounds of at most `ROUND` bytes from each, until the longest is sent (none when
+        // all are empty: the lengths' gather was the collective call).
+        while at < longest {
             let part = &mine[at.min(mine.len())..(at + ROUND).min(mine.len())];
             let counts: Vec<Count> = (lens.iter())
                 .map(|&l| ((l as usize).min(at + ROUND).saturating_sub(at)) as Count)

@@ -1176,8 +1176,14 @@ impl<'g, G: RetroGame> State<'g, G> {
     fn won_by_now(&self, side: usize, j: u64, level: u32) -> bool {
         match &self.won {
             Some(won) => won[side].get((j - self.part.start) as usize),
-            None => matches!(self.plies_now(side, j), Some(p) if p % 2 == 1 && p < level),
+            None => self.won_here(side, j, level),
         }
+    }
+
+    /// True when `(side, j)`, held here, is won for its mover by a level before `level`.
+    #[inline]
+    fn won_here(&self, side: usize, j: u64, level: u32) -> bool {
+        matches!(self.plies_now(side, j), Some(p) if p % 2 == 1 && p < level)
     }
 
     /// How many slices of `SLICE` positions a side's scan takes, the same in every process.
@@ -1201,7 +1207,8 @@ impl<'g, G: RetroGame> State<'g, G> {
             observer.advance(2 * (CHUNK.min(n - first)) as u64);
         });
         self.exchange(0);
-        let slice = n.div_ceil(self.slices()).next_multiple_of(SCAN).max(SCAN);
+        let slices = self.slices();
+        let slice = n.div_ceil(slices).next_multiple_of(SCAN).max(SCAN);
         let mut idle = 0;
         for level in 1..=max_plies.min(Dtm::MAX_PLIES) {
             self.found.store(false, Relaxed);
@@ -1221,7 +1228,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             } else {
                 observer.pass(&format!("{label}ply {level}"), 2 * n as u64);
                 for side in 0..2 {
-                    for k in 0..self.slices() {
+                    for k in 0..slices {
                         let slice = (k * slice).min(n)..((k + 1) * slice).min(n);
                         let end = slice.end;
                         slice.into_par_iter().step_by(SCAN).for_each(|first| {
@@ -1237,7 +1244,7 @@ impl<'g, G: RetroGame> State<'g, G> {
                             self.post(mail);
                             observer.advance((end - first) as u64);
                         });
-                        if self.slices() > 1 {
+                        if slices > 1 {
                             self.exchange(level);
                         }
                     }
@@ -1324,11 +1331,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             Deferred::Win(side, idx) => self.resolve_win(side as usize, idx, level),
             Deferred::MoveLoses(side, idx, j) => {
                 // Held by the process of `j`; `idx` may be another's.
-                let indexed_part_won = matches!(
-                    self.plies_now(1 - side as usize, j),
-                    Some(p) if p % 2 == 1 && p < level
-                );
-                if !indexed_part_won {
+                if !self.won_here(1 - side as usize, j, level) {
                     self.route(mail, Note::Lost(side, idx), level);
                 }
             }
