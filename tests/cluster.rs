@@ -3,7 +3,8 @@
 //! spilled or not), the archives and `--min-games`; a job that cannot finish fails in
 //! every process with a clear message and leaves no book. Tables across processes are
 //! tested beside the one-process tables they are compared with (`tests/tables.rs`), and
-//! here, by hand, a 5-piece pawn table.
+//! here, by hand, a 5-piece pawn table. As root, a job is also run across two network
+//! namespaces joined by a veth pair, its processes talking over TCP as on two machines.
 #![cfg(feature = "mpi")]
 
 mod common;
@@ -112,6 +113,49 @@ fn a_job_that_cannot_finish_fails_clearly_and_leaves_no_book() {
         Some(2),
         "{}",
         String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// The sample's book built across two network namespaces joined by a veth pair (as root):
+/// `mpirun` and two processes in the first, the third in the second, every message over
+/// Open MPI's TCP transport; it is the one process's book, and the pair carried the third
+/// process's share of the entries.
+#[test]
+fn a_book_built_across_two_network_namespaces_is_the_one_process_book() {
+    let Some(pair) = common::netns::Namespaces::new() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (one, split) = (dir.path().join("one.rbb"), dir.path().join("split.rbb"));
+    let sample = sample();
+    run_ok(&["book", "build", &sample, "--out", one.to_str().unwrap()]);
+    let before = pair.second_traffic();
+    let out = pair.mpirun(&[
+        "book",
+        "build",
+        &sample,
+        "--out",
+        split.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = pair.second_traffic();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["processes"], 3, "{report}");
+    let exchanged = report["bytes_exchanged"].as_u64().unwrap();
+    assert!(
+        std::fs::read(&one).unwrap() == std::fs::read(&split).unwrap(),
+        "the books differ"
+    );
+    let (received, sent) = (after.0 - before.0, after.1 - before.1);
+    println!("{exchanged} bytes exchanged, {received} received and {sent} sent over the pair");
+    assert!(
+        received > exchanged / 10 && sent > exchanged / 10,
+        "{received} bytes received and {sent} sent over the pair, {exchanged} exchanged"
     );
 }
 

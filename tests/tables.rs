@@ -765,3 +765,53 @@ fn tables_built_by_three_processes_are_one_process_tables_killed_or_not() {
         assert!(three.path().join(format!("{t}.rbt")).exists(), "{t}");
     }
 }
+
+/// The same across two network namespaces joined by a veth pair (as root): `mpirun` and
+/// two processes in the first, the third in the second, every message over Open MPI's TCP
+/// transport. KQvKR and KRvKN with their sub-tables, built from nothing, are the one
+/// process's tables, and the pair carried the third process's share of the exchange.
+#[cfg(feature = "mpi")]
+#[test]
+fn tables_built_across_two_network_namespaces_are_one_process_tables() {
+    let Some(pair) = common::netns::Namespaces::new() else {
+        return;
+    };
+    let one = tables();
+    let split = tempfile::tempdir().unwrap();
+    let dir = split.path().display().to_string();
+    let before = pair.second_traffic();
+    let out = pair.mpirun(&[
+        "gen",
+        "KQvKR",
+        "KRvKN",
+        "--tables",
+        &dir,
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = pair.second_traffic();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut exchanged = 0;
+    for line in stdout.lines() {
+        let report: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(report["processes"], 3, "{line}");
+        exchanged += report["bytes_exchanged"].as_u64().unwrap();
+    }
+    // KQvK, KRvK, KNvK and the two asked for.
+    assert_eq!(stdout.lines().count(), 5, "{stdout}");
+    assert_eq!(common::same_tables(split.path(), one, "two namespaces"), 5);
+    // The third process received notes from the two others and sent its own, across the
+    // pair: at least a tenth of the job's exchange each way.
+    let (received, sent) = (after.0 - before.0, after.1 - before.1);
+    println!("{exchanged} bytes exchanged, {received} received and {sent} sent over the pair");
+    assert!(
+        received > exchanged / 10 && sent > exchanged / 10,
+        "{received} bytes received and {sent} sent over the pair, {exchanged} exchanged"
+    );
+}
