@@ -105,6 +105,9 @@ impl Namespaces {
         let hosts = self.dir.path().join("hosts");
         Command::new("ip")
             .args(["netns", "exec", &self.names[0], "mpirun", "-np", "3"])
+            // Each namespace is a host to Open MPI, which would bind the first process of
+            // each to the same core of this one machine.
+            .args(["--bind-to", "none"])
             .arg("--hostfile")
             .arg(&hosts)
             .arg("--mca")
