@@ -124,8 +124,23 @@ impl Namespaces {
             .expect("ip netns exec mpirun runs")
     }
 
+    /// `mpirun` as above, insisting on success: its stdout, and the bytes the third
+    /// process received and sent over the pair meanwhile.
+    pub fn mpirun_ok(&self, args: &[&str]) -> (String, [u64; 2]) {
+        let before = self.second_traffic();
+        let out = self.mpirun(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let after = self.second_traffic();
+        let stdout = String::from_utf8(out.stdout).expect("UTF-8 output");
+        (stdout, [after[0] - before[0], after[1] - before[1]])
+    }
+
     /// Bytes the second namespace's end of the veth pair has received and sent.
-    pub fn second_traffic(&self) -> (u64, u64) {
+    fn second_traffic(&self) -> [u64; 2] {
         let dev = format!("{}v", self.names[1]);
         let read = |what: &str| -> u64 {
             let out = Command::new("ip")
@@ -135,7 +150,7 @@ impl Namespaces {
                 .unwrap();
             String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
         };
-        (read("rx_bytes"), read("tx_bytes"))
+        [read("rx_bytes"), read("tx_bytes")]
     }
 }
 
@@ -146,4 +161,15 @@ impl Drop for Namespaces {
             let _ = Command::new("ip").args(["netns", "del", name]).output();
         }
     }
+}
+
+/// Checks that the third process, alone in the second namespace, received and sent over
+/// the pair at least a tenth of the `exchanged` bytes of the job each way (its share of
+/// the exchange: a third, with what MPI adds).
+pub fn assert_share_carried([received, sent]: [u64; 2], exchanged: u64) {
+    println!("{exchanged} bytes exchanged, {received} received and {sent} sent over the pair");
+    assert!(
+        received > exchanged / 10 && sent > exchanged / 10,
+        "{received} bytes received and {sent} sent over the pair, {exchanged} exchanged"
+    );
 }
