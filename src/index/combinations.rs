@@ -83,7 +83,7 @@ pub fn rank_sorted(places: &[u32]) -> u64 {
 #[inline]
 pub fn unrank_sorted(mut r: u64, n: u32, out: &mut [u32]) {
     let mut top = n;
-    for i in (1..=out.len()).rev() {
+    for i in (2..=out.len()).rev() {
         let mut e = top - 1;
         while BINOMIAL[e as usize][i] > r {
             e -= 1;
@@ -91,6 +91,11 @@ pub fn unrank_sorted(mut r: u64, n: u32, out: &mut [u32]) {
         r -= BINOMIAL[e as usize][i];
         out[i - 1] = e;
         top = e;
+    }
+    // C(e, 1) = e: the lowest place is what is left of the rank (a lone piece's place is
+    // its digit), found without a walk down from the top.
+    if let Some(first) = out.first_mut() {
+        *first = r as u32;
     }
 }
 

@@ -19,7 +19,7 @@
 //! parts at a time (a table with one pawn has four groups of six parts).
 
 pub(crate) mod combinations;
-mod divisor;
+pub(crate) mod divisor;
 mod layout;
 mod symmetry;
 

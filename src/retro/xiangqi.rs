@@ -17,7 +17,7 @@ use super::solver::{solve, RetroGame, Solution, Successor};
 use crate::chess::Color;
 use crate::progress::{Observer, Silent};
 use crate::value::{Dtm, Wdl};
-use crate::xiangqi::{Position, Signature, XiangqiIndex};
+use crate::xiangqi::{Digits, Move, Position, Role, Signature, XiangqiIndex};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -93,6 +93,26 @@ impl Verdict {
     }
 }
 
+const UNMOVE: &str = "an un-move keeps the material";
+
+/// The index after the quiet move `m` of `pos`, whose digits are `digits`: one digit
+/// changed, or for a king's move, which may change the view, the whole numbered again
+/// (played on `scratch`, a copy of `pos`).
+fn quiet_index(
+    index: &XiangqiIndex,
+    pos: &Position,
+    digits: &Digits,
+    scratch: &mut Position,
+    m: &Move,
+) -> u64 {
+    let piece = pos.at(m.from).expect("a piece moves");
+    match piece.role {
+        Role::King => scratch.after(m.from, m.to, |next| index.encode(next)),
+        _ => index.moved(digits, piece, m.from, m.to),
+    }
+    .expect("a quiet move keeps the material")
+}
+
 /// One table's graph, with the values of the positions its captures lead to.
 pub struct XiangqiGame<'a> {
     index: &'a XiangqiIndex,
@@ -119,17 +139,13 @@ impl RetroGame for XiangqiGame<'_> {
             return None;
         }
         let moves = pos.legal_moves();
+        let digits = self.index.digits(&pos).expect("a position of the table");
         let mut scratch = pos.clone();
         for m in &moves {
-            let capture = pos.at(m.to).is_some();
-            f(scratch.after(m.from, m.to, |next| match capture {
-                true => Successor::Fixed((self.sub)(next)),
-                false => Successor::Table(
-                    self.index
-                        .encode(next)
-                        .expect("a quiet move keeps the material"),
-                ),
-            }));
+            f(match pos.at(m.to).is_some() {
+                true => scratch.after(m.from, m.to, |next| Successor::Fixed((self.sub)(next))),
+                false => Successor::Table(quiet_index(self.index, &pos, &digits, &mut scratch, m)),
+            });
         }
         Some(match moves.is_empty() {
             true => Dtm::Loss(0),
@@ -147,13 +163,24 @@ impl RetroGame for XiangqiGame<'_> {
         };
         let image = XiangqiIndex::shares_index_with_mirror(&pos).then(|| pos.mirrored());
         for view in [Some(pos), image].into_iter().flatten() {
+            // The un-moves of a piece other than a king keep the view: those of a
+            // canonical view are numbered a digit at a time, those of the other none.
+            let digits = XiangqiIndex::is_canonical(&view)
+                .then(|| self.index.digits(&view))
+                .flatten();
             let mut scratch = view.clone();
             for u in view.unmoves() {
-                let before = scratch.after(u.to, u.from, |before| {
-                    XiangqiIndex::is_canonical(before).then(|| self.index.encode(before))
-                });
+                let piece = view.at(u.to).expect("a piece moved");
+                let before = match piece.role {
+                    Role::King => scratch.after(u.to, u.from, |before| {
+                        XiangqiIndex::is_canonical(before).then(|| self.index.encode(before))
+                    }),
+                    _ => digits
+                        .as_ref()
+                        .map(|d| self.index.moved(d, piece, u.to, u.from)),
+                };
                 if let Some(before) = before {
-                    f(before.expect("an un-move keeps the material"), None);
+                    f(before.expect(UNMOVE), None);
                 }
             }
         }
@@ -190,20 +217,20 @@ pub fn by_rule(
         let pos = index
             .decode(idx, Color::from_index(side))
             .expect("a legal index");
+        let digits = index.digits(&pos).expect("a legal index");
+        let mut scratch = pos.clone();
         let mut exit = Exit::None;
         let mut inside = Vec::new();
         for m in pos.legal_moves() {
-            let next = pos.play(&m);
             let out = if pos.at(m.to).is_some() {
-                sub(&next).back().wdl()
+                scratch.after(m.from, m.to, sub).back().wdl()
             } else {
-                let j = index
-                    .encode(&next)
-                    .expect("a quiet move keeps the material");
+                let j = quiet_index(index, &pos, &digits, &mut scratch, &m);
                 match number[1 - side][j as usize] {
                     OUT => plain(1 - side, j).expect("a legal move").back().wdl(),
                     n => {
-                        inside.push((n, next.in_check(next.turn())));
+                        let check = scratch.after(m.from, m.to, |next| next.in_check(next.turn()));
+                        inside.push((n, check));
                         continue;
                     }
                 }

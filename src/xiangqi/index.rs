@@ -13,6 +13,7 @@ use super::position::{Piece, Position, Role, Square};
 use super::signature::{Signature, WRITTEN_ORDER};
 use crate::chess::Color;
 use crate::index::combinations::{binomial, rank_sorted, unrank_sorted};
+use crate::index::divisor::Divisor;
 
 /// Where a piece of `color` and `role` can ever stand.
 pub fn reachable(color: Color, role: Role, sq: Square) -> bool {
@@ -46,6 +47,8 @@ struct Group {
     place: [[u8; 90]; 2],
     /// C(squares, count).
     size: u64,
+    /// The same, to split an index into digits by multiplication.
+    div: Divisor,
 }
 
 /// The numbering of one table's positions (either side to move).
@@ -60,7 +63,47 @@ pub struct XiangqiIndex {
     groups: Vec<Group>,
     /// The group of each piece other than the kings (`piece_slot`), u8::MAX for none.
     group_of: [u8; 14],
+    /// What a unit of each group's digit is worth in the index: the product of the sizes
+    /// of the groups after it.
+    weights: Vec<u64>,
     size: u64,
+}
+
+/// Most pieces of one group: five soldiers.
+const GROUP_MAX: usize = 5;
+
+/// Most groups: every role but the king's, of both sides.
+const GROUPS_MAX: usize = 12;
+
+/// A position's index taken apart, so that a quiet move of one of its pieces other than a
+/// king is numbered by changing one digit (`XiangqiIndex::moved`): the solver numbers
+/// every move and un-move of every position, and this spares it a walk over the board
+/// for each.
+#[derive(Clone, Debug)]
+pub struct Digits {
+    idx: u64,
+    /// 1 where the position is numbered through the mirror.
+    flip: usize,
+    /// Per group, its pieces' places among its squares, sorted.
+    places: [[u8; GROUP_MAX]; GROUPS_MAX],
+    /// Per group, its digit: the rank of its places.
+    ranks: [u64; GROUPS_MAX],
+}
+
+impl Digits {
+    /// The index.
+    pub fn index(&self) -> u64 {
+        self.idx
+    }
+}
+
+/// The rank of a group's sorted places.
+fn rank_of(places: &[u8]) -> u64 {
+    let mut wide = [0u32; GROUP_MAX];
+    for (w, &p) in wide.iter_mut().zip(places) {
+        *w = u32::from(p);
+    }
+    rank_sorted(&wide[..places.len()])
 }
 
 /// A number for each piece: colour, then role in FEN order.
@@ -108,10 +151,12 @@ impl XiangqiIndex {
                     place[0][s.index()] = i as u8;
                     place[1][s.mirror().index()] = i as u8;
                 }
+                let size = binomial(squares.len() as u32, count as u32);
                 groups.push(Group {
                     piece: Piece { color, role },
                     count,
-                    size: binomial(squares.len() as u32, count as u32),
+                    size,
+                    div: Divisor::new(size),
                     squares,
                     place,
                 });
@@ -124,12 +169,18 @@ impl XiangqiIndex {
         for (i, g) in groups.iter().enumerate() {
             group_of[piece_slot(g.piece)] = i as u8;
         }
+        let weights = (0..groups.len())
+            .map(|i| groups[i + 1..].iter().map(|g| g.size).product())
+            .collect();
+        debug_assert!(groups.len() <= GROUPS_MAX);
+        debug_assert!(groups.iter().all(|g| g.count <= GROUP_MAX));
         Some(XiangqiIndex {
             signature,
             kings,
             king_digit,
             groups,
             group_of,
+            weights,
             size,
         })
     }
@@ -162,6 +213,11 @@ impl XiangqiIndex {
     /// The index of `pos` (of this table's material, Red the first side), seen in the
     /// mirror if that is the canonical view; None for other material.
     pub fn encode(&self, pos: &Position) -> Option<u64> {
+        self.digits(pos).map(|d| d.idx)
+    }
+
+    /// `encode`, taken apart for `moved`.
+    pub fn digits(&self, pos: &Position) -> Option<Digits> {
         let (red, black) = (pos.king(Color::White)?, pos.king(Color::Black)?);
         let flip = mirrored_kings(red, black);
         let view = |s: Square| if flip { s.mirror() } else { s };
@@ -175,8 +231,8 @@ impl XiangqiIndex {
             return None;
         }
         // One pass over the board: each piece's place in its group.
-        let mut places = [[0u32; 5]; 12];
-        let mut found = [0usize; 12];
+        let mut places = [[0u8; GROUP_MAX]; GROUPS_MAX];
+        let mut found = [0usize; GROUPS_MAX];
         let mut kings = 0;
         for sq in pos.occupied_squares() {
             let Some(piece) = pos.at(sq) else {
@@ -192,18 +248,46 @@ impl XiangqiIndex {
             if p == u8::MAX || found[usize::from(g)] == group.count {
                 return None;
             }
-            places[usize::from(g)][found[usize::from(g)]] = u32::from(p);
+            places[usize::from(g)][found[usize::from(g)]] = p;
             found[usize::from(g)] += 1;
         }
+        let mut ranks = [0u64; GROUPS_MAX];
         for (i, g) in self.groups.iter().enumerate() {
             if found[i] != g.count {
                 return None;
             }
             let places = &mut places[i][..g.count];
             places.sort_unstable();
-            idx = idx * g.size + rank_sorted(places);
+            ranks[i] = rank_of(places);
+            idx = idx * g.size + ranks[i];
         }
-        (kings == 2).then_some(idx)
+        (kings == 2).then_some(Digits {
+            idx,
+            flip,
+            places,
+            ranks,
+        })
+    }
+
+    /// The index after `piece`, not a king, goes from `from` to the empty square `to` in
+    /// the position of `digits` (a quiet move or un-move): the kings stay, and so does
+    /// the view, and only the piece's group's digit changes. None where the piece cannot
+    /// stand on `to`, or is not on `from`.
+    pub fn moved(&self, digits: &Digits, piece: Piece, from: Square, to: Square) -> Option<u64> {
+        debug_assert_ne!(piece.role, Role::King);
+        let g = usize::from(*self.group_of.get(piece_slot(piece))?);
+        let group = self.groups.get(g)?;
+        let place = |sq: Square| group.place[digits.flip][sq.index()];
+        let (gone, come) = (place(from), place(to));
+        if come == u8::MAX {
+            return None;
+        }
+        let mut places = digits.places[g];
+        let places = &mut places[..group.count];
+        *places.iter_mut().find(|p| **p == gone)? = come;
+        places.sort_unstable();
+        let w = self.weights[g];
+        Some(digits.idx - digits.ranks[g] * w + rank_of(places) * w)
     }
 
     /// The position of index `idx` with `turn` to move; None if two pieces share a square.
@@ -212,8 +296,8 @@ impl XiangqiIndex {
         let mut rest = idx;
         let mut places = [0u32; 5];
         for g in self.groups.iter().rev() {
-            let digit = rest % g.size;
-            rest /= g.size;
+            let digit;
+            (rest, digit) = g.div.div_rem(rest);
             unrank_sorted(digit, g.squares.len() as u32, &mut places[..g.count]);
             pieces.extend(
                 places[..g.count]
@@ -336,6 +420,50 @@ mod tests {
         // Other material has no index here.
         let start = Position::start();
         assert_eq!(index.encode(&start), None);
+    }
+
+    /// A digit changed for a quiet move or un-move of a piece other than a king numbers the
+    /// position after it as `encode` does, for every position of tables with groups of
+    /// one, two and three pieces (each piece's place among its group's re-sorted).
+    #[test]
+    fn a_digit_changed_numbers_a_move_as_encode_does() {
+        for sig in ["KRAvKB", "KCvKAA", "KPPPvKA"] {
+            let index = XiangqiIndex::new(sig.parse().unwrap());
+            let (mut moves, mut unmoves) = (0, 0);
+            for idx in (0..index.size()).step_by(7) {
+                for turn in [Color::White, Color::Black] {
+                    let Some(pos) = index.decode(idx, turn) else {
+                        continue;
+                    };
+                    let digits = index.digits(&pos).unwrap();
+                    assert_eq!(digits.index(), idx);
+                    let quiet = |from: Square, to: Square| {
+                        let piece = pos.at(from).unwrap();
+                        (piece.role != Role::King && pos.at(to).is_none()).then_some(piece)
+                    };
+                    for m in pos.legal_moves() {
+                        if let Some(piece) = quiet(m.from, m.to) {
+                            let next = pos.play(&m);
+                            let moved = index.moved(&digits, piece, m.from, m.to);
+                            assert_eq!(moved, index.encode(&next), "{sig} {}", next.to_fen());
+                            moves += 1;
+                        }
+                    }
+                    for u in pos.unmoves() {
+                        if let Some(piece) = quiet(u.to, u.from) {
+                            let mut before = pos.clone();
+                            let back = before.after(u.to, u.from, |b| index.encode(b));
+                            assert_eq!(index.moved(&digits, piece, u.to, u.from), back, "{sig}");
+                            unmoves += 1;
+                        }
+                    }
+                }
+            }
+            assert!(
+                moves > 10_000 && unmoves > 10_000,
+                "{sig}: {moves} {unmoves}"
+            );
+        }
     }
 
     /// Placements of KCvKA counted square by square (kings in their palaces, the advisor

@@ -13,7 +13,7 @@ mod unmoves;
 mod wxf;
 mod zobrist;
 
-pub use index::{reachable, XiangqiIndex};
+pub use index::{reachable, Digits, XiangqiIndex};
 pub use moves::{perft, Move, UcciError};
 pub use position::{FenError, Piece, Position, Role, Square};
 pub use signature::{Signature, SignatureError};
