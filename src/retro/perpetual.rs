@@ -195,16 +195,19 @@ impl Checks {
         for i in 0..g.len() {
             starts[i + 1] += starts[i];
         }
-        let mut fill = starts.clone();
         let mut sources = vec![0u32; starts[g.len()]];
+        // Each start serves as its position's cursor, which ends at the next one's start;
+        // moved up by one place, they are the starts again (no copy of them held).
         for v in 0..g.len() {
             for (t, check) in g.moves_of(v) {
                 if check {
-                    sources[fill[t]] = v as u32;
-                    fill[t] += 1;
+                    sources[starts[t]] = v as u32;
+                    starts[t] += 1;
                 }
             }
         }
+        starts.copy_within(..g.len(), 1);
+        starts[0] = 0;
         Checks { starts, sources }
     }
 

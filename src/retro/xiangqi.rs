@@ -199,7 +199,8 @@ pub fn by_rule(
 ) -> [Vec<(u64, Wdl)>; 2] {
     const OUT: u32 = u32::MAX;
     let drawn = |side: usize, idx: u64| plain(side, idx) == Some(Dtm::Draw);
-    // The graph's numbers of the drawn positions, and the positions by number.
+    // The graph's numbers of the drawn positions, and the positions by number (index
+    // and side to move in one word: a large drawn table has hundreds of millions).
     let mut number = [0, 1].map(|_| vec![OUT; index.size() as usize]);
     let mut positions = Vec::new();
     for (side, numbers) in number.iter_mut().enumerate() {
@@ -209,11 +210,12 @@ pub fn by_rule(
                 "rule graphs hold fewer than 2^31 positions"
             );
             numbers[idx as usize] = positions.len() as u32;
-            positions.push((side, idx));
+            positions.push(idx << 1 | side as u64);
         }
     }
     // A drawn position's best move out and its moves among the drawn positions.
-    let node = |&(side, idx): &(usize, u64)| {
+    let node = |&p: &u64| {
+        let (side, idx) = unpacked(p);
         let pos = index
             .decode(idx, Color::from_index(side))
             .expect("a legal index");
@@ -247,7 +249,7 @@ pub fn by_rule(
     // where every move it keeps inside checks and every move out loses (the first step
     // of any perpetual check it could be held to): most tables have neither, and are
     // spared the graph.
-    let seed = |p: &(usize, u64)| {
+    let seed = |p: &u64| {
         let (exit, inside) = node(p);
         exit == Exit::Win || (exit <= Exit::Loss && inside.iter().all(|&(_, check)| check))
     };
@@ -264,17 +266,24 @@ pub fn by_rule(
     let mut graph = RuleGraph::new();
     for batch in positions.chunks(BATCH) {
         let nodes: Vec<_> = batch.par_iter().with_max_len(PIECE).map(node).collect();
-        for (&(side, _), (exit, inside)) in batch.iter().zip(nodes) {
-            graph.push(side, exit, inside);
+        for (&p, (exit, inside)) in batch.iter().zip(nodes) {
+            graph.push(unpacked(p).0, exit, inside);
         }
     }
     let mut by_rule = [Vec::new(), Vec::new()];
-    for (&(side, idx), value) in positions.iter().zip(graph.values()) {
+    drop(number);
+    for (&p, value) in positions.iter().zip(graph.values()) {
+        let (side, idx) = unpacked(p);
         if value != Wdl::Draw {
             by_rule[side].push((idx, value));
         }
     }
     by_rule
+}
+
+/// The side to move and index of a position of the rule's graph, as `by_rule` lists them.
+fn unpacked(p: u64) -> (usize, u64) {
+    ((p & 1) as usize, p >> 1)
 }
 
 /// Solves the table of `signature` (Red's material first), the values of the positions its
