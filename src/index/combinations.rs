@@ -70,9 +70,9 @@ pub fn unrank(mut r: u64, k: u32, n: u32) -> u64 {
     set
 }
 
-/// Rank of the sorted, distinct places `places` (at most 6, each below 90).
+/// Rank of the sorted, distinct places `places` (at most 6, each below 90: a byte each).
 #[inline]
-pub fn rank_sorted(places: &[u32]) -> u64 {
+pub fn rank_sorted(places: &[u8]) -> u64 {
     (1..)
         .zip(places)
         .map(|(i, &p)| BINOMIAL[p as usize][i])
@@ -81,7 +81,7 @@ pub fn rank_sorted(places: &[u32]) -> u64 {
 
 /// The `out.len()` sorted places below `n` with rank `r` (the inverse of `rank_sorted`).
 #[inline]
-pub fn unrank_sorted(mut r: u64, n: u32, out: &mut [u32]) {
+pub fn unrank_sorted(mut r: u64, n: u32, out: &mut [u8]) {
     let mut top = n;
     for i in (2..=out.len()).rev() {
         let mut e = top - 1;
@@ -89,13 +89,13 @@ pub fn unrank_sorted(mut r: u64, n: u32, out: &mut [u32]) {
             e -= 1;
         }
         r -= BINOMIAL[e as usize][i];
-        out[i - 1] = e;
+        out[i - 1] = e as u8;
         top = e;
     }
     // C(e, 1) = e: the lowest place is what is left of the rank (a lone piece's place is
     // its digit), found without a walk down from the top.
     if let Some(first) = out.first_mut() {
-        *first = r as u32;
+        *first = r as u8;
     }
 }
 
@@ -106,10 +106,10 @@ mod tests {
     #[test]
     fn sorted_places_round_trip_and_agree_with_bitboards() {
         for (k, n) in [(1usize, 90u32), (2, 90), (3, 55), (5, 55), (2, 7)] {
-            let mut places = vec![0u32; k];
+            let mut places = vec![0u8; k];
             for r in 0..binomial(n, k as u32) {
                 unrank_sorted(r, n, &mut places);
-                assert!(places.windows(2).all(|w| w[0] < w[1]) && places[k - 1] < n);
+                assert!(places.windows(2).all(|w| w[0] < w[1]) && u32::from(places[k - 1]) < n);
                 assert_eq!(rank_sorted(&places), r);
                 if n <= 64 {
                     let set = places.iter().fold(0u64, |s, &p| s | 1 << p);
