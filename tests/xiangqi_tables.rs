@@ -125,6 +125,37 @@ fn xiangqi_tables_from_the_command_line() {
         .collect();
     kept.sort();
     assert_eq!(kept, ["KNvK.rbx", "KRvK.rbx", "KvK.rbx"]);
+    // KNvKN's solve fits 20 MiB (about 9 MB), the perpetual-check rule's graph of its
+    // 373,736 drawn positions does not: skipped once that is known, not built to the end.
+    let out = run(&[
+        "gen",
+        "--game",
+        "xiangqi",
+        "KNvKN",
+        "--memory",
+        "20",
+        "--tables",
+        small.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("KNvKN: skipped, the perpetual-check rule's graph of its 373736 drawn positions needs about")
+            && stderr.contains("1 tables skipped for memory: KNvKN"),
+        "{stderr}"
+    );
+    assert!(!small.join("KNvKN.rbx").exists());
+    run_ok(&[
+        "gen",
+        "--game",
+        "xiangqi",
+        "KNvKN",
+        "--memory",
+        "200",
+        "--tables",
+        small.to_str().unwrap(),
+    ]);
+    assert!(small.join("KNvKN.rbx").exists());
     std::fs::remove_dir_all(&small).unwrap();
 
     // Chess tables beside them: each game keeps its own files.

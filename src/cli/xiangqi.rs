@@ -20,6 +20,9 @@ use std::time::Instant;
 /// KCAABBvKAABB 10.6 bytes an index (357 million indices, 3.6 GiB), KCAABBvKAB 11.5,
 /// KPAABBvKAAB 10.9.
 const BYTES_PER_INDEX: u64 = 12;
+/// Bytes per index (both sides counted) a solved table holds while the perpetual-check
+/// rule's graph is built: a value byte and three bits, rounded up.
+const SOLVED_BYTES_PER_INDEX: u64 = 2;
 
 /// The attacking pieces: the roles that can give check.
 const ATTACKERS: [&str; 4] = ["R", "N", "C", "P"];
@@ -148,6 +151,10 @@ pub fn cmd_gen(
     let bars = Bars::new(!json, all);
     let (start, mut built, mut bytes, mut done) = (Instant::now(), 0, 0u64, 0u64);
     let mut skipped: Vec<Signature> = Vec::new();
+    let skip = |sig: &Signature, why: &str| {
+        bars.multi
+            .suspend(|| eprintln!("retrobook: {sig}: skipped, {why}"));
+    };
     for (i, sig) in todo.iter().enumerate() {
         // A table too large for the memory there is, or above one that was, is skipped:
         // the run builds what fits.
@@ -172,8 +179,7 @@ pub fn cmd_gen(
                     plan_bytes(available.unwrap_or(0))
                 ),
             };
-            bars.multi
-                .suspend(|| eprintln!("retrobook: {sig}: skipped, {why}"));
+            skip(sig, &why);
             skipped.push(**sig);
             done += size(sig);
             continue;
@@ -190,10 +196,26 @@ pub fn cmd_gen(
                 Verdict::Plain(Dtm::Draw)
             })
         };
-        let solved = solve_table(**sig, &sub, &bars);
+        // The rule's graph may use what the solved values leave.
+        let rule_memory = available.map(|a| a.saturating_sub(size(sig) * SOLVED_BYTES_PER_INDEX));
+        let solved = solve_table(**sig, &sub, &bars, rule_memory);
         if let Some(e) = failed.into_inner().expect("not poisoned") {
             return Err(runtime(format!("{sig}: a sub-table: {e}")));
         }
+        let solved = match solved {
+            Ok(solved) => solved,
+            Err(e) => {
+                skip(sig, &format!(
+                    "the perpetual-check rule's graph of its {} drawn positions needs about {} of memory, {} allowed",
+                    e.positions,
+                    plan_bytes(e.need),
+                    plan_bytes(e.allowed)
+                ));
+                skipped.push(**sig);
+                done += size(sig);
+                continue;
+            }
+        };
         let written = write(dir, &solved).map_err(runtime)?;
         let (h, size) = (&written.header, written.bytes);
         let seconds = t0.elapsed().as_secs_f64();
@@ -410,7 +432,7 @@ pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
     }
     let tb = XiangqiTablebase::new(dir);
     for sig in &targets {
-        tb.verify(sig)
+        tb.verify(sig, available_memory())
             .map_err(|e| runtime(format!("verify failed: {e}")))?;
         say(format!("{sig:<14} ok"))?;
     }

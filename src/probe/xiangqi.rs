@@ -3,7 +3,7 @@
 
 use super::error::ProbeError;
 use crate::chess::Color;
-use crate::retro::{by_rule, Verdict};
+use crate::retro::{by_rule, GraphTooLarge, Verdict};
 use crate::table::xiangqi::{table_path, SideCounts, XiangqiFile};
 use crate::table::{FileFault, TableError};
 use crate::value::Dtm;
@@ -110,8 +110,13 @@ impl XiangqiTablebase {
     /// Checks the table of `signature` one ply deep: every legal position's value is the
     /// best of its moves' values (no move: lost), read back from the tables; and the
     /// header's counts are those of the values stored. The first position at fault is
-    /// named.
-    pub fn verify(&self, signature: &Signature) -> Result<(), XiangqiVerifyError> {
+    /// named. With `memory`, bytes the check may hold: the perpetual-check rule's graph,
+    /// solved again, is refused if it would need more than the values decoded leave.
+    pub fn verify(
+        &self,
+        signature: &Signature,
+        memory: Option<u64>,
+    ) -> Result<(), XiangqiVerifyError> {
         let file = self.file(signature)?;
         // The table's own values decoded whole; captures are probed in the sub-tables.
         let codes = [file.codes(0)?, file.codes(1)?];
@@ -147,7 +152,17 @@ impl XiangqiTablebase {
                 Verdict::Plain(Dtm::Draw)
             })
         };
-        let solved = by_rule(index, &plain, &sub);
+        let decoded = 4 * index.size();
+        let solved = by_rule(
+            index,
+            &plain,
+            &sub,
+            memory.map(|m| m.saturating_sub(decoded)),
+        )
+        .map_err(|source| XiangqiVerifyError::Memory {
+            path: file.path().to_path_buf(),
+            source,
+        })?;
         if let Some(e) = failed.into_inner().expect("not poisoned") {
             return Err(e.into());
         }
@@ -244,6 +259,14 @@ pub enum XiangqiVerifyError {
         /// A position where they differ, as FEN.
         fen: String,
     },
+    /// The rule's verdicts could not be solved again in the memory allowed.
+    #[error("{}: cannot check the perpetual-check verdicts: {source}", path.display())]
+    Memory {
+        /// The table.
+        path: PathBuf,
+        /// What the rule's graph would need.
+        source: GraphTooLarge,
+    },
     /// The header's counts are not those of the values stored.
     #[error("{}: header counts differ from a recount", path.display())]
     Counts {
@@ -278,7 +301,14 @@ mod tests {
         for s in ["KvK", "KNvK", "KRvK", "KRvKN"] {
             write(&dir, tables.table(&s.parse().unwrap()).unwrap()).unwrap();
         }
-        XiangqiTablebase::new(&dir).verify(&sig).unwrap();
+        XiangqiTablebase::new(&dir).verify(&sig, None).unwrap();
+        // Memory for the values decoded and not for the rule's graph: refused, named.
+        let decoded = 4 * tables.table(&sig).unwrap().index.size();
+        let err = XiangqiTablebase::new(&dir)
+            .verify(&sig, Some(decoded))
+            .unwrap_err();
+        assert!(matches!(err, XiangqiVerifyError::Memory { .. }), "{err}");
+        assert!(err.to_string().contains("KRvKN.rbx"), "{err}");
 
         let solved = tables.table(&sig).unwrap();
         let stripped = Solved {
@@ -287,7 +317,7 @@ mod tests {
             by_rule: Default::default(),
         };
         write(&dir, &stripped).unwrap();
-        let err = XiangqiTablebase::new(&dir).verify(&sig).unwrap_err();
+        let err = XiangqiTablebase::new(&dir).verify(&sig, None).unwrap_err();
         assert!(matches!(err, XiangqiVerifyError::Rule { .. }), "{err}");
         assert!(
             err.to_string().contains("perpetual-check verdicts differ"),

@@ -16,4 +16,6 @@ pub use chess::{ChessGame, SubTables};
 pub(crate) use packed::{Packed, PackedSide};
 pub(crate) use solver::bit;
 pub use solver::{solve, solve_within, LossSearch, PartByPart, RetroGame, Solution, Successor};
-pub use xiangqi::{by_rule, solve_table, Solved, Verdict, XiangqiGame, XiangqiTables};
+pub use xiangqi::{
+    by_rule, graph_bytes, solve_table, GraphTooLarge, Solved, Verdict, XiangqiGame, XiangqiTables,
+};

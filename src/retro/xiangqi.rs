@@ -185,17 +185,67 @@ impl RetroGame for XiangqiGame<'_> {
     }
 }
 
+/// The rule's graph of a table would need more memory than it was allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the perpetual-check rule's graph of its {positions} drawn positions needs about {} MiB, {} MiB allowed",
+    need >> 20,
+    allowed >> 20
+)]
+pub struct GraphTooLarge {
+    /// Drawn positions the graph would hold (0 if the table was refused before they were
+    /// counted).
+    pub positions: u64,
+    /// Bytes it would need, as far as known when it was refused (a lower bound).
+    pub need: u64,
+    /// Bytes it was allowed.
+    pub allowed: u64,
+}
+
+/// Positions whose moves are listed at once while the rule's graph is built.
+const BATCH: usize = 1 << 20;
+
+/// Bytes the rule's graph of a table of `size` indices per side holds at most, with
+/// `drawn` positions and `moves` moves among them, `checks` of which check. An estimate
+/// from above: KCAABvKAABB's graph (47.8 million positions, 571 million moves) comes to
+/// 4.41 GB by it, and the whole solve peaked at 4.32 GB; KNvKN's (374 thousand, 2.3
+/// million) 73 MB, and the solve 64 MB.
+pub fn graph_bytes(size: u64, drawn: u64, moves: u64, checks: u64) -> u64 {
+    // The positions by number; each one's side to move, best move out and first move;
+    // the moves.
+    let graph = 18 * drawn + 4 * moves;
+    // While it is built: the numbers by index, and one batch's moves as listed.
+    let listed = drawn.min(BATCH as u64);
+    let building = 8 * size + 48 * listed + 16 * (moves * listed / drawn.max(1));
+    // While it is solved (the numbers let go): the checks by target, the solve's sets,
+    // counters and queue.
+    let solving = 26 * drawn + 4 * checks;
+    graph + building.max(solving)
+}
+
 /// The positions of a table that the perpetual-check rule makes won or lost, by side to
 /// move, in order: the graph of its plain draws, their moves among themselves marked as
 /// checks or not, and their best moves out (captures valued by `sub` under the rule, moves
 /// to plain mates lost). `plain` gives each index's value with every repetition a draw
 /// (None where it is no legal position): the solver's, or a table file's for `verify`.
+/// With `memory`, a graph that would need more bytes ([`graph_bytes`], projected from the
+/// moves listed so far) is refused as soon as that is known, not built.
 pub fn by_rule(
     index: &XiangqiIndex,
     plain: &(dyn Fn(usize, u64) -> Option<Dtm> + Sync),
     sub: &(dyn Fn(&Position) -> Verdict + Sync),
-) -> [Vec<(u64, Wdl)>; 2] {
+    memory: Option<u64>,
+) -> Result<[Vec<(u64, Wdl)>; 2], GraphTooLarge> {
     const OUT: u32 = u32::MAX;
+    let fits = |positions: u64, need: u64| match memory {
+        Some(allowed) if need > allowed => Err(GraphTooLarge {
+            positions,
+            need,
+            allowed,
+        }),
+        _ => Ok(()),
+    };
+    fits(0, graph_bytes(index.size(), 0, 0, 0))?;
     let drawn = |side: usize, idx: u64| plain(side, idx) == Some(Dtm::Draw);
     // The graph's numbers of the drawn positions, and the positions by number (index
     // and side to move in one word: a large drawn table has hundreds of millions).
@@ -254,19 +304,29 @@ pub fn by_rule(
     // In small pieces: a thread given a large one at the start may be left running it
     // alone at the end (KCABvKABB spent a quarter of its time so).
     const PIECE: usize = 1 << 12;
-    const BATCH: usize = 1 << 20;
     if !positions.par_iter().with_max_len(PIECE).any(seed) {
-        return [Vec::new(), Vec::new()];
+        return Ok([Vec::new(), Vec::new()]);
     }
+    let draws = positions.len() as u64;
+    fits(draws, graph_bytes(index.size(), draws, 0, 0))?;
     // A batch of positions at a time: the moves of every position listed at once before
     // the graph took them were most of a large drawn table's memory (KCAABvKAABB peaked
     // at 12.0 GiB, 108 bytes an index).
     let mut graph = RuleGraph::new();
+    let mut checks = 0u64;
     for batch in positions.chunks(BATCH) {
         let nodes: Vec<_> = batch.par_iter().with_max_len(PIECE).map(node).collect();
         for (&p, (exit, inside)) in batch.iter().zip(nodes) {
+            checks += inside.iter().filter(|m| m.1).count() as u64;
             graph.push(unpacked(p).0, exit, inside);
         }
+        // The moves still to list, projected from those listed.
+        let (listed, moves) = (graph.len() as u64, graph.moves() as u64);
+        let projected = |n: u64| n * draws / listed;
+        fits(
+            draws,
+            graph_bytes(index.size(), draws, projected(moves), projected(checks)),
+        )?;
     }
     let mut by_rule = [Vec::new(), Vec::new()];
     drop(number);
@@ -276,7 +336,7 @@ pub fn by_rule(
             by_rule[side].push((idx, value));
         }
     }
-    by_rule
+    Ok(by_rule)
 }
 
 /// The side to move and index of a position of the rule's graph, as `by_rule` lists them.
@@ -286,23 +346,25 @@ fn unpacked(p: u64) -> (usize, u64) {
 
 /// Solves the table of `signature` (Red's material first), the values of the positions its
 /// captures lead to given by `sub`: the plain solve, then the rule's verdicts.
+/// With `rule_memory`, the rule's graph is refused as [`by_rule`] says.
 pub fn solve_table(
     signature: Signature,
     sub: &(dyn Fn(&Position) -> Verdict + Sync),
     observer: &dyn Observer,
-) -> Solved {
+    rule_memory: Option<u64>,
+) -> Result<Solved, GraphTooLarge> {
     let index = XiangqiIndex::new(signature);
     let plain = |pos: &Position| sub(pos).plain();
     let solution = solve(&XiangqiGame::new(&index, &plain), observer);
     let plain = |side: usize, idx: u64| {
         (!solution.is_illegal(side, idx)).then(|| solution.value(side, idx).0)
     };
-    let by_rule = by_rule(&index, &plain, sub);
-    Solved {
+    let by_rule = by_rule(&index, &plain, sub, rule_memory)?;
+    Ok(Solved {
         index,
         solution,
         by_rule,
-    }
+    })
 }
 
 /// A solved table.
@@ -342,7 +404,7 @@ impl XiangqiTables {
             self.solve(sub);
         }
         let sub = |pos: &Position| self.probe(pos).expect("sub-tables solved first");
-        let solved = solve_table(signature, &sub, &Silent);
+        let solved = solve_table(signature, &sub, &Silent, None).expect("no memory limit");
         self.tables.insert(signature, solved);
     }
 
@@ -580,5 +642,50 @@ mod tests {
             assert!(searched > 500, "{sig}: {searched}");
         }
         assert_eq!(by_rule, 1597);
+    }
+
+    /// With a memory limit, the rule's graph is refused at each point where what it needs
+    /// is known better: the numbers by index (before any position is counted), the drawn
+    /// positions, and the moves listed (KRvKN's fit one batch, so that figure is exact);
+    /// given exactly what it needs, it is built, the same as without a limit.
+    #[test]
+    fn the_rules_graph_is_refused_beyond_its_memory() {
+        let mut tables = XiangqiTables::default();
+        let sig: Signature = "KRvKN".parse().unwrap();
+        tables.solve(sig);
+        let t = tables.table(&sig).unwrap();
+        let plain = |side: usize, idx: u64| {
+            (!t.solution.is_illegal(side, idx)).then(|| t.solution.value(side, idx).0)
+        };
+        let sub = |pos: &Position| tables.probe(pos).unwrap();
+        let unlimited = by_rule(&t.index, &plain, &sub, None).unwrap();
+        assert_eq!(unlimited, t.by_rule);
+        let mut allowed = 0;
+        let mut needs = Vec::new();
+        let built = loop {
+            match by_rule(&t.index, &plain, &sub, Some(allowed)) {
+                Ok(built) => break built,
+                Err(e) => {
+                    assert_eq!(e.allowed, allowed);
+                    assert!(e.need > allowed, "{e:?}");
+                    needs.push((e.positions, e.need));
+                    allowed = e.need;
+                }
+            }
+        };
+        assert_eq!(built, unlimited);
+        let size = t.index.size();
+        let drawn = (0..2)
+            .map(|side| {
+                (0..size)
+                    .filter(|&i| plain(side, i) == Some(Dtm::Draw))
+                    .count() as u64
+            })
+            .sum::<u64>();
+        assert_eq!(needs.len(), 3, "{needs:?}");
+        assert_eq!(needs[0], (0, graph_bytes(size, 0, 0, 0)));
+        assert_eq!(needs[1], (drawn, graph_bytes(size, drawn, 0, 0)));
+        assert!(needs[2].1 > needs[1].1 + 4 * drawn, "{needs:?}");
+        assert!(by_rule(&t.index, &plain, &sub, Some(allowed - 1)).is_err());
     }
 }
