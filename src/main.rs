@@ -59,12 +59,12 @@ fn main() -> ExitCode {
             GameArg::Chess => {
                 cli::tables::cmd_gen(&signatures, all, &tables, threads, memory, plan, json)
             }
-            GameArg::Xiangqi if all.is_some() || plan => Err(cli::output::usage(
-                "--all and --plan are for chess tables; xiangqi takes signatures or --all-attackers",
+            GameArg::Xiangqi if all.is_some() => Err(cli::output::usage(
+                "--all is for chess tables; xiangqi takes signatures or --all-attackers",
             )),
             GameArg::Xiangqi => cli::args::threads_arg(threads).and_then(|threads| {
                 threads.run(|| {
-                    cli::xiangqi::cmd_gen(&signatures, all_attackers, &tables, memory, json)
+                    cli::xiangqi::cmd_gen(&signatures, all_attackers, &tables, memory, plan, json)
                 })
             }),
         },

@@ -22,6 +22,22 @@ fn json(line: &str) -> Value {
 fn xiangqi_tables_from_the_command_line() {
     let dir = temp_dir("cli");
     let d = dir.to_str().unwrap();
+    // The plan: the tables in the order they will be built, nothing built yet.
+    let plan = |extra: &[&str]| {
+        let mut args = vec!["gen", "--game", "xiangqi", "KNvKR", "--plan", "--tables", d];
+        args.extend_from_slice(extra);
+        run_ok(&args)
+    };
+    let planned: Vec<Value> = plan(&["--json"]).lines().map(json).collect();
+    let names: Vec<&str> = planned
+        .iter()
+        .map(|t| t["signature"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["KvK", "KNvK", "KRvK", "KRvKN"]);
+    assert_eq!(planned[3]["indices"], 729_000);
+    assert_eq!(planned[3]["estimated_peak_memory_bytes"], 12 * 729_000);
+    assert!(plan(&[]).lines().nth(3).unwrap().starts_with("KRvKN"));
+    assert!(!dir.exists());
     let out = run_ok(&["gen", "--game", "xiangqi", "KNvKR", "--tables", d, "--json"]);
     let built: Vec<String> = out
         .lines()
@@ -31,6 +47,7 @@ fn xiangqi_tables_from_the_command_line() {
     // Again: every table is there, nothing is built.
     let again = run_ok(&["gen", "--game", "xiangqi", "KRvKN", "--tables", d]);
     assert!(again.contains("built 0 tables"), "{again}");
+    assert!(plan(&[]).starts_with("nothing to build"));
 
     let info = json(&run_ok(&[
         "info", "--game", "xiangqi", "KRvKN", "--tables", d, "--json",

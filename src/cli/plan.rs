@@ -88,32 +88,26 @@ impl Plan {
     /// One line per table, for `gen --plan`.
     pub fn lines(&self, threads: usize) -> impl Iterator<Item = String> + '_ {
         self.tables.iter().map(move |t| {
-            format!(
-                "{:<8} {:>12} indices  about {:>8} on {threads} thread(s)  peak at most {:>9}{}",
-                t.material.to_string(),
+            let note = if t.settled {
+                ""
+            } else {
+                " (sub-tables to build first)"
+            };
+            planned_line(
+                &t.material.to_string(),
                 t.indices,
-                duration(t.estimate.cpu_seconds / threads as f64),
-                bytes(t.estimate.peak_bytes),
-                if t.settled {
-                    ""
-                } else {
-                    " (sub-tables to build first)"
-                }
+                &t.estimate,
+                threads,
+                note,
             )
         })
     }
 
     /// One JSON object per table, for `gen --plan --json`.
     pub fn json(&self) -> impl Iterator<Item = serde_json::Value> + '_ {
-        self.tables.iter().map(|t| {
-            json!({
-                "signature": t.material.to_string(),
-                "indices": t.indices,
-                "estimated_cpu_seconds": t.estimate.cpu_seconds,
-                "estimated_peak_memory_bytes": t.estimate.peak_bytes,
-                "final": t.settled,
-            })
-        })
+        self.tables
+            .iter()
+            .map(|t| planned_json(&t.material.to_string(), t.indices, &t.estimate, t.settled))
     }
 
     /// An error message naming the first table whose final estimate exceeds `limit`, or
@@ -142,6 +136,27 @@ impl Plan {
             )
         })
     }
+}
+
+/// A table's line of `gen --plan` (either game): its name, indices over both sides, time
+/// on `threads` threads, peak, and `note`.
+pub fn planned_line(name: &str, indices: u64, e: &Estimate, threads: usize, note: &str) -> String {
+    format!(
+        "{name:<8} {indices:>12} indices  about {:>8} on {threads} thread(s)  peak at most {:>9}{note}",
+        duration(e.cpu_seconds / threads as f64),
+        bytes(e.peak_bytes),
+    )
+}
+
+/// A table's object of `gen --plan --json`; `settled` when the estimate is final.
+pub fn planned_json(name: &str, indices: u64, e: &Estimate, settled: bool) -> serde_json::Value {
+    json!({
+        "signature": name,
+        "indices": indices,
+        "estimated_cpu_seconds": e.cpu_seconds,
+        "estimated_peak_memory_bytes": e.peak_bytes,
+        "final": settled,
+    })
 }
 
 /// The message refusing `material`, whose estimate exceeds `limit`; `kept` says what

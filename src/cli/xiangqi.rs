@@ -2,8 +2,9 @@
 //! chess.
 
 use super::output::{probed, runtime, say, usage, write_failed, Failure};
-use super::plan::{available_memory, bytes as plan_bytes};
+use super::plan::{available_memory, bytes as plan_bytes, planned_json, planned_line};
 use super::progress::Bars;
+use retrobook::generate::Estimate;
 use retrobook::probe::{ProbeError, XiangqiTablebase};
 use retrobook::retro::{solve_table, Verdict};
 use retrobook::table::xiangqi::{table_path, write, SideCounts, XiangqiFile, EXTENSION};
@@ -20,6 +21,9 @@ use std::time::Instant;
 /// KCAABBvKAABB 10.6 bytes an index (357 million indices, 3.6 GiB), KCAABBvKAB 11.5,
 /// KPAABBvKAAB 10.9.
 const BYTES_PER_INDEX: u64 = 12;
+/// CPU time of a xiangqi solve per index (both sides counted), roughly: the two-attacker
+/// tables against KAABB took 0.5-1.1 microseconds (KPP the least, KNC the most).
+const CPU_SECONDS_PER_INDEX: f64 = 1.0e-6;
 /// Bytes per index (both sides counted) a solved table holds while the perpetual-check
 /// rule's graph is built: a value byte and three bits, rounded up.
 const SOLVED_BYTES_PER_INDEX: u64 = 2;
@@ -123,6 +127,7 @@ pub fn cmd_gen(
     all_attackers: Option<u32>,
     dir: &Path,
     memory_mib: Option<u64>,
+    show_plan: bool,
     json: bool,
 ) -> Result<(), Failure> {
     let mut targets = signatures
@@ -137,16 +142,19 @@ pub fn cmd_gen(
             "name the xiangqi tables to build (KRvKAABB) or give --all-attackers 1",
         ));
     }
+    let order = in_order(&targets);
+    let tb = XiangqiTablebase::new(dir);
+    let todo: Vec<&Signature> = order.iter().filter(|sig| !built(dir, sig)).collect();
+    let size = |sig: &Signature| XiangqiIndex::new(*sig).size().saturating_mul(2);
+    if show_plan {
+        return plan(&todo, size, dir, json);
+    }
     std::fs::create_dir_all(dir).map_err(|e| {
         runtime(format!(
             "cannot create tables folder {}: {e}",
             dir.display()
         ))
     })?;
-    let order = in_order(&targets);
-    let tb = XiangqiTablebase::new(dir);
-    let todo: Vec<&Signature> = order.iter().filter(|sig| !built(dir, sig)).collect();
-    let size = |sig: &Signature| XiangqiIndex::new(*sig).size().saturating_mul(2);
     let all: u64 = todo.iter().map(|s| size(s)).sum();
     let bars = Bars::new(!json, all);
     let (start, mut built, mut bytes, mut done) = (Instant::now(), 0, 0u64, 0u64);
@@ -260,6 +268,38 @@ pub fn cmd_gen(
             skipped.len(),
             names.join(" ")
         )));
+    }
+    Ok(())
+}
+
+/// `gen --plan`: each table to build, in order, with its estimate (the solve's; a table's
+/// perpetual-check graph, sized only once its draws are counted, comes on top).
+fn plan(
+    todo: &[&Signature],
+    size: impl Fn(&Signature) -> u64,
+    dir: &Path,
+    json: bool,
+) -> Result<(), Failure> {
+    let threads = rayon::current_num_threads();
+    if todo.is_empty() && !json {
+        return say(format!(
+            "nothing to build: every table asked for is in {}",
+            dir.display()
+        ));
+    }
+    for sig in todo {
+        let indices = size(sig);
+        let e = Estimate {
+            peak_bytes: indices.saturating_mul(BYTES_PER_INDEX),
+            cpu_seconds: indices as f64 * CPU_SECONDS_PER_INDEX,
+        };
+        let name = sig.to_string();
+        let line = if json {
+            planned_json(&name, indices, &e, true).to_string()
+        } else {
+            planned_line(&name, indices, &e, threads, "")
+        };
+        say(line)?;
     }
     Ok(())
 }
