@@ -138,6 +138,14 @@ impl Plan {
     }
 }
 
+/// `gen --plan`'s line when every table asked for is in `dir`.
+pub fn nothing_to_build(dir: &std::path::Path) -> String {
+    format!(
+        "nothing to build: every table asked for is in {}",
+        dir.display()
+    )
+}
+
 /// A table's line of `gen --plan` (either game): its name, indices over both sides, time
 /// on `threads` threads, peak, and `note`.
 pub fn planned_line(name: &str, indices: u64, e: &Estimate, threads: usize, note: &str) -> String {

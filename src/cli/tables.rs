@@ -2,7 +2,7 @@
 
 use super::args::{parse_signature, threads_arg};
 use super::output::{probed, runtime, say, usage, write_failed, Failure};
-use super::plan::{Limit, Plan};
+use super::plan::{nothing_to_build, Limit, Plan};
 use super::progress::Bars;
 use retrobook::chess::{Color, Position};
 use retrobook::generate::{estimate, plan, GenOptions, Report, Session};
@@ -139,10 +139,7 @@ fn gen_tables(
         if json {
             estimates.json().map(|l| l.to_string()).try_for_each(say)?;
         } else if todo.is_empty() {
-            say(format!(
-                "nothing to build: every table asked for is in {}",
-                dir.display()
-            ))?;
+            say(nothing_to_build(dir))?;
         } else {
             estimates
                 .lines(threads)

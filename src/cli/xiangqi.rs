@@ -2,7 +2,9 @@
 //! chess.
 
 use super::output::{probed, runtime, say, usage, write_failed, Failure};
-use super::plan::{available_memory, bytes as plan_bytes, planned_json, planned_line};
+use super::plan::{
+    available_memory, bytes as plan_bytes, nothing_to_build, planned_json, planned_line,
+};
 use super::progress::Bars;
 use retrobook::generate::Estimate;
 use retrobook::probe::{ProbeError, XiangqiTablebase};
@@ -282,10 +284,7 @@ fn plan(
 ) -> Result<(), Failure> {
     let threads = rayon::current_num_threads();
     if todo.is_empty() && !json {
-        return say(format!(
-            "nothing to build: every table asked for is in {}",
-            dir.display()
-        ));
+        return say(nothing_to_build(dir));
     }
     for sig in todo {
         let indices = size(sig);
