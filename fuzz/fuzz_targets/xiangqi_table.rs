@@ -55,5 +55,5 @@ fuzz_target!(|data: &[u8]| {
         let _ = tb.moves(pos);
         let _ = tb.mainline(pos);
     }
-    let _ = tb.verify(&"KRvK".parse().expect("a signature"));
+    let _ = tb.verify(&"KRvK".parse().expect("a signature"), None);
 });
