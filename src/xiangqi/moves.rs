@@ -56,6 +56,38 @@ pub(super) const HORSE: [((i8, i8), (i8, i8)); 8] = [
     ((-2, -1), (-1, 0)),
 ];
 
+/// The squares where a piece that leaves or arrives can change whether the king on `king`
+/// is attacked, one bit each (`Square::index`): its rank and file (chariots, cannons and
+/// their screens, soldiers, the other king) and the four squares diagonally beside it
+/// (horses' legs); `with_horses` adds the eight squares a horse attacks it from, for a
+/// piece of the other side that arrives there. A piece of the king's own side that leaves
+/// or takes elsewhere can only let no attack through and take attackers away.
+pub(super) fn exposed(king: Square, with_horses: bool) -> u128 {
+    const RANK: u128 = (1 << 9) - 1;
+    const FILE: u128 = {
+        let (mut m, mut r) = (0u128, 0);
+        while r < 10 {
+            m |= 1 << (9 * r);
+            r += 1;
+        }
+        m
+    };
+    let mut mask = RANK << (9 * king.rank() as u32) | FILE << king.file() as u32;
+    let horses = HORSE.iter().map(|&(jump, _)| jump).filter(|_| with_horses);
+    for (df, dr) in DIAGONAL.into_iter().chain(horses) {
+        if let Some(sq) = king.offset(df, dr) {
+            mask |= 1 << sq.index();
+        }
+    }
+    mask
+}
+
+/// True when neither `m`'s squares is in `mask`.
+#[inline]
+pub(super) fn clear_of(mask: u128, m: &Move) -> bool {
+    (1u128 << m.from.index() | 1u128 << m.to.index()) & mask == 0
+}
+
 /// The direction a soldier of `color` advances in, by rank.
 fn forward(color: Color) -> i8 {
     match color {
@@ -71,7 +103,7 @@ impl Position {
     }
 
     /// The moves of the piece of `color` and `role` on `from`, legal or not for its king.
-    fn piece_moves(&self, color: Color, role: Role, from: Square, out: &mut Vec<Move>) {
+    pub(super) fn piece_moves(&self, color: Color, role: Role, from: Square, out: &mut Vec<Move>) {
         let mut push = |to: Square| {
             if self.open_to(color, to) {
                 out.push(Move { from, to });
@@ -230,8 +262,18 @@ impl Position {
         for (from, role) in pieces {
             self.piece_moves(us, role, from, &mut moves);
         }
+        // Played out only where it can matter: a king that is not in check now cannot be
+        // left in check by a move of another piece clear of its lines and horses' legs.
+        // Whether it is in check now is asked once, and only if a move is clear.
+        let king = self.king(us);
+        let exposed = king.map_or(u128::MAX, |k| exposed(k, false));
+        let mut checked = None;
         let mut scratch = self.clone();
-        moves.retain(|m| !scratch.after(m.from, m.to, |p| p.in_check(us)));
+        moves.retain(|m| {
+            let clear = Some(m.from) != king && clear_of(exposed, m);
+            (clear && !*checked.get_or_insert_with(|| self.in_check(us)))
+                || !scratch.after(m.from, m.to, |p| p.in_check(us))
+        });
         moves
     }
 

@@ -6,7 +6,7 @@
 //! square it came from) and the soldier (never back, sideways only across the river).
 
 use super::index::reachable;
-use super::moves::{Move, DIAGONAL, HORSE, ORTHOGONAL};
+use super::moves::{clear_of, exposed, Move, DIAGONAL, HORSE, ORTHOGONAL};
 use super::position::{Position, Role, Square};
 use crate::chess::Color;
 
@@ -76,13 +76,25 @@ impl Position {
     /// position the rules allow.
     pub fn unmoves(&self) -> Vec<Move> {
         let mover = !self.turn();
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(64);
         for (to, role) in self.pieces(mover) {
             self.origins(mover, role, to, &mut out);
         }
-        let mut scratch = self.clone();
         let us = self.turn();
-        out.retain(|m| !scratch.after(m.to, m.from, |p| p.in_check(us)));
+        // Taken back only where it can matter: a king not in check now is attacked before
+        // an un-move of the other side's piece only if the piece goes back onto its
+        // lines, its horses' legs or a square a horse attacks it from, or leaves a line
+        // or a leg open (the kings themselves are always taken back).
+        // Whether it is in check now is asked once, and only if an un-move is clear.
+        let exposed = self.king(us).map_or(u128::MAX, |k| exposed(k, true));
+        let theirs = self.king(mover);
+        let mut checked = None;
+        let mut scratch = self.clone();
+        out.retain(|m| {
+            let clear = Some(m.to) != theirs && clear_of(exposed, m);
+            (clear && !*checked.get_or_insert_with(|| self.in_check(us)))
+                || !scratch.after(m.to, m.from, |p| p.in_check(us))
+        });
         out
     }
 
@@ -131,5 +143,45 @@ mod tests {
             });
         }
         assert!(checked > 20_000, "{checked}");
+    }
+
+    /// Along pseudo-random games with every kind of piece on both sides, the moves and
+    /// un-moves kept without being played out (clear of the king's lines, legs and horses'
+    /// squares) leave the very lists that playing every one out leaves.
+    #[test]
+    fn moves_kept_unplayed_are_those_every_test_keeps() {
+        let starts = [
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            "2bak4/4a4/2n1b1c2/p3p3p/2r6/6R2/P3P1n1P/2N1C4/4A4/2BAK1B2 w",
+            "3k5/4a4/2n6/9/2c1N4/9/4p4/9/4C4/3AK4 b",
+            "4k4/9/3P1n3/9/9/9/9/4p4/r8/3K1R3 w",
+        ];
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
+        let (mut moves_seen, mut unmoves_seen) = (0, 0);
+        for fen in starts {
+            along_random_games(fen, 40, 80, &mut next, |pos, moves| {
+                let mut scratch = pos.clone();
+                let us = pos.turn();
+                let mut every = Vec::new();
+                for (from, role) in pos.pieces(us) {
+                    pos.piece_moves(us, role, from, &mut every);
+                }
+                every.retain(|m| !scratch.after(m.from, m.to, |p| p.in_check(us)));
+                assert_eq!(moves, &every[..], "{}", pos.to_fen());
+                moves_seen += moves.len();
+                let mover = !us;
+                let mut every = Vec::new();
+                for (to, role) in pos.pieces(mover) {
+                    pos.origins(mover, role, to, &mut every);
+                }
+                every.retain(|m| !scratch.after(m.to, m.from, |p| p.in_check(us)));
+                assert_eq!(pos.unmoves(), every, "{}", pos.to_fen());
+                unmoves_seen += every.len();
+            });
+        }
+        assert!(
+            moves_seen > 50_000 && unmoves_seen > 50_000,
+            "{moves_seen} {unmoves_seen}"
+        );
     }
 }
