@@ -60,8 +60,8 @@ pub(super) const HORSE: [((i8, i8), (i8, i8)); 8] = [
 /// is attacked, one bit each (`Square::index`): its rank and file (chariots, cannons and
 /// their screens, soldiers, the other king) and the four squares diagonally beside it
 /// (horses' legs); `with_horses` adds the eight squares a horse attacks it from, for a
-/// piece of the other side that arrives there. A piece of the king's own side that leaves
-/// or takes elsewhere can only let no attack through and take attackers away.
+/// piece of the other side that arrives there. Elsewhere, a piece of the king's own side
+/// that leaves lets no attack through, and one that takes only takes an attacker away.
 pub(super) fn exposed(king: Square, with_horses: bool) -> u128 {
     const RANK: u128 = (1 << 9) - 1;
     const FILE: u128 = {
@@ -82,7 +82,7 @@ pub(super) fn exposed(king: Square, with_horses: bool) -> u128 {
     mask
 }
 
-/// True when neither `m`'s squares is in `mask`.
+/// True when neither of `m`'s squares is in `mask`.
 #[inline]
 pub(super) fn clear_of(mask: u128, m: &Move) -> bool {
     (1u128 << m.from.index() | 1u128 << m.to.index()) & mask == 0
