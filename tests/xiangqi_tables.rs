@@ -119,23 +119,22 @@ fn xiangqi_tables_from_the_command_line() {
 
     // Too large for the memory allowed: skipped, the tables below it built, exit 1.
     let small = temp_dir("memory");
-    let out = run(&[
-        "gen",
-        "--game",
-        "xiangqi",
-        "KRvKN",
-        "--memory",
-        "1",
-        "--tables",
-        small.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("KRvKN: skipped, it needs about")
-            && stderr.contains("1 tables skipped for memory: KRvKN"),
-        "{stderr}"
-    );
+    let within = |sig: &str, mib: &str| {
+        let tables = small.to_str().unwrap();
+        run(&[
+            "gen", "--game", "xiangqi", sig, "--memory", mib, "--tables", tables,
+        ])
+    };
+    let skipped = |out: std::process::Output, sig: &str, why: &str| {
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("{sig}: skipped, {why}"))
+                && stderr.contains(&format!("1 tables skipped for memory: {sig}")),
+            "{stderr}"
+        );
+    };
+    skipped(within("KRvKN", "1"), "KRvKN", "it needs about");
     let mut kept: Vec<String> = std::fs::read_dir(&small)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -144,34 +143,18 @@ fn xiangqi_tables_from_the_command_line() {
     assert_eq!(kept, ["KNvK.rbx", "KRvK.rbx", "KvK.rbx"]);
     // KNvKN's solve fits 20 MiB (about 9 MB), the perpetual-check rule's graph of its
     // 373,736 drawn positions does not: skipped once that is known, not built to the end.
-    let out = run(&[
-        "gen",
-        "--game",
-        "xiangqi",
+    skipped(
+        within("KNvKN", "20"),
         "KNvKN",
-        "--memory",
-        "20",
-        "--tables",
-        small.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("KNvKN: skipped, the perpetual-check rule's graph of its 373736 drawn positions needs about")
-            && stderr.contains("1 tables skipped for memory: KNvKN"),
-        "{stderr}"
+        "the perpetual-check rule's graph of its 373736 drawn positions needs about",
     );
     assert!(!small.join("KNvKN.rbx").exists());
-    run_ok(&[
-        "gen",
-        "--game",
-        "xiangqi",
-        "KNvKN",
-        "--memory",
-        "200",
-        "--tables",
-        small.to_str().unwrap(),
-    ]);
+    let out = within("KNvKN", "200");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(small.join("KNvKN.rbx").exists());
     std::fs::remove_dir_all(&small).unwrap();
 

@@ -215,12 +215,7 @@ pub fn cmd_gen(
         let solved = match solved {
             Ok(solved) => solved,
             Err(e) => {
-                skip(sig, &format!(
-                    "the perpetual-check rule's graph of its {} drawn positions needs about {} of memory, {} allowed",
-                    e.positions,
-                    plan_bytes(e.need),
-                    plan_bytes(e.allowed)
-                ));
+                skip(sig, &e.to_string());
                 skipped.push(**sig);
                 done += size(sig);
                 continue;

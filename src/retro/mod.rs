@@ -17,5 +17,5 @@ pub(crate) use packed::{Packed, PackedSide};
 pub(crate) use solver::bit;
 pub use solver::{solve, solve_within, LossSearch, PartByPart, RetroGame, Solution, Successor};
 pub use xiangqi::{
-    by_rule, graph_bytes, solve_table, GraphTooLarge, Solved, Verdict, XiangqiGame, XiangqiTables,
+    by_rule, solve_table, GraphTooLarge, Solved, Verdict, XiangqiGame, XiangqiTables,
 };

@@ -188,9 +188,9 @@ impl RetroGame for XiangqiGame<'_> {
 /// The rule's graph of a table would need more memory than it was allowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "the perpetual-check rule's graph of its {positions} drawn positions needs about {} MiB, {} MiB allowed",
-    need >> 20,
-    allowed >> 20
+    "the perpetual-check rule's graph of its {positions} drawn positions needs about {:.0} MiB of memory, {:.0} MiB allowed",
+    *need as f64 / f64::from(1 << 20),
+    *allowed as f64 / f64::from(1 << 20)
 )]
 pub struct GraphTooLarge {
     /// Drawn positions the graph would hold (0 if the table was refused before they were
@@ -210,7 +210,7 @@ const BATCH: usize = 1 << 20;
 /// from above: KCAABvKAABB's graph (47.8 million positions, 571 million moves) comes to
 /// 4.41 GB by it, and the whole solve peaked at 4.32 GB; KNvKN's (374 thousand, 2.3
 /// million) 73 MB, and the solve 64 MB.
-pub fn graph_bytes(size: u64, drawn: u64, moves: u64, checks: u64) -> u64 {
+fn graph_bytes(size: u64, drawn: u64, moves: u64, checks: u64) -> u64 {
     // The positions by number; each one's side to move, best move out and first move;
     // the moves.
     let graph = 18 * drawn + 4 * moves;
@@ -228,7 +228,7 @@ pub fn graph_bytes(size: u64, drawn: u64, moves: u64, checks: u64) -> u64 {
 /// checks or not, and their best moves out (captures valued by `sub` under the rule, moves
 /// to plain mates lost). `plain` gives each index's value with every repetition a draw
 /// (None where it is no legal position): the solver's, or a table file's for `verify`.
-/// With `memory`, a graph that would need more bytes ([`graph_bytes`], projected from the
+/// With `memory`, a graph that would need more bytes (`graph_bytes`, projected from the
 /// moves listed so far) is refused as soon as that is known, not built.
 pub fn by_rule(
     index: &XiangqiIndex,

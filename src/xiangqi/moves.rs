@@ -62,7 +62,7 @@ pub(super) const HORSE: [((i8, i8), (i8, i8)); 8] = [
 /// (horses' legs); `with_horses` adds the eight squares a horse attacks it from, for a
 /// piece of the other side that arrives there. Elsewhere, a piece of the king's own side
 /// that leaves lets no attack through, and one that takes only takes an attacker away.
-pub(super) fn exposed(king: Square, with_horses: bool) -> u128 {
+fn exposed(king: Square, with_horses: bool) -> u128 {
     const RANK: u128 = (1 << 9) - 1;
     const FILE: u128 = {
         let (mut m, mut r) = (0u128, 0);
@@ -84,7 +84,7 @@ pub(super) fn exposed(king: Square, with_horses: bool) -> u128 {
 
 /// True when neither of `m`'s squares is in `mask`.
 #[inline]
-pub(super) fn clear_of(mask: u128, m: &Move) -> bool {
+fn clear_of(mask: u128, m: &Move) -> bool {
     (1u128 << m.from.index() | 1u128 << m.to.index()) & mask == 0
 }
 
@@ -103,7 +103,7 @@ impl Position {
     }
 
     /// The moves of the piece of `color` and `role` on `from`, legal or not for its king.
-    pub(super) fn piece_moves(&self, color: Color, role: Role, from: Square, out: &mut Vec<Move>) {
+    fn piece_moves(&self, color: Color, role: Role, from: Square, out: &mut Vec<Move>) {
         let mut push = |to: Square| {
             if self.open_to(color, to) {
                 out.push(Move { from, to });
@@ -257,24 +257,47 @@ impl Position {
 
     /// The legal moves of the side to move's `pieces` (square and role each).
     fn legal_moves_from(&self, pieces: impl Iterator<Item = (Square, Role)>) -> Vec<Move> {
+        let mut moves = self.pseudo_moves_from(pieces);
+        self.retain_legal(&mut moves, true);
+        moves
+    }
+
+    /// The moves of the side to move's `pieces`, legal or not for its king.
+    pub(super) fn pseudo_moves_from(
+        &self,
+        pieces: impl Iterator<Item = (Square, Role)>,
+    ) -> Vec<Move> {
         let us = self.turn();
         let mut moves = Vec::with_capacity(64);
         for (from, role) in pieces {
             self.piece_moves(us, role, from, &mut moves);
         }
-        // Played out only where it can matter: a king that is not in check now cannot be
-        // left in check by a move of another piece clear of its lines and horses' legs.
-        // Whether it is in check now is asked once, and only if a move is clear.
-        let king = self.king(us);
-        let exposed = king.map_or(u128::MAX, |k| exposed(k, false));
+        moves
+    }
+
+    /// Keeps the moves of `list` after which the side to move is not in check: its own
+    /// moves played (`forward`), or the other side's un-moves taken back. Each is played
+    /// out only where it can matter: a king not in check now is attacked after a move of
+    /// another piece only if the move starts or ends on the king's lines or horses' legs
+    /// or, for a piece of the other side going back, on a square a horse attacks the king
+    /// from (`exposed`); whether it is in check now is asked once, and only if a move is
+    /// clear of them.
+    pub(super) fn retain_legal(&self, list: &mut Vec<Move>, forward: bool) {
+        let us = self.turn();
+        let exposed = self.king(us).map_or(u128::MAX, |k| exposed(k, !forward));
+        let moving_king = self.king(if forward { us } else { !us });
         let mut checked = None;
         let mut scratch = self.clone();
-        moves.retain(|m| {
-            let clear = Some(m.from) != king && clear_of(exposed, m);
+        list.retain(|m| {
+            let (start, end) = if forward {
+                (m.from, m.to)
+            } else {
+                (m.to, m.from)
+            };
+            let clear = Some(start) != moving_king && clear_of(exposed, m);
             (clear && !*checked.get_or_insert_with(|| self.in_check(us)))
-                || !scratch.after(m.from, m.to, |p| p.in_check(us))
+                || !scratch.after(start, end, |p| p.in_check(us))
         });
-        moves
     }
 
     /// The position after `m`.

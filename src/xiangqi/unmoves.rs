@@ -6,7 +6,7 @@
 //! square it came from) and the soldier (never back, sideways only across the river).
 
 use super::index::reachable;
-use super::moves::{clear_of, exposed, Move, DIAGONAL, HORSE, ORTHOGONAL};
+use super::moves::{Move, DIAGONAL, HORSE, ORTHOGONAL};
 use super::position::{Position, Role, Square};
 use crate::chess::Color;
 
@@ -75,26 +75,19 @@ impl Position {
     /// The quiet moves of the side not to move that can have led here, each from a
     /// position the rules allow.
     pub fn unmoves(&self) -> Vec<Move> {
+        let mut out = self.pseudo_unmoves();
+        self.retain_legal(&mut out, false);
+        out
+    }
+
+    /// The quiet moves of the side not to move that end where its pieces stand, whether
+    /// or not the position before allows them.
+    pub(super) fn pseudo_unmoves(&self) -> Vec<Move> {
         let mover = !self.turn();
         let mut out = Vec::with_capacity(64);
         for (to, role) in self.pieces(mover) {
             self.origins(mover, role, to, &mut out);
         }
-        let us = self.turn();
-        // Taken back only where it can matter: a king not in check now is attacked before
-        // an un-move of the other side's piece only if the piece goes back onto its
-        // lines, its horses' legs or a square a horse attacks it from, or leaves a line
-        // or a leg open (the kings themselves are always taken back).
-        // Whether it is in check now is asked once, and only if an un-move is clear.
-        let exposed = self.king(us).map_or(u128::MAX, |k| exposed(k, true));
-        let theirs = self.king(mover);
-        let mut checked = None;
-        let mut scratch = self.clone();
-        out.retain(|m| {
-            let clear = Some(m.to) != theirs && clear_of(exposed, m);
-            (clear && !*checked.get_or_insert_with(|| self.in_check(us)))
-                || !scratch.after(m.to, m.from, |p| p.in_check(us))
-        });
         out
     }
 
@@ -162,18 +155,11 @@ mod tests {
             along_random_games(fen, 40, 80, &mut next, |pos, moves| {
                 let mut scratch = pos.clone();
                 let us = pos.turn();
-                let mut every = Vec::new();
-                for (from, role) in pos.pieces(us) {
-                    pos.piece_moves(us, role, from, &mut every);
-                }
+                let mut every = pos.pseudo_moves_from(pos.pieces(us));
                 every.retain(|m| !scratch.after(m.from, m.to, |p| p.in_check(us)));
                 assert_eq!(moves, &every[..], "{}", pos.to_fen());
                 moves_seen += moves.len();
-                let mover = !us;
-                let mut every = Vec::new();
-                for (to, role) in pos.pieces(mover) {
-                    pos.origins(mover, role, to, &mut every);
-                }
+                let mut every = pos.pseudo_unmoves();
                 every.retain(|m| !scratch.after(m.to, m.from, |p| p.in_check(us)));
                 assert_eq!(pos.unmoves(), every, "{}", pos.to_fen());
                 unmoves_seen += every.len();
