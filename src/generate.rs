@@ -80,7 +80,8 @@ use crate::progress::Observer;
 use crate::retro::peers::{Alone, Peers};
 use crate::retro::{fifty, ChessGame, LossSearch, PartByPart, Solution};
 use crate::table::{
-    combine_stats, count_side, table_path, write_table_sides, TableError, TableStats, WriteOptions,
+    add_counts, combine_stats, count_side_of, write_table_sides, SideCount, SideStats, TableError,
+    TableStats, WriteOptions,
 };
 use crate::threads::Threads;
 use crate::value::Dtm;
@@ -385,7 +386,7 @@ fn generate_in_pool(
         LossSearch::Counters,
     )
     .split_across(peers.clone());
-    let mut rule = fifty::Rule::new(index.size());
+    let mut rule = fifty::Rule::new(&parts);
     let promoting = promoting_from(&index, parts.parts());
     let last_readers = index.last_readers();
     for k in 0..parts.count() {
@@ -407,16 +408,18 @@ fn generate_in_pool(
     // sides whole would be its peak. One part comes whole, below the solver's own peak.
     // Each side is counted while it is whole.
     let mut sides = [Default::default(); 2];
+    // Each process counts what it holds: its share of a table of one part split across
+    // processes, whose counts then add up.
+    let (held, shared) = (parts.held(), parts.holds_share());
     let mut finish = |s: &mut Solution, side: usize| {
         rule.finish_side(s, side);
         let value = |idx: u64| s.value(side, idx).0;
-        sides[side] = count_side(
-            &index,
-            side,
-            &value,
-            &s.cursed[side],
-            Some(&s.illegal[side]),
-        );
+        let (cursed, illegal) = (&s.cursed[side], Some(&s.illegal[side][..]));
+        let count = count_side_of(&index, side, held.clone(), &value, cursed, illegal);
+        sides[side] = match shared {
+            true => add_shares(&*peers, count),
+            false => count,
+        };
     };
     let (solution, held) = if parts.count() > 1 {
         let (solution, held) = parts.into_sides(finish);
@@ -429,20 +432,8 @@ fn generate_in_pool(
     give_back_free_memory();
     let stats = combine_stats(sides);
     observer.pass("compressing and writing", 1);
-    let written = match peers.rank() {
-        0 => write_table_sides(
-            dir,
-            &material,
-            solution,
-            held,
-            stats,
-            &WriteOptions::default(),
-        ),
-        _ => {
-            drop((solution, held));
-            Ok((table_path(dir, &material), 0))
-        }
-    };
+    let opts = WriteOptions::default();
+    let written = write_table_sides(dir, &material, solution, held, stats, &opts, &*peers);
     let sent = peers.bytes_sent() - sent_before;
     let done = agree_written(&*peers, material, written, sent)?;
     Ok(Report {
@@ -517,6 +508,38 @@ fn agree_written(
             }),
         },
     }
+}
+
+/// The counts of every process's share, from this one's (collective).
+fn add_shares(peers: &dyn Peers, (stats, longest): SideCount) -> SideCount {
+    let (plies, record) = longest.unwrap_or((0, u64::MAX));
+    let mine = [
+        stats.positions,
+        stats.win,
+        stats.draw,
+        stats.loss,
+        stats.cursed_win,
+        stats.cursed_loss,
+        u64::from(longest.is_some()),
+        plies.into(),
+        record,
+    ];
+    let mine = mine.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let counts = peers.all_gather(mine).into_iter().map(|theirs| {
+        let w: Vec<u64> = (theirs.chunks_exact(8))
+            .map(|b| u64::from_le_bytes(b.try_into().expect("a word")))
+            .collect();
+        let stats = SideStats {
+            positions: w[0],
+            win: w[1],
+            draw: w[2],
+            loss: w[3],
+            cursed_win: w[4],
+            cursed_loss: w[5],
+        };
+        (stats, (w[6] == 1).then_some((w[7] as u32, w[8])))
+    });
+    counts.fold(Default::default(), add_counts)
 }
 
 /// For each part k of `parts` and one past the last, whether White and Black can still

@@ -58,6 +58,9 @@ pub const RULE_PLIES: u32 = 100;
 /// best conversion, found a part at a time as the first solve finishes each part
 /// (`PartByPart`): a part's rule game reads the classes of the parts before it.
 pub struct Rule {
+    /// The indices classed here: the whole table, or this process's share where each
+    /// process holds its own (`PartByPart::holds_share`). The bitmaps hold them from 0.
+    held: Range<u64>,
     /// Set where a win or loss of the first solution does not hold under the rule, once its
     /// part is classed.
     cursed: [AtomicBits; 2],
@@ -66,10 +69,14 @@ pub struct Rule {
 }
 
 impl Rule {
-    /// Nothing classed yet, for a game of `size` indices per side.
-    pub fn new(size: u64) -> Rule {
-        let bits = || std::array::from_fn(|_| AtomicBits::new(size as usize));
+    /// Nothing classed yet, of the indices `held` (as the solution of `parts` holds
+    /// them).
+    pub fn new(parts: &PartByPart) -> Rule {
+        let held = parts.held();
+        let n = (held.end - held.start) as usize;
+        let bits = || std::array::from_fn(|_| AtomicBits::new(n));
         Rule {
+            held,
             cursed: bits(),
             exit_cursed: bits(),
         }
@@ -95,9 +102,12 @@ impl Rule {
         };
         // The rule's game reads the parts still held (this one and those its pawn moves
         // reach) only as won, drawn or lost: bitmaps of them.
-        let outcomes = Outcomes::bitmaps(parts.solution(), parts.held_span());
-        let rule = RuleGame::new(game, outcomes, self);
         let peers = parts.peers();
+        let outcomes = match parts.holds_share() {
+            true => Outcomes::gathered(parts.solution(), &*peers),
+            false => Outcomes::bitmaps(parts.solution(), parts.held_span()),
+        };
+        let rule = RuleGame::new(game, outcomes, self);
         let solve = |rule| self.solve_part(rule, part.clone(), label, observer, &*peers);
         if count > 1 {
             // The parts' values stay for the parts to come, within the memory model
@@ -155,9 +165,54 @@ impl Rule {
     /// Adds the classes of side `side` to `solution`, every part classed, and lets them
     /// go here: the sides are made whole one at a time (`PartByPart::into_sides`).
     pub fn finish_side(&mut self, solution: &mut Solution, side: usize) {
+        debug_assert_eq!(solution.first, self.held.start);
         let take = |bits: &mut AtomicBits| std::mem::replace(bits, AtomicBits::new(0)).into_words();
         solution.cursed[side] = take(&mut self.cursed[side]);
         solution.exit_cursed[side] = take(&mut self.exit_cursed[side]);
+    }
+
+    /// Sets bit `idx` (an index of the game) of `bits`, one of this rule's bitmaps.
+    #[inline]
+    fn set(&self, bits: &AtomicBits, idx: u64) {
+        bits.set((idx - self.held.start) as usize);
+    }
+
+    /// Whether `idx`'s win or loss is cursed under the rule, its part classed.
+    #[inline]
+    fn is_cursed(&self, side: usize, idx: u64) -> bool {
+        self.cursed[side].get((idx - self.held.start) as usize)
+    }
+
+    /// Makes the classes of each process's share `own` of `part` known to every process
+    /// (collective): a table of several parts holds them whole, for the parts to come and
+    /// the writer.
+    fn share_classes(&self, part: &Range<u64>, own: &Range<u64>, peers: &dyn Peers) {
+        let shares = Shares::new(part.clone(), peers.count());
+        let maps = || self.cursed.iter().chain(&self.exit_cursed);
+        let mut mine = Vec::new();
+        for bits in maps() {
+            for first in own.clone().step_by(64) {
+                let word = (first..(first + 64).min(own.end))
+                    .filter(|&i| bits.get((i - self.held.start) as usize))
+                    .fold(0u64, |w, i| w | 1 << (i - first));
+                mine.extend_from_slice(&word.to_le_bytes());
+            }
+        }
+        for (rank, theirs) in peers.all_gather(mine).iter().enumerate() {
+            let range = shares.of(rank);
+            let words = (range.end - range.start).div_ceil(64) as usize;
+            for (k, bits) in maps().enumerate() {
+                let at = 8 * k * words;
+                for (w, word) in theirs[at..at + 8 * words].chunks_exact(8).enumerate() {
+                    let mut word = u64::from_le_bytes(word.try_into().expect("a word"));
+                    while word != 0 {
+                        let i = range.start + 64 * w as u64 + u64::from(word.trailing_zeros());
+                        word &= word - 1;
+                        self.set(bits, i);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -185,6 +240,39 @@ impl Outcomes {
             won: positions(Wdl::Win),
             lost: positions(Wdl::Loss),
         }
+    }
+
+    /// The outcomes of every index of a game of one part, whose processes each hold their
+    /// share of its solution (`solution`, collective): a process's un-moves reach
+    /// positions of every share. Shares start on whole words (`peers::Shares`), so their
+    /// bitmaps join word by word: half a byte an index in all.
+    fn gathered(solution: &Solution, peers: &dyn Peers) -> Outcomes {
+        let own = solution.first..solution.first + solution.values[0].len() as u64;
+        let mine = Outcomes::bitmaps(solution, own);
+        let maps = [&mine.won, &mine.lost];
+        let bytes = maps
+            .iter()
+            .flat_map(|m| m.iter().flatten())
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let all = peers.all_gather(bytes);
+        drop(mine);
+        let mut out = Outcomes {
+            first: 0,
+            won: Default::default(),
+            lost: Default::default(),
+        };
+        for theirs in all.into_iter().filter(|t| !t.is_empty()) {
+            let words: Vec<u64> = theirs
+                .chunks_exact(8)
+                .map(|w| u64::from_le_bytes(w.try_into().expect("a word")))
+                .collect();
+            let mut maps = words.chunks_exact(words.len() / 4);
+            for map in out.won.iter_mut().chain(&mut out.lost) {
+                map.extend_from_slice(maps.next().expect("four bitmaps"));
+            }
+        }
+        out
     }
 
     /// The value of `idx` without the rule, as won, drawn or lost.
@@ -304,7 +392,7 @@ impl<'a, E: Send> RuleGame<'a, E> {
             n += 1;
         }
         if best_conversion.is_some_and(Wdl5::is_cursed) {
-            self.rule.exit_cursed[side].set(idx as usize);
+            self.rule.set(&self.rule.exit_cursed[side], idx);
         }
         let resets = &resets[..n];
         if quiet_moves == 0 && n > 0 && resets.iter().all(|c| *c == Wdl5::Win) {
@@ -323,7 +411,7 @@ impl<'a, E: Send> RuleGame<'a, E> {
 
     /// The value of `idx` with its class under the rule, which its part has settled.
     fn class(&self, side: usize, idx: u64) -> Wdl5 {
-        let cursed = self.rule.cursed[side].get(idx as usize);
+        let cursed = self.rule.is_cursed(side, idx);
         Wdl5::new(self.outcomes.wdl(side, idx), cursed)
     }
 }
@@ -337,43 +425,12 @@ impl<E: Send> RetroGame for RuleGame<'_, E> {
         self.game.parts()
     }
 
-    /// Each process noted whether one of its positions met a forced reset, and which of
-    /// its positions have a cursed best conversion: every process needs both.
-    fn share_notes(&self, part: Range<u64>, peers: &dyn Peers) {
-        let shares = Shares::new(part.clone(), peers.count());
-        let own = shares.of(peers.rank());
-        let mut mine = vec![u8::from(self.forced_reset.load(Relaxed))];
-        for bits in &self.rule.exit_cursed {
-            for first in own.clone().step_by(64) {
-                let word = (first..(first + 64).min(own.end))
-                    .filter(|&i| bits.get(i as usize))
-                    .fold(0u64, |w, i| w | 1 << (i - first));
-                mine.extend_from_slice(&word.to_le_bytes());
-            }
-        }
-        for (rank, theirs) in peers.all_gather(mine).iter().enumerate() {
-            if theirs[0] == 1 {
-                self.forced_reset.store(true, Relaxed);
-            }
-            let range = shares.of(rank);
-            let words = (range.end - range.start).div_ceil(64) as usize;
-            for (side, bits) in self.rule.exit_cursed.iter().enumerate() {
-                let at = 1 + 8 * side * words;
-                for (k, w) in theirs[at..at + 8 * words].chunks_exact(8).enumerate() {
-                    let mut w = u64::from_le_bytes(w.try_into().expect("a word"));
-                    while w != 0 {
-                        let i = range.start + 64 * k as u64 + u64::from(w.trailing_zeros());
-                        w &= w - 1;
-                        bits.set(i as usize);
-                    }
-                }
-            }
-        }
-    }
-
-    fn part_solved(&self, part: Range<u64>, rule: [&[u8]; 2]) {
+    /// Each process classes its share; they agree on whether a position met a forced
+    /// reset and a win was left unfound (the second solve), and, for a table of several
+    /// parts, make the classes known to every process.
+    fn part_solved(&self, part: Range<u64>, own: Range<u64>, rule: [&[u8]; 2], peers: &dyn Peers) {
         // A win (or loss, by which solve this is) that the game under the rule leaves
-        // drawn is cursed: the part's positions drawn under the rule, with their value
+        // drawn is cursed: the share's positions drawn under the rule, with their value
         // without it.
         let unfound = |side: usize| {
             rule[side]
@@ -381,14 +438,27 @@ impl<E: Send> RetroGame for RuleGame<'_, E> {
                 .enumerate()
                 .filter(|(_, r)| **r == 0)
                 .map(move |(i, _)| {
-                    let idx = part.start + i as u64;
+                    let idx = own.start + i as u64;
                     (idx, self.outcomes.wdl(side, idx))
                 })
         };
+        let judging_winners = self.judging_winners.load(Relaxed);
+        let forced_reset = self.forced_reset.load(Relaxed);
         let win_unfound = |side: usize| unfound(side).any(|(_, wdl)| wdl == Wdl::Win);
-        let judged = match self.judging_winners.load(Relaxed) {
+        // Asked only where the answer counts; split, a forced reset met in one share may
+        // leave a win unfound in another.
+        let split = peers.count() > 1;
+        let unfound_here =
+            !judging_winners && (forced_reset || split) && (win_unfound(0) || win_unfound(1));
+        let mut flags = [forced_reset, unfound_here];
+        if split {
+            let all = peers.all_gather(flags.map(u8::from).to_vec());
+            flags = [0, 1].map(|k| all.iter().any(|a| a[k] == 1));
+        }
+        let second = flags == [true, true];
+        let judged = match judging_winners {
             true => [Wdl::Win, Wdl::Win],
-            false if self.forced_reset.load(Relaxed) && (win_unfound(0) || win_unfound(1)) => {
+            false if second => {
                 self.second_solve.store(true, Relaxed);
                 [Wdl::Loss, Wdl::Loss]
             }
@@ -397,9 +467,10 @@ impl<E: Send> RetroGame for RuleGame<'_, E> {
         for (side, cursed) in self.rule.cursed.iter().enumerate() {
             unfound(side)
                 .filter(|(_, wdl)| judged.contains(wdl))
-                .for_each(|(idx, _)| {
-                    cursed.set(idx as usize);
-                });
+                .for_each(|(idx, _)| self.rule.set(cursed, idx));
+        }
+        if peers.count() > 1 && self.parts().len() > 1 {
+            self.rule.share_classes(&part, &own, peers);
         }
     }
 

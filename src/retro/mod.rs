@@ -15,6 +15,8 @@ pub(crate) use chess::AllDrawn;
 pub use chess::{ChessGame, SubTables};
 pub(crate) use packed::{Packed, PackedSide};
 pub(crate) use solver::bit;
+#[cfg(test)]
+pub(crate) use solver::bitmap;
 pub use solver::{solve, solve_within, LossSearch, PartByPart, RetroGame, Solution, Successor};
 pub use xiangqi::{
     by_rule, solve_table, GraphTooLarge, Solved, Verdict, XiangqiGame, XiangqiTables,

@@ -165,15 +165,19 @@ pub trait RetroGame: Sync {
         std::iter::once(0..self.size()).collect()
     }
 
-    /// Told the values of the indices of `part` (as `Solution::values` holds them, the
-    /// part's first index at 0), solved before any later part starts.
-    fn part_solved(&self, _part: Range<u64>, _values: [&[u8]; 2]) {}
-
-    /// Split across `peers`, each process having asked about the positions of its share of
-    /// `part` alone (`peers::Shares`): makes what the game noted of them while the part was
-    /// solved known to every process (collective), before `part_solved`. Nothing by
-    /// default: a game that notes nothing.
-    fn share_notes(&self, _part: Range<u64>, _peers: &dyn Peers) {}
+    /// Told the values of the indices `own` of `part` (as `Solution::values` holds them,
+    /// `own`'s first index at 0) before any later part starts: the whole part, or, split
+    /// across `peers`, this process's share (`peers::Shares`), the positions it alone
+    /// asked about. Collective where split: a game that noted something of its share while
+    /// the part was solved may make it known to every process here. Nothing by default.
+    fn part_solved(
+        &self,
+        _part: Range<u64>,
+        _own: Range<u64>,
+        _values: [&[u8]; 2],
+        _peers: &dyn Peers,
+    ) {
+    }
 }
 
 /// How the solver finds losses (see the module doc).
@@ -419,6 +423,11 @@ struct State<'g, G: RetroGame> {
 /// illegal and broken indices hold 0 and are marked in `illegal`.
 #[derive(Clone)]
 pub struct Solution {
+    /// The index of the first value held: 0 for a whole solution, the first index of a
+    /// process's share where each holds its own (`PartByPart::split_across`). Arrays and
+    /// bitmaps hold the indices from it; long distances are listed by their indices in
+    /// the game.
+    pub first: u64,
     /// Values with side 0 and side 1 to move.
     pub values: [Vec<u8>; 2],
     /// One bit per index (bit `i % 64` of word `i / 64`), set where the index is not a legal
@@ -456,6 +465,7 @@ impl Solution {
     /// elsewhere than `solve`).
     pub fn from_parts(values: [Vec<u8>; 2], illegal: [Vec<u64>; 2]) -> Solution {
         Solution {
+            first: 0,
             values,
             illegal,
             exit_decides: Default::default(),
@@ -522,13 +532,13 @@ impl Solution {
     /// True when index `idx` with `side` to move is not a legal position.
     #[inline]
     pub fn is_illegal(&self, side: usize, idx: u64) -> bool {
-        bit(&self.illegal[side], idx)
+        bit(&self.illegal[side], idx - self.first)
     }
 
     /// The value of `idx` with its class under the 50-move rule.
     #[inline]
     pub fn value(&self, side: usize, idx: u64) -> (Dtm, Wdl5) {
-        self.value_of(side, idx, self.values[side][idx as usize])
+        self.value_of(side, idx, self.values[side][(idx - self.first) as usize])
     }
 
     /// The same for `code`, the byte `values` holds or held for `idx` (its long distance,
@@ -536,13 +546,17 @@ impl Solution {
     #[inline]
     pub fn value_of(&self, side: usize, idx: u64, code: u8) -> (Dtm, Wdl5) {
         let v = self.long[side].value(code, idx);
-        (v, Wdl5::new(v.wdl(), bit(&self.cursed[side], idx)))
+        (
+            v,
+            Wdl5::new(v.wdl(), bit(&self.cursed[side], idx - self.first)),
+        )
     }
 
     /// Asks for the cache lines of everything held of `idx` with `side` to move: a
     /// reader that walks the indices in an order of its own calls this some steps ahead.
     #[inline]
     pub(crate) fn prefetch(&self, side: usize, idx: u64) {
+        let idx = idx - self.first;
         prefetch_at(&self.values[side], idx as usize);
         for bits in [
             &self.illegal,
@@ -559,15 +573,16 @@ impl Solution {
     /// promotion) has the position's value.
     #[inline]
     pub fn exit_decides(&self, side: usize, idx: u64) -> bool {
-        bit(&self.exit_decides[side], idx)
+        bit(&self.exit_decides[side], idx - self.first)
     }
 
     /// True when the best move of `idx` that leaves the graph has class `class` under the
     /// 50-move rule, `class` being the position's own.
     #[inline]
     pub fn exit_has_class(&self, side: usize, idx: u64, class: Wdl5) -> bool {
-        bit(&self.exit_same_wdl[side], idx)
-            && Wdl5::new(class.wdl(), bit(&self.exit_cursed[side], idx)) == class
+        let i = idx - self.first;
+        bit(&self.exit_same_wdl[side], i)
+            && Wdl5::new(class.wdl(), bit(&self.exit_cursed[side], i)) == class
     }
 }
 
@@ -687,8 +702,11 @@ impl PartByPart {
         let part = self.parts[k].clone();
         let (max_plies, search) = (self.max_plies, self.search);
         if self.parts.len() == 1 {
-            let (peers, label) = (&*self.peers, String::new());
-            let whole = solve_part(game, part, None, max_plies, search, observer, label, peers);
+            // No later part reads it: each process keeps its share.
+            let (peers, label, held) = (&*self.peers, String::new(), Held::Share);
+            let whole = solve_part(
+                game, part, None, max_plies, search, observer, label, peers, held,
+            );
             self.last_longest_exit = whole.longest_exit;
             self.out = Some(whole);
             self.solved = 1;
@@ -715,6 +733,7 @@ impl PartByPart {
             observer,
             label,
             &*self.peers,
+            Held::Whole,
         );
         let at = part.start as usize..part.end as usize;
         let Solution {
@@ -756,13 +775,29 @@ impl PartByPart {
     /// `plies`.
     pub fn last_reaches_beyond(&self, plies: u32) -> bool {
         let part = &self.parts[self.solved - 1];
-        let at = part.start as usize..part.end as usize;
-        let beyond = |c: &u8| *c == Dtm::LONG || Dtm::decode(*c).plies() > Some(plies);
         let out = self.solution();
-        out.values
+        // The values held of the part (a share of a game of one part split across
+        // processes).
+        let held = out.first..out.first + out.values[0].len() as u64;
+        let at = |h: u64| (h.clamp(held.start, held.end) - held.start) as usize;
+        let at = at(part.start)..at(part.end);
+        let beyond = |c: &u8| *c == Dtm::LONG || Dtm::decode(*c).plies() > Some(plies);
+        let here = out
+            .values
             .iter()
             .any(|v| v[at.clone()].par_iter().any(beyond))
-            || self.last_longest_exit > plies
+            || self.last_longest_exit > plies;
+        if !self.holds_share() {
+            return here;
+        }
+        let all = self.peers.all_gather(vec![u8::from(here)]);
+        all.iter().any(|b| b == &[1])
+    }
+
+    /// True when each process holds its share of the solution, not the whole: a game of
+    /// one part split across processes (no later part reads its values).
+    pub fn holds_share(&self) -> bool {
+        self.parts.len() == 1 && self.peers.count() > 1
     }
 
     /// Packs the values of the solved parts that no part left to solve reads, `last_readers`
@@ -785,6 +820,16 @@ impl PartByPart {
                 unread.push((at.clone(), Packed::take_from(&mut values[at.clone()])));
             }
             self.let_go[j] = true;
+        }
+    }
+
+    /// The indices whose values this process holds: its share of a game of one part
+    /// split across processes (`holds_share`), else every index.
+    pub fn held(&self) -> Range<u64> {
+        let n = self.parts.last().map_or(0, |p| p.end);
+        match self.holds_share() {
+            true => Shares::new(0..n, self.peers.count()).of(self.peers.rank()),
+            false => 0..n,
         }
     }
 
@@ -892,7 +937,7 @@ fn or_bits_at(dst: &mut [u64], offset: u64, src: &[u64]) {
 /// Solves the indices `part` of `game` up to `max_plies` alone, finding losses by `search`,
 /// keeping nothing: what the game is told (`RetroGame::part_solved`) is the result. Every
 /// move must stay in the part (a game reads a move into an earlier part as fixed itself).
-/// Passes are named after `label`; the part is split across `peers`.
+/// Passes are named after `label`; the part is split across `peers`, each told its share.
 pub fn solve_alone<G: RetroGame>(
     game: &G,
     part: Range<u64>,
@@ -902,11 +947,24 @@ pub fn solve_alone<G: RetroGame>(
     label: String,
     peers: &dyn Peers,
 ) {
-    solve_part(game, part, None, max_plies, search, observer, label, peers);
+    let held = Held::Share;
+    solve_part(
+        game, part, None, max_plies, search, observer, label, peers, held,
+    );
+}
+
+/// What each process keeps of a part split across processes.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Held {
+    /// Its share.
+    Share,
+    /// The whole part, gathered from every process's share.
+    Whole,
 }
 
 /// Solves the indices `part` of `game`, after the parts `earlier` holds, split across
-/// `peers` (each of which gets the whole part's solution), and tells the game.
+/// `peers`, tells the game, and returns this process's share of the solution or, `Whole`,
+/// the part's.
 #[allow(clippy::too_many_arguments)]
 fn solve_part<G: RetroGame>(
     game: &G,
@@ -917,17 +975,18 @@ fn solve_part<G: RetroGame>(
     observer: &dyn Observer,
     label: String,
     peers: &dyn Peers,
+    held: Held,
 ) -> Solution {
     let st = State::new(game, part.clone(), earlier, search, peers);
     st.run(max_plies, observer, label);
     let own = st.own.clone();
-    let mut solution = st.finish();
-    if peers.count() > 1 {
-        solution = gather(peers, &part, &own, solution);
-        game.share_notes(part.clone(), peers);
+    let solution = st.finish();
+    let values = [&solution.values[0][..], &solution.values[1][..]];
+    game.part_solved(part.clone(), own.clone(), values, peers);
+    match held {
+        Held::Whole if peers.count() > 1 => gather(peers, &part, &own, solution),
+        _ => solution,
     }
-    game.part_solved(part, [&solution.values[0], &solution.values[1]]);
-    solution
 }
 
 /// The whole solution of `part` from each process's share of it (`own` this one's).
@@ -988,6 +1047,7 @@ fn gather(peers: &dyn Peers, part: &Range<u64>, own: &Range<u64>, mine: Solution
         whole.longest_exit = whole.longest_exit.max(longest);
     }
     whole.long = long.map(LongDistances::new);
+    whole.first = part.start;
     whole
 }
 
@@ -1312,6 +1372,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             own.start,
         );
         solution.longest_exit = longest_exit.into_inner();
+        solution.first = own.start;
         solution
     }
 
@@ -1987,7 +2048,7 @@ mod tests {
 
     /// Split across two, three and five processes, with counters and with checks, in
     /// parts and whole, with distances beyond a byte: every process gets the solution one
-    /// process finds, bit for bit.
+    /// process finds, bit for bit; of a game of one part, its share of it.
     #[test]
     fn split_solves_equal_the_whole() {
         let mut whole = parted_graph();
@@ -1996,15 +2057,36 @@ mod tests {
             for search in [LossSearch::Counters, LossSearch::Checks] {
                 let one = solve_within(&g, Dtm::MAX_PLIES, search, &Silent);
                 for count in [2, 3, 5] {
-                    for s in split(&g, count, search) {
-                        assert_eq!(s.values, one.values, "{count} {search:?}");
-                        assert_eq!(s.illegal, one.illegal);
-                        assert_eq!(s.exit_decides, one.exit_decides);
-                        assert_eq!(s.exit_same_wdl, one.exit_same_wdl);
-                        assert_eq!(s.long[0].entries(), one.long[0].entries());
-                        assert_eq!(s.long[1].entries(), one.long[1].entries());
-                        assert_eq!(s.longest_exit, one.longest_exit);
+                    let (mut held, mut longest) = (0, 0);
+                    for (rank, s) in split(&g, count, search).into_iter().enumerate() {
+                        let n = s.values[0].len() as u64;
+                        let own = s.first..s.first + n;
+                        match g.parts.len() {
+                            1 => assert_eq!(own, Shares::new(0..g.size(), count).of(rank)),
+                            _ => assert_eq!(own, 0..g.size()),
+                        }
+                        let at = own.start as usize..own.end as usize;
+                        for side in 0..2 {
+                            let what = format!("{count} {search:?} side {side}");
+                            assert_eq!(s.values[side], one.values[side][at.clone()], "{what}");
+                            for idx in own.clone() {
+                                assert_eq!(s.is_illegal(side, idx), one.is_illegal(side, idx));
+                                assert_eq!(s.exit_decides(side, idx), one.exit_decides(side, idx));
+                                let same =
+                                    |s: &Solution| bit(&s.exit_same_wdl[side], idx - s.first);
+                                assert_eq!(same(&s), same(&one), "{what} index {idx}");
+                                assert_eq!(s.value(side, idx), one.value(side, idx));
+                            }
+                            let listed = one.long[side].entries().iter();
+                            let ours: Vec<_> = listed.filter(|(i, _)| own.contains(i)).collect();
+                            assert_eq!(s.long[side].entries().iter().collect::<Vec<_>>(), ours);
+                        }
+                        held += n;
+                        longest = longest.max(s.longest_exit);
                     }
+                    let shares = if g.parts.len() == 1 { 1 } else { count as u64 };
+                    assert_eq!(held, shares * g.size(), "every index held");
+                    assert_eq!(longest, one.longest_exit);
                 }
             }
         }

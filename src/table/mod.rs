@@ -7,6 +7,7 @@ mod error;
 mod fill;
 mod format;
 mod reader;
+mod split;
 mod stats;
 pub mod values;
 mod writer;
@@ -16,7 +17,8 @@ pub use error::{FileFault, TableError};
 pub use format::{Extent, Header, EXTENSION, HEADER_LEN, MAGIC, VERSION};
 pub use reader::{DtmMoves, TableFile};
 pub use stats::{
-    combine as combine_stats, compute as compute_stats, count_side, SideStats, TableStats,
+    add_counts, combine as combine_stats, compute as compute_stats, count_side, count_side_of,
+    SideCount, SideStats, TableStats,
 };
 pub(crate) use writer::write_table_sides;
 pub use writer::{table_path, write_table, LayoutChoice, WriteOptions};

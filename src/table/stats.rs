@@ -8,6 +8,7 @@ use crate::retro::bit;
 use crate::value::Dtm;
 use rayon::prelude::*;
 use serde::Serialize;
+use std::ops::Range;
 
 /// Counts for one side to move.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -81,6 +82,12 @@ impl Partial {
             _ => {}
         }
     }
+
+    fn join(mut self, other: Partial) -> Partial {
+        self.stats.add(&other.stats);
+        self.longest = better(self.longest, other.longest);
+        self
+    }
 }
 
 /// Indices per unit of parallel work in `compute`.
@@ -141,42 +148,64 @@ pub fn count_side(
     values: SideValues,
     cursed: &[u64],
     illegal: Option<&[u64]>,
-) -> (SideStats, Option<(u32, u64)>) {
+) -> SideCount {
+    count_side_of(index, side, 0..index.size(), values, cursed, illegal)
+}
+
+/// One side's statistics and longest value, as `count_side`, of the indices `held` alone
+/// (a process's share), whose bitmaps hold them from 0: the counts of the shares add up
+/// (`add_counts`).
+pub fn count_side_of(
+    index: &TableIndex,
+    side: usize,
+    held: Range<u64>,
+    values: SideValues,
+    cursed: &[u64],
+    illegal: Option<&[u64]>,
+) -> SideCount {
     let turn = Color::from_index(side);
+    let at = |bits: &[u64], i: u64| bit(bits, i - held.start);
     // Chunks of indices, each cut into runs of one king pair, whose weight is found
     // once (positions are looked at only where that leaves it open).
-    let n = index.size();
-    let part = (0..n.div_ceil(STATS_CHUNK))
+    let (first, n) = (held.start, held.end);
+    let part = (0..(n - first).div_ceil(STATS_CHUNK))
         .into_par_iter()
         .fold(Partial::default, |mut acc, c| {
-            let end = ((c + 1) * STATS_CHUNK).min(n);
-            let mut idx = c * STATS_CHUNK;
+            let end = (first + (c + 1) * STATS_CHUNK).min(n);
+            let mut idx = first + c * STATS_CHUNK;
             while idx < end {
                 let run_end = index.king_pair_run_end(idx).min(end);
                 let fast = illegal.and_then(|_| index.weight_without_position(idx));
                 for i in idx..run_end {
                     let w = match illegal {
-                        Some(bits) if bit(bits, i) => 0,
+                        Some(bits) if at(bits, i) => 0,
                         _ => fast.unwrap_or_else(|| weight(index, i, turn)),
                     };
                     if w > 0 {
-                        acc.add(w, values(i), bit(cursed, i), i, index);
+                        acc.add(w, values(i), at(cursed, i), i, index);
                     }
                 }
                 idx = run_end;
             }
             acc
         })
-        .reduce(Partial::default, |mut a, b| {
-            a.stats.add(&b.stats);
-            a.longest = better(a.longest, b.longest);
-            a
-        });
+        .reduce(Partial::default, Partial::join);
     (part.stats, part.longest)
 }
 
+/// One side's counts (`count_side`): its statistics, and its longest value (plies, record
+/// number).
+pub type SideCount = (SideStats, Option<(u32, u64)>);
+
+/// The counts of two sets of indices together.
+pub fn add_counts(a: SideCount, b: SideCount) -> SideCount {
+    let mut stats = a.0;
+    stats.add(&b.0);
+    (stats, better(a.1, b.1))
+}
+
 /// The table's statistics from its two sides' (`count_side`, side 0 first).
-pub fn combine(sides: [(SideStats, Option<(u32, u64)>); 2]) -> TableStats {
+pub fn combine(sides: [SideCount; 2]) -> TableStats {
     let mut out = TableStats::default();
     let mut best: Option<(u32, u8, u64)> = None;
     for (side, (stats, longest)) in sides.into_iter().enumerate() {

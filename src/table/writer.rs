@@ -23,6 +23,7 @@ use super::codec::{encode, encode_by_frequency, join, StreamOptions, Symbol};
 use super::error::TableError;
 use super::fill::{fill_dtm, fill_wdl, FILL_CHUNK};
 use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
+use super::split::Job;
 use super::stats::TableStats;
 use super::values::{dtm_choice, dtm_moves, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
 use crate::atomic_file::AtomicFile;
@@ -30,6 +31,7 @@ use crate::game::Game;
 use crate::index::{Layout, Part, TableIndex};
 use crate::material::Material;
 use crate::prefetch::prefetch_at;
+use crate::retro::peers::{Alone, Peers, Shares};
 use crate::retro::{Packed, PackedSide, Solution};
 use crate::value::{Dtm, Wdl5};
 use crate::zeroed::give_back_free_memory;
@@ -104,28 +106,34 @@ pub fn table_path(dir: &Path, material: &Material) -> PathBuf {
 
 /// What one stream stores, before the choices are made.
 #[derive(Copy, Clone)]
-enum Kind {
+pub(super) enum Kind {
     /// WDL codes of one side to move.
     Wdl(usize),
     /// DTM moves of one side to move.
     Dtm(usize),
 }
 
-/// The choices of every index of a solved table.
-struct Choices<'a> {
-    index: &'a TableIndex,
+/// The choices of every index of a solved table, or, split across processes, of this
+/// process's share of its indices (`split`).
+pub(super) struct Choices<'a> {
+    pub(super) index: &'a TableIndex,
+    /// The solution of the indices this process holds (`Solution::first` on).
     solution: Solution,
     /// Of each side, its WDL inputs (`wdl_input`) where they stand in for the solution's
-    /// side, else empty.
+    /// side, else empty; the solution's indices from 0.
     wdl_inputs: [Vec<u8>; 2],
     /// Some distance is longer than 255 moves (only distances listed as long can be).
     moves_beyond_a_byte: bool,
+    /// The processes the writing is split across (`split`); each makes the choices of its
+    /// share of the indices (`shares`), which its solution holds.
+    pub(super) peers: &'a dyn Peers,
+    pub(super) shares: Shares,
 }
 
 /// How many indices ahead of the one read the gathering of a stream asks for cache lines:
 /// a layout's order visits the solution's arrays far apart, and each read would otherwise
 /// wait on memory (KRPvKR: most of the writer's time).
-const PREFETCH_AHEAD: usize = 32;
+pub(super) const PREFETCH_AHEAD: usize = 32;
 
 /// The WDL input of a position that is none.
 const NO_POSITION: u8 = u8::MAX;
@@ -151,7 +159,7 @@ fn wdl_inputs_in_place(solution: &mut Solution, side: usize) -> Vec<u8> {
         .par_chunks_mut(FILL_CHUNK)
         .enumerate()
         .for_each(|(c, chunk)| {
-            let first = (c * FILL_CHUNK) as u64;
+            let first = s.first + (c * FILL_CHUNK) as u64;
             for (idx, code) in (first..).zip(chunk) {
                 *code = wdl_input(s, side, idx, *code);
             }
@@ -165,7 +173,8 @@ fn wdl_inputs_packed(solution: &Solution, side: usize) -> Packed {
     let values = &solution.values[side];
     Packed::build(values.len(), |first, piece| {
         let codes = values[first..].iter();
-        for ((idx, input), &code) in (first as u64..).zip(piece).zip(codes) {
+        let first = solution.first + first as u64;
+        for ((idx, input), &code) in (first..).zip(piece).zip(codes) {
             *input = wdl_input(solution, side, idx, code);
         }
     })
@@ -174,16 +183,17 @@ fn wdl_inputs_packed(solution: &Solution, side: usize) -> Packed {
 impl Choices<'_> {
     /// The choice set of solver index `idx` for `kind`.
     #[inline]
-    fn at(&self, kind: Kind, idx: u64) -> u16 {
+    pub(super) fn at(&self, kind: Kind, idx: u64) -> u16 {
         let side = match kind {
             Kind::Wdl(s) | Kind::Dtm(s) => s,
         };
         match kind {
             Kind::Wdl(_) => {
-                if let Some(&input) = self.wdl_inputs[side].get(idx as usize) {
-                    return match input {
+                let inputs = &self.wdl_inputs[side];
+                if !inputs.is_empty() {
+                    return match inputs[(idx - self.solution.first) as usize] {
                         NO_POSITION => WDL_ANY,
-                        _ => wdl_choices(Wdl5::from_code(input / 2), input % 2 == 1),
+                        input => wdl_choices(Wdl5::from_code(input / 2), input % 2 == 1),
                     };
                 }
                 if self.solution.is_illegal(side, idx) {
@@ -203,10 +213,10 @@ impl Choices<'_> {
 
     /// Asks for the cache lines that `at(kind, idx)` reads.
     #[inline]
-    fn prefetch(&self, kind: Kind, idx: u64) {
+    pub(super) fn prefetch(&self, kind: Kind, idx: u64) {
         match kind {
             Kind::Wdl(side) if !self.wdl_inputs[side].is_empty() => {
-                prefetch_at(&self.wdl_inputs[side], idx as usize);
+                prefetch_at(&self.wdl_inputs[side], (idx - self.solution.first) as usize);
             }
             Kind::Wdl(side) | Kind::Dtm(side) => self.solution.prefetch(side, idx),
         }
@@ -262,12 +272,24 @@ impl Choices<'_> {
         opts: &WriteOptions,
     ) -> Filled {
         let cost = opts.conversion_cost;
-        match kind {
-            Kind::Dtm(_) if self.moves_beyond_a_byte => {
-                Filled::Wide(self.filled(kind, layout, range, cost))
-            }
-            _ => Filled::Bytes(self.filled(kind, layout, range, cost)),
+        match self.wide(kind) {
+            true => Filled::Wide(self.filled(kind, layout, range, cost)),
+            false => Filled::Bytes(self.filled(kind, layout, range, cost)),
         }
+    }
+
+    /// True when the values of `kind` take two bytes: distances beyond 255 moves.
+    pub(super) fn wide(&self, kind: Kind) -> bool {
+        matches!(kind, Kind::Dtm(_)) && self.moves_beyond_a_byte
+    }
+
+    /// The compressed size of the values of each of `jobs` (collective where split).
+    fn sizes(&self, kind: Kind, jobs: &[Job], opts: &WriteOptions) -> Vec<u64> {
+        if self.peers.count() > 1 {
+            return self.sizes_split(kind, jobs, opts);
+        }
+        let size = |job: &Job| self.stream(kind, job.layout, job.range.clone(), opts).len() as u64;
+        jobs.par_iter().map(size).collect()
     }
 
     /// The compressed stream of `kind` for the numbers `range` of `layout`.
@@ -288,6 +310,9 @@ impl Choices<'_> {
     /// turn. Segments start at multiples of `FILL_CHUNK`, so the values are those the
     /// whole stream would take.
     fn written(&self, kind: Kind, layout: &Layout, opts: &WriteOptions) -> Vec<u8> {
+        if self.peers.count() > 1 {
+            return self.written_split(kind, layout, opts);
+        }
         let (n, log) = (layout.size(), opts.segment_log);
         if !opts.is_cut(n) {
             return self.stream(kind, layout, 0..n, opts);
@@ -313,7 +338,7 @@ impl Choices<'_> {
 
 impl WriteOptions {
     /// True when a stream of `n` values is cut into segments.
-    fn is_cut(&self, n: u64) -> bool {
+    pub(super) fn is_cut(&self, n: u64) -> bool {
         n > 1 << self.whole_log
     }
 
@@ -343,7 +368,7 @@ impl Filled {
     }
 }
 
-fn any(kind: Kind) -> u16 {
+pub(super) fn any(kind: Kind) -> u16 {
     match kind {
         Kind::Wdl(_) => WDL_ANY,
         Kind::Dtm(_) => DTM_ANY,
@@ -351,7 +376,7 @@ fn any(kind: Kind) -> u16 {
 }
 
 /// Compresses the filled values of one stream.
-fn compress<S: Symbol>(kind: Kind, values: Vec<S>, opts: &WriteOptions) -> Vec<u8> {
+pub(super) fn compress<S: Symbol>(kind: Kind, values: Vec<S>, opts: &WriteOptions) -> Vec<u8> {
     match kind {
         Kind::Wdl(_) => {
             let leaves: Vec<u16> = (0..WDL_CODES as u16).collect();
@@ -400,17 +425,41 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) 
         .iter()
         .map(|parts| Layout::new(c.index, parts).expect("a permutation of the parts"))
         .collect();
+    // Every sample range of every candidate at once: spread over the processes where the
+    // writing is split.
     let measured = |candidates: Vec<Layout>, sample: u64| -> Vec<(Layout, u64)> {
-        candidates
-            .into_par_iter()
-            .map(|layout| {
-                let bytes: u64 = sample_ranges(layout.size(), sample)
-                    .into_iter()
-                    .map(|r| c.stream(kind, &layout, r, opts).len() as u64)
-                    .sum();
-                (layout, bytes)
+        let jobs: Vec<(usize, Job)> = (candidates.iter().enumerate())
+            .flat_map(|(k, layout)| {
+                let ranges = sample_ranges(layout.size(), sample).into_iter();
+                ranges.map(move |range| {
+                    (
+                        k,
+                        Job {
+                            layout,
+                            range,
+                            to: 0,
+                        },
+                    )
+                })
             })
-            .collect()
+            .enumerate()
+            .map(|(j, (k, job))| {
+                (
+                    k,
+                    Job {
+                        to: j % c.peers.count(),
+                        ..job
+                    },
+                )
+            })
+            .collect();
+        let (of, jobs): (Vec<usize>, Vec<Job>) = jobs.into_iter().unzip();
+        let mut bytes = vec![0; candidates.len()];
+        for (k, size) in of.into_iter().zip(c.sizes(kind, &jobs, opts)) {
+            bytes[k] += size;
+        }
+        drop(jobs);
+        candidates.into_iter().zip(bytes).collect()
     };
     let by_size = |(l, bytes): &(Layout, u64)| (*bytes, l.to_bytes());
     let large = candidates
@@ -437,7 +486,7 @@ pub fn write_table(
     stats: TableStats,
     opts: &WriteOptions,
 ) -> Result<(PathBuf, u64), TableError> {
-    write_table_sides(dir, material, solution, None, stats, opts)
+    write_table_sides(dir, material, solution, None, stats, opts, &Alone)
 }
 
 /// The same for a solution that holds both sides, or one side and the other `held`
@@ -452,6 +501,10 @@ pub fn write_table(
 /// into segments), and its WDL stream comes last, from the inputs alone. The
 /// writer holds one side and one stream at most (the memory model in `generate`); the
 /// streams go to the file in their own order.
+///
+/// Split across `peers`, each process holds (at least) its share of the indices
+/// (`Shares`), the work is spread over them (`split`), and process 0 writes the file; the
+/// others return its path and 0 bytes (collective).
 pub(crate) fn write_table_sides(
     dir: &Path,
     material: &Material,
@@ -459,19 +512,28 @@ pub(crate) fn write_table_sides(
     held: Option<PackedSide>,
     stats: TableStats,
     opts: &WriteOptions,
+    peers: &dyn Peers,
 ) -> Result<(PathBuf, u64), TableError> {
     let path = table_path(dir, material);
     let index = TableIndex::new(*material);
-    let moves_beyond_a_byte = solution
+    let mut moves_beyond_a_byte = solution
         .long
         .iter()
         .flat_map(|l| l.entries())
         .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16);
+    if peers.count() > 1 {
+        // Every process fills with the same symbols, whoever holds the long distances.
+        let all = peers.all_gather(vec![u8::from(moves_beyond_a_byte)]);
+        moves_beyond_a_byte = all.iter().any(|a| a == &[1]);
+    }
+    let shares = Shares::new(0..index.size(), peers.count());
     let mut c = Choices {
         index: &index,
         solution,
         wdl_inputs: Default::default(),
         moves_beyond_a_byte,
+        peers,
+        shares,
     };
     let trials = |c: &Choices, side: usize| {
         let wdl = choose_layout(c, Kind::Wdl(side), opts).0;
@@ -537,7 +599,7 @@ pub(crate) fn write_table_sides(
         bits[dtm_side] = Vec::new();
     }
     let dtm_kind = Kind::Dtm(dtm_side);
-    let dtm_stream = if segmented {
+    let dtm_stream = if segmented || peers.count() > 1 {
         let stream = c.written(dtm_kind, &dtm_layout, opts);
         c.solution.let_go(dtm_side);
         stream
@@ -550,6 +612,9 @@ pub(crate) fn write_table_sides(
     c.wdl_inputs[dtm_side] = inputs.unpack();
     streams[dtm_side] = wdl_stream(&c, dtm_side);
     drop(c);
+    if peers.rank() != 0 {
+        return Ok((path, 0));
+    }
     let bytes = write_atomically(&path, |w| {
         // The header names where the streams lie: it is written last, over this space.
         w.write_all(&[0; HEADER_LEN])?;

@@ -1,0 +1,381 @@
+//! The writer's work split across the processes of a job (`retro::peers`), each holding
+//! its share of the solution alone (`Shares` of the table's indices): no process holds the
+//! whole table.
+//!
+//! A stream is cut into jobs, ranges of a layout's numbers each given to one process to
+//! fill and compress. Every process walks each job's numbers in the layout's order (every
+//! process can: the layout is known to all), makes the choices (`Choices::at`) of the
+//! indices it holds and sends them, in that order, to the job's process, with their count
+//! per fill chunk; that process walks the numbers again and takes each index's choices
+//! from its holder's list, in turn. No index travels, only two bytes of choices an index
+//! (and a count per chunk), and each chunk is filled (`fill`) from the choices one process
+//! would have had: the values, and so the file, are those of one process.
+//!
+//! A stream cut into segments (`codec::segments`) gives each process its own segments in
+//! turn, a batch at a time, and process 0 joins the compressed segments; a stream whole is
+//! filled and compressed by process 0, its choices coming a batch of segments' worth at a
+//! time. The layout trials compress their samples, spread over the processes the same way,
+//! and every process learns every size, so that all choose the same layouts.
+
+use super::codec::Symbol;
+use super::fill::{fill_dtm, fill_wdl, FILL_CHUNK};
+use super::writer::{any, compress, Choices, Kind, WriteOptions, PREFETCH_AHEAD};
+use crate::index::Layout;
+use rayon::prelude::*;
+use std::collections::VecDeque;
+use std::ops::Range;
+
+/// A range of a layout's numbers, and the process that fills them.
+pub(super) struct Job<'l> {
+    pub(super) layout: &'l Layout,
+    pub(super) range: Range<u64>,
+    pub(super) to: usize,
+}
+
+/// The fill chunks of `range`, from its start (as one process fills it).
+fn chunks(range: &Range<u64>) -> impl IndexedParallelIterator<Item = Range<u64>> {
+    let n = (range.end - range.start).div_ceil(FILL_CHUNK as u64) as usize;
+    let range = range.clone();
+    (0..n).into_par_iter().map(move |c| {
+        let start = range.start + (c * FILL_CHUNK) as u64;
+        start..(start + FILL_CHUNK as u64).min(range.end)
+    })
+}
+
+impl Choices<'_> {
+    /// The choices of the indices this process holds at the numbers `range` of `layout`,
+    /// in the layout's order.
+    fn own_choices(&self, kind: Kind, layout: &Layout, range: Range<u64>) -> Vec<u16> {
+        let own = self.shares.of(self.peers.rank());
+        let mut out = Vec::new();
+        // The indices asked for and not yet read, oldest first.
+        let mut ahead = VecDeque::with_capacity(PREFETCH_AHEAD);
+        layout.for_each_index(self.index, range, |idx| {
+            let Some(i) = idx.filter(|i| own.contains(i)) else {
+                return;
+            };
+            self.prefetch(kind, i);
+            if ahead.len() == PREFETCH_AHEAD {
+                out.push(self.at(kind, ahead.pop_front().expect("full")));
+            }
+            ahead.push_back(i);
+        });
+        out.extend(ahead.into_iter().map(|i| self.at(kind, i)));
+        out
+    }
+
+    /// The filled values of the jobs given to this process, in their order, empty for the
+    /// others' (collective: every process passes the same jobs).
+    pub(super) fn filled_at<S: Symbol>(
+        &self,
+        kind: Kind,
+        jobs: &[Job],
+        conversion_cost: u32,
+    ) -> Vec<Vec<S>> {
+        let (me, count) = (self.peers.rank(), self.peers.count());
+        // To each process, per job of its: the count of this process's choices in each
+        // chunk (4 bytes), then the choices (2 bytes).
+        let mut outgoing = vec![Vec::new(); count];
+        for job in jobs {
+            let mine: Vec<Vec<u16>> = chunks(&job.range)
+                .map(|r| self.own_choices(kind, job.layout, r))
+                .collect();
+            let out = &mut outgoing[job.to];
+            out.extend(mine.iter().flat_map(|c| (c.len() as u32).to_le_bytes()));
+            out.extend(mine.iter().flatten().flat_map(|v| v.to_le_bytes()));
+        }
+        let received = self.peers.all_to_all(outgoing);
+        let mine: Vec<&Job> = jobs.iter().filter(|j| j.to == me).collect();
+        // Per job of this process, per sender: where each chunk's choices start, and the
+        // choices.
+        let mut from: Vec<Vec<(Vec<usize>, Vec<u16>)>> = vec![Vec::new(); mine.len()];
+        let mut rest = &received[..];
+        for _sender in 0..count {
+            for (job, from) in mine.iter().zip(&mut from) {
+                let n = chunks(&job.range).len();
+                let (counts, tail) = rest.split_at(4 * n);
+                let mut starts = Vec::with_capacity(n);
+                let mut total = 0;
+                for c in counts.chunks_exact(4) {
+                    starts.push(total);
+                    total += u32::from_le_bytes(c.try_into().expect("a count")) as usize;
+                }
+                let (choices, tail) = tail.split_at(2 * total);
+                rest = tail;
+                let choices = choices
+                    .chunks_exact(2)
+                    .map(|v| u16::from_le_bytes([v[0], v[1]]))
+                    .collect();
+                from.push((starts, choices));
+            }
+        }
+        drop(received);
+        let mut filled = vec![Vec::new(); jobs.len()];
+        for ((job, from), k) in mine.iter().zip(from).zip(jobs_of(jobs, me)) {
+            let len = (job.range.end - job.range.start) as usize;
+            let mut out = vec![S::from_usize(0); len];
+            out.par_chunks_mut(FILL_CHUNK)
+                .zip(chunks(&job.range))
+                .enumerate()
+                .for_each(|(c, (out, range))| {
+                    let mut next: Vec<usize> = from.iter().map(|(starts, _)| starts[c]).collect();
+                    let mut choices = Vec::with_capacity(out.len());
+                    job.layout.for_each_index(self.index, range, |idx| {
+                        choices.push(match idx {
+                            None => any(kind),
+                            Some(i) => {
+                                let holder = self.shares.owner(i);
+                                let v = from[holder].1[next[holder]];
+                                next[holder] += 1;
+                                v
+                            }
+                        });
+                    });
+                    match kind {
+                        Kind::Wdl(_) => fill_wdl(&mut choices, conversion_cost),
+                        Kind::Dtm(_) => fill_dtm(&mut choices),
+                    }
+                    for (o, &v) in out.iter_mut().zip(&choices) {
+                        *o = S::from_usize(v.into());
+                    }
+                });
+            filled[k] = out;
+        }
+        filled
+    }
+
+    /// The compressed bytes of each job, made by its process: at process 0, every job's;
+    /// elsewhere, empty (collective).
+    fn compressed_at_root<S: Symbol>(
+        &self,
+        kind: Kind,
+        jobs: &[Job],
+        opts: &WriteOptions,
+    ) -> Vec<Vec<u8>> {
+        let me = self.peers.rank();
+        let filled = self.filled_at::<S>(kind, jobs, opts.conversion_cost);
+        let streams: Vec<Vec<u8>> = filled
+            .into_par_iter()
+            .zip(jobs)
+            .map(|(values, job)| match job.to == me {
+                true => compress(kind, values, opts),
+                false => Vec::new(),
+            })
+            .collect();
+        // To process 0: this process's streams, each after its length.
+        let mut outgoing = vec![Vec::new(); self.peers.count()];
+        for k in jobs_of(jobs, me) {
+            outgoing[0].extend((streams[k].len() as u64).to_le_bytes());
+            outgoing[0].extend_from_slice(&streams[k]);
+        }
+        drop(streams);
+        let received = self.peers.all_to_all(outgoing);
+        if me != 0 {
+            return vec![Vec::new(); jobs.len()];
+        }
+        let mut out = vec![Vec::new(); jobs.len()];
+        let mut rest = &received[..];
+        for sender in 0..self.peers.count() {
+            for k in jobs_of(jobs, sender) {
+                let (len, tail) = rest.split_at(8);
+                let len = u64::from_le_bytes(len.try_into().expect("a length")) as usize;
+                let (bytes, tail) = tail.split_at(len);
+                out[k] = bytes.to_vec();
+                rest = tail;
+            }
+        }
+        out
+    }
+
+    /// The compressed size of each job's values, known to every process (collective).
+    pub(super) fn sizes_split(&self, kind: Kind, jobs: &[Job], opts: &WriteOptions) -> Vec<u64> {
+        let me = self.peers.rank();
+        let filled = |kind| match self.wide(kind) {
+            true => self.sized::<u16>(kind, jobs, opts),
+            false => self.sized::<u8>(kind, jobs, opts),
+        };
+        let mine: Vec<u8> = (jobs_of(jobs, me).zip(filled(kind)))
+            .flat_map(|(_, size)| size.to_le_bytes())
+            .collect();
+        let mut sizes = vec![0; jobs.len()];
+        for (sender, theirs) in self.peers.all_gather(mine).iter().enumerate() {
+            for (k, size) in jobs_of(jobs, sender).zip(theirs.chunks_exact(8)) {
+                sizes[k] = u64::from_le_bytes(size.try_into().expect("a size"));
+            }
+        }
+        sizes
+    }
+
+    /// The compressed sizes of this process's jobs, in their order.
+    fn sized<S: Symbol>(&self, kind: Kind, jobs: &[Job], opts: &WriteOptions) -> Vec<u64> {
+        let me = self.peers.rank();
+        let filled = self.filled_at::<S>(kind, jobs, opts.conversion_cost);
+        (filled.into_par_iter().zip(jobs))
+            .filter(|(_, job)| job.to == me)
+            .map(|(values, _)| compress(kind, values, opts).len() as u64)
+            .collect()
+    }
+
+    /// The stream of `kind` in `layout`'s order, at process 0 (empty elsewhere): as
+    /// `Choices::written` makes it, its work spread over the processes (collective).
+    pub(super) fn written_split(
+        &self,
+        kind: Kind,
+        layout: &Layout,
+        opts: &WriteOptions,
+    ) -> Vec<u8> {
+        match self.wide(kind) {
+            true => self.written_as::<u16>(kind, layout, opts),
+            false => self.written_as::<u8>(kind, layout, opts),
+        }
+    }
+
+    fn written_as<S: Symbol>(&self, kind: Kind, layout: &Layout, opts: &WriteOptions) -> Vec<u8> {
+        let (n, log, count) = (layout.size(), opts.segment_log, self.peers.count());
+        let len = 1u64 << log;
+        let pieces = |range: Range<u64>| {
+            (range.start.div_ceil(len)..range.end.div_ceil(len))
+                .map(move |k| k * len..range.end.min((k + 1) * len))
+        };
+        let batch = opts.segments_at_once.max(1) as u64 * len;
+        if !opts.is_cut(n) {
+            // Whole, at process 0, a batch of pieces of a segment's length at a time.
+            let mut values: Vec<S> = Vec::new();
+            for first in (0..n).step_by(batch as usize) {
+                let jobs: Vec<Job> = pieces(first..n.min(first + batch))
+                    .map(|range| Job {
+                        layout,
+                        range,
+                        to: 0,
+                    })
+                    .collect();
+                for piece in self.filled_at::<S>(kind, &jobs, opts.conversion_cost) {
+                    values.extend_from_slice(&piece);
+                }
+            }
+            return match self.peers.rank() {
+                0 => compress(kind, values, opts),
+                _ => Vec::new(),
+            };
+        }
+        assert!(len >= FILL_CHUNK as u64, "segments of whole fill chunks");
+        // Each process a batch of segments at a time, in turn.
+        let mut segments = Vec::new();
+        for first in (0..n).step_by((batch * count as u64) as usize) {
+            let jobs: Vec<Job> = pieces(first..n.min(first + batch * count as u64))
+                .enumerate()
+                .map(|(k, range)| Job {
+                    layout,
+                    range,
+                    to: k % count,
+                })
+                .collect();
+            segments.extend(self.compressed_at_root::<S>(kind, &jobs, opts));
+        }
+        match self.peers.rank() {
+            0 => super::codec::join(n, log, segments),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The numbers of the jobs given to process `rank`, in order.
+fn jobs_of<'a>(jobs: &'a [Job], rank: usize) -> impl Iterator<Item = usize> + 'a {
+    (0..jobs.len()).filter(move |&k| jobs[k].to == rank)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::writer::{write_table, write_table_sides};
+    use super::super::{TableFile, TableStats, WriteOptions};
+    use crate::index::TableIndex;
+    use crate::material::Material;
+    use crate::progress::Silent;
+    use crate::retro::peers::{InProcess, Peers, Shares};
+    use crate::retro::{bitmap, solve, AllDrawn, ChessGame, Solution};
+    use crate::value::{Dtm, LongDistances, Wdl};
+    use std::ops::Range;
+
+    /// The indices `own` of `s` (a whole solution), as a process holding them alone has
+    /// them: bitmaps from the share's first index (a multiple of 64).
+    fn share(s: &Solution, own: Range<u64>) -> Solution {
+        let at = own.start as usize..own.end as usize;
+        let words = |b: &[u64]| b[at.start / 64..at.end.div_ceil(64).min(b.len())].to_vec();
+        let sides = |m: &[Vec<u64>; 2]| [words(&m[0]), words(&m[1])];
+        let long = |l: &LongDistances| {
+            let listed = l.entries().iter().filter(|(i, _)| own.contains(i));
+            LongDistances::new(listed.copied().collect())
+        };
+        Solution {
+            first: own.start,
+            values: [0, 1].map(|side| s.values[side][at.clone()].to_vec()),
+            illegal: sides(&s.illegal),
+            exit_decides: sides(&s.exit_decides),
+            exit_same_wdl: sides(&s.exit_same_wdl),
+            longest_exit: s.longest_exit,
+            cursed: sides(&s.cursed),
+            exit_cursed: sides(&s.exit_cursed),
+            long: [long(&s.long[0]), long(&s.long[1])],
+        }
+    }
+
+    /// Three processes (threads), each holding its share of a solution alone, write the
+    /// file one process writes from the whole: streams whole and cut into segments (more
+    /// segments than processes, and a batch of several each), layouts sampled, 50-move
+    /// classes and distances beyond 255 moves among the values.
+    #[test]
+    fn a_table_written_by_three_processes_is_the_one_process_table() {
+        let m: Material = "KRvKN".parse().unwrap();
+        let index = TableIndex::new(m);
+        let mut s = solve(&ChessGame::new(index.clone(), &AllDrawn), &Silent);
+        let n = index.size() as usize;
+        // Classes and long distances the writer reads as it would the rule's and the
+        // solver's: some wins and losses cursed, some exits too, some wins 300 moves long
+        // (in the first process's share alone).
+        let decided =
+            |s: &Solution, side: usize, i: usize| s.value(side, i as u64).0.wdl() != Wdl::Draw;
+        for side in 0..2 {
+            s.cursed[side] = bitmap(n, |i| decided(&s, side, i) && i % 7 == 0);
+            s.exit_cursed[side] = bitmap(n, |i| i % 5 == 0);
+        }
+        for side in 0..2 {
+            let won = |i: usize| matches!(s.value(side, i as u64).0, Dtm::Win(_));
+            let long: Vec<(u64, u32)> = (0..n)
+                .filter(|&i| won(i) && i % 11 == 0 && i < n / 4)
+                .map(|i| (i as u64, 599))
+                .collect();
+            for &(i, _) in &long {
+                s.values[side][i as usize] = Dtm::LONG;
+            }
+            s.long[side] = LongDistances::new(long);
+        }
+        assert!(s.cursed[0].iter().any(|&w| w != 0) && !s.long[1].entries().is_empty());
+        let stats = TableStats::default();
+        for (whole_log, segment_log, segments_at_once) in [(28, 25, 2), (20, 16, 2)] {
+            let opts = WriteOptions {
+                whole_log,
+                segment_log,
+                segments_at_once,
+                ..WriteOptions::default()
+            };
+            let one = tempfile::tempdir().unwrap();
+            let (path, _) = write_table(one.path(), &m, s.clone(), stats, &opts).unwrap();
+            let want = std::fs::read(&path).unwrap();
+            let three = tempfile::tempdir().unwrap();
+            let shares = Shares::new(0..index.size(), 3);
+            std::thread::scope(|scope| {
+                for p in InProcess::group(3) {
+                    let (s, opts, dir, own) = (&s, &opts, three.path(), shares.of(p.rank()));
+                    scope.spawn(move || {
+                        let mine = share(s, own);
+                        write_table_sides(dir, &m, mine, None, stats, opts, &p).unwrap();
+                    });
+                }
+            });
+            let got = std::fs::read(three.path().join(path.file_name().unwrap())).unwrap();
+            let file = TableFile::open(&path).unwrap();
+            assert_eq!(file.header().segmented, whole_log == 20);
+            assert!(got == want, "segments of 2^{segment_log}: the files differ");
+        }
+    }
+}
