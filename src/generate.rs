@@ -408,17 +408,20 @@ fn generate_in_pool(
     // sides whole would be its peak. One part comes whole, below the solver's own peak.
     // Each side is counted while it is whole.
     let mut sides = [Default::default(); 2];
-    // Each process counts what it holds: its share of a table of one part split across
-    // processes, whose counts then add up.
-    let (held, shared) = (parts.held(), parts.holds_share());
+    // Each process counts the indices it holds (`PartByPart::owned`), and the counts of
+    // the processes add up.
+    let (owned, first) = (parts.owned(), parts.held().start);
     let mut finish = |s: &mut Solution, side: usize| {
         rule.finish_side(s, side);
         let value = |idx: u64| s.value(side, idx).0;
         let (cursed, illegal) = (&s.cursed[side], Some(&s.illegal[side][..]));
-        let count = count_side_of(&index, side, held.clone(), &value, cursed, illegal);
-        sides[side] = match shared {
-            true => add_shares(&*peers, count),
-            false => count,
+        let count = |own: &Range<u64>| {
+            count_side_of(&index, side, own.clone(), first, &value, cursed, illegal)
+        };
+        let mine = owned.iter().map(count).fold(Default::default(), add_counts);
+        sides[side] = match peers.count() {
+            1 => mine,
+            _ => add_shares(&*peers, mine),
         };
     };
     let (solution, held) = if parts.count() > 1 {

@@ -104,6 +104,38 @@ impl Shares {
     }
 }
 
+/// Which process holds each index of a game whose parts are each shared among the
+/// processes (`Shares`): what each keeps of a game solved part by part.
+#[derive(Clone, Debug)]
+pub struct Owners {
+    /// Each part's first index, in order, and its shares.
+    parts: Vec<(u64, Shares)>,
+}
+
+impl Owners {
+    /// The owners of the indices of `parts` (consecutive, from 0) among `count` processes.
+    pub fn new(parts: &[Range<u64>], count: usize) -> Owners {
+        let parts = parts
+            .iter()
+            .map(|p| (p.start, Shares::new(p.clone(), count)));
+        Owners {
+            parts: parts.collect(),
+        }
+    }
+
+    /// The process that holds `idx`.
+    #[inline]
+    pub fn owner(&self, idx: u64) -> usize {
+        let k = self.parts.partition_point(|(start, _)| *start <= idx);
+        self.parts[k.saturating_sub(1)].1.owner(idx)
+    }
+
+    /// The indices process `rank` holds, a range per part (some may be empty).
+    pub fn of(&self, rank: usize) -> Vec<Range<u64>> {
+        self.parts.iter().map(|(_, s)| s.of(rank)).collect()
+    }
+}
+
 /// Processes simulated by the threads of one process: each thread holds one of a group
 /// (`InProcess::group`) and makes the calls a process would. The solver's results do not
 /// depend on where the processes run, so tests compare split solves with whole ones here.
@@ -219,6 +251,25 @@ mod tests {
                 next = own.end;
             }
             assert_eq!(next, part.end);
+        }
+    }
+
+    #[test]
+    fn owners_are_the_shares_of_each_part() {
+        let parts = [0..100u64, 100..100, 100..1_000, 1_000..1_003];
+        for count in [1, 2, 3] {
+            let owners = Owners::new(&parts, count);
+            let mut held = vec![0; 1_003];
+            for rank in 0..count {
+                for (own, part) in owners.of(rank).into_iter().zip(&parts) {
+                    assert!(own.start >= part.start && own.end <= part.end);
+                    for idx in own {
+                        assert_eq!(owners.owner(idx), rank, "{idx}");
+                        held[idx as usize] += 1;
+                    }
+                }
+            }
+            assert!(held.iter().all(|&h| h == 1), "each index held once");
         }
     }
 

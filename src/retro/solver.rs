@@ -64,10 +64,11 @@
 
 use super::bits::AtomicBits;
 use super::packed::{Packed, PackedSide};
-use super::peers::{Alone, Peers, Shares};
+use super::peers::{Alone, Owners, Peers, Shares};
 use crate::prefetch::prefetch_at;
 use crate::progress::Observer;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
+use crate::zeroed::release_pages;
 use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -703,10 +704,8 @@ impl PartByPart {
         let (max_plies, search) = (self.max_plies, self.search);
         if self.parts.len() == 1 {
             // No later part reads it: each process keeps its share.
-            let (peers, label, held) = (&*self.peers, String::new(), Held::Share);
-            let whole = solve_part(
-                game, part, None, max_plies, search, observer, label, peers, held,
-            );
+            let (peers, label) = (&*self.peers, String::new());
+            let whole = solve_part(game, part, None, max_plies, search, observer, label, peers);
             self.last_longest_exit = whole.longest_exit;
             self.out = Some(whole);
             self.solved = 1;
@@ -724,6 +723,7 @@ impl PartByPart {
             long: &out.long,
         };
         let label = format!("part {}/{}, ", k + 1, self.parts.len());
+        let peers = &*self.peers;
         let local = solve_part(
             game,
             part.clone(),
@@ -732,11 +732,11 @@ impl PartByPart {
             search,
             observer,
             label,
-            &*self.peers,
-            Held::Whole,
+            peers,
         );
         let at = part.start as usize..part.end as usize;
         let Solution {
+            first,
             values,
             illegal: [i0, i1],
             exit_decides: [d0, d1],
@@ -745,12 +745,25 @@ impl PartByPart {
             longest_exit,
             ..
         } = local;
-        self.marks[0].push((part.start, [i0, d0, s0].map(Packed::pack_words)));
-        self.marks[1].push((part.start, [i1, d1, s1].map(Packed::pack_words)));
+        // The bitmaps of this process's share: only the writer reads them, and it reads
+        // each process's own indices there.
+        self.marks[0].push((first, [i0, d0, s0].map(Packed::pack_words)));
+        self.marks[1].push((first, [i1, d1, s1].map(Packed::pack_words)));
+        // The values of the whole part: the parts to come read them.
+        let [v0, v1] = &mut out.values;
+        let whole = [&mut v0[at.clone()], &mut v1[at]];
+        let (local_long, longest_exit) = match peers.count() {
+            1 => {
+                for (w, v) in whole.into_iter().zip(&values) {
+                    w.copy_from_slice(v);
+                }
+                (local_long.map(|l| l.entries().to_vec()), longest_exit)
+            }
+            _ => gather_values(peers, values, &local_long, longest_exit, whole),
+        };
         for (side, long) in self.long.iter_mut().enumerate() {
-            out.values[side][at.clone()].copy_from_slice(&values[side]);
             if !local_long[side].is_empty() {
-                long.extend_from_slice(local_long[side].entries());
+                long.extend_from_slice(&local_long[side]);
                 out.long[side] = LongDistances::new(long.clone());
             }
         }
@@ -815,11 +828,22 @@ impl PartByPart {
             if self.let_go[j] || last_readers[j] >= self.solved {
                 continue;
             }
-            let at = part.start as usize..part.end as usize;
+            let at = own_of(part, &*self.peers);
+            release_others(out, part, &at);
             for (unread, values) in self.unread.iter_mut().zip(&mut out.values) {
                 unread.push((at.clone(), Packed::take_from(&mut values[at.clone()])));
             }
             self.let_go[j] = true;
+        }
+    }
+
+    /// Gives back the pages of the values that this process does not keep, of the parts
+    /// still held (where the parts are split across processes): only the writer reads
+    /// them from now on, each process its own share.
+    fn release_held_others(&mut self) {
+        let out = self.out.as_mut().expect("a part is solved");
+        for (part, _) in (self.parts.iter().zip(&self.let_go)).filter(|(_, gone)| !**gone) {
+            release_others(out, part, &own_of(part, &*self.peers));
         }
     }
 
@@ -831,6 +855,13 @@ impl PartByPart {
             true => Shares::new(0..n, self.peers.count()).of(self.peers.rank()),
             false => 0..n,
         }
+    }
+
+    /// The indices this process keeps of the solution once every part is solved, a
+    /// range per part: its share of each (`peers::Owners`), every index alone. The
+    /// writer reads these alone, the values of the others' shares given back.
+    pub fn owned(&self) -> Vec<Range<u64>> {
+        Owners::new(&self.parts, self.peers.count()).of(self.peers.rank())
     }
 
     /// The indices of the solved parts whose values are still held: the last part solved
@@ -848,7 +879,7 @@ impl PartByPart {
         (self.parts[..self.solved].iter().zip(&self.let_go))
             .filter(|(_, gone)| !**gone)
             .map(|(p, _)| {
-                let at = p.start as usize..p.end as usize;
+                let at = own_of(p, &*self.peers);
                 let packed = Packed::take_from(&mut out.values[side][at.clone()]);
                 (at, packed)
             })
@@ -881,6 +912,9 @@ impl PartByPart {
     /// The solution, every part solved.
     pub fn into_solution(mut self) -> Solution {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
+        if self.parts.len() > 1 {
+            self.release_held_others();
+        }
         let mut out = self.out.take().expect("a part is solved");
         for side in 0..2 {
             self.make_whole(&mut out, side);
@@ -896,6 +930,7 @@ impl PartByPart {
         mut finish: impl FnMut(&mut Solution, usize),
     ) -> (Solution, PackedSide) {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
+        self.release_held_others();
         // Side 0's parts still held go packed too while side 1 is made whole.
         let held = self.pack_held(0);
         self.unread[0].extend(held);
@@ -906,6 +941,22 @@ impl PartByPart {
         self.make_whole(&mut out, 0);
         finish(&mut out, 0);
         (out, held)
+    }
+}
+
+/// The indices of `part` this process keeps once no part left reads it: its share (the
+/// whole part for a process alone).
+fn own_of(part: &Range<u64>, peers: &dyn Peers) -> Range<usize> {
+    let own = Shares::new(part.clone(), peers.count()).of(peers.rank());
+    own.start as usize..own.end as usize
+}
+
+/// Gives back the pages of `part`'s values outside `own` (whole pages: the values at the
+/// edges stay, unread).
+fn release_others(out: &mut Solution, part: &Range<u64>, own: &Range<usize>) {
+    for values in &mut out.values {
+        release_pages(&mut values[part.start as usize..own.start]);
+        release_pages(&mut values[own.end..part.end as usize]);
     }
 }
 
@@ -947,24 +998,12 @@ pub fn solve_alone<G: RetroGame>(
     label: String,
     peers: &dyn Peers,
 ) {
-    let held = Held::Share;
-    solve_part(
-        game, part, None, max_plies, search, observer, label, peers, held,
-    );
-}
-
-/// What each process keeps of a part split across processes.
-#[derive(Copy, Clone, PartialEq, Eq)]
-enum Held {
-    /// Its share.
-    Share,
-    /// The whole part, gathered from every process's share.
-    Whole,
+    solve_part(game, part, None, max_plies, search, observer, label, peers);
 }
 
 /// Solves the indices `part` of `game`, after the parts `earlier` holds, split across
-/// `peers`, tells the game, and returns this process's share of the solution or, `Whole`,
-/// the part's.
+/// `peers`, tells the game, and returns this process's share of the solution (the part's,
+/// alone).
 #[allow(clippy::too_many_arguments)]
 fn solve_part<G: RetroGame>(
     game: &G,
@@ -975,48 +1014,45 @@ fn solve_part<G: RetroGame>(
     observer: &dyn Observer,
     label: String,
     peers: &dyn Peers,
-    held: Held,
 ) -> Solution {
     let st = State::new(game, part.clone(), earlier, search, peers);
     st.run(max_plies, observer, label);
     let own = st.own.clone();
     let solution = st.finish();
     let values = [&solution.values[0][..], &solution.values[1][..]];
-    game.part_solved(part.clone(), own.clone(), values, peers);
-    match held {
-        Held::Whole if peers.count() > 1 => gather(peers, &part, &own, solution),
-        _ => solution,
-    }
+    game.part_solved(part, own, values, peers);
+    solution
 }
 
-/// The whole solution of `part` from each process's share of it (`own` this one's).
-fn gather(peers: &dyn Peers, part: &Range<u64>, own: &Range<u64>, mine: Solution) -> Solution {
-    let mut bytes = Vec::with_capacity(3 * (own.end - own.start) as usize);
+/// Writes the values of every process's share of a part into `whole` (the part's values,
+/// each side), from this process's (`mine`), and returns the part's long distances and
+/// the plies of its longest best exit (collective). The bitmaps stay with their shares.
+fn gather_values(
+    peers: &dyn Peers,
+    mine: [Vec<u8>; 2],
+    long: &[LongDistances; 2],
+    longest_exit: u32,
+    mut whole: [&mut [u8]; 2],
+) -> ([Vec<(u64, u32)>; 2], u32) {
+    let mut bytes = Vec::with_capacity(2 * mine[0].len() + 64);
     let mut put = |b: &[u8]| {
         bytes.extend_from_slice(&(b.len() as u64).to_le_bytes());
         bytes.extend_from_slice(b);
     };
-    let words = |w: &[u64]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     for side in 0..2 {
-        put(&mine.values[side]);
-        put(&words(&mine.illegal[side]));
-        put(&words(&mine.exit_decides[side]));
-        put(&words(&mine.exit_same_wdl[side]));
-        let long = mine.long[side].entries();
+        put(&mine[side]);
+        let long = long[side].entries();
         put(&long
             .iter()
             .flat_map(|&(i, p)| [i, p.into()])
             .flat_map(u64::to_le_bytes)
             .collect::<Vec<u8>>());
     }
-    put(&mine.longest_exit.to_le_bytes());
+    put(&longest_exit.to_le_bytes());
     drop(mine);
-    let n = (part.end - part.start) as usize;
-    let mut whole = Solution::from_parts(
-        [Vec::with_capacity(n), Vec::with_capacity(n)],
-        Default::default(),
-    );
     let mut long: [Vec<(u64, u32)>; 2] = Default::default();
+    let mut longest = 0;
+    let mut at = 0;
     // A share at a time: the part whole once, and one share beside it.
     let mut bytes = Some(bytes);
     for root in 0..peers.count() {
@@ -1030,25 +1066,20 @@ fn gather(peers: &dyn Peers, part: &Range<u64>, own: &Range<u64>, mine: Solution
             rest = tail;
             b
         };
-        let words = |b: &[u8]| {
-            b.chunks_exact(8)
+        let mut len = 0;
+        for (long, whole) in long.iter_mut().zip(&mut whole) {
+            let values = take();
+            len = values.len();
+            whole[at..at + len].copy_from_slice(values);
+            let l: Vec<u64> = (take().chunks_exact(8))
                 .map(|c| u64::from_le_bytes(c.try_into().expect("a word")))
-                .collect::<Vec<u64>>()
-        };
-        for (side, long) in long.iter_mut().enumerate() {
-            whole.values[side].extend_from_slice(take());
-            whole.illegal[side].extend(words(take()));
-            whole.exit_decides[side].extend(words(take()));
-            whole.exit_same_wdl[side].extend(words(take()));
-            let l = words(take());
+                .collect();
             long.extend(l.chunks_exact(2).map(|e| (e[0], e[1] as u32)));
         }
-        let longest = u32::from_le_bytes(take().try_into().expect("plies"));
-        whole.longest_exit = whole.longest_exit.max(longest);
+        longest = longest.max(u32::from_le_bytes(take().try_into().expect("plies")));
+        at += len;
     }
-    whole.long = long.map(LongDistances::new);
-    whole.first = part.start;
-    whole
+    (long, longest)
 }
 
 /// Raises `a` to at least `v`, writing only when it grows: most calls find it high enough,
@@ -2047,8 +2078,9 @@ mod tests {
     }
 
     /// Split across two, three and five processes, with counters and with checks, in
-    /// parts and whole, with distances beyond a byte: every process gets the solution one
-    /// process finds, bit for bit; of a game of one part, its share of it.
+    /// parts and whole, with distances beyond a byte: every process holds the solution
+    /// one process finds, bit for bit, at the indices it keeps, its share of each part
+    /// (`PartByPart::owned`), and every index is some process's.
     #[test]
     fn split_solves_equal_the_whole() {
         let mut whole = parted_graph();
@@ -2058,34 +2090,46 @@ mod tests {
                 let one = solve_within(&g, Dtm::MAX_PLIES, search, &Silent);
                 for count in [2, 3, 5] {
                     let (mut held, mut longest) = (0, 0);
+                    let owners = Owners::new(&g.parts, count);
                     for (rank, s) in split(&g, count, search).into_iter().enumerate() {
                         let n = s.values[0].len() as u64;
-                        let own = s.first..s.first + n;
                         match g.parts.len() {
-                            1 => assert_eq!(own, Shares::new(0..g.size(), count).of(rank)),
-                            _ => assert_eq!(own, 0..g.size()),
+                            1 => assert_eq!(s.first..s.first + n, owners.of(rank)[0]),
+                            _ => assert_eq!(s.first..s.first + n, 0..g.size()),
                         }
-                        let at = own.start as usize..own.end as usize;
-                        for side in 0..2 {
-                            let what = format!("{count} {search:?} side {side}");
-                            assert_eq!(s.values[side], one.values[side][at.clone()], "{what}");
-                            for idx in own.clone() {
-                                assert_eq!(s.is_illegal(side, idx), one.is_illegal(side, idx));
-                                assert_eq!(s.exit_decides(side, idx), one.exit_decides(side, idx));
-                                let same =
-                                    |s: &Solution| bit(&s.exit_same_wdl[side], idx - s.first);
-                                assert_eq!(same(&s), same(&one), "{what} index {idx}");
-                                assert_eq!(s.value(side, idx), one.value(side, idx));
+                        for own in owners.of(rank) {
+                            let at = own.start as usize..own.end as usize;
+                            for side in 0..2 {
+                                let what = format!("{count} {search:?} side {side}");
+                                let i = |at: &Range<usize>, s: &Solution| {
+                                    at.start - s.first as usize..at.end - s.first as usize
+                                };
+                                assert_eq!(
+                                    s.values[side][i(&at, &s)],
+                                    one.values[side][at.clone()],
+                                    "{what}"
+                                );
+                                for idx in own.clone() {
+                                    assert_eq!(s.is_illegal(side, idx), one.is_illegal(side, idx));
+                                    assert_eq!(
+                                        s.exit_decides(side, idx),
+                                        one.exit_decides(side, idx)
+                                    );
+                                    let same =
+                                        |s: &Solution| bit(&s.exit_same_wdl[side], idx - s.first);
+                                    assert_eq!(same(&s), same(&one), "{what} index {idx}");
+                                    assert_eq!(s.value(side, idx), one.value(side, idx));
+                                }
+                                let listed = s.long[side].entries();
+                                let ours = listed.iter().filter(|(i, _)| own.contains(i));
+                                let theirs = one.long[side].entries().iter();
+                                assert!(ours.eq(theirs.filter(|(i, _)| own.contains(i))));
                             }
-                            let listed = one.long[side].entries().iter();
-                            let ours: Vec<_> = listed.filter(|(i, _)| own.contains(i)).collect();
-                            assert_eq!(s.long[side].entries().iter().collect::<Vec<_>>(), ours);
+                            held += own.end - own.start;
                         }
-                        held += n;
                         longest = longest.max(s.longest_exit);
                     }
-                    let shares = if g.parts.len() == 1 { 1 } else { count as u64 };
-                    assert_eq!(held, shares * g.size(), "every index held");
+                    assert_eq!(held, g.size(), "every index held once");
                     assert_eq!(longest, one.longest_exit);
                 }
             }

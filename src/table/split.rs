@@ -1,6 +1,6 @@
 //! The writer's work split across the processes of a job (`retro::peers`), each holding
-//! its share of the solution alone (`Shares` of the table's indices): no process holds the
-//! whole table.
+//! its share of the solution alone (`Owners`: a share of each part's indices): no process
+//! holds the whole table.
 //!
 //! A stream is cut into jobs, ranges of a layout's numbers each given to one process to
 //! fill and compress. Every process walks each job's numbers in the layout's order (every
@@ -46,12 +46,12 @@ impl Choices<'_> {
     /// The choices of the indices this process holds at the numbers `range` of `layout`,
     /// in the layout's order.
     fn own_choices(&self, kind: Kind, layout: &Layout, range: Range<u64>) -> Vec<u16> {
-        let own = self.shares.of(self.peers.rank());
+        let me = self.peers.rank();
         let mut out = Vec::new();
         // The indices asked for and not yet read, oldest first.
         let mut ahead = VecDeque::with_capacity(PREFETCH_AHEAD);
         layout.for_each_index(self.index, range, |idx| {
-            let Some(i) = idx.filter(|i| own.contains(i)) else {
+            let Some(i) = idx.filter(|&i| self.owners.owner(i) == me) else {
                 return;
             };
             self.prefetch(kind, i);
@@ -124,7 +124,7 @@ impl Choices<'_> {
                         choices.push(match idx {
                             None => any(kind),
                             Some(i) => {
-                                let holder = self.shares.owner(i);
+                                let holder = self.owners.owner(i);
                                 let v = from[holder].1[next[holder]];
                                 next[holder] += 1;
                                 v
@@ -291,7 +291,7 @@ mod tests {
     use crate::index::TableIndex;
     use crate::material::Material;
     use crate::progress::Silent;
-    use crate::retro::peers::{InProcess, Peers, Shares};
+    use crate::retro::peers::{InProcess, Owners, Peers};
     use crate::retro::{bitmap, solve, AllDrawn, ChessGame, Solution};
     use crate::value::{Dtm, LongDistances, Wdl};
     use std::ops::Range;
@@ -319,13 +319,34 @@ mod tests {
         }
     }
 
+    /// `s` whole, as a process that holds the indices `owners` gives `rank` sees it: the
+    /// values of the others changed to draws.
+    fn others_changed(s: &Solution, owners: &Owners, rank: usize) -> Solution {
+        let mut mine = s.clone();
+        for side in 0..2 {
+            for (idx, v) in mine.values[side].iter_mut().enumerate() {
+                if owners.owner(idx as u64) != rank {
+                    *v = 0;
+                }
+            }
+        }
+        mine
+    }
+
     /// Three processes (threads), each holding its share of a solution alone, write the
     /// file one process writes from the whole: streams whole and cut into segments (more
     /// segments than processes, and a batch of several each), layouts sampled, 50-move
-    /// classes and distances beyond 255 moves among the values.
+    /// classes and distances beyond 255 moves among the values; a table of one part and
+    /// one of several (pawns), whose processes hold a share of each part, the values of
+    /// the others' shares changed (read, they would change the file).
     #[test]
     fn a_table_written_by_three_processes_is_the_one_process_table() {
-        let m: Material = "KRvKN".parse().unwrap();
+        for m in ["KRvKN", "KRvKP"] {
+            written_by_three_is_written_by_one(m.parse().unwrap());
+        }
+    }
+
+    fn written_by_three_is_written_by_one(m: Material) {
         let index = TableIndex::new(m);
         let mut s = solve(&ChessGame::new(index.clone(), &AllDrawn), &Silent);
         let n = index.size() as usize;
@@ -338,10 +359,11 @@ mod tests {
             s.cursed[side] = bitmap(n, |i| decided(&s, side, i) && i % 7 == 0);
             s.exit_cursed[side] = bitmap(n, |i| i % 5 == 0);
         }
+        let first = Owners::new(&index.parts(), 3);
         for side in 0..2 {
             let won = |i: usize| matches!(s.value(side, i as u64).0, Dtm::Win(_));
             let long: Vec<(u64, u32)> = (0..n)
-                .filter(|&i| won(i) && i % 11 == 0 && i < n / 4)
+                .filter(|&i| won(i) && i % 11 == 0 && first.owner(i as u64) == 0)
                 .map(|i| (i as u64, 599))
                 .collect();
             for &(i, _) in &long {
@@ -349,7 +371,8 @@ mod tests {
             }
             s.long[side] = LongDistances::new(long);
         }
-        assert!(s.cursed[0].iter().any(|&w| w != 0) && !s.long[1].entries().is_empty());
+        assert!(s.cursed[0].iter().any(|&w| w != 0));
+        assert!(s.long.iter().any(|l| !l.entries().is_empty()), "{m}");
         let stats = TableStats::default();
         for (whole_log, segment_log, segments_at_once) in [(28, 25, 2), (20, 16, 2)] {
             let opts = WriteOptions {
@@ -362,20 +385,28 @@ mod tests {
             let (path, _) = write_table(one.path(), &m, s.clone(), stats, &opts).unwrap();
             let want = std::fs::read(&path).unwrap();
             let three = tempfile::tempdir().unwrap();
-            let shares = Shares::new(0..index.size(), 3);
+            let parts = index.parts();
+            let owners = Owners::new(&parts, 3);
             std::thread::scope(|scope| {
                 for p in InProcess::group(3) {
-                    let (s, opts, dir, own) = (&s, &opts, three.path(), shares.of(p.rank()));
+                    let (s, opts, dir, owners) = (&s, &opts, three.path(), &owners);
+                    let parts = &parts;
                     scope.spawn(move || {
-                        let mine = share(s, own);
+                        let mine = match parts.len() {
+                            1 => share(s, owners.of(p.rank())[0].clone()),
+                            _ => others_changed(s, owners, p.rank()),
+                        };
                         write_table_sides(dir, &m, mine, None, stats, opts, &p).unwrap();
                     });
                 }
             });
             let got = std::fs::read(three.path().join(path.file_name().unwrap())).unwrap();
             let file = TableFile::open(&path).unwrap();
-            assert_eq!(file.header().segmented, whole_log == 20);
-            assert!(got == want, "segments of 2^{segment_log}: the files differ");
+            assert_eq!(file.header().segmented, whole_log == 20, "{m}");
+            assert!(
+                got == want,
+                "{m}, segments of 2^{segment_log}: the files differ"
+            );
         }
     }
 }

@@ -149,30 +149,31 @@ pub fn count_side(
     cursed: &[u64],
     illegal: Option<&[u64]>,
 ) -> SideCount {
-    count_side_of(index, side, 0..index.size(), values, cursed, illegal)
+    count_side_of(index, side, 0..index.size(), 0, values, cursed, illegal)
 }
 
 /// One side's statistics and longest value, as `count_side`, of the indices `held` alone
-/// (a process's share), whose bitmaps hold them from 0: the counts of the shares add up
-/// (`add_counts`).
+/// (a process's share), the bitmaps holding the indices from `first`: the counts of
+/// the shares add up (`add_counts`).
 pub fn count_side_of(
     index: &TableIndex,
     side: usize,
     held: Range<u64>,
+    first: u64,
     values: SideValues,
     cursed: &[u64],
     illegal: Option<&[u64]>,
 ) -> SideCount {
     let turn = Color::from_index(side);
-    let at = |bits: &[u64], i: u64| bit(bits, i - held.start);
+    let at = |bits: &[u64], i: u64| bit(bits, i - first);
     // Chunks of indices, each cut into runs of one king pair, whose weight is found
     // once (positions are looked at only where that leaves it open).
-    let (first, n) = (held.start, held.end);
-    let part = (0..(n - first).div_ceil(STATS_CHUNK))
+    let (start, n) = (held.start, held.end);
+    let part = (0..(n - start).div_ceil(STATS_CHUNK))
         .into_par_iter()
         .fold(Partial::default, |mut acc, c| {
-            let end = (first + (c + 1) * STATS_CHUNK).min(n);
-            let mut idx = first + c * STATS_CHUNK;
+            let end = (start + (c + 1) * STATS_CHUNK).min(n);
+            let mut idx = start + c * STATS_CHUNK;
             while idx < end {
                 let run_end = index.king_pair_run_end(idx).min(end);
                 let fast = illegal.and_then(|_| index.weight_without_position(idx));

@@ -31,7 +31,7 @@ use crate::game::Game;
 use crate::index::{Layout, Part, TableIndex};
 use crate::material::Material;
 use crate::prefetch::prefetch_at;
-use crate::retro::peers::{Alone, Peers, Shares};
+use crate::retro::peers::{Alone, Owners, Peers};
 use crate::retro::{Packed, PackedSide, Solution};
 use crate::value::{Dtm, Wdl5};
 use crate::zeroed::give_back_free_memory;
@@ -125,9 +125,9 @@ pub(super) struct Choices<'a> {
     /// Some distance is longer than 255 moves (only distances listed as long can be).
     moves_beyond_a_byte: bool,
     /// The processes the writing is split across (`split`); each makes the choices of its
-    /// share of the indices (`shares`), which its solution holds.
+    /// share of the indices (`owners`), which its solution holds.
     pub(super) peers: &'a dyn Peers,
-    pub(super) shares: Shares,
+    pub(super) owners: Owners,
 }
 
 /// How many indices ahead of the one read the gathering of a stream asks for cache lines:
@@ -502,8 +502,8 @@ pub fn write_table(
 /// writer holds one side and one stream at most (the memory model in `generate`); the
 /// streams go to the file in their own order.
 ///
-/// Split across `peers`, each process holds (at least) its share of the indices
-/// (`Shares`), the work is spread over them (`split`), and process 0 writes the file; the
+/// Split across `peers`, each process holds (at least) its share of each part's indices
+/// (`Owners`), the work is spread over them (`split`), and process 0 writes the file; the
 /// others return its path and 0 bytes (collective).
 pub(crate) fn write_table_sides(
     dir: &Path,
@@ -526,14 +526,14 @@ pub(crate) fn write_table_sides(
         let all = peers.all_gather(vec![u8::from(moves_beyond_a_byte)]);
         moves_beyond_a_byte = all.iter().any(|a| a == &[1]);
     }
-    let shares = Shares::new(0..index.size(), peers.count());
+    let owners = Owners::new(&index.parts(), peers.count());
     let mut c = Choices {
         index: &index,
         solution,
         wdl_inputs: Default::default(),
         moves_beyond_a_byte,
         peers,
-        shares,
+        owners,
     };
     let trials = |c: &Choices, side: usize| {
         let wdl = choose_layout(c, Kind::Wdl(side), opts).0;
