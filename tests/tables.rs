@@ -27,6 +27,27 @@ fn tables() -> &'static Path {
     .path()
 }
 
+/// A folder holding the tables of up to 4 pieces and KRBvKR, a 5-piece table with wins
+/// and losses beyond the 50-move rule, built by one process.
+fn krbvkr() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = small_tables_copy();
+        run_ok(&["gen", "KRBvKR", "--tables", dir.path().to_str().unwrap()]);
+        dir
+    })
+    .path()
+}
+
+/// A new folder holding a copy of every table of up to 4 pieces.
+fn small_tables_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in common::tables(tables()) {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    dir
+}
+
 fn tables_arg() -> &'static str {
     tables().to_str().unwrap()
 }
@@ -540,24 +561,14 @@ fn tables_are_the_same_whatever_the_thread_count() {
 fn the_fifty_move_rule_matches_syzygy_on_krbvkr() {
     use shakmaty::{fen::Fen, CastlingMode, Chess};
     use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().unwrap();
-    let names: Vec<String> = std::fs::read_dir(tables())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter_map(|n| n.strip_suffix(".rbt").map(str::to_string))
-        .collect();
-    copy_tables(
-        dir.path(),
-        &names.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
-    run_ok(&["gen", "KRBvKR", "--tables", d]);
+    let dir = krbvkr();
+    let d = dir.to_str().unwrap();
     let info = info_equal_to_syzygy("KRBvKR", d);
     assert!(info["white"]["cursed_win"].as_u64() > Some(0));
 
     let mut syzygy = Syzygy::<Chess>::new();
     syzygy.add_directory(data("syzygy")).unwrap();
-    let tb = Tablebase::open(dir.path()).unwrap();
+    let tb = Tablebase::open(dir).unwrap();
     let index = tb
         .table(&"KRBvKR".parse().unwrap())
         .unwrap()
@@ -764,6 +775,31 @@ fn tables_built_by_three_processes_are_one_process_tables_killed_or_not() {
     for t in ["KQvKR", "KRvKN", "KPvKP"] {
         assert!(three.path().join(format!("{t}.rbt")).exists(), "{t}");
     }
+}
+
+/// KRBvKR, with wins and losses beyond the 50-move rule, by three processes, each holding
+/// its share of the solution from the solve to the writer (the rule's two solves, the
+/// statistics, the layout trials and the streams' segments split too): the one process's
+/// file, byte for byte.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_table_with_cursed_wins_built_by_three_processes_is_the_one_process_table() {
+    let three = small_tables_copy();
+    let d = three.path().to_str().unwrap();
+    let out = common::mpirun(&["gen", "KRBvKR", "--tables", d, "--json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(report["processes"], 3, "{report}");
+    let name = "KRBvKR.rbt";
+    assert!(
+        common::tables(three.path())[name] == common::tables(krbvkr())[name],
+        "the files differ"
+    );
 }
 
 /// The same across two network namespaces joined by a veth pair (as root): `mpirun` and

@@ -36,6 +36,10 @@
 //! solves run, and reads two bitmaps instead, so that the second solver's state does not
 //! come on top of them; a table of several parts does the same with the parts it still
 //! holds (the part classed and those its pawn moves reach), put back for the parts to come.
+//! Split across processes, a table of one part has each hold its share's bitmaps alone:
+//! an un-move into another's share is sent as any other, and its holder drops it where the
+//! position is drawn (`RetroGame::takes_unmoves`); each classes its own positions, and
+//! the processes agree on the second solve.
 
 use super::bits::AtomicBits;
 use super::chess::{ChessGame, Placed, Scratch};
@@ -103,10 +107,12 @@ impl Rule {
         // The rule's game reads the parts still held (this one and those its pawn moves
         // reach) only as won, drawn or lost: bitmaps of them.
         let peers = parts.peers();
-        let outcomes = match parts.holds_share() {
-            true => Outcomes::gathered(parts.solution(), &*peers),
-            false => Outcomes::bitmaps(parts.solution(), parts.held_span()),
+        // Split, of this process's share alone (`RuleGame::predecessors`).
+        let span = match parts.holds_share() {
+            true => parts.held(),
+            false => parts.held_span(),
         };
+        let outcomes = Outcomes::bitmaps(parts.solution(), span);
         let rule = RuleGame::new(game, outcomes, self);
         let solve = |rule| self.solve_part(rule, part.clone(), label, observer, &*peers);
         if count > 1 {
@@ -222,6 +228,7 @@ impl Rule {
 /// values are held packed.
 struct Outcomes {
     first: u64,
+    end: u64,
     won: [Vec<u64>; 2],
     lost: [Vec<u64>; 2],
 }
@@ -237,51 +244,26 @@ impl Outcomes {
         };
         Outcomes {
             first,
+            end: span.end,
             won: positions(Wdl::Win),
             lost: positions(Wdl::Loss),
         }
     }
 
-    /// The outcomes of every index of a game of one part, whose processes each hold their
-    /// share of its solution (`solution`, collective): a process's un-moves reach
-    /// positions of every share. Shares start on whole words (`peers::Shares`), so their
-    /// bitmaps join word by word: half a byte an index in all.
-    fn gathered(solution: &Solution, peers: &dyn Peers) -> Outcomes {
-        let own = solution.first..solution.first + solution.values[0].len() as u64;
-        let mine = Outcomes::bitmaps(solution, own);
-        let maps = [&mine.won, &mine.lost];
-        let bytes = maps
-            .iter()
-            .flat_map(|m| m.iter().flatten())
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
-        let all = peers.all_gather(bytes);
-        drop(mine);
-        let mut out = Outcomes {
-            first: 0,
-            won: Default::default(),
-            lost: Default::default(),
-        };
-        for theirs in all.into_iter().filter(|t| !t.is_empty()) {
-            let words: Vec<u64> = theirs
-                .chunks_exact(8)
-                .map(|w| u64::from_le_bytes(w.try_into().expect("a word")))
-                .collect();
-            let mut maps = words.chunks_exact(words.len() / 4);
-            for map in out.won.iter_mut().chain(&mut out.lost) {
-                map.extend_from_slice(maps.next().expect("four bitmaps"));
-            }
-        }
-        out
+    /// True when the outcome of `idx` is held here.
+    #[inline]
+    fn holds(&self, idx: u64) -> bool {
+        (self.first..self.end).contains(&idx)
     }
 
     /// The value of `idx` without the rule, as won, drawn or lost.
     #[inline]
     fn wdl(&self, side: usize, idx: u64) -> Wdl {
         debug_assert!(
-            idx >= self.first,
-            "{idx} read, outcomes from {}",
-            self.first
+            self.holds(idx),
+            "{idx} read, outcomes of {}..{}",
+            self.first,
+            self.end
         );
         let i = idx.wrapping_sub(self.first);
         if bit(&self.won[side], i) {
@@ -507,6 +489,10 @@ impl<E: Send> RetroGame for RuleGame<'_, E> {
         self.resets(side, idx, f, |_, _, _, _| {});
     }
 
+    fn takes_unmoves(&self, side: usize, idx: u64) -> bool {
+        self.outcomes.wdl(side, idx) != Wdl::Draw
+    }
+
     fn moves_inside(
         &self,
         side: usize,
@@ -524,8 +510,9 @@ impl<E: Send> RetroGame for RuleGame<'_, E> {
             return;
         };
         let other = 1 - side;
-        // Drawn positions were made ends of the game (`successors`).
-        let keep = |j| self.outcomes.wdl(other, j) != Wdl::Draw;
+        // Drawn positions were made ends of the game (`successors`). Split, a position
+        // another process holds is reported, and its holder drops it (`takes_unmoves`).
+        let keep = |j| !self.outcomes.holds(j) || self.outcomes.wdl(other, j) != Wdl::Draw;
         self.game.unmoved_indices(&at, keep, &mut |i| f(i, None));
     }
 }

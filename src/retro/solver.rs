@@ -59,8 +59,9 @@
 //! down), so when a note is applied does not matter as long as it is within its level. The
 //! processes agree at the end of each level on whether it found a position; with checks,
 //! they share the wins of each odd level, which the checks read. When the part is solved,
-//! every process gathers the whole part's solution: the values of the parts solved stay
-//! whole in each, the working state is split.
+//! each process keeps its share of the solution (`Solution::first`); a game of several
+//! parts also gathers the part's values in every process, as the parts to come read them,
+//! and gives back the others' shares once none does (`PartByPart::owned`).
 
 use super::bits::AtomicBits;
 use super::packed::{Packed, PackedSide};
@@ -164,6 +165,14 @@ pub trait RetroGame: Sync {
     /// takes them in order (see the module doc). One range by default.
     fn parts(&self) -> Vec<Range<u64>> {
         std::iter::once(0..self.size()).collect()
+    }
+
+    /// Whether an un-move may reach `idx` with `side` to move: false where `predecessors`
+    /// leaves the position out. Asked of the notes another process sent: a game split
+    /// across processes may not know that of the positions it does not hold, and reports
+    /// them; their holder drops the notes. True by default.
+    fn takes_unmoves(&self, _side: usize, _idx: u64) -> bool {
+        true
     }
 
     /// Told the values of the indices `own` of `part` (as `Solution::values` holds them,
@@ -1166,6 +1175,17 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
     }
 
+    /// Whether the game takes `note`, from another process (`RetroGame::takes_unmoves`).
+    fn takes(&self, note: Note) -> bool {
+        match note {
+            Note::Win(side, i) | Note::Lost(side, i) | Note::WinAt(side, i, _) => {
+                self.game.takes_unmoves(side as usize, i)
+            }
+            // Sent by a move's holder for its own position: the move was taken already.
+            Note::MoveLosesAt(..) => true,
+        }
+    }
+
     /// What `note` does to the position it targets, held here, at `level`.
     fn apply(&self, note: Note, level: u32) {
         match note {
@@ -1196,8 +1216,9 @@ impl<'g, G: RetroGame> State<'g, G> {
         let units = received.len() / UNIT;
         (0..units).into_par_iter().step_by(CHUNK).for_each(|first| {
             for u in first..(first + CHUNK).min(units) {
-                if let Some(note) = Note::decode(&received, u) {
-                    self.apply(note, level);
+                match Note::decode(&received, u) {
+                    Some(note) if self.takes(note) => self.apply(note, level),
+                    _ => {}
                 }
             }
         });

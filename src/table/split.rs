@@ -86,30 +86,23 @@ impl Choices<'_> {
         }
         let received = self.peers.all_to_all(outgoing);
         let mine: Vec<&Job> = jobs.iter().filter(|j| j.to == me).collect();
-        // Per job of this process, per sender: where each chunk's choices start, and the
-        // choices.
-        let mut from: Vec<Vec<(Vec<usize>, Vec<u16>)>> = vec![Vec::new(); mine.len()];
-        let mut rest = &received[..];
+        // Per job of this process, per sender: where in `received` each chunk's choices
+        // start (read in place: no copy of them is made).
+        let mut from: Vec<Vec<Vec<usize>>> = vec![Vec::new(); mine.len()];
+        let mut at = 0;
         for _sender in 0..count {
             for (job, from) in mine.iter().zip(&mut from) {
                 let n = chunks(&job.range).len();
-                let (counts, tail) = rest.split_at(4 * n);
+                let counts = &received[at..at + 4 * n];
+                at += 4 * n;
                 let mut starts = Vec::with_capacity(n);
-                let mut total = 0;
                 for c in counts.chunks_exact(4) {
-                    starts.push(total);
-                    total += u32::from_le_bytes(c.try_into().expect("a count")) as usize;
+                    starts.push(at);
+                    at += 2 * u32::from_le_bytes(c.try_into().expect("a count")) as usize;
                 }
-                let (choices, tail) = tail.split_at(2 * total);
-                rest = tail;
-                let choices = choices
-                    .chunks_exact(2)
-                    .map(|v| u16::from_le_bytes([v[0], v[1]]))
-                    .collect();
-                from.push((starts, choices));
+                from.push(starts);
             }
         }
-        drop(received);
         let mut filled = vec![Vec::new(); jobs.len()];
         for ((job, from), k) in mine.iter().zip(from).zip(jobs_of(jobs, me)) {
             let len = (job.range.end - job.range.start) as usize;
@@ -118,16 +111,15 @@ impl Choices<'_> {
                 .zip(chunks(&job.range))
                 .enumerate()
                 .for_each(|(c, (out, range))| {
-                    let mut next: Vec<usize> = from.iter().map(|(starts, _)| starts[c]).collect();
+                    let mut next: Vec<usize> = from.iter().map(|starts| starts[c]).collect();
                     let mut choices = Vec::with_capacity(out.len());
                     job.layout.for_each_index(self.index, range, |idx| {
                         choices.push(match idx {
                             None => any(kind),
                             Some(i) => {
-                                let holder = self.owners.owner(i);
-                                let v = from[holder].1[next[holder]];
-                                next[holder] += 1;
-                                v
+                                let at = &mut next[self.owners.owner(i)];
+                                *at += 2;
+                                u16::from_le_bytes([received[*at - 2], received[*at - 1]])
                             }
                         });
                     });
@@ -240,7 +232,10 @@ impl Choices<'_> {
         let batch = opts.segments_at_once.max(1) as u64 * len;
         if !opts.is_cut(n) {
             // Whole, at process 0, a batch of pieces of a segment's length at a time.
-            let mut values: Vec<S> = Vec::new();
+            let mut values: Vec<S> = match self.peers.rank() {
+                0 => Vec::with_capacity(n as usize),
+                _ => Vec::new(),
+            };
             for first in (0..n).step_by(batch as usize) {
                 let jobs: Vec<Job> = pieces(first..n.min(first + batch))
                     .map(|range| Job {
