@@ -266,6 +266,11 @@ enum Note {
     MoveLosesAt(u8, u64, u64, u32),
 }
 
+/// How a process's wins of a level are sent (`State::wins_at`): a word each, or the bitmaps
+/// of its share.
+const WINS_LISTED: u8 = 0;
+const WINS_MAPPED: u8 = 1;
+
 /// Bytes of a unit of a note: a tag and a word. A note takes one unit, deferred work two
 /// or three (the units after the first tagged `CONTINUED`).
 const UNIT: usize = 9;
@@ -1238,12 +1243,27 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
         let all = self.peers.all_gather(mine);
         let found = all.iter().any(|a| a[0] == 1);
-        for a in &all {
+        for (rank, a) in all.iter().enumerate() {
             self.note_static(u32::from_le_bytes(a[1..5].try_into().expect("a level")));
-            if let Some(won) = &self.won {
-                for w in a[5..].chunks_exact(8) {
-                    let w = u64::from_le_bytes(w.try_into().expect("a word"));
-                    won[(w & 1) as usize].set(((w >> 1) - self.part.start) as usize);
+            if let (Some(won), Some((&tag, wins))) = (&self.won, a[5..].split_first()) {
+                let words = wins
+                    .chunks_exact(8)
+                    .map(|w| u64::from_le_bytes(w.try_into().expect("a word")));
+                match tag {
+                    WINS_LISTED => {
+                        for w in words {
+                            won[(w & 1) as usize].set(((w >> 1) - self.part.start) as usize);
+                        }
+                    }
+                    _ => {
+                        // Shares start on whole words of the part's bitmaps.
+                        let share = self.shares.of(rank);
+                        let at = ((share.start - self.part.start) / 64) as usize;
+                        let n = (share.end - share.start).div_ceil(64) as usize;
+                        for (k, w) in words.enumerate() {
+                            won[k / n].words()[at + k % n].fetch_or(w, Relaxed);
+                        }
+                    }
                 }
             }
         }
@@ -1252,34 +1272,52 @@ impl<'g, G: RetroGame> State<'g, G> {
     }
 
     /// With checks, split: adds to `mine` the positions this process found won at `level`
-    /// (odd), each a word (index and side).
+    /// (odd): listed, a word each (index and side), or, where that is longer (the first
+    /// levels of a table with many conversions), as bitmaps of its share, a bit each.
     fn wins_at(&self, level: u32, mine: &mut Vec<u8>) {
         if self.won.is_none() {
             return;
         }
         let (start, n) = (self.own.start, (self.own.end - self.own.start) as usize);
         let code = Dtm::from_plies(level).encode();
-        let mut add = |side: usize, idx: u64| {
-            mine.extend_from_slice(&(idx << 1 | side as u64).to_le_bytes());
-        };
-        if (level as usize) + 1 < MARKED_LEVELS {
-            // A position won at `level` is marked for the next.
-            for side in 0..2 {
-                for block in (0..n).step_by(BLOCK) {
-                    if self.marked(side, block, level + 1) {
-                        for i in block..(block + BLOCK).min(n) {
-                            if self.values[side][i].load(Relaxed) == code {
-                                add(side, start + i as u64);
+        let each = |f: &mut dyn FnMut(usize, usize)| {
+            if (level as usize) + 1 < MARKED_LEVELS {
+                // A position won at `level` is marked for the next.
+                for side in 0..2 {
+                    for block in (0..n).step_by(BLOCK) {
+                        if self.marked(side, block, level + 1) {
+                            for i in block..(block + BLOCK).min(n) {
+                                if self.values[side][i].load(Relaxed) == code {
+                                    f(side, i);
+                                }
                             }
                         }
                     }
                 }
             }
+            // Beyond a byte, those found at this level are listed.
+            for &(side, idx) in lock(&self.frontier).iter() {
+                f(side as usize, (idx - start) as usize);
+            }
+        };
+        let mut count = 0;
+        each(&mut |_, _| count += 1);
+        if count == 0 {
+            return;
         }
-        // Beyond a byte, those found at this level are listed.
-        for &(side, idx) in lock(&self.frontier).iter() {
-            add(side as usize, idx);
+        let words = n.div_ceil(64);
+        if count < 2 * words {
+            mine.push(WINS_LISTED);
+            each(&mut |side, i| {
+                let word = (start + i as u64) << 1 | side as u64;
+                mine.extend_from_slice(&word.to_le_bytes());
+            });
+            return;
         }
+        mine.push(WINS_MAPPED);
+        let mut bits = vec![0u64; 2 * words];
+        each(&mut |side, i| bits[side * words + i / 64] |= 1 << (i % 64));
+        mine.extend(bits.iter().flat_map(|w| w.to_le_bytes()));
     }
 
     /// True when `(side, j)`, an index of the part, is won for its mover by a level before
