@@ -113,7 +113,7 @@ impl Rule {
             false => parts.held_span(),
         };
         let outcomes = Outcomes::bitmaps(parts.solution(), span);
-        let rule = RuleGame::new(game, outcomes, self);
+        let rule = RuleGame::new(game, outcomes, self, peers.count() > 1);
         let solve = |rule| self.solve_part(rule, part.clone(), label, observer, &*peers);
         if count > 1 {
             // The parts' values stay for the parts to come, within the memory model
@@ -144,10 +144,14 @@ impl Rule {
         // moves inside exactly (`RuleGame::successors_counted`), and counters take less
         // time than checks, in no more memory than the part's first solve had. Where two
         // may meet and count twice: checks, which also keep the pass below the first
-        // solve there (its solution is held packed meanwhile).
-        let search = match rule.game.index().moves_may_meet() {
-            false => LossSearch::Counters,
-            true => LossSearch::Checks,
+        // solve there (its solution is held packed meanwhile); but split across
+        // processes, checks read whether any position of the part is won (a bit an index
+        // and side of the whole part in every process), so there the moves are reported,
+        // the meeting ones once, and counted down (a byte an index and side of the share).
+        let search = match (rule.game.index().moves_may_meet(), peers.count()) {
+            (false, _) => LossSearch::Counters,
+            (true, 1) => LossSearch::Checks,
+            (true, _) => LossSearch::Counters,
         };
         for winners in [false, true] {
             if winners && !rule.second_solve.swap(false, Relaxed) {
@@ -300,16 +304,19 @@ struct RuleGame<'a, E> {
     judging_winners: AtomicBool,
     /// The first solve of the part met a forced reset.
     forced_reset: AtomicBool,
+    /// Split across processes (`Rule::solve_part`).
+    split: bool,
     /// The second solve must judge the part's wins.
     second_solve: AtomicBool,
 }
 
 impl<'a, E: Send> RuleGame<'a, E> {
-    fn new(game: &'a ChessGame<'a, E>, outcomes: Outcomes, rule: &'a Rule) -> Self {
+    fn new(game: &'a ChessGame<'a, E>, outcomes: Outcomes, rule: &'a Rule, split: bool) -> Self {
         RuleGame {
             game,
             outcomes,
             rule,
+            split,
             judging_winners: AtomicBool::new(false),
             forced_reset: AtomicBool::new(false),
             second_solve: AtomicBool::new(false),
@@ -474,13 +481,17 @@ impl<E: Send> RetroGame for RuleGame<'_, E> {
     /// Its quiet moves are counted, not encoded: exactly where no two moves meet
     /// (`TableIndex::moves_may_meet`), and the solve counts them down; elsewhere two may
     /// count twice, and the solve, by checks, asks only whether a position has moves
-    /// inside the graph.
+    /// inside the graph. A solve split across processes counts them down there too
+    /// (`Rule::solve_part`): the moves are reported, the meeting ones once.
     fn successors_counted(
         &self,
         side: usize,
         idx: u64,
         f: &mut impl FnMut(Successor),
     ) -> Option<(Dtm, u32)> {
+        if self.game.index().moves_may_meet() && self.split {
+            return self.successors(side, idx, f).map(|t| (t, 0));
+        }
         self.resets(side, idx, f, |_, _, _, _| {})
     }
 
