@@ -13,6 +13,17 @@ pub mod peers;
 use mpi::environment::Universe;
 use mpi::topology::{Communicator, SimpleCommunicator};
 
+/// Makes a panic abort this process once it is reported: a process of a job that panics
+/// must end the job (`mpirun` then stops the others), and unwinding would finalise MPI,
+/// which waits for the others while they wait in a collective call for it.
+fn abort_on_panic() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        std::process::abort();
+    }));
+}
+
 /// This process's place in an MPI job.
 pub struct Cluster {
     /// Keeps MPI initialised while the cluster lives (finalised when dropped).
@@ -34,13 +45,7 @@ impl Cluster {
         // The solver's collective calls come from the thread that drives a table's solve,
         // not always the first (`peers::MpiPeers`).
         let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Serialized)?;
-        // A process that panics must end the job: unwinding would finalise MPI, which waits
-        // for the others, while they wait in a collective call for it.
-        let report = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            report(info);
-            std::process::abort();
-        }));
+        abort_on_panic();
         let world = universe.world();
         Some(Cluster {
             _universe: universe,
@@ -70,5 +75,35 @@ impl Cluster {
 
     pub(crate) fn world(&self) -> &SimpleCommunicator {
         &self.world
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Set in the child process of `a_panic_aborts_the_process`.
+    const CHILD: &str = "RETROBOOK_PANIC_CHILD";
+
+    /// A process of a job that panics dies of SIGABRT after reporting the panic, instead of
+    /// unwinding (which would exit with 101 after finalising MPI): the test runs itself
+    /// again as a child that panics.
+    #[test]
+    fn a_panic_aborts_the_process() {
+        if std::env::var_os(CHILD).is_some() {
+            super::abort_on_panic();
+            panic!("a panic in a process of the job");
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "cluster::tests::a_panic_aborts_the_process",
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(out.status.signal(), Some(libc::SIGABRT), "{:?}", out.status);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("a panic in a process of the job"), "{err}");
     }
 }
