@@ -208,6 +208,35 @@ impl Choices<'_> {
             .collect()
     }
 
+    /// The filled values of the whole stream of `kind` in `layout`'s order, at process 0
+    /// (empty elsewhere), their choices coming a batch of segments' worth at a time
+    /// (collective).
+    pub(super) fn whole_at_root<S: Symbol>(
+        &self,
+        kind: Kind,
+        layout: &Layout,
+        opts: &WriteOptions,
+    ) -> Vec<S> {
+        let (n, len, batch) = (layout.size(), 1u64 << opts.segment_log, batch(opts));
+        let mut values: Vec<S> = match self.peers.rank() {
+            0 => Vec::with_capacity(n as usize),
+            _ => Vec::new(),
+        };
+        for first in (0..n).step_by(batch as usize) {
+            let jobs: Vec<Job> = pieces(first..n.min(first + batch), len)
+                .map(|range| Job {
+                    layout,
+                    range,
+                    to: 0,
+                })
+                .collect();
+            for piece in self.filled_at::<S>(kind, &jobs, opts.conversion_cost) {
+                values.extend_from_slice(&piece);
+            }
+        }
+        values
+    }
+
     /// The stream of `kind` in `layout`'s order, at process 0 (empty elsewhere): as
     /// `Choices::written` makes it, its work spread over the processes (collective).
     pub(super) fn written_split(
@@ -224,30 +253,9 @@ impl Choices<'_> {
 
     fn written_as<S: Symbol>(&self, kind: Kind, layout: &Layout, opts: &WriteOptions) -> Vec<u8> {
         let (n, log, count) = (layout.size(), opts.segment_log, self.peers.count());
-        let len = 1u64 << log;
-        let pieces = |range: Range<u64>| {
-            (range.start.div_ceil(len)..range.end.div_ceil(len))
-                .map(move |k| k * len..range.end.min((k + 1) * len))
-        };
-        let batch = opts.segments_at_once.max(1) as u64 * len;
+        let (len, batch) = (1u64 << log, batch(opts));
         if !opts.is_cut(n) {
-            // Whole, at process 0, a batch of pieces of a segment's length at a time.
-            let mut values: Vec<S> = match self.peers.rank() {
-                0 => Vec::with_capacity(n as usize),
-                _ => Vec::new(),
-            };
-            for first in (0..n).step_by(batch as usize) {
-                let jobs: Vec<Job> = pieces(first..n.min(first + batch))
-                    .map(|range| Job {
-                        layout,
-                        range,
-                        to: 0,
-                    })
-                    .collect();
-                for piece in self.filled_at::<S>(kind, &jobs, opts.conversion_cost) {
-                    values.extend_from_slice(&piece);
-                }
-            }
+            let values = self.whole_at_root::<S>(kind, layout, opts);
             return match self.peers.rank() {
                 0 => compress(kind, values, opts),
                 _ => Vec::new(),
@@ -257,7 +265,7 @@ impl Choices<'_> {
         // Each process a batch of segments at a time, in turn.
         let mut segments = Vec::new();
         for first in (0..n).step_by((batch * count as u64) as usize) {
-            let jobs: Vec<Job> = pieces(first..n.min(first + batch * count as u64))
+            let jobs: Vec<Job> = pieces(first..n.min(first + batch * count as u64), len)
                 .enumerate()
                 .map(|(k, range)| Job {
                     layout,
@@ -272,6 +280,17 @@ impl Choices<'_> {
             _ => Vec::new(),
         }
     }
+}
+
+/// The numbers of a stream filled at once: a batch of segments' worth.
+fn batch(opts: &WriteOptions) -> u64 {
+    opts.segments_at_once.max(1) as u64 * (1 << opts.segment_log)
+}
+
+/// The ranges of segments' length (`len`, from 0) that cover `range`.
+fn pieces(range: Range<u64>, len: u64) -> impl Iterator<Item = Range<u64>> {
+    (range.start.div_ceil(len)..range.end.div_ceil(len))
+        .map(move |k| k * len..range.end.min((k + 1) * len))
 }
 
 /// The numbers of the jobs given to process `rank`, in order.

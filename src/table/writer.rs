@@ -263,7 +263,8 @@ impl Choices<'_> {
     }
 
     /// The values stream `kind` stores for the numbers `range` of `layout`, filled: a byte
-    /// per value, but for the distances of mates beyond 255 moves.
+    /// per value, but for the distances of mates beyond 255 moves. Split across processes
+    /// (collective), the whole stream, at process 0 (`split`), empty elsewhere.
     fn gather(
         &self,
         kind: Kind,
@@ -272,6 +273,13 @@ impl Choices<'_> {
         opts: &WriteOptions,
     ) -> Filled {
         let cost = opts.conversion_cost;
+        if self.peers.count() > 1 {
+            assert_eq!(range, 0..layout.size(), "split, whole streams only");
+            return match self.wide(kind) {
+                true => Filled::Wide(self.whole_at_root(kind, layout, opts)),
+                false => Filled::Bytes(self.whole_at_root(kind, layout, opts)),
+            };
+        }
         match self.wide(kind) {
             true => Filled::Wide(self.filled(kind, layout, range, cost)),
             false => Filled::Bytes(self.filled(kind, layout, range, cost)),
@@ -599,15 +607,19 @@ pub(crate) fn write_table_sides(
         bits[dtm_side] = Vec::new();
     }
     let dtm_kind = Kind::Dtm(dtm_side);
-    let dtm_stream = if segmented || peers.count() > 1 {
+    let dtm_stream = if segmented {
         let stream = c.written(dtm_kind, &dtm_layout, opts);
         c.solution.let_go(dtm_side);
         stream
     } else {
-        // Whole, the solution goes before the values gathered are compressed.
+        // Whole, the solution goes before the values gathered are compressed (split,
+        // gathered at process 0).
         let dtm_values = c.gather(dtm_kind, &dtm_layout, 0..dtm_layout.size(), opts);
         c.solution.let_go(dtm_side);
-        dtm_values.compress(dtm_kind, opts)
+        match peers.rank() {
+            0 => dtm_values.compress(dtm_kind, opts),
+            _ => Vec::new(),
+        }
     };
     c.wdl_inputs[dtm_side] = inputs.unpack();
     streams[dtm_side] = wdl_stream(&c, dtm_side);
