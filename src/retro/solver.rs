@@ -685,7 +685,7 @@ impl PartByPart {
     }
 
     /// The same, each part split across `peers` (every one of which solves the same game
-    /// alike, in step).
+    /// alike, in step): each process keeps its share of each part (`owned`).
     pub fn split_across(self, peers: Arc<dyn Peers>) -> PartByPart {
         PartByPart { peers, ..self }
     }
@@ -788,7 +788,8 @@ impl PartByPart {
     }
 
     /// The solution of the parts solved so far (the others' values are 0); of a game of
-    /// several parts, its values and long distances only, until `into_solution`.
+    /// several parts, its values and long distances only, until `into_solution`; of a game
+    /// of one part split across processes, this process's share (`held`).
     pub fn solution(&self) -> &Solution {
         self.out.as_ref().expect("a part is solved")
     }

@@ -218,6 +218,7 @@ impl Choices<'_> {
         opts: &WriteOptions,
     ) -> Vec<S> {
         let (n, len, batch) = (layout.size(), 1u64 << opts.segment_log, batch(opts));
+        assert!(len >= FILL_CHUNK as u64, "pieces of whole fill chunks");
         let mut values: Vec<S> = match self.peers.rank() {
             0 => Vec::with_capacity(n as usize),
             _ => Vec::new(),
@@ -352,7 +353,8 @@ mod tests {
     /// segments than processes, and a batch of several each), layouts sampled, 50-move
     /// classes and distances beyond 255 moves among the values; a table of one part and
     /// one of several (pawns), whose processes hold a share of each part, the values of
-    /// the others' shares changed (read, they would change the file).
+    /// the others' shares changed (read, they would change the file); each process with
+    /// its own count of segments compressed at once.
     #[test]
     fn a_table_written_by_three_processes_is_the_one_process_table() {
         for m in ["KRvKN", "KRvKP"] {
@@ -410,7 +412,12 @@ mod tests {
                             1 => share(s, owners.of(p.rank())[0].clone()),
                             _ => others_changed(s, owners, p.rank()),
                         };
-                        write_table_sides(dir, &m, mine, None, stats, opts, &p).unwrap();
+                        // Each with its own count of segments at once (its threads).
+                        let opts = WriteOptions {
+                            segments_at_once: opts.segments_at_once + p.rank(),
+                            ..opts.clone()
+                        };
+                        write_table_sides(dir, &m, mine, None, stats, &opts, &p).unwrap();
                     });
                 }
             });

@@ -535,6 +535,23 @@ pub(crate) fn write_table_sides(
         moves_beyond_a_byte = all.iter().any(|a| a == &[1]);
     }
     let owners = Owners::new(&index.parts(), peers.count());
+    // The streams are cut into the same batches in every process, whatever its threads.
+    let agreed;
+    let opts = match peers.count() {
+        1 => opts,
+        _ => {
+            let mine = (opts.segments_at_once as u64).to_le_bytes().to_vec();
+            let all = peers.all_gather(mine);
+            let at_once = all
+                .iter()
+                .map(|a| u64::from_le_bytes(a[..8].try_into().expect("a count")));
+            agreed = WriteOptions {
+                segments_at_once: at_once.min().unwrap_or(1) as usize,
+                ..opts.clone()
+            };
+            &agreed
+        }
+    };
     let mut c = Choices {
         index: &index,
         solution,
