@@ -55,13 +55,17 @@
 //! Split across K processes (`retro::peers`), each holds its share of each part (n/K
 //! indices a side) from the solve to the writer: the solver's state and values of its
 //! share, and of the 50-move pass its share's bitmaps (an un-move into another share is
-//! sent, not judged); a pawn table's part being solved and those its pawn moves reach
-//! (values, 2 bytes an index of them, gathered in every process and given back but for the
-//! share once no part left reads them); the statistics are counted per share and added;
-//! the writer makes the choices of its share for the process that fills each segment
-//! (`table::split`), which holds a batch of segments (a stream not cut into segments:
-//! process 0 fills it whole); process 0 holds the compressed streams. Every process also
-//! decodes the sub-tables it reads.
+//! sent, not judged; where two moves may meet, the pass counts moves down, a byte an index
+//! of the share, as checks would read a bit of every index of the part); a pawn table's
+//! part being solved and those its pawn moves reach (values, 2 bytes an index of them,
+//! gathered in every process and given back but for the share once no part left reads
+//! them); the statistics are counted per share and added; the writer makes the choices of
+//! its share for the process that fills each segment (`table::split`), which holds a batch
+//! of segments (a stream not cut into segments: process 0 fills it whole); process 0
+//! holds the compressed streams. Every process also decodes the sub-tables it reads. Not
+//! yet split: a pawn table's writer, whose sides come whole-length (`PartByPart::into_sides`
+//! packs and unpacks a side, and the WDL inputs are made for every index), so that each
+//! process holds a side's byte an index there, as one process does.
 //!
 //! Measured peaks (VmHWM) against the model: KRBvKR 619 MiB (model 630 MiB), solving (733
 //! MiB in the 50-move pass while its second solve counted moves, 872 MiB with a summary

@@ -645,16 +645,19 @@ pub struct PartByPart {
     solved: usize,
     max_plies: u32,
     search: LossSearch,
-    /// The solution of the parts solved, the others' values 0; None before the first part
-    /// of a game of several parts is solved.
+    /// The solution of the parts solved, the others' values 0 (of a game of one part split
+    /// across processes, this process's share; of several, the others' shares given back
+    /// once no part reads them); None before the first part of a game of several parts is
+    /// solved.
     out: Option<Solution>,
     /// Each side's long distances listed so far.
     long: [Vec<(u64, u32)>; 2],
     /// Plies of the longest best exit of the part solved last.
     last_longest_exit: u32,
-    /// Of a game of several parts, per side, each part's first index and bitmaps
-    /// (illegal, exit decides, exit same class), held compressed: no part reads another's,
-    /// and only the whole solution needs them.
+    /// Of a game of several parts, per side, the first index and bitmaps (illegal, exit
+    /// decides, exit same class) of each part's share this process holds (the whole part
+    /// alone), held compressed: no part reads another's, and only the writer needs them,
+    /// at the indices each process keeps.
     marks: [Vec<(u64, [Packed; 3])>; 2],
     /// Per side, the values of the parts that no part left to solve reads, held
     /// compressed, their pages given back (`let_go_unread`).
@@ -902,7 +905,7 @@ impl PartByPart {
     }
 
     /// Makes side `side` of `out` whole: the values let go put back, the parts' bitmaps
-    /// joined.
+    /// joined (split across processes: at the indices this process keeps, `owned`).
     fn make_whole(&mut self, out: &mut Solution, side: usize) {
         for (at, packed) in self.unread[side].drain(..) {
             packed.unpack_into(&mut out.values[side][at]);
@@ -924,7 +927,8 @@ impl PartByPart {
         out.exit_same_wdl[side] = same;
     }
 
-    /// The solution, every part solved.
+    /// The solution, every part solved (split across processes: at the indices this
+    /// process keeps, `owned`).
     pub fn into_solution(mut self) -> Solution {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
         if self.parts.len() > 1 {
