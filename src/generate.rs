@@ -62,10 +62,10 @@
 //! them); the statistics are counted per share and added; the writer makes the choices of
 //! its share for the process that fills each segment (`table::split`), which holds a batch
 //! of segments (a stream not cut into segments: process 0 fills it whole); process 0
-//! holds the compressed streams. Every process also decodes the sub-tables it reads. Not
-//! yet split: a pawn table's writer, whose sides come whole-length (`PartByPart::into_sides`
-//! packs and unpacks a side, and the WDL inputs are made for every index), so that each
-//! process holds a side's byte an index there, as one process does.
+//! holds the compressed streams. Every process also decodes the sub-tables it reads. A
+//! pawn table's sides come whole-length to the writer, but only the pages of the indices
+//! a process keeps are written (`Packed::unpack_into` writes the bytes that change, the
+//! WDL inputs are made at those indices alone).
 //!
 //! Measured peaks (VmHWM) against the model: KRBvKR 619 MiB (model 630 MiB), solving (733
 //! MiB in the 50-move pass while its second solve counted moves, 872 MiB with a summary

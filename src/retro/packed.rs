@@ -122,14 +122,26 @@ impl Packed {
         out
     }
 
-    /// The bytes as they were packed, into `out`, which has their length.
+    /// The bytes as they were packed, into `out`, which has their length. Only the bytes
+    /// that differ from what `out` holds are written: pages that stay zero (given back, or
+    /// never written) take no memory, such as those of the indices other processes keep
+    /// (`retro::peers::Owners`).
     pub fn unpack_into(self, out: &mut [u8]) {
         assert_eq!(out.len(), self.len, "unpacked where they fit");
         out.par_chunks_mut(PIECE)
             .zip(self.pieces.into_par_iter())
-            .for_each_init(Unsqueezer::new, |unsqueezer, (piece, packed)| {
-                unsqueezer.unsqueeze(&packed, piece)
-            });
+            .for_each_init(
+                || (Unsqueezer::new(), Vec::new()),
+                |(unsqueezer, bytes), (piece, packed)| {
+                    let bytes = scratch(bytes, piece.len());
+                    unsqueezer.unsqueeze(&packed, bytes);
+                    for (o, &b) in piece.iter_mut().zip(bytes.iter()) {
+                        if *o != b {
+                            *o = b;
+                        }
+                    }
+                },
+            );
     }
 }
 

@@ -150,9 +150,11 @@ fn wdl_input(solution: &Solution, side: usize, idx: u64, code: u8) -> u8 {
     2 * class.code() + u8::from(solution.exit_has_class(side, idx, class))
 }
 
-/// The WDL inputs of `side`, made in place of its values, the rest of the side let go: a
-/// byte per index where its WDL stream would read a byte and five bits.
-fn wdl_inputs_in_place(solution: &mut Solution, side: usize) -> Vec<u8> {
+/// The WDL inputs of `side`, made in place of its values at the indices `owned` (this
+/// process's; the others' bytes are not read, and their pages stay as they are), the rest
+/// of the side let go: a byte per index where its WDL stream would read a byte and five
+/// bits.
+fn wdl_inputs_in_place(solution: &mut Solution, side: usize, owned: &[Range<u64>]) -> Vec<u8> {
     let mut codes = std::mem::take(&mut solution.values[side]);
     let s = &*solution;
     codes
@@ -160,24 +162,47 @@ fn wdl_inputs_in_place(solution: &mut Solution, side: usize) -> Vec<u8> {
         .enumerate()
         .for_each(|(c, chunk)| {
             let first = s.first + (c * FILL_CHUNK) as u64;
-            for (idx, code) in (first..).zip(chunk) {
-                *code = wdl_input(s, side, idx, *code);
+            for own in within(owned, first..first + chunk.len() as u64) {
+                let at = (own.start - first) as usize..(own.end - first) as usize;
+                for (idx, code) in own.zip(&mut chunk[at]) {
+                    *code = wdl_input(s, side, idx, *code);
+                }
             }
         });
     solution.let_go(side);
     codes
 }
 
-/// The WDL inputs of `side`, packed as they are made: the side stays whole.
-fn wdl_inputs_packed(solution: &Solution, side: usize) -> Packed {
+/// The WDL inputs of `side` at the indices `owned`, packed as they are made (zero at the
+/// others'): the side stays whole.
+fn wdl_inputs_packed(solution: &Solution, side: usize, owned: &[Range<u64>]) -> Packed {
     let values = &solution.values[side];
     Packed::build(values.len(), |first, piece| {
-        let codes = values[first..].iter();
         let first = solution.first + first as u64;
-        for ((idx, input), &code) in (first..).zip(piece).zip(codes) {
-            *input = wdl_input(solution, side, idx, code);
+        let range = first..first + piece.len() as u64;
+        if within(owned, range.clone())
+            .map(|r| r.end - r.start)
+            .sum::<u64>()
+            < range.end - first
+        {
+            piece.fill(0);
+        }
+        for own in within(owned, range) {
+            let at = (own.start - first) as usize..(own.end - first) as usize;
+            let codes = values[(own.start - solution.first) as usize..].iter();
+            for ((idx, input), &code) in own.zip(&mut piece[at]).zip(codes) {
+                *input = wdl_input(solution, side, idx, code);
+            }
         }
     })
+}
+
+/// The parts of the ranges `owned` (in order) inside `range`.
+fn within<'a>(owned: &'a [Range<u64>], range: Range<u64>) -> impl Iterator<Item = Range<u64>> + 'a {
+    owned
+        .iter()
+        .map(move |o| o.start.max(range.start)..o.end.min(range.end))
+        .filter(|r| r.start < r.end)
 }
 
 impl Choices<'_> {
@@ -607,12 +632,13 @@ pub(crate) fn write_table_sides(
         Some(held) => held.swap(&mut c.solution),
         None => PackedSide::take(&mut c.solution, dtm_side),
     };
-    c.wdl_inputs[other] = wdl_inputs_in_place(&mut c.solution, other);
+    let owned = c.owners.of(peers.rank());
+    c.wdl_inputs[other] = wdl_inputs_in_place(&mut c.solution, other, &owned);
     streams[other] = wdl_stream(&c, other);
     c.wdl_inputs[other] = Vec::new();
     give_back_free_memory();
     held.restore(&mut c.solution);
-    let inputs = wdl_inputs_packed(&c.solution, dtm_side);
+    let inputs = wdl_inputs_packed(&c.solution, dtm_side, &owned);
     // The DTM stream reads the values and the exits deciding, no more.
     let s = &mut c.solution;
     for bits in [
