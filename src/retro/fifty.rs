@@ -439,12 +439,7 @@ impl<E: Send> RetroGame for RuleGame<'_, E> {
         let split = peers.count() > 1;
         let unfound_here =
             !judging_winners && (forced_reset || split) && (win_unfound(0) || win_unfound(1));
-        let mut flags = [forced_reset, unfound_here];
-        if split {
-            let all = peers.all_gather(flags.map(u8::from).to_vec());
-            flags = [0, 1].map(|k| all.iter().any(|a| a[k] == 1));
-        }
-        let second = flags == [true, true];
+        let second = peers.any_of(&[forced_reset, unfound_here]) == [true, true];
         let judged = match judging_winners {
             true => [Wdl::Win, Wdl::Win],
             false if second => {

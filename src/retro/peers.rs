@@ -31,6 +31,15 @@ pub trait Peers: Send + Sync {
     /// Bytes this process has sent to the others so far.
     fn bytes_sent(&self) -> u64;
 
+    /// For each of `flags`, whether it is true in any process (every process passes as
+    /// many).
+    fn any_of(&self, flags: &[bool]) -> Vec<bool> {
+        let all = self.all_gather(flags.iter().map(|&f| u8::from(f)).collect());
+        (0..flags.len())
+            .map(|k| all.iter().any(|a| a[k] == 1))
+            .collect()
+    }
+
     /// Returns once every process has called it.
     fn barrier(&self) {
         self.all_gather(Vec::new());

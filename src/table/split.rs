@@ -18,8 +18,8 @@
 //! and every process learns every size, so that all choose the same layouts.
 
 use super::codec::Symbol;
-use super::fill::{fill_dtm, fill_wdl, FILL_CHUNK};
-use super::writer::{any, compress, Choices, Kind, WriteOptions, PREFETCH_AHEAD};
+use super::fill::FILL_CHUNK;
+use super::writer::{any, compress, fill_into, Choices, Kind, WriteOptions, PREFETCH_AHEAD};
 use crate::index::Layout;
 use rayon::prelude::*;
 use std::collections::VecDeque;
@@ -123,13 +123,7 @@ impl Choices<'_> {
                             }
                         });
                     });
-                    match kind {
-                        Kind::Wdl(_) => fill_wdl(&mut choices, conversion_cost),
-                        Kind::Dtm(_) => fill_dtm(&mut choices),
-                    }
-                    for (o, &v) in out.iter_mut().zip(&choices) {
-                        *o = S::from_usize(v.into());
-                    }
+                    fill_into(kind, &mut choices, conversion_cost, out);
                 });
             filled[k] = out;
         }

@@ -276,13 +276,7 @@ impl Choices<'_> {
                     ahead.push_back(idx);
                 });
                 choices.extend(ahead.into_iter().map(choice));
-                match kind {
-                    Kind::Wdl(_) => fill_wdl(&mut choices, conversion_cost),
-                    Kind::Dtm(_) => fill_dtm(&mut choices),
-                }
-                for (o, &v) in chunk.iter_mut().zip(&choices) {
-                    *o = S::from_usize(v.into());
-                }
+                fill_into(kind, &mut choices, conversion_cost, chunk);
             });
         out
     }
@@ -398,6 +392,18 @@ impl Filled {
             Filled::Bytes(v) => compress(kind, v, opts),
             Filled::Wide(v) => compress(kind, v, opts),
         }
+    }
+}
+
+/// Fills the choice sets `choices` of one fill chunk (`fill`) and writes the values
+/// chosen to `out`.
+pub(super) fn fill_into<S: Symbol>(kind: Kind, choices: &mut [u16], cost: u32, out: &mut [S]) {
+    match kind {
+        Kind::Wdl(_) => fill_wdl(choices, cost),
+        Kind::Dtm(_) => fill_dtm(choices),
+    }
+    for (o, &v) in out.iter_mut().zip(choices.iter()) {
+        *o = S::from_usize(v.into());
     }
 }
 
@@ -549,16 +555,12 @@ pub(crate) fn write_table_sides(
 ) -> Result<(PathBuf, u64), TableError> {
     let path = table_path(dir, material);
     let index = TableIndex::new(*material);
-    let mut moves_beyond_a_byte = solution
-        .long
-        .iter()
-        .flat_map(|l| l.entries())
+    let long = solution.long.iter().flat_map(|l| l.entries());
+    let here = long
+        .clone()
         .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16);
-    if peers.count() > 1 {
-        // Every process fills with the same symbols, whoever holds the long distances.
-        let all = peers.all_gather(vec![u8::from(moves_beyond_a_byte)]);
-        moves_beyond_a_byte = all.iter().any(|a| a == &[1]);
-    }
+    // Every process fills with the same symbols, whoever holds the long distances.
+    let moves_beyond_a_byte = peers.any_of(&[here])[0];
     let owners = Owners::new(&index.parts(), peers.count());
     // The streams are cut into the same batches in every process, whatever its threads.
     let agreed;
