@@ -74,8 +74,24 @@ pub(crate) fn prepare_folder_of(path: &Path) -> io::Result<usize> {
 /// Creates `dir` if missing and removes the temporaries killed runs left in it; returns
 /// how many it removed.
 pub(crate) fn prepare_folder(dir: &Path) -> io::Result<usize> {
-    fs::create_dir_all(dir)?;
+    fs::create_dir_all(dir).map_err(|e| match file_on_the_way(dir) {
+        // "File exists" names neither the file nor the fault.
+        Some(file) => io::Error::new(
+            e.kind(),
+            format!("{} is a file, not a folder", file.display()),
+        ),
+        None => e,
+    })?;
     Ok(remove_stale_temporaries(dir))
+}
+
+/// The first part of `dir` that is there and is not a folder, if any.
+fn file_on_the_way(dir: &Path) -> Option<&Path> {
+    let mut parts: Vec<&Path> = dir.ancestors().collect();
+    parts.reverse();
+    parts
+        .into_iter()
+        .find(|p| fs::metadata(p).is_ok_and(|m| !m.is_dir()))
 }
 
 /// Deletes the temporaries that killed runs left in `dir` (files or folders named

@@ -142,6 +142,7 @@ pub mod ghi;
 mod prefetch;
 pub mod probe;
 pub mod progress;
+mod regular_file;
 pub mod table;
 #[cfg(test)]
 mod testing;

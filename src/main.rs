@@ -31,12 +31,19 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {
-            // One line, as for every other error: clap's first line without its "error: ".
+            // One line, as for every other error: clap's message without its "error: " and
+            // its usage lines, the arguments it lists joined to it.
             let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
+            let message: Vec<&str> = text
+                .split("\n\n")
+                .next()
+                .unwrap_or("invalid arguments")
+                .lines()
+                .map(str::trim)
+                .collect();
             eprintln!(
                 "retrobook: {} (see retrobook --help)",
-                first.trim_start_matches("error: ")
+                message.join(" ").trim_start_matches("error: ")
             );
             return ExitCode::from(2);
         }

@@ -544,26 +544,134 @@ fn min_elo_and_min_games_filter_as_documented() {
     assert_eq!((a.games, a.moves.len()), (2, 0));
 }
 
+/// `book build` that must fail: exit 1, one line naming `needle`, no book written (an
+/// old book under the name is left as it was).
+fn build_fails(archives: &[&Path], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b.rbb");
+    std::fs::write(&out, b"the old book").unwrap();
+    let mut args = vec!["book", "build", "--out", out.to_str().unwrap()];
+    args.extend(archives.iter().map(|a| a.to_str().unwrap()));
+    let o = common::run(&args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{archives:?}: {err}");
+    assert!(
+        err.contains(needle),
+        "{archives:?}: {err:?} should say {needle:?}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), b"the old book");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 1, "nothing but the old book: {left:?}");
+}
+
+/// What is not PGN is refused, saying no game was found: random bytes, a password file,
+/// a table file, plain text named `.zst`, a damaged zstd header, a folder.
 #[test]
-fn a_cut_or_foreign_compressed_archive_keeps_the_games_before_the_damage() {
+fn an_archive_that_is_not_pgn_fails_the_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let write = |name: &str, bytes: &[u8]| {
+        let p = d.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let random: Vec<u8> = (0..100_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let random = write("random.pgn", &random);
+    let passwd = write(
+        "passwd",
+        b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n",
+    );
+    let tables = tempfile::tempdir().unwrap();
+    run_ok(&["gen", "KQvK", "--tables", tables.path().to_str().unwrap()]);
+    let table = tables.path().join("KQvK.rbt");
+    let text = write("text.pgn.zst", b"1. e4 e5 2. Nf3 Nc6 1-0\n");
+    let mut header = std::fs::read(sample()).unwrap();
+    header[1] ^= 0x01; // the magic number
+    let header = write("header.pgn.zst", &header);
+    for (archive, needle) in [
+        (&random, "random.pgn: no PGN game found"),
+        (&passwd, "passwd: no PGN game found"),
+        (&table, "KQvK.rbt: no PGN game found"),
+        (
+            &text,
+            "text.pgn.zst: after line 0 of its text: not zstd data",
+        ),
+        (
+            &header,
+            "header.pgn.zst: after line 0 of its text: not zstd data",
+        ),
+    ] {
+        build_fails(&[archive], needle);
+    }
+    // Also beside a good archive: the build names the one at fault.
+    build_fails(&[&sample(), &passwd], "passwd: no PGN game found");
+    build_fails(&[d], "a folder, not an archive");
+    // Games, every one of them skipped: nothing to count, nothing written.
+    let unfinished = write("unfinished.pgn", b"[Event \"x\"]\n\n1. e4 e5 *\n");
+    build_fails(&[&unfinished], "none of the 1 games read could be counted");
+}
+
+/// A damaged compressed archive fails the build, naming the archive, the frame and the
+/// byte it starts at, and the line of text reached; no book is written, so no game near
+/// the damage (a game cut short, two games' headers run together) is ever counted. Every
+/// one of 24 single-bit flips spread over the sample either fails so or, where the flip
+/// changes nothing decoded (a frame header's spare bits), gives the undamaged book.
+#[test]
+fn a_damaged_compressed_archive_fails_the_build_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let whole = std::fs::read(sample()).unwrap();
     let cut = dir.path().join("cut.pgn.zst");
     std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
-    let garbage = dir.path().join("garbage.pgn.zst");
-    std::fs::write(&garbage, b"this is not zstd data at all, just text").unwrap();
-    let out = dir.path().join("b.rbb");
-    let summary = build(&[&cut, &garbage], &out, &[]);
-    let used = summary["games_used"].as_u64().unwrap();
-    assert!((1000..2000).contains(&used), "{summary}");
-    let skipped = summary["skipped"].as_object().unwrap();
-    let unreadable = &skipped["archive unreadable from here on (the games before are kept)"];
-    assert_eq!(unreadable["games"], 2, "{summary}"); // here: the archives cut short
-    let first = unreadable["first"].as_str().unwrap();
-    assert!(first.contains("cut.pgn.zst: after line"), "{first}");
-    // The book holds exactly the games read before the damage.
-    let book = Book::open(&out).unwrap();
-    assert_eq!(book.info().games, used);
+    build_fails(&[&cut], "cut.pgn.zst: after line ");
+    build_fails(&[&cut], "damaged zstd data in frame 1 (from byte 0)");
+    let good = dir.path().join("good.rbb");
+    build(&[&sample()], &good, &["--max-ply", "8"]);
+    let good = std::fs::read(&good).unwrap();
+    let (mut failed, mut same) = (0, 0);
+    for i in 0..24 {
+        let at = 3 + i * (whole.len() - 4) / 24;
+        let mut flipped = whole.clone();
+        flipped[at] ^= 1 << (i % 8);
+        let archive = dir.path().join(format!("flip{i}.pgn.zst"));
+        std::fs::write(&archive, &flipped).unwrap();
+        let out = dir.path().join(format!("flip{i}.rbb"));
+        let o = common::run(&[
+            "book",
+            "build",
+            "--max-ply",
+            "8",
+            "--out",
+            out.to_str().unwrap(),
+            archive.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        if o.status.success() {
+            assert!(
+                std::fs::read(&out).unwrap() == good,
+                "flip at {at}: another book"
+            );
+            same += 1;
+        } else {
+            assert_eq!(o.status.code(), Some(1), "{err}");
+            assert!(
+                err.contains(&format!("flip{i}.pgn.zst: after line ")),
+                "{err}"
+            );
+            assert!(err.contains("in frame 1 (from byte 0)"), "{err}");
+            assert!(!out.exists(), "flip at {at}: a book was written");
+            failed += 1;
+        }
+    }
+    assert!(failed >= 20, "{failed} failed, {same} gave the same book");
 }
 
 /// A build split into shares (as processes of a cluster split it): every game is counted by

@@ -90,23 +90,24 @@ fn too_many_pieces_is_a_usage_error() {
     fails(&["gen", "--all", "7"], 2, "--all takes 3 to 6");
 }
 
+/// A FEN that cannot be read is a usage error (2) wherever it is given.
 #[test]
 fn bad_fen_is_named() {
     let d = small_tables().to_str().unwrap();
-    fails(&["probe", "--tables", d, "not a fen"], 1, "not a fen");
+    fails(&["probe", "--tables", d, "not a fen"], 2, "not a fen");
     fails(
         &["probe", "--tables", d, "8/8/8/8/8/8/8/8 w - - 0 1"],
-        1,
+        2,
         "king",
     );
     fails(
         &["probe", "--tables", d, "8/8/8/8/8/8/8/K1kQ4 w - - 0 1"],
-        1,
+        2,
         "not to move is in check",
     );
     fails(
         &["probe", "--tables", d, "8/8/8/8/8/3k4/8/K1Q5 x - - 0 1"],
-        1,
+        2,
         "side to move",
     );
 }
@@ -446,4 +447,192 @@ fn gen_removes_temporary_files_of_dead_runs() {
     assert!(out.status.success());
     assert!(!stale.exists());
     assert!(String::from_utf8_lossy(&out.stderr).contains("removed 1 unfinished file"));
+}
+
+/// Runs the binary with `args` in `cwd`, killed if it has not ended within a minute (the
+/// bound of a hang, not a measure of speed).
+fn run_bounded(args: &[&str]) -> std::process::Output {
+    use std::time::{Duration, Instant};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_retrobook"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("retrobook {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A FIFO, a folder or another table's file under a table's name is refused at once,
+/// naming what it is, by every command that opens the folder; `gen` builds over it.
+#[test]
+fn what_is_not_a_table_file_of_its_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for (name, bytes) in common::tables(small_tables()) {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let fen = "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1";
+    let refused = |needle: &str| {
+        for args in [
+            vec!["probe", "--tables", d, fen],
+            vec!["verify", "--tables", d],
+            vec!["serve", "--tables", d, "--bind", "127.0.0.1:0"],
+        ] {
+            let out = run_bounded(&args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            assert!(err.contains(needle), "{args:?}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "{err}");
+        }
+    };
+    let fifo = dir.path().join("KBvK.rbt");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    refused("KBvK.rbt: is a FIFO, not a regular file");
+    let out = run_bounded(&["info", fifo.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    // `gen` names it and builds the table over it.
+    let out = run_bounded(&["gen", "KBvK", "--tables", d]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(fifo.metadata().unwrap().is_file());
+
+    std::fs::create_dir(dir.path().join("KNvK.rbt")).unwrap();
+    refused("KNvK.rbt: is a folder, not a regular file");
+    std::fs::remove_dir(dir.path().join("KNvK.rbt")).unwrap();
+
+    std::fs::copy(dir.path().join("KQvK.rbt"), dir.path().join("KRvK.rbt")).unwrap();
+    refused("KRvK.rbt: holds KQvK, not KRvK as its name says");
+    // A name that is no signature is taken as it is; one that is the table's own, in the
+    // other colour orientation, too.
+    std::fs::rename(dir.path().join("KRvK.rbt"), dir.path().join("queen.rbt")).unwrap();
+    std::fs::rename(dir.path().join("KBvK.rbt"), dir.path().join("KvKB.rbt")).unwrap();
+    let out = run_bounded(&["probe", "--tables", d, fen]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Messages a new user meets: each one line that names what is wrong and what to do.
+#[test]
+fn messages_name_what_is_wrong() {
+    let d = small_tables().to_str().unwrap();
+    // clap's list of what is missing, on the one line.
+    fails(&["probe", "--tables", d], 2, "not provided: <FENS>...");
+    // A missing table: how to build it.
+    fails(
+        &["probe", "--tables", d, "8/8/8/8/8/5k2/8/KNB5 w - - 0 1"],
+        1,
+        &format!("no table for KBNvK in {d} (build it: retrobook gen KBNvK --tables {d})"),
+    );
+    fails(
+        &["info", "KBNvK", "--tables", d],
+        1,
+        "(build it: retrobook gen KBNvK",
+    );
+    // Part of an output path is a file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let inside = file.join("sub/book.rbb");
+    let archive = concat!(env!("CARGO_MANIFEST_DIR"), "/books/masters-3000.pgn.zst");
+    fails(
+        &["book", "build", archive, "--out", inside.to_str().unwrap()],
+        1,
+        &format!("{} is a file, not a folder", file.display()),
+    );
+    // `book probe` of garbage: one line naming it, and no empty `retrobook: ` line.
+    let book = dir.path().join("b.rbb");
+    common::run_ok(&[
+        "book",
+        "build",
+        archive,
+        "--max-ply",
+        "2",
+        "--out",
+        book.to_str().unwrap(),
+    ]);
+    let out = run(&["book", "probe", "--book", book.to_str().unwrap(), "garbage"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.lines().all(|l| l.trim() != "retrobook:"), "{err:?}");
+    assert!(err.contains("\"garbage\""), "{err}");
+    // A FEN of the other game than the book's.
+    let xiangqi = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+    fails(
+        &["book", "probe", "--book", book.to_str().unwrap(), xiangqi],
+        2,
+        "a xiangqi position, but",
+    );
+}
+
+/// FENs are read strictly, the same way by every command: a bad one is one line and exit 2.
+#[test]
+fn fens_are_read_strictly_and_alike_everywhere() {
+    let d = small_tables().to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("b.rbb");
+    let archive = concat!(env!("CARGO_MANIFEST_DIR"), "/books/masters-3000.pgn.zst");
+    common::run_ok(&[
+        "book",
+        "build",
+        archive,
+        "--max-ply",
+        "2",
+        "--out",
+        book.to_str().unwrap(),
+    ]);
+    let b = book.to_str().unwrap();
+    let seventeen =
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".replace("8/8/8/8", "8/8/8/7N");
+    for (fen, needle) in [
+        ("8/8/8/8/8/3k4/8/K1Q5 w - - -5 1", "halfmove clock \"-5\""),
+        ("8/8/8/8/8/3k4/8/K1Q5 w - - 0 0", "fullmove number \"0\""),
+        (
+            "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1 x",
+            "a FEN has 6 fields, found 7",
+        ),
+        ("8/8/8/8/8/3k4/8/K1Q5 w - - 0", "fullmove number is missing"),
+        (
+            "8/8/8/8/8/3k4/8/K1Q5 w - - x",
+            "neither a halfmove clock nor an EPD operation",
+        ),
+        (
+            "8/8/8/8/8/3k4/8/K1Q5 w K - 0 1",
+            "castling right 'K' needs the white king on e1",
+        ),
+        ("8/8/8/8/8/3k4/8/K1Q5 w - -", ""),
+        (seventeen.as_str(), "more than 16 pieces"),
+    ] {
+        for args in [
+            vec!["probe", "--tables", d, fen],
+            vec!["perft", fen, "1"],
+            vec!["book", "probe", "--book", b, fen],
+        ] {
+            if needle.is_empty() {
+                // The EPD form (no clocks) is read.
+                let out = run(&args);
+                assert!(out.status.code() != Some(2), "{args:?}");
+                continue;
+            }
+            fails(&args, 2, needle);
+        }
+    }
+    // Underscores for spaces, as Lichess writes FENs in addresses.
+    let out = common::run_ok(&["probe", "--tables", d, "8/8/8/8/8/3k4/8/K1Q5_w_-_-_0_1"]);
+    assert!(out.contains("white to move: win in"), "{out}");
 }

@@ -361,6 +361,146 @@ fn probe_lists_en_passant_captures_and_ranks_moves() {
     assert_eq!(own, values[0]);
 }
 
+/// `probe` in words: the side to move's line, and each move's line (SAN, UCI, words).
+struct Said {
+    own: String,
+    moves: Vec<(String, String, String)>,
+}
+
+/// The text answers of `probe` for `fens`, one per FEN.
+fn probe_text(dir: &str, fens: &[String]) -> Vec<Said> {
+    let mut args = vec!["probe", "--tables", dir];
+    args.extend(fens.iter().map(String::as_str));
+    let out = run_ok(&args);
+    let mut said: Vec<Said> = Vec::new();
+    for line in out.lines() {
+        if let Some(rest) = line.strip_prefix("    ") {
+            let (san, rest) = rest.split_once(' ').unwrap();
+            let (uci, words) = rest.trim_start().split_once(' ').unwrap();
+            let m = (san.to_string(), uci.to_string(), words.trim().to_string());
+            said.last_mut().unwrap().moves.push(m);
+        } else if let Some(rest) = line.strip_prefix("  ") {
+            if !rest.starts_with("after each move") {
+                let (_, words) = rest.split_once(" to move: ").unwrap();
+                said.last_mut().unwrap().own = words.to_string();
+            }
+        } else {
+            said.push(Said {
+                own: String::new(),
+                moves: Vec::new(),
+            });
+        }
+    }
+    assert_eq!(said.len(), fens.len(), "{out}");
+    said
+}
+
+/// Every move's value, in JSON and in words, is the value `probe` gives the position the
+/// move leads to (played, and named in SAN, by shakmaty), for the side to move there; and
+/// checkmate and stalemate are shakmaty's. Gaviota samples of every table, and a position
+/// with a mating and a stalemating move.
+#[test]
+fn every_moves_value_is_the_value_of_the_position_it_leads_to() {
+    use shakmaty::{fen::Fen, CastlingMode, Chess, EnPassantMode, Position as _};
+    let mut fens: Vec<String> = gaviota_samples()
+        .into_iter()
+        .step_by(250)
+        .map(|(f, _)| f)
+        .collect();
+    fens.push("k7/8/1K6/8/8/8/8/2Q5 w - - 0 1".into());
+    fens.push("8/8/8/8/8/3k4/8/K1Q5 b - - 0 1".into());
+    fens.push("k1Q5/8/1K6/8/8/8/8/8 b - - 0 1".into());
+    fens.push("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1".into());
+    let board = |fen: &str| -> Chess {
+        let fen: Fen = fen.parse().unwrap();
+        fen.into_position(CastlingMode::Standard).unwrap()
+    };
+    let after: Vec<Vec<(String, String)>> = fens
+        .iter()
+        .map(|fen| {
+            let pos = board(fen);
+            pos.legal_moves()
+                .iter()
+                .map(|m| {
+                    let uci = m.to_uci(CastlingMode::Standard).to_string();
+                    let san = shakmaty::san::SanPlus::from_move(pos.clone(), *m).to_string();
+                    let next = pos.clone().play(*m).unwrap();
+                    let fen = Fen::from_position(&next, EnPassantMode::Legal).to_string();
+                    (uci, format!("{san}|{fen}"))
+                })
+                .collect()
+        })
+        .collect();
+    let json_of = |fens: &[String]| -> Vec<Value> {
+        let mut args = vec!["probe", "--json", "--tables", tables_arg()];
+        args.extend(fens.iter().map(String::as_str));
+        run_ok(&args)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let roots = json_of(&fens);
+    let text = probe_text(tables_arg(), &fens);
+    let mut mates = 0;
+    let mut stalemates = 0;
+    for ((fen, root), (said, moves)) in fens.iter().zip(&roots).zip(text.iter().zip(&after)) {
+        let listed = root["moves"].as_array().unwrap();
+        assert_eq!(listed.len(), moves.len(), "{fen}");
+        let here = board(fen);
+        assert_eq!(root["checkmate"], here.is_checkmate(), "{fen}");
+        assert_eq!(root["stalemate"], here.is_stalemate(), "{fen}");
+        if here.is_checkmate() {
+            assert_eq!(said.own, "checkmated");
+        }
+        if here.is_stalemate() {
+            assert_eq!(said.own, "stalemate (a draw)");
+        }
+        assert_eq!(said.moves.len(), moves.len(), "{fen}");
+        let next: Vec<String> = moves
+            .iter()
+            .map(|(_, s)| s.split_once('|').unwrap().1.to_string())
+            .collect();
+        if next.is_empty() {
+            continue;
+        }
+        let next_json = json_of(&next);
+        let next_text = probe_text(tables_arg(), &next);
+        for (i, m) in listed.iter().enumerate() {
+            let uci = m["uci"].as_str().unwrap();
+            let at = moves
+                .iter()
+                .position(|(u, _)| u == uci)
+                .expect("a legal move");
+            let (san, next_fen) = moves[at].1.split_once('|').unwrap();
+            let there = &next_json[at];
+            for key in ["wdl", "wdl50", "dtm_plies", "checkmate", "stalemate"] {
+                assert_eq!(m[key], there[key], "{fen} {uci} -> {next_fen}: {key}");
+            }
+            assert_eq!(m["san"], san, "{fen} {uci}");
+            let shown = &said.moves[i];
+            assert_eq!((shown.0.as_str(), shown.1.as_str()), (san, uci), "{fen}");
+            assert_eq!(shown.2, next_text[at].own, "{fen} {uci} in words");
+            let next_board = board(next_fen);
+            assert_eq!(there["checkmate"], next_board.is_checkmate(), "{next_fen}");
+            assert_eq!(there["stalemate"], next_board.is_stalemate(), "{next_fen}");
+            if next_board.is_checkmate() {
+                mates += 1;
+                assert_eq!(shown.2, "checkmated");
+                assert_eq!((&m["wdl"], &m["dtm_plies"]), (&"loss".into(), &0.into()));
+            }
+            if next_board.is_stalemate() {
+                stalemates += 1;
+                assert_eq!(shown.2, "stalemate (a draw)");
+                assert_eq!(m["wdl"], "draw");
+            }
+        }
+    }
+    assert!(
+        mates >= 1 && stalemates >= 1,
+        "{mates} mates, {stalemates} stalemates"
+    );
+}
+
 #[test]
 fn every_stored_value_equals_the_solver() {
     use retrobook::index::TableIndex;

@@ -105,6 +105,48 @@ fn xiangqi_tables_from_the_command_line() {
         (&0.into(), &Value::Array(vec![]))
     );
 
+    // Every move's value, in JSON and in words, is the value of the position it leads to,
+    // for the side to move there. The rook's mate along the d-file first.
+    let mate = "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1";
+    let p = probe(mate);
+    assert_eq!(p["moves"][0]["uci"], "e1d1");
+    assert_eq!(
+        (&p["moves"][0]["wdl"], &p["moves"][0]["dtm_plies"]),
+        (&"loss".into(), &0.into())
+    );
+    assert_eq!(p["moves"][0]["checkmate"], true);
+    let text = |fen: &str| run_ok(&["probe", "--game", "xiangqi", "--tables", d, fen]);
+    let own_words = |fen: &str| {
+        let t = text(fen);
+        let line = t.lines().nth(1).unwrap().to_string();
+        line.split_once(" to move: ").unwrap().1.to_string()
+    };
+    for fen in [mate, fen.as_str(), "9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1"] {
+        let root = probe(fen);
+        let pos = retrobook::xiangqi::Position::from_fen(fen).unwrap();
+        let said = text(fen);
+        let lines: Vec<&str> = said.lines().filter(|l| l.starts_with("    ")).collect();
+        let moves = root["moves"].as_array().unwrap();
+        assert_eq!(lines.len(), moves.len(), "{said}");
+        assert_eq!(moves.len(), pos.legal_moves().len());
+        for (m, line) in moves.iter().zip(lines) {
+            let uci = m["uci"].as_str().unwrap();
+            let next = pos.play(&uci.parse().unwrap()).to_fen();
+            let there = probe(&next);
+            for key in ["wdl", "dtm_plies", "by_rule", "checkmate", "stalemate"] {
+                assert_eq!(m[key], there[key], "{fen} {uci} -> {next}: {key}");
+            }
+            let words = line
+                .split_whitespace()
+                .skip(3)
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert_eq!(words, own_words(&next), "{fen} {uci}: {line}");
+            assert!(line.contains(uci) && line.contains(m["wxf"].as_str().unwrap()));
+        }
+    }
+    assert!(text(mate).contains("e1d1   checkmated"), "{}", text(mate));
+
     let verified = run_ok(&["verify", "--game", "xiangqi", "--tables", d]);
     assert!(verified.contains("verified 4 tables"), "{verified}");
     // A table whose header is damaged fails `verify` of the whole folder, named.
@@ -181,7 +223,11 @@ fn xiangqi_tables_from_the_command_line() {
 
     // Bad input: a clear error, no panic.
     let bad = run(&["probe", "--game", "xiangqi", "--tables", d, "9/9/9 w"]);
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "a FEN that cannot be read is a usage error"
+    );
     assert!(String::from_utf8_lossy(&bad.stderr).contains("9/9/9"));
     let missing = run(&[
         "probe",

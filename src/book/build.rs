@@ -11,7 +11,7 @@
 //! when a pawn stands ready to take). Every move of a game is checked, also past
 //! `--max-ply`, so a game with an illegal move anywhere is skipped whole.
 
-use super::encoding::Utf8Reader;
+use super::archive::open_archive;
 use super::error::BookError;
 use super::format::BookInfo;
 use super::pgn::{replay_from, PgnState, RawGame, SkipReason, Skipped};
@@ -25,8 +25,7 @@ use crate::game::Game;
 use crate::progress::Observer;
 use crate::threads::Threads;
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -101,7 +100,10 @@ impl Default for BuildOptions {
 /// What a build read, used and skipped.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BuildSummary {
-    /// Games read.
+    /// Games found in the archives (text with a tag pair or a final result), this
+    /// process's share or not: an archive where none is found is not PGN.
+    pub games_found: u64,
+    /// Games read (of this process's share).
     pub games_read: u64,
     /// Games that went into the book.
     pub games_used: u64,
@@ -121,7 +123,25 @@ impl BuildSummary {
         e.0 += 1;
     }
 
+    /// An error if no game could be counted (every one skipped): a book of nothing is a
+    /// mistake to say, not a file to write.
+    pub(crate) fn check_used(&self) -> Result<(), BookError> {
+        if self.games_used > 0 {
+            return Ok(());
+        }
+        let reasons: Vec<String> = self
+            .skipped
+            .iter()
+            .map(|(reason, (n, first))| format!("{n} {reason}, first at {first}"))
+            .collect();
+        Err(BookError::NothingCounted {
+            read: self.games_read,
+            reasons: reasons.join("; "),
+        })
+    }
+
     fn absorb(&mut self, o: BuildSummary) {
+        self.games_found += o.games_found;
         self.games_read += o.games_read;
         self.games_used += o.games_used;
         for (reason, (n, loc)) in o.skipped {
@@ -129,47 +149,6 @@ impl BuildSummary {
             e.0 += n;
         }
     }
-}
-
-/// Counts the bytes read through it.
-struct Counting<R> {
-    inner: R,
-    count: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, Relaxed);
-        Ok(n)
-    }
-}
-
-/// Opens an archive: a PGN file, a zstd-compressed `.zst` file, or `-` for stdin. A
-/// xiangqi archive is read as UTF-8 when it is, else as Big5 (as master archives are
-/// written), and handed on as UTF-8.
-fn open_archive(
-    path: &Path,
-    count: Arc<AtomicU64>,
-    game: Game,
-) -> io::Result<Box<dyn Read + Send>> {
-    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
-        Box::new(io::stdin())
-    } else {
-        let file = Counting {
-            inner: File::open(path)?,
-            count,
-        };
-        if path.extension().is_some_and(|e| e == "zst") {
-            Box::new(zstd::stream::read::Decoder::new(file)?)
-        } else {
-            Box::new(file)
-        }
-    };
-    Ok(match game {
-        Game::Chess => raw,
-        Game::Xiangqi => Box::new(Utf8Reader::new(raw)),
-    })
 }
 
 /// The game's result: its termination marker, else its `[Result]` tag.
@@ -334,6 +313,9 @@ fn read_games<R: BookRules>(
         let mut s = BuildSummary::default();
         let mut scratch = Scratch::default();
         let mut count = |raw: &RawGame| {
+            if raw.looks_like_a_game() {
+                s.games_found += 1;
+            }
             if !opts.share.owns(archive, raw.line) {
                 return;
             }
@@ -374,6 +356,7 @@ pub fn build(
     progress: &dyn Observer,
 ) -> Result<BuildSummary, BookError> {
     let mut counted = count(archives, out, opts, progress)?;
+    counted.summary.check_used()?;
     let mut writer = BookWriter::create(out).map_err(|e| BookError::write(out, e))?;
     let (streams, min_games) = counted.streams(opts.min_games)?;
     // On an error the writer, dropped unfinished, removes its temporary.
@@ -468,6 +451,7 @@ fn count_in_pool<R: BookRules>(
         };
         let finish =
             |mut state: PgnState| read_games::<R>(&mut state, &[], true, opts, (number, &name));
+        let found_before = summary.games_found;
         let mut accept = |(batch, s): (Batch, BuildSummary)| {
             progress.items(s.games_read);
             summary.absorb(s);
@@ -481,7 +465,7 @@ fn count_in_pool<R: BookRules>(
             }
             Ok(())
         };
-        let mut read_error = Vec::new();
+        let mut read_error = None;
         parse_in_order(
             reader,
             threads,
@@ -489,13 +473,21 @@ fn count_in_pool<R: BookRules>(
             &work,
             &finish,
             &mut accept,
-            &mut |e, line| read_error.push((e, line)),
+            &mut |e, line| read_error = Some((e, line)),
         )?;
-        for (e, line) in read_error {
-            summary.skip(
-                SkipReason::ArchiveUnreadable,
-                format!("{name}: after line {line}: {e}"),
-            );
+        // A damaged archive fails the build: what it decoded to near the damage cannot be
+        // trusted, and a book silently missing the rest would look whole.
+        if let Some((source, line)) = read_error {
+            return Err(BookError::Archive {
+                path: archive.clone(),
+                line,
+                source,
+            });
+        }
+        if summary.games_found == found_before {
+            return Err(BookError::NoGames {
+                path: archive.clone(),
+            });
         }
     }
     summary.runs = runs.files.len() as u64;

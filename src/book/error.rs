@@ -85,6 +85,31 @@ pub enum BookError {
         /// What is wrong with it.
         fault: BookFault,
     },
+    /// An archive could not be read on (damaged compressed data, a read error): the build
+    /// stops and writes nothing.
+    #[error("{}: after line {line} of its text: {source}", path.display())]
+    Archive {
+        /// The archive.
+        path: PathBuf,
+        /// The last line of text read before the fault.
+        line: u64,
+        /// What went wrong, and where in the file.
+        source: io::Error,
+    },
+    /// An archive with no game in it: not PGN.
+    #[error("{}: no PGN game found (no tag pair, no final result): is it PGN?", path.display())]
+    NoGames {
+        /// The archive.
+        path: PathBuf,
+    },
+    /// Games were read, but none could be counted.
+    #[error("none of the {read} games read could be counted ({reasons}): no book written")]
+    NothingCounted {
+        /// Games read.
+        read: u64,
+        /// Why they were skipped, reason by reason.
+        reasons: String,
+    },
     /// A merge was asked of no book.
     #[error("nothing to merge")]
     NothingToMerge,

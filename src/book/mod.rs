@@ -2,6 +2,7 @@
 //! parallel, memory-bounded builder, the memory-mapped book file, exact merging and Polyglot
 //! export and reading, and values backed up through the book graph.
 
+mod archive;
 mod backup;
 pub mod build;
 mod encoding;

@@ -58,6 +58,13 @@ impl RawGame {
         self.result
     }
 
+    /// Whether the text read as this game has a tag pair or a final result (`*` alone
+    /// is a token random bytes hold now and then): what any PGN game has, and text that is
+    /// not PGN hardly ever.
+    pub fn looks_like_a_game(&self) -> bool {
+        !self.tags.is_empty() || self.result.is_some_and(|r| r != "*")
+    }
+
     fn clear(&mut self) {
         self.text.clear();
         self.tags.clear();
@@ -405,8 +412,6 @@ pub enum SkipReason {
     Unfinished(String),
     /// A player rated below `--min-elo`, or unrated.
     BelowMinElo,
-    /// The archive could not be read on from here (the games before it are kept).
-    ArchiveUnreadable,
 }
 
 impl std::fmt::Display for SkipReason {
@@ -417,9 +422,6 @@ impl std::fmt::Display for SkipReason {
             SkipReason::BadMove => f.write_str("illegal or unreadable move"),
             SkipReason::Unfinished(r) => write!(f, "unfinished or no result ({r})"),
             SkipReason::BelowMinElo => f.write_str("below --min-elo"),
-            SkipReason::ArchiveUnreadable => {
-                f.write_str("archive unreadable from here on (the games before are kept)")
-            }
         }
     }
 }

@@ -5,8 +5,8 @@ use super::error::{BookError, BookFault};
 use super::format::{BookInfo, Entry, BOOK_MAGIC, BOOK_VERSION, ENTRY_LEN, FLAG_BACKED_UP, HEADER};
 use crate::field;
 use crate::game::Game;
+use crate::regular_file::open_regular;
 use memmap2::Mmap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// An open, checked book.
@@ -26,7 +26,7 @@ impl Book {
             path: path.to_path_buf(),
             fault,
         };
-        let file = File::open(path).map_err(|e| BookError::io(path, e))?;
+        let file = open_regular(path).map_err(|e| BookError::io(path, e))?;
         // SAFETY: read-only; books are written under a temporary name and renamed.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| BookError::io(path, e))?;
         let len = map.len() as u64;

@@ -28,23 +28,38 @@ fn err<T>(msg: impl Into<String>) -> Result<T, FenError> {
 impl FromStr for Position {
     type Err = FenError;
 
-    /// Parses a FEN (6 fields) or EPD position (first 4 fields; further EPD operations such
-    /// as `dm 3;` are ignored).
+    /// Parses a FEN (6 fields) or EPD position (the first 4 fields, then EPD operations
+    /// such as `dm 3;`, each ended by `;`, which are ignored). Underscores stand for spaces
+    /// in a FEN written without any (as Lichess writes FENs in addresses). Strict: the
+    /// clocks are numbers (a fullmove number from 1), nothing follows them, every castling
+    /// right has its king and rook at home, each side has one king, at most 16 pieces and
+    /// 8 pawns.
     ///
     /// ```
     /// use retrobook::chess::Position;
     /// let p: Position = "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1".parse().unwrap();
     /// assert_eq!(p.to_string(), "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1");
+    /// assert_eq!("8/8/8/8/8/3k4/8/K1Q5_w_-_-_0_1".parse::<Position>(), Ok(p));
     /// assert!("8/8/8 w - -".parse::<Position>().is_err());
+    /// assert!("8/8/8/8/8/3k4/8/K1Q5 w - - -5 1".parse::<Position>().is_err());
+    /// assert!("8/8/8/8/8/3k4/8/K1Q5 w K - 0 1".parse::<Position>().is_err());
     /// ```
     fn from_str(s: &str) -> Result<Position, FenError> {
+        let spaced;
+        let s = if s.contains('_') && !s.contains(char::is_whitespace) {
+            spaced = s.replace('_', " ");
+            spaced.as_str()
+        } else {
+            s
+        };
         let fields: Vec<&str> = s.split_whitespace().collect();
         if fields.len() < 4 {
             return err(format!(
-                "expected at least 4 fields, found {}",
+                "expected 6 fields (or the 4 of EPD), found {}",
                 fields.len()
             ));
         }
+        let clocks = read_clocks(&fields[4..])?;
         let turn = match fields[1] {
             "w" => Color::White,
             "b" => Color::Black,
@@ -92,29 +107,36 @@ impl FromStr for Position {
         let mut castling = 0u8;
         if fields[2] != "-" {
             for c in fields[2].chars() {
-                castling |= match c {
-                    'K' => Castling::WHITE_KING,
-                    'Q' => Castling::WHITE_QUEEN,
-                    'k' => Castling::BLACK_KING,
-                    'q' => Castling::BLACK_QUEEN,
+                let (flag, color, rook_file) = match c {
+                    'K' => (Castling::WHITE_KING, Color::White, 7),
+                    'Q' => (Castling::WHITE_QUEEN, Color::White, 0),
+                    'k' => (Castling::BLACK_KING, Color::Black, 7),
+                    'q' => (Castling::BLACK_QUEEN, Color::Black, 0),
                     other => return err(format!("unsupported castling flag {other:?}")),
                 };
-            }
-        }
-        // Drop rights whose king or rook is not at home, as most tools do.
-        let home = |c: Color, file: u32, role: Role| {
-            let rank = if c == Color::White { 0 } else { 7 };
-            pos.pieces(c, role)
-                .contains(Square::from_coords(file, rank))
-        };
-        for (flag, c, rook_file) in [
-            (Castling::WHITE_KING, Color::White, 7),
-            (Castling::WHITE_QUEEN, Color::White, 0),
-            (Castling::BLACK_KING, Color::Black, 7),
-            (Castling::BLACK_QUEEN, Color::Black, 0),
-        ] {
-            if !(home(c, 4, Role::King) && home(c, rook_file, Role::Rook)) {
-                castling &= !flag;
+                if castling & flag != 0 {
+                    return err(format!("castling flag {c:?} given twice"));
+                }
+                let rank = if color == Color::White { 0 } else { 7 };
+                let home = |file: u32, role: Role| {
+                    pos.pieces(color, role)
+                        .contains(Square::from_coords(file, rank))
+                };
+                if !(home(4, Role::King) && home(rook_file, Role::Rook)) {
+                    let (king, rook) = (
+                        Square::from_coords(4, rank),
+                        Square::from_coords(rook_file, rank),
+                    );
+                    return err(format!(
+                        "castling right {c:?} needs the {} king on {king} and a rook on {rook}",
+                        if color == Color::White {
+                            "white"
+                        } else {
+                            "black"
+                        }
+                    ));
+                }
+                castling |= flag;
             }
         }
         pos.set_castling(Castling(castling));
@@ -133,14 +155,43 @@ impl FromStr for Position {
             }
             pos.set_ep_square(Some(sq));
         }
-        // Clocks are optional (EPD); fields after them that are not numbers are EPD operations.
-        let halfmoves = fields.get(4).and_then(|f| f.parse::<u32>().ok());
-        let fullmoves = fields.get(5).and_then(|f| f.parse::<u32>().ok());
-        if let (Some(h), Some(fm)) = (halfmoves, fullmoves) {
-            pos.set_clocks(h, fm);
+        if let Some((halfmoves, fullmoves)) = clocks {
+            pos.set_clocks(halfmoves, fullmoves);
         }
         pos.validate().map_err(|e| FenError(e.to_string()))?;
         Ok(pos)
+    }
+}
+
+/// The clocks of a FEN from the fields after the en-passant square: none (EPD, maybe with
+/// operations, each ended by `;`), or the halfmove clock and the fullmove number, last.
+fn read_clocks(rest: &[&str]) -> Result<Option<(u32, u32)>, FenError> {
+    let number = |f: &str| {
+        f.bytes()
+            .all(|b| b.is_ascii_digit() || b == b'-' || b == b'+')
+    };
+    match rest {
+        [] => Ok(None),
+        [first, ..] if !number(first) => match rest.last() {
+            Some(last) if last.ends_with(';') => Ok(None),
+            _ => err(format!(
+                "{first:?} is neither a halfmove clock nor an EPD operation ended by ';'"
+            )),
+        },
+        [half, full] => {
+            let half: u32 = half
+                .parse()
+                .map_err(|_| FenError(format!("halfmove clock {half:?} is not a number from 0")))?;
+            let full: u32 = full.parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                FenError(format!("fullmove number {full:?} is not a number from 1"))
+            })?;
+            Ok(Some((half, full)))
+        }
+        [_] => err("the fullmove number is missing after the halfmove clock"),
+        _ => err(format!(
+            "a FEN has 6 fields, found {} (nothing follows the fullmove number)",
+            4 + rest.len()
+        )),
     }
 }
 

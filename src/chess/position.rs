@@ -368,14 +368,21 @@ impl Position {
         Ok(pos)
     }
 
-    /// Basic sanity of a placement: one king each, no pawn on the first or last rank, the side
-    /// not to move not in check. Returns the first problem found.
+    /// Basic sanity of a placement: one king each, at most 16 pieces and 8 pawns a side, no
+    /// pawn on the first or last rank, the side not to move not in check. Returns the first
+    /// problem found.
     pub fn validate(&self) -> Result<(), &'static str> {
         for c in Color::ALL {
             match self.pieces(c, Role::King).count() {
                 1 => {}
                 0 => return Err("a side has no king"),
                 _ => return Err("a side has more than one king"),
+            }
+            if self.by_color(c).count() > 16 {
+                return Err("a side has more than 16 pieces");
+            }
+            if self.pieces(c, Role::Pawn).count() > 8 {
+                return Err("a side has more than 8 pawns");
             }
         }
         if !(self.by_role(Role::Pawn) & Bitboard::BACK_RANKS).is_empty() {

@@ -1,6 +1,6 @@
 //! `retrobook book build | probe | merge | export | backup`.
 
-use super::output::{runtime, say, usage, Failure};
+use super::output::{runtime, say, usage, Failure, Failures};
 use super::progress;
 use crate::shown::{book_json, Shown};
 use indicatif::ProgressBar;
@@ -80,8 +80,17 @@ pub fn cmd_build(
         ));
     }
     for a in archives {
-        if a != Path::new("-") && !a.is_file() {
-            return Err(runtime(format!("{}: no such archive", a.display())));
+        match std::fs::metadata(a) {
+            _ if a == Path::new("-") => {}
+            Ok(m) if m.is_dir() => {
+                return Err(runtime(format!(
+                    "{}: a folder, not an archive (name its files)",
+                    a.display()
+                )))
+            }
+            // A regular file, or a pipe (`<(zstdcat ...)`).
+            Ok(_) => {}
+            Err(e) => return Err(runtime(format!("{}: {e}", a.display()))),
         }
     }
     #[cfg(feature = "mpi")]
@@ -209,15 +218,11 @@ pub fn cmd_probe(
 
 /// `book probe` by the rules `R`.
 fn probe_all<R: Shown>(fens: &[String], book: &Book, json: bool) -> Result<(), Failure> {
-    let mut failures = 0;
+    let mut failures = Failures::default();
     for fen in fens {
-        let pos = match R::read(fen) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("retrobook: {fen:?}: {e}");
-                failures += 1;
-                continue;
-            }
+        let Some(pos) = failures.read(fen, R::read(fen).map_err(|e| other_game::<R>(fen, e, book)))
+        else {
+            continue;
         };
         let a = book.probe_by::<R>(&pos);
         if json {
@@ -247,10 +252,23 @@ fn probe_all<R: Shown>(fens: &[String], book: &Book, json: bool) -> Result<(), F
             ))?;
         }
     }
-    if failures > 0 {
-        return Err(Failure(String::new(), 1));
+    failures.end(fens.len())
+}
+
+/// Why `fen` cannot be read by the rules of `book`'s game (`R`): `e`, or that it is a
+/// position of the other game.
+fn other_game<R: Shown>(fen: &str, e: String, book: &Book) -> String {
+    let (ours, theirs) = match R::GAME {
+        Game::Chess => ("chess", Xiangqi::read(fen).ok().map(|_| "xiangqi")),
+        Game::Xiangqi => ("xiangqi", Chess::read(fen).ok().map(|_| "chess")),
+    };
+    match theirs {
+        Some(theirs) => format!(
+            "a {theirs} position, but {} is a {ours} book",
+            book.path().display()
+        ),
+        None => e,
     }
-    Ok(())
 }
 
 /// `book merge`.

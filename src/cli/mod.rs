@@ -8,5 +8,6 @@ pub mod output;
 pub mod perft;
 pub mod plan;
 pub mod progress;
+pub mod said;
 pub mod tables;
 pub mod xiangqi;

@@ -23,14 +23,55 @@ pub fn write_failed(e: std::io::Error) -> Failure {
     }
 }
 
-/// The end of a run over `total` positions of which `failures` could not be probed (each
-/// already named on stderr).
-pub fn probed(failures: usize, total: usize) -> Result<(), Failure> {
-    match failures {
-        0 => Ok(()),
-        _ => Err(runtime(format!(
-            "{failures} of {total} positions could not be probed"
-        ))),
+/// The positions a run over several could not answer, each named on stderr as it comes: a
+/// FEN that cannot be read makes the run a usage error (2), a position without an answer
+/// (no table, a damaged one) a runtime failure (1).
+#[derive(Default)]
+pub struct Failures {
+    unreadable: usize,
+    unanswered: usize,
+}
+
+impl Failures {
+    /// The position `read` from `fen`, or None after naming why it cannot be read.
+    pub fn read<T, E: std::fmt::Display>(&mut self, fen: &str, read: Result<T, E>) -> Option<T> {
+        read.map_err(|e| {
+            eprintln!("retrobook: {fen:?}: {e}");
+            self.unreadable += 1;
+        })
+        .ok()
+    }
+
+    /// The `answer` for `fen`, or None after naming why there is none.
+    pub fn probed<T, E: std::fmt::Display>(
+        &mut self,
+        fen: &str,
+        answer: Result<T, E>,
+    ) -> Option<T> {
+        answer
+            .map_err(|e| {
+                eprintln!("retrobook: {fen:?}: {e}");
+                self.unanswered += 1;
+            })
+            .ok()
+    }
+
+    /// The end of the run over `total` positions: one line counting those at fault.
+    pub fn end(self, total: usize) -> Result<(), Failure> {
+        let Failures {
+            unreadable,
+            unanswered,
+        } = self;
+        let read =
+            (unreadable > 0).then(|| format!("{unreadable} of {total} FENs could not be read"));
+        let probed = (unanswered > 0)
+            .then(|| format!("{unanswered} of {total} positions could not be probed"));
+        match (read, probed) {
+            (None, None) => Ok(()),
+            (Some(r), None) => Err(usage(r)),
+            (None, Some(p)) => Err(runtime(p)),
+            (Some(r), Some(p)) => Err(usage(format!("{r}, {p}"))),
+        }
     }
 }
 

@@ -1,16 +1,17 @@
 //! `retrobook gen | info | probe | verify`: the table commands.
 
 use super::args::{parse_signature, threads_arg};
-use super::output::{probed, runtime, say, usage, write_failed, Failure};
+use super::output::{runtime, say, usage, write_failed, Failure, Failures};
 use super::plan::{nothing_to_build, Limit, Plan};
 use super::progress::Bars;
+use super::said::{merge, words, Ending};
 use retrobook::chess::{Color, Position};
 use retrobook::generate::{estimate, plan, GenOptions, Report, Session};
 use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
-use retrobook::probe::{verify_table, VerifyError};
+use retrobook::probe::{verify_table, ProbeError, VerifyError};
 use retrobook::table::{table_path, TableFile};
-use retrobook::{Dtm, Tablebase, Threads};
+use retrobook::{Dtm, Tablebase, Threads, Wdl5};
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
@@ -225,7 +226,8 @@ fn gen_tables(
 
 fn open_info_table(arg: &str, dir: &Path) -> Result<TableFile, Failure> {
     let as_path = Path::new(arg);
-    if as_path.is_file() {
+    // A path that is there and not a folder is opened, and refused if it is not a file.
+    if std::fs::metadata(as_path).is_ok_and(|m| !m.is_dir()) {
         return TableFile::open(as_path).map_err(runtime);
     }
     let m = parse_signature(arg)?.canonical();
@@ -237,9 +239,25 @@ fn open_info_table(arg: &str, dir: &Path) -> Result<TableFile, Failure> {
                 dir.display()
             )));
         }
-        return Err(runtime(format!("no table for {m} in {}", dir.display())));
+        return Err(runtime(no_table(&m, dir, "")));
     }
     TableFile::open(&path).map_err(runtime)
+}
+
+/// That `dir` has no table of `sig`, and the command that builds it (`game` is the flag
+/// naming a game other than chess, with a space before it, or "").
+pub fn no_table(sig: &dyn std::fmt::Display, dir: &Path, game: &str) -> String {
+    let d = dir.display();
+    format!("no table for {sig} in {d} (build it: retrobook gen{game} {sig} --tables {d})")
+}
+
+/// A probe's error for the command line: a missing table with the command that builds it.
+pub fn with_hint(e: ProbeError, dir: &Path, game: &str) -> String {
+    match e {
+        ProbeError::MissingTable(m) => no_table(&m, dir, game),
+        ProbeError::NoXiangqiTable(sig) => no_table(&sig, dir, game),
+        e => e.to_string(),
+    }
 }
 
 /// Names of the sides to move, by index.
@@ -307,64 +325,99 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-fn dtm_json(v: Dtm) -> serde_json::Value {
-    json!({"wdl": v.wdl().as_str(), "dtm_plies": v.plies()})
+/// A chess position's value as `probe` gives it: DTM, its 50-move class and how the game
+/// stands when there is no move, in JSON (`json`) or in words (`text`).
+struct ChessValue {
+    dtm: Dtm,
+    rule: Wdl5,
+    end: Option<Ending>,
+}
+
+impl ChessValue {
+    fn of(tb: &Tablebase, pos: &Position, dtm: Dtm) -> Result<ChessValue, ProbeError> {
+        Ok(ChessValue {
+            dtm,
+            rule: tb.probe_wdl5(pos)?,
+            end: Ending::of(pos.has_legal_move(), pos.is_check()),
+        })
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let mut o = json!({
+            "wdl": self.dtm.wdl().as_str(),
+            "wdl50": self.rule.as_str(),
+            "dtm_plies": self.dtm.plies(),
+        });
+        merge(&mut o, Ending::json(self.end));
+        o
+    }
+
+    fn text(&self) -> String {
+        let mut s = words(self.dtm, self.end, "a draw");
+        if self.rule.is_cursed() {
+            s += &format!(
+                ", a {} (drawn by the 50-move rule)",
+                self.rule.as_str().replace('-', " ")
+            );
+        }
+        s
+    }
+}
+
+/// The side to move's name, as the text output says it.
+fn side(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
 }
 
 pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
     let tb = Tablebase::open(dir).map_err(runtime)?;
-    let mut failures = 0;
+    let mut failures = Failures::default();
     let mut stdout = std::io::stdout().lock();
     for fen in fens {
-        let answer = fen
-            .parse::<Position>()
-            .map_err(|e| e.to_string())
-            .and_then(|pos| {
-                let v = tb.probe_dtm(&pos).map_err(|e| e.to_string())?;
-                let rule = tb.probe_wdl5(&pos).map_err(|e| e.to_string())?;
-                let moves = tb.best_moves(&pos).map_err(|e| e.to_string())?;
-                Ok((v, rule, moves))
-            });
-        let (v, rule, moves) = match answer {
-            Ok(a) => a,
-            Err(e) => {
-                eprintln!("retrobook: {fen:?}: {e}");
-                failures += 1;
-                continue;
+        let Some(pos) = failures.read(fen, fen.parse::<Position>()) else {
+            continue;
+        };
+        let answer = (|| {
+            let v = ChessValue::of(&tb, &pos, tb.probe_dtm(&pos)?)?;
+            let mut moves = Vec::new();
+            for (m, after) in tb.best_moves(&pos)? {
+                let next = pos.play(&m);
+                moves.push((m, pos.san(&m), ChessValue::of(&tb, &next, after)?));
             }
+            Ok((v, moves))
+        })()
+        .map_err(|e| with_hint(e, dir, ""));
+        let Some((v, moves)) = failures.probed(fen, answer) else {
+            continue;
         };
         let line = if json {
-            let mut o = dtm_json(v);
-            o["fen"] = json!(fen);
-            o["wdl50"] = json!(rule.as_str());
+            let mut o = json!({"fen": fen});
+            merge(&mut o, v.json());
             o["moves"] = moves
                 .iter()
-                .map(|(m, mv)| {
-                    let mut x = dtm_json(*mv);
-                    x["uci"] = json!(m.to_string());
+                .map(|(m, san, after)| {
+                    let mut x = json!({"uci": m.to_string(), "san": san});
+                    merge(&mut x, after.json());
                     x
                 })
                 .collect();
             o.to_string()
         } else {
-            let mut s = format!("{fen}\n  {v}");
-            if let Some(n) = v.moves() {
-                s += &format!(" (mate in {n})");
+            let mut s = format!("{fen}\n  {} to move: {}", side(pos.turn()), v.text());
+            if !moves.is_empty() {
+                s += &format!("\n  after each move, {} to move:", side(!pos.turn()));
             }
-            if rule.is_cursed() {
-                s += &format!(
-                    ", a {} (drawn by the 50-move rule)",
-                    rule.as_str().replace('-', " ")
-                );
-            }
-            for (m, mv) in &moves {
-                s += &format!("\n    {m:<6} {}", mv.back());
+            for (m, san, after) in &moves {
+                s += &format!("\n    {san:<7} {:<6} {}", m.to_string(), after.text());
             }
             s
         };
         writeln!(stdout, "{line}").map_err(write_failed)?;
     }
-    probed(failures, fens.len())
+    failures.end(fens.len())
 }
 
 pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
@@ -392,7 +445,7 @@ pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
             (done > 0).then(|| start.elapsed().as_secs_f64() * (all - done) as f64 / done as f64);
         bars.start(m, i + 1, targets.len(), left);
         verify_table(&tb, m, Threads::PerCore, &bars).map_err(|e| match e {
-            VerifyError::Missing(m) => runtime(format!("no table for {m} in {}", dir.display())),
+            VerifyError::Missing(m) => runtime(no_table(&m, dir, "")),
             e => runtime(format!("verify failed: {e}")),
         })?;
         bars.multi.suspend(|| say(format!("{m:<8} ok")))?;

@@ -1,16 +1,19 @@
 //! `retrobook gen | info | probe | verify --game xiangqi`: the table commands for Chinese
 //! chess.
 
-use super::output::{probed, runtime, say, usage, write_failed, Failure};
+use super::output::{runtime, say, usage, write_failed, Failure, Failures};
 use super::plan::{
     available_memory, bytes as plan_bytes, nothing_to_build, planned_json, planned_line,
 };
 use super::progress::Bars;
+use super::said::{merge, words, Ending};
+use super::tables::{no_table, with_hint};
+use retrobook::chess::Color;
 use retrobook::generate::Estimate;
 use retrobook::probe::{ProbeError, XiangqiTablebase};
 use retrobook::retro::{solve_table, Verdict};
 use retrobook::table::xiangqi::{table_path, write, SideCounts, XiangqiFile, EXTENSION};
-use retrobook::xiangqi::{Position, Script, Signature, XiangqiIndex};
+use retrobook::xiangqi::{Move, Position, Script, Signature, XiangqiIndex};
 use retrobook::Dtm;
 use serde_json::json;
 use std::io::Write;
@@ -301,20 +304,29 @@ fn plan(
 /// True if `arg` names a file whose header says xiangqi.
 pub fn is_xiangqi_file(arg: &str) -> bool {
     let mut head = [0u8; 24];
-    std::fs::File::open(arg)
+    // Only a regular file is opened: a FIFO would wait for a writer.
+    let opened = if std::fs::metadata(arg).is_ok_and(|m| m.is_file()) {
+        std::fs::File::open(arg)
+    } else {
+        Err(std::io::ErrorKind::InvalidInput.into())
+    };
+    opened
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
         .is_ok_and(|()| head[16..24].starts_with(retrobook::table::xiangqi::GAME.as_bytes()))
 }
 
 fn open(arg: &str, dir: &Path) -> Result<XiangqiFile, Failure> {
     let as_path = Path::new(arg);
-    let path = if as_path.is_file() {
+    let path = if std::fs::metadata(as_path).is_ok_and(|m| !m.is_dir()) {
         as_path.to_path_buf()
     } else {
         table_path(dir, &parse(arg)?)
     };
     if !path.exists() {
-        return Err(runtime(format!("no table {}", path.display())));
+        return Err(runtime(match parse(arg) {
+            Ok(sig) => no_table(&sig, dir, " --game xiangqi"),
+            Err(_) => format!("no table {}", path.display()),
+        }));
     }
     XiangqiFile::open(&path).map_err(runtime)
 }
@@ -364,68 +376,97 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     ))
 }
 
-/// A value as the text output says it.
-fn text(v: Verdict) -> String {
-    match v {
-        Verdict::Plain(d) => d.to_string(),
-        Verdict::WinByRule => "win by the perpetual-check rule (path-dependent)".into(),
-        Verdict::LossByRule => "loss by the perpetual-check rule (path-dependent)".into(),
+/// A xiangqi position's value as `probe` gives it: its verdict and how the game stands
+/// when there is no move, in JSON (`json`) or in words (`text`).
+struct XiangqiValue {
+    verdict: Verdict,
+    end: Option<Ending>,
+}
+
+impl XiangqiValue {
+    fn of(pos: &Position, verdict: Verdict) -> XiangqiValue {
+        let end = Ending::of(!pos.legal_moves().is_empty(), pos.in_check(pos.turn()));
+        XiangqiValue { verdict, end }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let v = self.verdict;
+        let mut o = json!({
+            "wdl": v.wdl().as_str(),
+            "dtm_plies": v.plain().plies(),
+            "by_rule": v.by_rule(),
+        });
+        merge(&mut o, Ending::json(self.end));
+        o
+    }
+
+    fn text(&self) -> String {
+        match self.verdict {
+            Verdict::Plain(d) => words(d, self.end, "a loss"),
+            Verdict::WinByRule => "win by the perpetual-check rule (path-dependent)".into(),
+            Verdict::LossByRule => "loss by the perpetual-check rule (path-dependent)".into(),
+        }
     }
 }
 
-fn value_json(v: Verdict) -> serde_json::Value {
-    json!({
-        "wdl": v.wdl().as_str(),
-        "dtm_plies": v.plain().plies(),
-        "by_rule": v.by_rule(),
-    })
+/// The side to move's name, as the text output says it.
+fn side(c: Color) -> &'static str {
+    match c {
+        Color::White => "red",
+        Color::Black => "black",
+    }
 }
 
 pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
     let tb = XiangqiTablebase::new(dir);
-    let mut failures = 0;
+    let mut failures = Failures::default();
     let mut stdout = std::io::stdout().lock();
     for fen in fens {
-        let answer = Position::from_fen(fen)
-            .map_err(|e| e.to_string())
-            .and_then(|pos| {
-                let v = tb.probe(&pos).map_err(|e| e.to_string())?;
-                let moves = tb.moves(&pos).map_err(|e| e.to_string())?;
-                let line = tb.mainline(&pos).map_err(|e| e.to_string())?;
-                Ok((pos, v, moves, line))
-            });
-        let (pos, v, moves, mainline) = match answer {
-            Ok(a) => a,
-            Err(e) => {
-                eprintln!("retrobook: {fen:?}: {e}");
-                failures += 1;
-                continue;
-            }
+        let Some(pos) = failures.read(fen, Position::from_fen(fen)) else {
+            continue;
+        };
+        let answer = (|| {
+            let v = XiangqiValue::of(&pos, tb.probe(&pos)?);
+            let moves: Vec<(Move, XiangqiValue)> = tb
+                .moves(&pos)?
+                .into_iter()
+                .map(|(m, after)| (m, XiangqiValue::of(&pos.play(&m), after)))
+                .collect();
+            Ok::<_, ProbeError>((v, moves, tb.mainline(&pos)?))
+        })()
+        .map_err(|e| with_hint(e, dir, " --game xiangqi"));
+        let Some((v, moves, mainline)) = failures.probed(fen, answer) else {
+            continue;
         };
         let line = if json {
-            let mut o = value_json(v);
-            o["fen"] = json!(fen);
+            let mut o = json!({"fen": fen});
+            merge(&mut o, v.json());
             o["moves"] = moves
                 .iter()
-                .map(|(m, mv)| {
-                    let mut x = value_json(mv.back());
-                    x["uci"] = json!(m.to_string());
-                    x["wxf"] = json!(pos.wxf(m, Script::Chinese));
+                .map(|(m, after)| {
+                    let mut x = json!({
+                        "uci": m.to_string(),
+                        "wxf": pos.wxf(m, Script::Chinese),
+                        "wxf_ascii": pos.wxf(m, Script::Ascii),
+                    });
+                    merge(&mut x, after.json());
                     x
                 })
                 .collect();
             o["mainline"] = mainline.iter().map(|m| m.to_string()).collect();
             o.to_string()
         } else {
-            let mut s = format!("{fen}\n  {}", text(v));
-            if let (false, Some(n)) = (v.by_rule(), v.plain().moves()) {
-                s += &format!(" (mate in {n})");
+            let mut s = format!("{fen}\n  {} to move: {}", side(pos.turn()), v.text());
+            if !moves.is_empty() {
+                s += &format!("\n  after each move, {} to move:", side(!pos.turn()));
             }
-            for (m, mv) in &moves {
+            for (m, after) in &moves {
                 s += &format!(
-                    "\n    {m:<6} {:<8} {}",
+                    "\n    {:<6} {:<8} {:<6} {}",
                     pos.wxf(m, Script::Chinese),
-                    text(mv.back())
+                    pos.wxf(m, Script::Ascii),
+                    m.to_string(),
+                    after.text()
                 );
             }
             if !mainline.is_empty() {
@@ -436,7 +477,7 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
         };
         writeln!(stdout, "{line}").map_err(write_failed)?;
     }
-    probed(failures, fens.len())
+    failures.end(fens.len())
 }
 
 pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {

@@ -139,6 +139,8 @@ pub fn build(
         shares.push(serde_json::from_slice(&bytes).expect("a summary from a process of this job"));
     }
     let mut summary = combine(&shares, archives);
+    // Before the book is created: no book of nothing (the job then ends, as on any error).
+    summary.check_used()?;
     let mut writer = BookWriter::create(out).map_err(|e| BookError::write(out, e))?;
     let mut entries = merge_into(streams, opts.min_games, &mut |e| writer.push(e))
         .map_err(|e| BookError::write(out, e))?;

@@ -14,7 +14,7 @@ use crate::chess::{Move, MoveList, Position};
 use crate::index::Digits;
 use crate::material::{Material, MAX_PIECES};
 use crate::table::values::{code_wdl, dtm_value, wdl_rank, DRAW, OR_CONVERSION, WIN};
-use crate::table::{TableError, TableFile, EXTENSION};
+use crate::table::{FileFault, TableError, TableFile, EXTENSION};
 use crate::value::{Dtm, Wdl, Wdl5};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -150,9 +150,22 @@ impl Tablebase {
             .collect())
     }
 
-    /// Opens one table file and adds it.
+    /// Opens one table file and adds it. A file whose name is a signature must hold that
+    /// table (in either colour orientation); other names are taken as they are.
     pub fn add_file(&mut self, path: &Path) -> Result<(), TableError> {
         let file = TableFile::open(path)?;
+        let named = path
+            .file_stem()
+            .and_then(|s| s.to_str()?.parse::<Material>().ok());
+        if let Some(named) = named.filter(|n| n.canonical() != file.material()) {
+            return Err(TableError::Refused {
+                path: path.to_path_buf(),
+                fault: FileFault::Misnamed {
+                    holds: file.material().to_string(),
+                    named: named.to_string(),
+                },
+            });
+        }
         let id = self.next_id;
         self.next_id += 1;
         self.tables

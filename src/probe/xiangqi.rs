@@ -41,10 +41,10 @@ impl XiangqiTablebase {
         if file.header().signature != *signature {
             return Err(ProbeError::Table(TableError::Refused {
                 path,
-                fault: FileFault::corrupt(format!(
-                    "holds {}, not {signature}",
-                    file.header().signature
-                )),
+                fault: FileFault::Misnamed {
+                    holds: file.header().signature.to_string(),
+                    named: signature.to_string(),
+                },
             }));
         }
         let mut files = self.files.write().expect("not poisoned");
@@ -69,15 +69,16 @@ impl XiangqiTablebase {
         Ok(file.verdict(pos.turn().index(), idx)?)
     }
 
-    /// Every legal move of `pos` with its value for the side to move, best first (on equal
-    /// values, in move order).
+    /// Every legal move of `pos` with the value of the position it leads to (for the side
+    /// to move there, as chess's `Tablebase::best_moves` gives it), best move first (on
+    /// equal values, in move order).
     pub fn moves(&self, pos: &Position) -> Result<Vec<(Move, Verdict)>, ProbeError> {
         let mut moves = pos
             .legal_moves()
             .into_iter()
-            .map(|m| Ok((m, self.probe(&pos.play(&m))?.back())))
+            .map(|m| Ok((m, self.probe(&pos.play(&m))?)))
             .collect::<Result<Vec<_>, ProbeError>>()?;
-        moves.sort_by_key(|(_, v)| -v.preference());
+        moves.sort_by_key(|(_, v)| -v.back().preference());
         Ok(moves)
     }
 
@@ -98,7 +99,7 @@ impl XiangqiTablebase {
                 .and_then(|p| p.checked_sub(1))
                 .map(Dtm::from_plies);
             value = self.probe(&next)?;
-            if after != Verdict::Plain(d) || Some(value.plain()) != expected {
+            if after.back() != Verdict::Plain(d) || Some(value.plain()) != expected {
                 return Err(ProbeError::Inconsistent { fen: pos.to_fen() });
             }
             line.push(m);

@@ -58,6 +58,14 @@ pub enum FileFault {
         /// The value, and why it cannot be.
         what: String,
     },
+    /// The file holds another table than its name says (copied or renamed by hand).
+    #[error("holds {holds}, not {named} as its name says")]
+    Misnamed {
+        /// The signature of the table the file holds.
+        holds: String,
+        /// The signature the file's name gives.
+        named: String,
+    },
     /// A fault inside one part of the file (a stream, a segment, the header's layouts).
     #[error("{part}: {fault}")]
     In {

@@ -8,9 +8,9 @@ use super::error::{FileFault, TableError};
 use super::format::Header;
 use crate::index::{Digits, Layout, TableIndex};
 use crate::material::Material;
+use crate::regular_file::open_regular;
 use crate::zeroed::{from_atomic, zeroed, Atomic};
 use memmap2::Mmap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// Names the streams in messages.
@@ -37,7 +37,7 @@ impl TableFile {
             path: path.to_path_buf(),
             fault,
         };
-        let file = File::open(path).map_err(io)?;
+        let file = open_regular(path).map_err(io)?;
         // SAFETY: the file is only read; tables are written under a temporary name and
         // renamed, so a finished file is not modified in place by this program.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;

@@ -39,12 +39,12 @@ use super::error::{FileFault, TableError};
 use super::format::{HEADER_LEN, MAGIC, VERSION};
 use crate::atomic_file::AtomicFile;
 use crate::field;
+use crate::regular_file::open_regular;
 use crate::retro::{Solved, Verdict};
 use crate::value::{Dtm, Wdl};
 use crate::xiangqi::{Signature, XiangqiIndex};
 use memmap2::Mmap;
 use rayon::prelude::*;
-use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
@@ -412,7 +412,7 @@ impl XiangqiFile {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::open(path).map_err(io)?;
+        let file = open_regular(path).map_err(io)?;
         // SAFETY: the file is only read; a table changed under a running probe is the
         // caller's fault, as with any mapped file.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;

@@ -202,6 +202,84 @@ pub enum FenError {
     /// A side has no king, several, or one outside its palace.
     #[error("each side needs one king in its palace")]
     Kings,
+    /// A side has more pieces of a kind than it starts with.
+    #[error("{side} has {count} {role:?} pieces, more than the {most} a side starts with")]
+    TooMany {
+        /// "red" or "black".
+        side: &'static str,
+        /// The kind of piece.
+        role: Role,
+        /// How many the FEN gives.
+        count: u8,
+        /// How many a side starts with.
+        most: u8,
+    },
+    /// An advisor, elephant or soldier on a point its moves never reach.
+    #[error("{side}'s {role:?} on {square} stands where it can never go")]
+    Unreachable {
+        /// "red" or "black".
+        side: &'static str,
+        /// The kind of piece.
+        role: Role,
+        /// Its square, as UCCI names it.
+        square: String,
+    },
+    /// Fields that are not the side to move, `- -` and the two clocks.
+    #[error("{0}")]
+    Fields(String),
+}
+
+/// Where a piece of `color` and `role` can stand in some game (every square for the
+/// pieces that go everywhere).
+fn reachable(color: Color, role: Role, sq: Square) -> bool {
+    let rank = match color {
+        Color::White => sq.rank(),
+        Color::Black => RANKS - 1 - sq.rank(),
+    };
+    let at = (sq.file(), rank);
+    match role {
+        Role::Advisor => matches!(at, (3 | 5, 0 | 2) | (4, 1)),
+        Role::Elephant => matches!(at, (2 | 6, 0 | 4) | (0 | 4 | 8, 2)),
+        Role::Soldier => rank >= 5 || (rank >= 3 && sq.file() % 2 == 0),
+        _ => true,
+    }
+}
+
+/// The fields after the side to move: none, `- -` (no castling, no en-passant square), or
+/// those and the halfmove clock and fullmove number.
+fn check_fields(rest: &[&str]) -> Result<(), FenError> {
+    let bad = |m: String| Err(FenError::Fields(m));
+    match rest {
+        [] => Ok(()),
+        [c, e, clocks @ ..] if *c == "-" && *e == "-" => match clocks {
+            [] => Ok(()),
+            [half, full] => {
+                if half.parse::<u32>().is_err() {
+                    return bad(format!("halfmove clock {half:?} is not a number from 0"));
+                }
+                if !full.parse::<u32>().is_ok_and(|n| n >= 1) {
+                    return bad(format!("fullmove number {full:?} is not a number from 1"));
+                }
+                Ok(())
+            }
+            _ => bad(format!(
+                "a FEN has 6 fields, found {} (nothing follows the fullmove number)",
+                2 + rest.len()
+            )),
+        },
+        [c, ..] => bad(format!(
+            "expected \"- -\" after the side to move (xiangqi has no castling and no \
+             en-passant square), found {c:?}"
+        )),
+    }
+}
+
+/// "red" or "black".
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "red",
+        Color::Black => "black",
+    }
 }
 
 impl Position {
@@ -212,8 +290,18 @@ impl Position {
     }
 
     /// Reads a FEN: the board from rank 9 down, Red uppercase, then `w` (Red, also `r`) or
-    /// `b`; the counters after are optional and ignored.
+    /// `b`, then optionally `- -` and the two clocks (read, not kept). Underscores stand for
+    /// spaces in a FEN written without any. Strict: one king each in its palace, no more
+    /// pieces of a kind than a side starts with, advisors, elephants and soldiers only
+    /// where they can go.
     pub fn from_fen(fen: &str) -> Result<Position, FenError> {
+        let spaced;
+        let fen = if fen.contains('_') && !fen.contains(char::is_whitespace) {
+            spaced = fen.replace('_', " ");
+            spaced.as_str()
+        } else {
+            fen
+        };
         let mut fields = fen.split_whitespace();
         let board_field = fields.next().unwrap_or("");
         let rows: Vec<&str> = board_field.split('/').collect();
@@ -248,12 +336,46 @@ impl Position {
             "b" => Color::Black,
             other => return Err(FenError::Turn(other.to_string())),
         };
+        check_fields(&fields.collect::<Vec<_>>())?;
         let pieces = (0..90u8).filter_map(|i| board[usize::from(i)].map(|p| (Square(i), p)));
         let pos = Position::from_pieces(turn, pieces).expect("one piece a square");
         for color in Color::ALL {
             let kings: Vec<Square> = pos.squares_of(color, Role::King).collect();
             if kings.len() != 1 || !kings[0].in_palace(color) {
                 return Err(FenError::Kings);
+            }
+        }
+        for (sq, piece) in pos
+            .occupied_squares()
+            .filter_map(|sq| Some((sq, pos.at(sq)?)))
+        {
+            if !reachable(piece.color, piece.role, sq) {
+                return Err(FenError::Unreachable {
+                    side: side_name(piece.color),
+                    role: piece.role,
+                    square: sq.to_string(),
+                });
+            }
+        }
+        for color in Color::ALL {
+            for (role, most) in [
+                (Role::Advisor, 2),
+                (Role::Elephant, 2),
+                (Role::Horse, 2),
+                (Role::Chariot, 2),
+                (Role::Cannon, 2),
+                (Role::Soldier, 5),
+            ] {
+                let count = pos.count(color, role);
+                if count > most {
+                    let side = side_name(color);
+                    return Err(FenError::TooMany {
+                        side,
+                        role,
+                        count,
+                        most,
+                    });
+                }
             }
         }
         Ok(pos)

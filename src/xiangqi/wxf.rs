@@ -426,9 +426,9 @@ mod tests {
 
     #[test]
     fn tells_pieces_on_one_file_apart_by_place() {
-        // A second red cannon on h4, before the one on h2.
+        // Red's other cannon on h4, before the one on h2.
         let pos = after(
-            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/7C1/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/7C1/P1P1P1P1P/7C1/9/RNBAKABNR w",
             &[],
         );
         let front = pos.parse_move("h4e4").unwrap();
