@@ -142,7 +142,15 @@ fn main() -> ExitCode {
             min_games,
             json,
         }) => cli::book::cmd_backup(&book, min_games, json),
-        Command::Serve { tables, book, bind } => serve::cmd_serve(tables, book, &bind),
+        Command::Serve {
+            tables,
+            book,
+            bind,
+            max_connections,
+            read_timeout,
+            idle_timeout,
+        } => serve::limits(max_connections, read_timeout, idle_timeout)
+            .and_then(|limits| serve::cmd_serve(tables, book, &bind, limits)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

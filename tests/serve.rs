@@ -479,3 +479,195 @@ fn sigterm_and_sigint_stop_the_server_cleanly() {
         assert!(err.contains("stopped"), "signal {signal}: {err}");
     }
 }
+
+/// Reads from `stream` until the server closes it, failing after `bound` (the bound of a
+/// hang, not a measure); what was read.
+fn read_until_closed(stream: &mut std::net::TcpStream, bound: std::time::Duration) -> Vec<u8> {
+    use std::io::Read;
+    stream.set_read_timeout(Some(bound)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return got,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return got,
+            Err(e) => panic!("the server kept the connection open ({e})"),
+        }
+    }
+}
+
+/// `/health` on a connection of its own, with a bound on the wait.
+fn health(url: &str) -> u16 {
+    let agent = ureq::AgentBuilder::new()
+        .timeout(std::time::Duration::from_secs(20))
+        .build();
+    match agent.get(&format!("{url}/health")).call() {
+        Ok(r) => r.status(),
+        Err(ureq::Error::Status(s, _)) => s,
+        Err(e) => panic!("/health: {e}"),
+    }
+}
+
+/// Idle and slow clients cannot keep others out: with room for 8 connections, 20 idle
+/// ones and 10 that send a byte every 200 ms (a request takes them seconds) are held open
+/// while other clients ask 20 times and are answered every time; every idle and slow
+/// connection is closed by the server (given way, or timed out: a slow one never gets its
+/// request in), and a kept-alive connection idle past `--idle-timeout` is closed too.
+#[test]
+fn idle_and_slow_clients_cannot_keep_others_out() {
+    use std::io::Write;
+    use std::net::TcpStream;
+    use std::time::Duration;
+    let (tables, _) = data();
+    let server = Server::start(
+        &[
+            "--tables",
+            tables.to_str().unwrap(),
+            "--max-connections",
+            "8",
+            "--read-timeout",
+            "1",
+            "--idle-timeout",
+            "2",
+        ],
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    );
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let mut idle: Vec<TcpStream> = (0..20)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    let slow: Vec<_> = (0..10)
+        .map(|_| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let mut s = TcpStream::connect(&addr).unwrap();
+                let request = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+                for (i, b) in request.iter().enumerate() {
+                    std::thread::sleep(Duration::from_millis(200));
+                    if s.write_all(&[*b]).is_err() {
+                        return (i, read_until_closed(&mut s, Duration::from_secs(20)));
+                    }
+                }
+                (
+                    request.len(),
+                    read_until_closed(&mut s, Duration::from_secs(20)),
+                )
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..20 {
+        assert_eq!(health(&server.url), 200);
+    }
+    for s in &mut idle {
+        let got = read_until_closed(s, Duration::from_secs(20));
+        let text = String::from_utf8_lossy(&got);
+        assert!(got.is_empty() || text.starts_with("HTTP/1.1 503"), "{text}");
+    }
+    for t in slow {
+        let (sent, got) = t.join().unwrap();
+        let text = String::from_utf8_lossy(&got);
+        assert!(
+            !text.contains("200 OK"),
+            "a slow client got its answer: {text}"
+        );
+        assert!(
+            sent < 36 || got.is_empty() || text.starts_with("HTTP/1.1 503"),
+            "{text}"
+        );
+    }
+    // Kept alive between two requests, then closed once idle too long.
+    let mut s = TcpStream::connect(&addr).unwrap();
+    let ask = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+    for _ in 0..2 {
+        s.write_all(ask).unwrap();
+        let mut head = [0u8; 12];
+        std::io::Read::read_exact(&mut s, &mut head).unwrap();
+        assert_eq!(&head, b"HTTP/1.1 200");
+        s.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let mut rest = [0u8; 4096];
+        let _ = std::io::Read::read(&mut s, &mut rest);
+    }
+    let rest = read_until_closed(&mut s, Duration::from_secs(20));
+    assert!(
+        !String::from_utf8_lossy(&rest).contains("HTTP/1.1"),
+        "closed, nothing more"
+    );
+    assert_eq!(health(&server.url), 200);
+}
+
+/// With only 64 descriptors and no `--max-connections`, 150 idle connections still leave
+/// room for a client that asks: the default cap stays below the process's file limit.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_default_connection_cap_keeps_below_the_file_limit() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::CommandExt;
+    let (tables, _) = data();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_retrobook"));
+    command
+        .args([
+            "serve",
+            "--tables",
+            tables.to_str().unwrap(),
+            "--bind",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    // SAFETY: setrlimit is async-signal-safe and only lowers this child's own limit.
+    unsafe {
+        command.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 64,
+                rlim_max: 64,
+            };
+            match libc::setrlimit(libc::RLIMIT_NOFILE, &lim) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.split_whitespace().last().unwrap().to_string();
+    let server = Server { child, url };
+    let addr = server.url.trim_start_matches("http://");
+    let _idle: Vec<std::net::TcpStream> = (0..150)
+        .map(|_| std::net::TcpStream::connect(addr).unwrap())
+        .collect();
+    for _ in 0..5 {
+        assert_eq!(health(&server.url), 200);
+    }
+}
+
+/// Lichess's FENs with underscores for spaces are read; another method than GET is a 405
+/// with a JSON error and the methods allowed.
+#[test]
+fn underscored_fens_are_read_and_other_methods_get_a_json_405() {
+    let server = Server::standard();
+    let fen = "8/8/8/4k3/8/8/2N5/4K3 w - - 0 1";
+    let spaced = server.ok("/standard", fen);
+    let underscored = server.ok("/standard", &fen.replace(' ', "_"));
+    assert_eq!(spaced["category"], underscored["category"]);
+    assert_eq!(spaced["moves"], underscored["moves"]);
+    let book = server.ok(
+        "/book",
+        &"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".replace(' ', "_"),
+    );
+    assert!(book["games"].as_u64() > Some(1000), "{book}");
+    for method in ["POST", "PUT", "DELETE"] {
+        let r = ureq::request(method, &format!("{}/standard", server.url)).call();
+        let Err(ureq::Error::Status(405, resp)) = r else {
+            panic!("{method}: {r:?}");
+        };
+        assert_eq!(resp.header("allow"), Some("GET, HEAD"));
+        let body: Value = resp.into_json().unwrap();
+        assert!(body["error"].as_str().unwrap().contains(method), "{body}");
+    }
+}

@@ -114,6 +114,17 @@ pub enum Command {
         /// Address and port to listen on (port 0: any free port, printed at start).
         #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
         bind: String,
+        /// Connections open at once; when all are taken, the one idle longest gives way
+        /// (default: 1024, fewer if the process may open fewer files).
+        #[arg(long, value_name = "N")]
+        max_connections: Option<usize>,
+        /// Seconds a client has to send a whole request once it has begun.
+        #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+        read_timeout: f64,
+        /// Seconds a kept-alive connection may wait for its next request (or for its client
+        /// to read an answer) before it is closed.
+        #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+        idle_timeout: f64,
     },
 }
 

@@ -4,8 +4,11 @@
 //! probe --json`); the explorer page and the API's description are compiled in (`assets`).
 
 mod assets;
+mod connections;
 mod routes;
 mod standard;
+
+pub use connections::Limits;
 
 use crate::cli::book::DEFAULT_BOOK;
 use crate::cli::output::{runtime, usage, Failure};
@@ -34,6 +37,7 @@ pub fn cmd_serve(
     tables: Option<PathBuf>,
     book: Option<PathBuf>,
     bind: &str,
+    limits: Limits,
 ) -> Result<(), Failure> {
     let addr: std::net::SocketAddr = bind.parse().map_err(|_| {
         usage(format!(
@@ -51,12 +55,35 @@ pub fn cmd_serve(
             .map_err(|e| runtime(format!("cannot listen on {addr}: {e}")))?;
         let local = listener.local_addr().map_err(runtime)?;
         announce(&shared, local)?;
-        axum::serve(listener, routes::router(shared))
-            .with_graceful_shutdown(stop_signal())
-            .await
-            .map_err(runtime)?;
+        connections::serve(listener, routes::router(shared), limits, stop_signal()).await;
         eprintln!("retrobook: stopped");
         Ok(())
+    })
+}
+
+/// The limits `--max-connections`, `--read-timeout` and `--idle-timeout` ask for.
+pub fn limits(
+    max_connections: Option<usize>,
+    read_timeout: f64,
+    idle_timeout: f64,
+) -> Result<Limits, Failure> {
+    let seconds = |name: &str, s: f64| {
+        if s.is_finite() && s > 0.0 && s <= 86_400.0 {
+            Ok(std::time::Duration::from_secs_f64(s))
+        } else {
+            Err(usage(format!(
+                "--{name} takes seconds above 0, at most a day"
+            )))
+        }
+    };
+    Ok(Limits {
+        max_connections: match max_connections {
+            Some(0) => return Err(usage("--max-connections must be at least 1")),
+            Some(n) => n,
+            None => Limits::default_max_connections(),
+        },
+        read_timeout: seconds("read-timeout", read_timeout)?,
+        idle_timeout: seconds("idle-timeout", idle_timeout)?,
     })
 }
 

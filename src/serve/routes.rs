@@ -34,6 +34,13 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/standard/mainline", get(mainline))
         .route("/book", get(book))
         .fallback(|| async { ApiError::not_found("no such route (see /openapi.json)") })
+        .method_not_allowed_fallback(|method: axum::http::Method| async move {
+            let e = ApiError {
+                status: StatusCode::METHOD_NOT_ALLOWED,
+                message: format!("{method} is not served here: every route answers GET"),
+            };
+            ([(axum::http::header::ALLOW, "GET, HEAD")], e)
+        })
         .with_state(shared)
 }
 

@@ -1,0 +1,345 @@
+//! The server's connections, held to limits so that no client can keep others out: a
+//! request must arrive whole within `read_timeout` of its first byte (one byte every few
+//! seconds gets a client nowhere), a kept-alive connection with no request, or with a
+//! response its client does not read, is closed after `idle_timeout`, and at most
+//! `max_connections` are open at once: when a new client comes and all are taken, the
+//! connection that has waited longest without a request under way gives way (as nginx
+//! reuses its idle keep-alive connections). Requests under way are never cut.
+//!
+//! Not here: what a request asks and what it gets (`routes`).
+
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use std::collections::HashMap;
+use std::io;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
+use tower::ServiceExt;
+
+/// How long a client may take, and how many may be connected at once.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Connections open at once.
+    pub max_connections: usize,
+    /// From a request's first byte to its whole head (and any body read before it is
+    /// answered).
+    pub read_timeout: Duration,
+    /// A connection with no request under way: waiting for the next one, or for its client
+    /// to read the last answer.
+    pub idle_timeout: Duration,
+}
+
+/// Descriptors the process keeps for itself besides its connections (standard streams,
+/// the runtime's, a table or book file being opened).
+const RESERVED_DESCRIPTORS: u64 = 32;
+
+impl Limits {
+    /// Connections at most by default: 1,024, fewer when the process may open fewer files.
+    pub fn default_max_connections() -> usize {
+        let most = 1024;
+        descriptor_limit().map_or(most, |n| {
+            (n.saturating_sub(RESERVED_DESCRIPTORS) as usize).clamp(1, most)
+        })
+    }
+}
+
+/// The process's limit of open files, where the system says it.
+fn descriptor_limit() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the limit into `lim`, which it may.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0
+            && lim.rlim_cur != libc::RLIM_INFINITY
+        {
+            return Some(lim.rlim_cur);
+        }
+    }
+    None
+}
+
+/// Milliseconds since the server started.
+#[derive(Clone, Copy)]
+struct Clock(Instant);
+
+impl Clock {
+    fn now(&self) -> u64 {
+        self.0.elapsed().as_millis() as u64 + 1
+    }
+}
+
+/// What one connection is doing, shared by its reader, its service and its task.
+struct State {
+    clock: Clock,
+    /// A request is being answered.
+    busy: AtomicBool,
+    /// When the connection last became idle (opened, or a request answered).
+    idle_since: AtomicU64,
+    /// When the first byte of the next request came (0: none yet).
+    reading_since: AtomicU64,
+    /// Rung to close the connection if it is not busy (its place is wanted).
+    evict: Notify,
+}
+
+impl State {
+    fn new(clock: Clock) -> State {
+        State {
+            clock,
+            busy: AtomicBool::new(false),
+            idle_since: AtomicU64::new(clock.now()),
+            reading_since: AtomicU64::new(0),
+            evict: Notify::new(),
+        }
+    }
+
+    /// When the connection stopped doing anything useful: since its next request began
+    /// to come, or since it fell idle; None while a request is answered.
+    fn waiting_since(&self) -> Option<u64> {
+        if self.busy.load(Relaxed) {
+            return None;
+        }
+        match self.reading_since.load(Relaxed) {
+            0 => Some(self.idle_since.load(Relaxed)),
+            t => Some(t),
+        }
+    }
+
+    /// When the connection is to be closed, in the clock's milliseconds (None while busy).
+    fn deadline(&self, limits: &Limits) -> Option<u64> {
+        if self.busy.load(Relaxed) {
+            return None;
+        }
+        Some(match self.reading_since.load(Relaxed) {
+            0 => self.idle_since.load(Relaxed) + limits.idle_timeout.as_millis() as u64,
+            t => t + limits.read_timeout.as_millis() as u64,
+        })
+    }
+}
+
+/// A TCP stream that notes when the first byte of a request arrives.
+struct Noted {
+    stream: TcpStream,
+    state: Arc<State>,
+}
+
+impl AsyncRead for Noted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        let s = &self.state;
+        if buf.filled().len() > before && !s.busy.load(Relaxed) {
+            let _ = s
+                .reading_since
+                .compare_exchange(0, s.clock.now(), Relaxed, Relaxed);
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Noted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}
+
+/// The open connections, by number.
+#[derive(Default)]
+struct Open {
+    next: u64,
+    states: HashMap<u64, Arc<State>>,
+}
+
+impl Open {
+    /// Asks the connection that has waited longest, with no request under way, to close;
+    /// false if every one is answering a request.
+    fn evict_one(&self) -> bool {
+        let oldest = self
+            .states
+            .values()
+            .filter_map(|s| Some((s.waiting_since()?, s)))
+            .min_by_key(|(t, _)| *t);
+        match oldest {
+            Some((_, s)) => {
+                s.evict.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Accepts connections on `listener` and serves `router` on each, within `limits`, until
+/// `stop` resolves; then lets the requests under way finish and returns.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    let clock = Clock(Instant::now());
+    let open = Arc::new(Mutex::new(Open::default()));
+    let (shutdown, stopping) = tokio::sync::watch::channel(false);
+    let mut tasks = tokio::task::JoinSet::new();
+    tokio::pin!(stop);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut stop => break,
+            accepted = listener.accept() => accepted,
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) if is_out_of_descriptors(&e) => {
+                // Make room, and try again a little later.
+                open.lock().expect("not poisoned").evict_one();
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+            Err(_) => continue, // the client gave up before it was accepted
+        };
+        let state = Arc::new(State::new(clock));
+        let id = {
+            let mut open = open.lock().expect("not poisoned");
+            if open.states.len() >= limits.max_connections && !open.evict_one() {
+                // Every place answers a request: this client is told to come back.
+                drop(open);
+                refuse(stream);
+                continue;
+            }
+            open.next += 1;
+            let id = open.next;
+            open.states.insert(id, state.clone());
+            id
+        };
+        let (router, open, stopping) = (router.clone(), open.clone(), stopping.clone());
+        tasks.spawn(async move {
+            connection(stream, router, state, limits, stopping).await;
+            open.lock().expect("not poisoned").states.remove(&id);
+        });
+    }
+    drop(listener);
+    let _ = shutdown.send(true);
+    while tasks.join_next().await.is_some() {}
+}
+
+/// Whether `e` says the process, or the system, has no descriptor left.
+fn is_out_of_descriptors(e: &io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = e;
+        false
+    }
+}
+
+/// Tells a client for whom there is no place to try again, and closes (without waiting:
+/// a fresh socket's buffer takes the few bytes at once).
+fn refuse(stream: TcpStream) {
+    let body = r#"{"error":"too many connections: try again"}"#;
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.try_write(answer.as_bytes());
+}
+
+/// Serves one connection until it ends, times out, is evicted or the server stops.
+async fn connection(
+    stream: TcpStream,
+    router: Router,
+    state: Arc<State>,
+    limits: Limits,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    let io = TokioIo::new(Noted {
+        stream,
+        state: state.clone(),
+    });
+    let in_service = state.clone();
+    let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+        let state = in_service.clone();
+        state.busy.store(true, Relaxed);
+        state.reading_since.store(0, Relaxed);
+        let answer = router.clone().oneshot(request);
+        async move {
+            let response = answer.await;
+            state.idle_since.store(state.clock.now(), Relaxed);
+            state.busy.store(false, Relaxed);
+            response
+        }
+    });
+    let conn = hyper::server::conn::http1::Builder::new()
+        .keep_alive(true)
+        .serve_connection(io, service);
+    tokio::pin!(conn);
+    let mut stopping = *stop.borrow();
+    if stopping {
+        conn.as_mut().graceful_shutdown();
+    }
+    loop {
+        let wait = match state.deadline(&limits) {
+            Some(at) => Duration::from_millis(at.saturating_sub(state.clock.now())),
+            // Busy: look again once a request could have been answered.
+            None => limits.idle_timeout.min(Duration::from_secs(1)),
+        };
+        tokio::select! {
+            _ = conn.as_mut() => return,
+            () = tokio::time::sleep(wait) => {
+                if state.deadline(&limits).is_some_and(|at| at <= state.clock.now()) {
+                    return; // too slow or too long idle: dropped, so closed
+                }
+            }
+            () = state.evict.notified() => {
+                if !state.busy.load(Relaxed) {
+                    return;
+                }
+            }
+            _ = stop.changed(), if !stopping => {
+                stopping = true;
+                conn.as_mut().graceful_shutdown();
+            }
+        }
+    }
+}
