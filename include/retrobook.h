@@ -105,15 +105,17 @@ typedef struct RbXiangqiValue {
 extern "C" {
 #endif // __cplusplus
 
-// Opens every table of one or more folders, separated by `:`. Returns NULL if a folder
-// cannot be read or holds a damaged table. Close with `rb_close`.
+// Opens every table of one or more folders, separated by `:`. Returns NULL if no folder
+// is named, a folder cannot be read or holds a damaged table. Close with `rb_close`.
+// Prints nothing, whatever happens.
 //
 // # Safety
 // `paths` is NULL or a NUL-terminated string.
 struct RbTablebase *rb_open(const char *paths);
 
 // `rb_open` with a cache of distance-to-mate answers of about `cache_bytes` bytes (the
-// default is 64 MiB; WDL probes use no cache).
+// default is 64 MiB; WDL probes use no cache), taken from the system as it fills. Returns
+// NULL, too, for a size more than the machine's memory.
 //
 // # Safety
 // `paths` is NULL or a NUL-terminated string.

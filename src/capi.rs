@@ -117,18 +117,23 @@ fn text<'a>(s: *const c_char) -> Option<&'a str> {
 
 fn open(paths: *const c_char, cache_bytes: Option<usize>) -> Option<*mut RbTablebase> {
     let paths = text(paths)?;
+    let dirs: Vec<&str> = paths.split(':').filter(|d| !d.is_empty()).collect();
+    if dirs.is_empty() {
+        return None;
+    }
     let mut tb = match cache_bytes {
-        Some(b) => Tablebase::with_cache_bytes(b),
+        Some(b) => Tablebase::with_cache_bytes(b).ok()?,
         None => Tablebase::new(),
     };
-    for dir in paths.split(':').filter(|d| !d.is_empty()) {
+    for dir in dirs {
         tb.add_dir(std::path::Path::new(dir)).ok()?;
     }
     Some(Box::into_raw(Box::new(RbTablebase(tb))))
 }
 
-/// Opens every table of one or more folders, separated by `:`. Returns NULL if a folder
-/// cannot be read or holds a damaged table. Close with `rb_close`.
+/// Opens every table of one or more folders, separated by `:`. Returns NULL if no folder
+/// is named, a folder cannot be read or holds a damaged table. Close with `rb_close`.
+/// Prints nothing, whatever happens.
 ///
 /// # Safety
 /// `paths` is NULL or a NUL-terminated string.
@@ -138,7 +143,8 @@ pub unsafe extern "C" fn rb_open(paths: *const c_char) -> *mut RbTablebase {
 }
 
 /// `rb_open` with a cache of distance-to-mate answers of about `cache_bytes` bytes (the
-/// default is 64 MiB; WDL probes use no cache).
+/// default is 64 MiB; WDL probes use no cache), taken from the system as it fills. Returns
+/// NULL, too, for a size more than the machine's memory.
 ///
 /// # Safety
 /// `paths` is NULL or a NUL-terminated string.

@@ -55,17 +55,42 @@ atomic!(u64, AtomicU64);
 /// `n` zeroed values, the memory not touched until used.
 pub(crate) fn zeroed<T: Zeroed>(n: usize) -> Vec<T> {
     let layout = std::alloc::Layout::array::<T>(n).expect("an array that fits in memory");
+    try_zeroed(n).unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
+}
+
+/// `zeroed`, or None if the system has not the memory (or the size overflows): for sizes
+/// a caller asks for, which are refused rather than ending the process.
+pub(crate) fn try_zeroed<T: Zeroed>(n: usize) -> Option<Vec<T>> {
+    let layout = std::alloc::Layout::array::<T>(n).ok()?;
     if layout.size() == 0 {
-        return Vec::new();
+        return Some(Vec::new());
     }
     // SAFETY: the layout is not empty.
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
     if ptr.is_null() {
-        std::alloc::handle_alloc_error(layout);
+        return None;
     }
     // SAFETY: allocated by the global allocator with the layout of `n` values of T, all
     // zero, which is a valid T (`Zeroed`).
-    unsafe { Vec::from_raw_parts(ptr, n, n) }
+    Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
+}
+
+/// The machine's memory in bytes, where the system says it.
+pub(crate) fn physical_memory() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysconf has no preconditions.
+        let (pages, size) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        if pages > 0 && size > 0 {
+            return Some(pages as u64 * size as u64);
+        }
+    }
+    None
 }
 
 /// Gives the whole pages inside `bytes` back to the system, for an array part of which is

@@ -220,6 +220,8 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
+    // The library prints nothing, even for what it refuses.
+    assert!(stderr.is_empty(), "{stderr}");
     assert!(stdout.contains("largest 4"), "{stdout}");
     assert!(
         stdout.contains(&expected_book_line),

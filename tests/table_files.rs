@@ -340,7 +340,7 @@ fn a_killed_gen_leaves_no_file_under_a_final_name() {
 fn probes_after_pages_are_released_answer_the_same() {
     let (dir, _) = copy();
     // No DTM cache: every probe reads the file.
-    let mut tb = Tablebase::with_cache_bytes(0);
+    let mut tb = Tablebase::with_cache_bytes(0).unwrap();
     for sig in ["KRvKN", "KRvK", "KNvK"] {
         tb.add_file(&dir.path().join(format!("{sig}.rbt"))).unwrap();
     }

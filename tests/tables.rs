@@ -582,7 +582,7 @@ fn random_positions(tb: &Tablebase, per_table: usize) -> Vec<Position> {
 fn eight_threads_probing_agree_with_one() {
     // A cache of 1 MiB (32 blocks) for tables of 170 MB decoded: threads keep evicting each
     // other's blocks, so the test exercises the cache under contention.
-    let mut tb = Tablebase::with_cache_bytes(1 << 20);
+    let mut tb = Tablebase::with_cache_bytes(1 << 20).unwrap();
     tb.add_dir(tables()).unwrap();
     let positions = random_positions(&tb, 600);
     let one: Vec<Dtm> = positions.iter().map(|p| tb.probe_dtm(p).unwrap()).collect();

@@ -44,15 +44,36 @@ fn unpack(code: u64) -> Dtm {
     }
 }
 
+/// A cache larger than the machine's memory, or than the system would give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a cache of {bytes} bytes is more than this machine can give{}", match memory {
+    Some(m) => format!(" (it has {m} bytes of memory)"),
+    None => String::new(),
+})]
+pub struct CacheTooLarge {
+    /// The bytes asked for.
+    pub bytes: usize,
+    /// The machine's memory, where known.
+    pub memory: Option<u64>,
+}
+
 impl DtmCache {
-    /// A cache of about `bytes` bytes (at least one slot; a power of two of them).
-    pub fn new(bytes: usize) -> DtmCache {
+    /// A cache of about `bytes` bytes (at least one slot; a power of two of them, at most
+    /// `bytes` unless that is below one slot). The memory comes zeroed and is touched only
+    /// as answers fill it; more than the machine's memory is refused.
+    pub fn new(bytes: usize) -> Result<DtmCache, CacheTooLarge> {
+        let memory = crate::zeroed::physical_memory();
+        let too_large = CacheTooLarge { bytes, memory };
+        if memory.is_some_and(|m| bytes as u64 > m) {
+            return Err(too_large);
+        }
         let slots = (bytes / 8).max(1);
         let slots = 1usize << (usize::BITS - 1 - slots.leading_zeros());
-        DtmCache {
-            slots: (0..slots).map(|_| AtomicU64::new(0)).collect(),
-            mask: slots as u64 - 1,
-        }
+        let slots = crate::zeroed::try_zeroed::<AtomicU64>(slots).ok_or(too_large)?;
+        Ok(DtmCache {
+            mask: slots.len() as u64 - 1,
+            slots: slots.into_boxed_slice(),
+        })
     }
 
     /// The key of a position: table number (below 2048), side to move, index.
@@ -81,10 +102,13 @@ impl DtmCache {
         self.slot(key).store(key << 16 | pack(value), Relaxed);
     }
 
-    /// Forgets everything.
+    /// Forgets everything (writing only the slots that hold an answer, so that pages never
+    /// filled stay untouched).
     pub fn clear(&self) {
         for s in self.slots.iter() {
-            s.store(0, Relaxed);
+            if s.load(Relaxed) != 0 {
+                s.store(0, Relaxed);
+            }
         }
     }
 }
@@ -95,7 +119,7 @@ mod tests {
 
     #[test]
     fn remembers_and_forgets() {
-        let c = DtmCache::new(1 << 10);
+        let c = DtmCache::new(1 << 10).unwrap();
         let k = DtmCache::key(7, 1, 123_456).unwrap();
         assert_eq!(c.get(k), None);
         for v in [Dtm::Win(1), Dtm::Loss(0), Dtm::Draw, Dtm::Loss(254)] {
@@ -106,5 +130,10 @@ mod tests {
         c.clear();
         assert_eq!(c.get(k), None);
         assert_eq!(DtmCache::key(2048, 0, 0), None);
+        // Sizes no machine has are refused, not a panic or an abort.
+        for bytes in [usize::MAX, usize::MAX / 2 + 1] {
+            assert_eq!(DtmCache::new(bytes).err().map(|e| e.bytes), Some(bytes));
+        }
+        assert_eq!(DtmCache::new(0).unwrap().slots.len(), 1);
     }
 }

@@ -10,7 +10,7 @@ mod tablebase;
 mod verify;
 mod xiangqi;
 
-pub use cache::DEFAULT_CACHE_BYTES;
+pub use cache::{CacheTooLarge, DEFAULT_CACHE_BYTES};
 pub use error::ProbeError;
 pub use loaded::{schedule_for_building, LoadedTables, Schedule};
 pub use tablebase::{RootMove, Tablebase};

@@ -7,7 +7,7 @@
 //! a DTM probe of the other side searches one ply, reading the distances of the moves that
 //! keep the position's WDL value.
 
-use super::cache::{DtmCache, DEFAULT_CACHE_BYTES};
+use super::cache::{CacheTooLarge, DtmCache, DEFAULT_CACHE_BYTES};
 use super::en_passant::with_en_passant;
 use super::error::ProbeError;
 use crate::chess::{Move, MoveList, Position};
@@ -55,6 +55,7 @@ pub struct Tablebase {
 impl Default for Tablebase {
     fn default() -> Self {
         Tablebase::with_cache_bytes(DEFAULT_CACHE_BYTES)
+            .expect("a machine has the default cache's 64 MiB")
     }
 }
 
@@ -82,13 +83,14 @@ impl Tablebase {
         Tablebase::default()
     }
 
-    /// No tables, and a cache of DTM answers of about `bytes` bytes (8 bytes an answer).
-    pub fn with_cache_bytes(bytes: usize) -> Tablebase {
-        Tablebase {
+    /// No tables, and a cache of DTM answers of about `bytes` bytes (8 bytes an answer),
+    /// taken from the system as it fills; more than the machine's memory is refused.
+    pub fn with_cache_bytes(bytes: usize) -> Result<Tablebase, CacheTooLarge> {
+        Ok(Tablebase {
             tables: HashMap::default(),
             next_id: 0,
-            cache: DtmCache::new(bytes),
-        }
+            cache: DtmCache::new(bytes)?,
+        })
     }
 
     /// Empties the cache of DTM answers (for measurements of cold probes).

@@ -11,10 +11,21 @@
 #include "retrobook.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 static int failures = 0;
+
+/* Resident pages of this process (Linux), or -1 where unknown. */
+static long resident_pages(void) {
+    long size = -1, resident = -1;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f == NULL) return -1;
+    if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
+    fclose(f);
+    return resident;
+}
 
 static void expect(int got, int want, const char *what, const char *fen) {
     if (got != want) {
@@ -129,6 +140,19 @@ int main(int argc, char **argv) {
     expect(rb_largest(NULL), 0, "largest of NULL", "");
     expect(rb_open(NULL) == NULL, 1, "open NULL", "");
     expect(rb_open("/nonexistent/retrobook/tables") == NULL, 1, "open missing folder", "");
+    expect(rb_open("") == NULL, 1, "open no folder", "");
+    expect(rb_open(":") == NULL, 1, "open no folder", ":");
+    /* Caches no machine here has are refused, the engine kept alive, nothing printed. */
+    expect(rb_open_with_cache(argv[1], (size_t)1 << 40) == NULL, 1, "1 TiB cache", "");
+    expect(rb_open_with_cache(argv[1], SIZE_MAX) == NULL, 1, "SIZE_MAX cache", "");
+    /* A large cache that fits is taken from the system as it fills, not at once. */
+    long before = resident_pages();
+    RbTablebase *cached = rb_open_with_cache(argv[1], (size_t)2 << 30);
+    expect(cached != NULL, 1, "2 GiB cache", "");
+    long grown = resident_pages() - before;
+    expect(before < 0 || grown * 4096L < (64L << 20), 1, "2 GiB cache taken lazily", "");
+    expect(rb_probe_wdl_fen(cached, "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1"), RB_WIN, "cached", "");
+    rb_close(cached);
     rb_close(NULL);
     rb_close(tb);
 
