@@ -636,3 +636,52 @@ fn fens_are_read_strictly_and_alike_everywhere() {
     let out = common::run_ok(&["probe", "--tables", d, "8/8/8/8/8/3k4/8/K1Q5_w_-_-_0_1"]);
     assert!(out.contains("white to move: win in"), "{out}");
 }
+
+/// A temporary held by a live writer elsewhere is kept, whatever process id its name
+/// gives: here another process (as a `gen` in another PID namespace, or on another host
+/// sharing the folder, would) holds the lock of a temporary named with an id nobody has
+/// on this machine. Once it lets go, the next run sweeps it.
+#[test]
+fn gen_keeps_a_temporary_another_live_process_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let held = dir.path().join(".KQvK.rbt.4000000000.0.tmp");
+    std::fs::write(&held, b"half a table").unwrap();
+    // `-o`: the lock stays with `flock` itself, not with its `sleep`, so it ends with it.
+    let mut holder = std::process::Command::new("flock")
+        .arg("-o")
+        .arg(&held)
+        .args(["sleep", "120"])
+        .spawn()
+        .expect("flock (util-linux) runs");
+    // Wait until the lock is taken: the holder's `sleep` is then running.
+    let started = std::time::Instant::now();
+    loop {
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&held)
+            .unwrap();
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor this test owns.
+        let free = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        if !free {
+            break;
+        }
+        drop(f);
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "flock never took the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let d = dir.path().to_str().unwrap();
+    let out = run(&["gen", "KQvK", "--tables", d]);
+    assert!(out.status.success());
+    assert!(held.exists(), "a live writer's temporary was removed");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let out = run(&["gen", "KRvK", "--tables", d]);
+    assert!(out.status.success());
+    assert!(!held.exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("removed 1 unfinished file"));
+}

@@ -461,7 +461,7 @@ fn count_in_pool<R: BookRules>(
             reported = now;
             if records.bytes() >= limit {
                 runs.spill(&mut records)
-                    .map_err(|e| io_fail(&runs.dir, e))?;
+                    .map_err(|e| io_fail(&runs.place(), e))?;
             }
             Ok(())
         };

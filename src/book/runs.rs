@@ -3,6 +3,7 @@
 
 use super::format::{Entry, ENTRY_LEN};
 use super::records::Records;
+use crate::atomic_file::TempFolder;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -76,28 +77,48 @@ pub(crate) fn merge_into(
     Ok(written)
 }
 
-/// Temporary run files in a folder next to the output (`.NAME.runs.PID.tmp`, so that a
-/// killed build's folder is swept as its other temporaries are), removed when dropped.
+/// Temporary run files in a folder next to the output (`.NAME.runs.PID.N.tmp`, locked, so
+/// that a killed build's folder is swept as its other temporaries are), made at the first
+/// run and removed when dropped.
 pub(crate) struct Runs {
-    pub(crate) dir: PathBuf,
+    /// The output the runs are for.
+    out: PathBuf,
+    folder: Option<TempFolder>,
     pub(crate) files: Vec<PathBuf>,
 }
 
 impl Runs {
     pub(crate) fn new(out: &Path) -> Runs {
-        let name = out
-            .file_name()
-            .map_or("book".into(), |n| n.to_string_lossy());
         Runs {
-            dir: out.with_file_name(format!(".{name}.runs.{}.tmp", std::process::id())),
+            out: out.to_path_buf(),
+            folder: None,
             files: Vec::new(),
         }
     }
 
+    /// The folder of the runs, made at the first call.
+    pub(crate) fn folder(&mut self) -> io::Result<PathBuf> {
+        if self.folder.is_none() {
+            self.folder = Some(TempFolder::create(&self.out, ".runs")?);
+        }
+        Ok(self
+            .folder
+            .as_ref()
+            .expect("made above")
+            .path()
+            .to_path_buf())
+    }
+
+    /// Where the runs go (or, before the first, the output they are beside), for errors.
+    pub(crate) fn place(&self) -> PathBuf {
+        self.folder
+            .as_ref()
+            .map_or_else(|| self.out.clone(), |f| f.path().to_path_buf())
+    }
+
     /// Sorts and sums `records` and writes them as one more run, then empties it.
     pub(crate) fn spill(&mut self, records: &mut Records) -> io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
-        let path = self.dir.join(format!("run-{}", self.files.len()));
+        let path = self.folder()?.join(format!("run-{}", self.files.len()));
         let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
         for e in records.sort_and_sum(1) {
             w.write_all(&e.to_bytes())?;
@@ -105,11 +126,5 @@ impl Runs {
         w.flush()?;
         self.files.push(path);
         Ok(())
-    }
-}
-
-impl Drop for Runs {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

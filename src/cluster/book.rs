@@ -74,8 +74,8 @@ pub fn build(
         ..opts.clone()
     };
     // Runs and received entries go to each machine's own temporary folder, not beside
-    // the book: the book's folder may be shared by machines, each of which would take the
-    // others' temporaries, by their process numbers, for those of dead runs.
+    // the book: the book's folder may be shared by machines, whose disks would all write
+    // to one place.
     let own = |what: &str| {
         let name = out
             .file_name()
@@ -90,7 +90,7 @@ pub fn build(
     let mut received = Runs::new(&own("received"));
     let sent = {
         let (streams, _) = counted.streams(1)?;
-        exchange(cluster, streams, &mut received).map_err(|e| BookError::io(&received.dir, e))?
+        exchange(cluster, streams, &mut received).map_err(|e| BookError::io(received.place(), e))?
     };
     let mut streams: Vec<EntryStream<'_>> = Vec::new();
     for f in &received.files {
@@ -123,7 +123,7 @@ pub fn build(
             }
             Ok(())
         })
-        .map_err(|e| BookError::io(&received.dir, e))?;
+        .map_err(|e| BookError::io(received.place(), e))?;
         sent_to_root += chunk.len() as u64;
         if !chunk.is_empty() {
             root.send(&chunk[..]);
@@ -219,10 +219,10 @@ fn exchange(
     received: &mut Runs,
 ) -> io::Result<u64> {
     let size = cluster.size() as usize;
-    std::fs::create_dir_all(&received.dir)?;
+    let dir = received.folder()?;
     let mut files = Vec::with_capacity(size);
     for from in 0..size {
-        let path = received.dir.join(format!("from-{from}"));
+        let path = dir.join(format!("from-{from}"));
         files.push(BufWriter::with_capacity(1 << 20, File::create(&path)?));
         received.files.push(path);
     }
