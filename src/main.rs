@@ -122,6 +122,7 @@ fn main() -> ExitCode {
                 game: game.into(),
                 share: Default::default(),
             };
+            let out = cli::book::book_path(out, opts.game);
             cli::book::cmd_build(&archives, &out, &opts, json)
         }),
         Command::Book(BookCommand::Probe {
@@ -129,7 +130,11 @@ fn main() -> ExitCode {
             book,
             game,
             json,
-        }) => cli::book::cmd_probe(&fens, &book, game.map(Into::into), json),
+        }) => {
+            let game = game.map(Into::into);
+            let book = cli::book::book_path(book, game.unwrap_or(retrobook::Game::Chess));
+            cli::book::cmd_probe(&fens, &book, game, json)
+        }
         Command::Graph(GraphCommand::Solve { file, root, json }) => {
             cli::graph::cmd_solve(&file, root.as_deref(), json)
         }

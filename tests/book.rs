@@ -314,11 +314,19 @@ fn spilled_runs_and_merged_halves_equal_one_build() {
     let summary = build(&[&sample()], &spilled, &["--memory", "1"]);
     assert!(summary["runs_spilled"].as_u64().unwrap() >= 2, "{summary}");
     assert!(std::fs::read(&whole).unwrap() == std::fs::read(&spilled).unwrap());
-    // Two halves built apart and merged, in either order, equal the whole.
+    // Two halves built apart and merged, in either order, equal both halves given to one
+    // build byte for byte (the same archives read), and count what the whole does.
     let (a, b) = halves(d);
     let (book_a, book_b) = (d.join("a.rbb"), d.join("b.rbb"));
     build(&[&a], &book_a, &[]);
     build(&[&b], &book_b, &[]);
+    let both = d.join("both.rbb");
+    build(&[&a, &b], &both, &[]);
+    let counts = |p: &Path| {
+        let book = Book::open(p).unwrap();
+        (book.info(), book.iter().collect::<Vec<_>>())
+    };
+    assert!(counts(&whole) == counts(&both));
     for (i, order) in [[&book_a, &book_b], [&book_b, &book_a]].iter().enumerate() {
         let merged = d.join(format!("merged{i}.rbb"));
         run_ok(&[
@@ -330,14 +338,41 @@ fn spilled_runs_and_merged_halves_equal_one_build() {
             merged.to_str().unwrap(),
         ]);
         assert!(
-            std::fs::read(&whole).unwrap() == std::fs::read(&merged).unwrap(),
+            std::fs::read(&both).unwrap() == std::fs::read(&merged).unwrap(),
             "merge order {i}"
         );
     }
-    // So do both halves given to one build.
-    let both = d.join("both.rbb");
-    build(&[&a, &b], &both, &[]);
-    assert!(std::fs::read(&whole).unwrap() == std::fs::read(&both).unwrap());
+    // What would count games twice is refused, and nothing written: the same book twice,
+    // a copy of it, a book built again from the same archive beside one built from it and
+    // another, a merged book beside one of its parts.
+    let copy = d.join("copy.rbb");
+    std::fs::copy(&book_a, &copy).unwrap();
+    let merged = d.join("merged0.rbb");
+    let twice = "the same book";
+    let same_archive = "games of an archive of ";
+    for (books, needle) in [
+        ([&book_a, &book_a], twice),
+        ([&book_a, &copy], twice),
+        ([&book_a, &both], same_archive),
+        ([&merged, &book_b], same_archive),
+    ] {
+        let out = d.join("refused.rbb");
+        let o = common::run(&[
+            "book",
+            "merge",
+            books[0].to_str().unwrap(),
+            books[1].to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{books:?}: {err}");
+        assert!(
+            err.contains(needle) && err.contains("count them twice"),
+            "{err}"
+        );
+        assert!(!out.exists());
+    }
 }
 
 #[test]
@@ -712,4 +747,19 @@ fn shares_of_a_build_merged_equal_the_whole() {
     let merged = d.join("merged.rbb");
     retrobook::book::merge(&books, &merged).unwrap();
     assert!(std::fs::read(&whole).unwrap() == std::fs::read(&merged).unwrap());
+    // A share given twice, or beside the whole, would count its games twice.
+    let again = d.join("again.rbb");
+    for pair in [
+        [&books[0], &books[0]],
+        [&whole, &books[1]],
+        [&merged, &books[2]],
+    ] {
+        let pair = [pair[0].clone(), pair[1].clone()];
+        let e = retrobook::book::merge(&pair, &again)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("count them twice"), "{e}");
+    }
+    let two = [books[0].clone(), books[2].clone()];
+    retrobook::book::merge(&two, &again).unwrap();
 }

@@ -324,3 +324,45 @@ fn xiangqi_books_merge_back_up_and_stay_apart_from_chess() {
     assert!(!o.status.success());
     assert!(!path("x.bin").exists());
 }
+
+/// Without `--out` or `--book`, a xiangqi book is `books/xiangqi.rbb`: building one leaves
+/// the chess book `books/book.rbb` as it was, and probing with `--game xiangqi` reads it.
+#[test]
+fn a_xiangqi_book_has_a_default_file_of_its_own() {
+    let cwd = tempfile::tempdir().unwrap();
+    let in_cwd = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrobook"))
+            .args(args)
+            .current_dir(cwd.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let chess = manifest.join("books/masters-3000.pgn.zst");
+    let xiangqi = manifest.join("books/xiangqi-masters-2000.pgn.zst");
+    in_cwd(&["book", "build", "--max-ply", "4", chess.to_str().unwrap()]);
+    let chess_book = std::fs::read(cwd.path().join("books/book.rbb")).unwrap();
+    let said = in_cwd(&[
+        "book",
+        "build",
+        "--game",
+        "xiangqi",
+        xiangqi.to_str().unwrap(),
+    ]);
+    assert!(said.starts_with("books/xiangqi.rbb: "), "{said}");
+    assert!(std::fs::read(cwd.path().join("books/book.rbb")).unwrap() == chess_book);
+    let book = Book::open(cwd.path().join("books/xiangqi.rbb")).unwrap();
+    assert_eq!(book.info().game, retrobook::Game::Xiangqi);
+    let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+    let answer: serde_json::Value = serde_json::from_str(&in_cwd(&[
+        "book", "probe", "--game", "xiangqi", "--json", start,
+    ]))
+    .unwrap();
+    assert_eq!(answer["games"], 2000, "{answer}");
+}

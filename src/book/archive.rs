@@ -10,41 +10,61 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-/// Counts the bytes read through it.
+/// What has been read of an archive: its bytes as read (compressed ones for `.zst`), and
+/// their checksum, which with the length tells the archive apart from others (`Source`).
+#[derive(Default)]
+pub(crate) struct Tally {
+    /// Bytes read so far (the progress bar reads it as they come).
+    pub(crate) bytes: AtomicU64,
+    crc: Mutex<crc32fast::Hasher>,
+}
+
+impl Tally {
+    /// The CRC-32 of the bytes read.
+    pub(crate) fn crc(&self) -> u32 {
+        self.crc.lock().expect("not poisoned").clone().finalize()
+    }
+}
+
+/// Counts and checksums the bytes read through it.
 struct Counting<R> {
     inner: R,
-    count: Arc<AtomicU64>,
+    tally: Arc<Tally>,
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, Relaxed);
+        self.tally.bytes.fetch_add(n as u64, Relaxed);
+        self.tally
+            .crc
+            .lock()
+            .expect("not poisoned")
+            .update(&buf[..n]);
         Ok(n)
     }
 }
 
-/// Opens `path` (counting the bytes read from it, compressed ones for `.zst`, in `count`)
-/// as text of `game`.
+/// Opens `path` (`-`: stdin) as text of `game`, its bytes counted in `tally`.
 pub(crate) fn open_archive(
     path: &Path,
-    count: Arc<AtomicU64>,
+    tally: Arc<Tally>,
     game: Game,
 ) -> io::Result<Box<dyn Read + Send>> {
-    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
-        Box::new(io::stdin())
+    let input: Box<dyn Read + Send> = match path == Path::new("-") {
+        true => Box::new(io::stdin()),
+        false => Box::new(File::open(path)?),
+    };
+    let file = Counting {
+        inner: input,
+        tally: tally.clone(),
+    };
+    let raw: Box<dyn Read + Send> = if path.extension().is_some_and(|e| e == "zst") {
+        Box::new(Frames::new(file, tally))
     } else {
-        let file = Counting {
-            inner: File::open(path)?,
-            count: count.clone(),
-        };
-        if path.extension().is_some_and(|e| e == "zst") {
-            Box::new(Frames::new(file, count))
-        } else {
-            Box::new(file)
-        }
+        Box::new(file)
     };
     Ok(match game {
         Game::Chess => raw,
@@ -67,19 +87,19 @@ struct Frames<R: Read> {
     start: u64,
     /// Bytes decoded from it so far.
     decoded: u64,
-    /// Bytes read from the input so far.
-    count: Arc<AtomicU64>,
+    /// What has been read of the input.
+    tally: Arc<Tally>,
 }
 
 impl<R: Read> Frames<R> {
-    fn new(input: R, count: Arc<AtomicU64>) -> Frames<R> {
+    fn new(input: R, tally: Arc<Tally>) -> Frames<R> {
         Frames {
             between: Some(BufReader::with_capacity(1 << 17, input)),
             decoder: None,
             frame: 0,
             start: 0,
             decoded: 0,
-            count,
+            tally,
         }
     }
 
@@ -127,7 +147,7 @@ impl<R: Read> Read for Frames<R> {
                 Err(e) => return Err(e),
             };
             self.frame += 1;
-            self.start = self.count.load(Relaxed) - buffered;
+            self.start = self.tally.bytes.load(Relaxed) - buffered;
             self.decoded = 0;
             let decoder = zstd::stream::read::Decoder::with_buffer(input)
                 .map_err(|e| self.damaged(e))?
@@ -142,13 +162,15 @@ mod tests {
     use super::*;
 
     fn read_all(bytes: Vec<u8>) -> io::Result<Vec<u8>> {
-        let count = Arc::new(AtomicU64::new(0));
+        let tally = Arc::new(Tally::default());
         let reader = Counting {
-            inner: io::Cursor::new(bytes),
-            count: count.clone(),
+            inner: io::Cursor::new(bytes.clone()),
+            tally: tally.clone(),
         };
         let mut out = Vec::new();
-        Frames::new(reader, count).read_to_end(&mut out)?;
+        Frames::new(reader, tally.clone()).read_to_end(&mut out)?;
+        assert_eq!(tally.bytes.load(Relaxed), bytes.len() as u64);
+        assert_eq!(tally.crc(), crc32fast::hash(&bytes));
         Ok(out)
     }
 

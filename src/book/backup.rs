@@ -311,6 +311,7 @@ pub fn backup(
     progress.pass("write", book.len() as u64);
     let fail = |e| BookError::write(path, e);
     let mut writer = BookWriter::create(path).map_err(fail)?;
+    writer.set_sources(book.sources().map(<[_]>::to_vec).unwrap_or_default());
     let written = (|| -> std::io::Result<u64> {
         let mut valued = 0;
         // The last position whose own entry came (number and key), and the next one's number.

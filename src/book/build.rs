@@ -11,9 +11,9 @@
 //! when a pawn stands ready to take). Every move of a game is checked, also past
 //! `--max-ply`, so a game with an illegal move anywhere is skipped whole.
 
-use super::archive::open_archive;
+use super::archive::{open_archive, Tally};
 use super::error::BookError;
-use super::format::BookInfo;
+use super::format::{BookInfo, Source};
 use super::pgn::{replay_from, PgnState, RawGame, SkipReason, Skipped};
 use super::pieces::{parse_in_order, PIECE};
 use super::records::{Batch, Record, Records, DRAW, LOSS, REPEATS, WIN};
@@ -27,7 +27,7 @@ use crate::threads::Threads;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 /// Settings of a build.
@@ -358,6 +358,7 @@ pub fn build(
     let mut counted = count(archives, out, opts, progress)?;
     counted.summary.check_used()?;
     let mut writer = BookWriter::create(out).map_err(|e| BookError::write(out, e))?;
+    writer.set_sources(counted.sources.clone());
     let (streams, min_games) = counted.streams(opts.min_games)?;
     // On an error the writer, dropped unfinished, removes its temporary.
     let entries = merge_into(streams, min_games, &mut |e| writer.push(e))
@@ -380,6 +381,8 @@ pub(crate) struct Counted {
     pub(crate) summary: BuildSummary,
     records: Records,
     runs: Runs,
+    /// The archives read, with the share counted.
+    pub(crate) sources: Vec<Source>,
 }
 
 impl Counted {
@@ -427,6 +430,7 @@ fn count_in_pool<R: BookRules>(
     let mut summary = BuildSummary::default();
     let mut records = Records::default();
     let mut runs = Runs::new(out);
+    let mut sources = Vec::new();
     // A quarter of the budget for records: summing them into entries (32 bytes for 16) can
     // take up to twice that more while they are freed.
     let limit = (opts.memory / 4).max(1 << 20);
@@ -440,9 +444,9 @@ fn count_in_pool<R: BookRules>(
         .sum();
     progress.pass("reading games", total);
     for (number, archive) in archives.iter().enumerate() {
-        let count = Arc::new(AtomicU64::new(0));
+        let tally = Arc::new(Tally::default());
         let reader =
-            open_archive(archive, count.clone(), R::GAME).map_err(|e| io_fail(archive, e))?;
+            open_archive(archive, tally.clone(), R::GAME).map_err(|e| io_fail(archive, e))?;
         let name = archive.display().to_string();
         let mut reported = 0;
         let work = |mut state: PgnState, bytes: &[u8]| {
@@ -456,7 +460,7 @@ fn count_in_pool<R: BookRules>(
             progress.items(s.games_read);
             summary.absorb(s);
             records.add(batch);
-            let now = count.load(Relaxed);
+            let now = tally.bytes.load(Relaxed);
             progress.advance(now - reported);
             reported = now;
             if records.bytes() >= limit {
@@ -489,11 +493,18 @@ fn count_in_pool<R: BookRules>(
                 path: archive.clone(),
             });
         }
+        sources.push(Source {
+            bytes: tally.bytes.load(Relaxed),
+            crc: tally.crc(),
+            part: opts.share.part,
+            parts: opts.share.parts,
+        });
     }
     summary.runs = runs.files.len() as u64;
     Ok(Counted {
         summary,
         records,
         runs,
+        sources,
     })
 }

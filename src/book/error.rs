@@ -129,6 +129,20 @@ pub enum BookError {
         /// The first book's depth.
         expected: u32,
     },
+    /// Two books to merge count some games twice.
+    #[error(
+        "{} and {} count the same games ({archive}): merged, they would count them twice",
+        other.display(),
+        path.display()
+    )]
+    SameGames {
+        /// The later book.
+        path: PathBuf,
+        /// The book it meets.
+        other: PathBuf,
+        /// What they both count.
+        archive: String,
+    },
     /// A book to merge left out rare moves, so sums over it would be wrong.
     #[error(
         "{}: built with --min-games {min_games}, so its sums are incomplete; merge books \

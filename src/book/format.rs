@@ -4,7 +4,7 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic b"RBBOOK\x1a\0"
-//!      8     4  format version (1)
+//!      8     4  format version (2; 1 before the sources section, read as well)
 //!     12     4  entry size (32)
 //!     16     8  number of entries
 //!     24     8  games used to build the book
@@ -29,7 +29,21 @@
 //!                   20    4 draw }
 //!                   24    4 loss }
 //!                   28    4 repeats
+//!
+//!         then (version 2) the sources: the archives whose games the book counts
+//!          4  number of sources
+//!             per source:
+//!                    0    8 bytes of the archive (as read: compressed for `.zst`)
+//!                    8    4 CRC-32 of those bytes
+//!                   12    4 share: this part of the games ...
+//!                   16    4        ... of so many parts (1: every game)
+//!          4  CRC-32 of the sources section before this field
+//!             (sources sorted, shares that make up a whole archive written as the whole:
+//!             the same games give the same bytes, however the book was built or merged)
 //! ```
+//! The sources let `book merge` refuse books that count the same games twice (the same
+//! book, or books built from the same archive), while it merges shares of one archive.
+//!
 //! A position's own entry (move 0) counts the games that reached it; each move entry counts
 //! the games that played that move there. A game counts once per position and per move even
 //! when the position recurs in it.
@@ -51,8 +65,10 @@ use crate::game::Game;
 
 /// Identifies a retrobook book file.
 pub const BOOK_MAGIC: [u8; 8] = *b"RBBOOK\x1a\0";
-/// The book format version this code writes and reads.
-pub const BOOK_VERSION: u32 = 1;
+/// The book format version this code writes (it reads 1 too).
+pub const BOOK_VERSION: u32 = 2;
+/// The oldest book format version this code reads: without sources.
+pub(crate) const OLDEST_BOOK_VERSION: u32 = 1;
 /// Bytes of the header, before the entries.
 pub(crate) const HEADER: usize = 64;
 /// Header flag: the entries carry back-up values.
@@ -171,6 +187,100 @@ impl Entry {
     }
 }
 
+/// Bytes of a source in the sources section.
+const SOURCE_LEN: usize = 20;
+
+/// An archive whose games a book counts (all of them, or one share of a split build),
+/// known by its length and checksum, whatever its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// Bytes of the archive as read (compressed for `.zst`).
+    pub bytes: u64,
+    /// CRC-32 of those bytes.
+    pub crc: u32,
+    /// The share of its games counted: part `part` of `parts` (`parts` 1: every game).
+    pub part: u32,
+    /// How many parts the games were shared into.
+    pub parts: u32,
+}
+
+impl Source {
+    /// Whether the two count some game of one archive twice: the same archive, and the
+    /// same share of it or shares cut another way.
+    pub fn overlaps(&self, o: &Source) -> bool {
+        self.bytes == o.bytes && self.crc == o.crc && (self.parts != o.parts || self.part == o.part)
+    }
+
+    /// `sources` in the one order the file keeps, every archive all of whose shares are
+    /// there as one whole source.
+    pub(crate) fn normalized(mut sources: Vec<Source>) -> Vec<Source> {
+        sources.sort_by_key(|s| (s.bytes, s.crc, s.parts, s.part));
+        sources.dedup();
+        let mut out: Vec<Source> = Vec::with_capacity(sources.len());
+        let mut i = 0;
+        while i < sources.len() {
+            let s = &sources[i];
+            let n = s.parts as usize;
+            let whole = n > 1
+                && sources.get(i..i + n).is_some_and(|run| {
+                    run.iter().enumerate().all(|(k, t)| {
+                        (t.bytes, t.crc, t.parts, t.part as usize) == (s.bytes, s.crc, s.parts, k)
+                    })
+                });
+            if whole {
+                out.push(Source {
+                    part: 0,
+                    parts: 1,
+                    ..s.clone()
+                });
+                i += n;
+            } else {
+                out.push(s.clone());
+                i += 1;
+            }
+        }
+        if out.len() < sources.len() {
+            return Source::normalized(out);
+        }
+        out
+    }
+
+    /// The sources section's bytes for `sources` (its checksum last).
+    pub(crate) fn section(sources: &[Source]) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&(sources.len() as u32).to_le_bytes());
+        for s in sources {
+            b.extend_from_slice(&s.bytes.to_le_bytes());
+            b.extend_from_slice(&s.crc.to_le_bytes());
+            b.extend_from_slice(&s.part.to_le_bytes());
+            b.extend_from_slice(&s.parts.to_le_bytes());
+        }
+        let crc = crc32fast::hash(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// The sources of a section that is the whole of `b`, or None if it is not one.
+    pub(crate) fn read_section(b: &[u8]) -> Option<Vec<Source>> {
+        let (body, crc) = b.split_at_checked(b.len().checked_sub(4)?)?;
+        if crc32fast::hash(body) != field::get::<u32>(crc, 0) {
+            return None;
+        }
+        let n = field::get::<u32>(body.get(0..4)?, 0) as usize;
+        let rest = body.get(4..)?;
+        if Some(rest.len()) != n.checked_mul(SOURCE_LEN) {
+            return None;
+        }
+        let source = |b: &[u8]| Source {
+            bytes: field::get(b, 0),
+            crc: field::get(b, 8),
+            part: field::get(b, 12),
+            parts: field::get(b, 16),
+        };
+        Some(rest.chunks_exact(SOURCE_LEN).map(source).collect())
+    }
+}
+
 /// What a book header records besides its entries.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct BookInfo {
@@ -187,6 +297,48 @@ pub struct BookInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sources_round_trip_and_tell_overlaps() {
+        let a = Source {
+            bytes: 601_573,
+            crc: 0xdead_beef,
+            part: 0,
+            parts: 1,
+        };
+        let shares: Vec<Source> = (0..3)
+            .map(|part| Source {
+                part,
+                parts: 3,
+                ..a.clone()
+            })
+            .collect();
+        for list in [vec![], vec![a.clone()], shares.clone()] {
+            let b = Source::section(&list);
+            assert_eq!(Source::read_section(&b), Some(list.clone()));
+            let mut damaged = b.clone();
+            damaged[4] ^= 1;
+            assert_eq!(Source::read_section(&damaged), None);
+            assert_eq!(Source::read_section(&b[..b.len() - 1]), None);
+        }
+        assert!(a.overlaps(&a) && a.overlaps(&shares[1]) && shares[1].overlaps(&a));
+        assert!(!shares[0].overlaps(&shares[1]) && shares[2].overlaps(&shares[2]));
+        let other = Source {
+            crc: 1,
+            ..a.clone()
+        };
+        assert!(!a.overlaps(&other));
+        // Shares that make up the archive are the archive; some of them are not.
+        let mut all = shares.clone();
+        all.reverse();
+        all.push(other.clone());
+        assert_eq!(Source::normalized(all), [other.clone(), a.clone()]);
+        let some = vec![shares[2].clone(), shares[0].clone()];
+        assert_eq!(
+            Source::normalized(some),
+            [shares[0].clone(), shares[2].clone()]
+        );
+    }
 
     #[test]
     fn entries_round_trip_with_and_without_a_back_up() {

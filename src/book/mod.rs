@@ -24,7 +24,7 @@ mod writer;
 pub use backup::{backup, score_permille, BackupSummary};
 pub use build::{build, BuildOptions, BuildSummary, Share};
 pub use error::{BookError, BookFault};
-pub use format::{Backup, BookInfo, Entry};
+pub use format::{Backup, BookInfo, Entry, Source};
 pub use merge::merge;
 pub use polyglot_key::polyglot_key;
 pub use polyglot_move::{decode_move, encode_move};

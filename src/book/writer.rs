@@ -1,7 +1,9 @@
 //! Writes a book file (layout in `format`) as an `AtomicFile`: whole under its name, or not
 //! at all.
 
-use super::format::{BookInfo, Entry, BOOK_MAGIC, BOOK_VERSION, ENTRY_LEN, FLAG_BACKED_UP, HEADER};
+use super::format::{
+    BookInfo, Entry, Source, BOOK_MAGIC, BOOK_VERSION, ENTRY_LEN, FLAG_BACKED_UP, HEADER,
+};
 use crate::atomic_file::{prepare_folder_of, AtomicFile};
 use crate::field;
 use std::io::{self, Seek, Write};
@@ -15,6 +17,7 @@ pub struct BookWriter {
     crc: crc32fast::Hasher,
     last: Option<(u64, u16)>,
     flags: u32,
+    sources: Vec<Source>,
 }
 
 impl BookWriter {
@@ -29,6 +32,7 @@ impl BookWriter {
             crc: crc32fast::Hasher::new(),
             last: None,
             flags: 0,
+            sources: Vec::new(),
         })
     }
 
@@ -50,9 +54,17 @@ impl BookWriter {
         self.flags |= FLAG_BACKED_UP;
     }
 
-    /// Writes the header, syncs and renames; returns the file size. On failure the unfinished
-    /// file is removed and whatever was at `path` before is left as it was.
+    /// Records the archives whose games the entries count.
+    pub fn set_sources(&mut self, sources: Vec<Source>) {
+        self.sources = Source::normalized(sources);
+    }
+
+    /// Writes the sources and the header, syncs and renames; returns the file size. On
+    /// failure the unfinished file is removed and whatever was at `path` before is left as
+    /// it was.
     pub fn finish(mut self, info: BookInfo) -> io::Result<u64> {
+        let section = Source::section(&self.sources);
+        self.out.writer().write_all(&section)?;
         let mut h = [0u8; HEADER];
         h[0..8].copy_from_slice(&BOOK_MAGIC);
         field::put(&mut h, 8, BOOK_VERSION);
@@ -70,6 +82,6 @@ impl BookWriter {
         w.seek(io::SeekFrom::Start(0))?;
         w.write_all(&h)?;
         self.out.finish()?;
-        Ok(HEADER as u64 + self.count * ENTRY_LEN as u64)
+        Ok(HEADER as u64 + self.count * ENTRY_LEN as u64 + section.len() as u64)
     }
 }

@@ -149,8 +149,9 @@ pub enum BookCommand {
     Build {
         #[arg(required = true)]
         archives: Vec<PathBuf>,
-        #[arg(long, value_name = "FILE", default_value = super::book::DEFAULT_BOOK)]
-        out: PathBuf,
+        /// The book to write (default: books/book.rbb, books/xiangqi.rbb for xiangqi).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
         /// Plies of each game taken into the book.
         #[arg(long, value_name = "N", default_value_t = 40)]
         max_ply: u32,
@@ -177,8 +178,9 @@ pub enum BookCommand {
     Probe {
         #[arg(required = true)]
         fens: Vec<String>,
-        #[arg(long, value_name = "FILE", default_value = super::book::DEFAULT_BOOK)]
-        book: PathBuf,
+        /// The book (default: books/book.rbb, books/xiangqi.rbb with --game xiangqi).
+        #[arg(long, value_name = "FILE")]
+        book: Option<PathBuf>,
         /// The game of the positions (default: the book's).
         #[arg(long, value_enum)]
         game: Option<GameArg>,

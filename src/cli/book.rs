@@ -16,6 +16,18 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Default book file.
 pub const DEFAULT_BOOK: &str = "books/book.rbb";
+/// Default book file of Chinese chess.
+pub const DEFAULT_XIANGQI_BOOK: &str = "books/xiangqi.rbb";
+
+/// The book `given`, or the default one of `game`.
+pub fn book_path(given: Option<PathBuf>, game: Game) -> PathBuf {
+    given.unwrap_or_else(|| {
+        PathBuf::from(match game {
+            Game::Chess => DEFAULT_BOOK,
+            Game::Xiangqi => DEFAULT_XIANGQI_BOOK,
+        })
+    })
+}
 
 /// Progress of a book command on stderr: the phase and its steps (a build's steps are
 /// input bytes, with an ETA when the input sizes are known), then the games read so far.

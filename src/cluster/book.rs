@@ -142,6 +142,13 @@ pub fn build(
     // Before the book is created: no book of nothing (the job then ends, as on any error).
     summary.check_used()?;
     let mut writer = BookWriter::create(out).map_err(|e| BookError::write(out, e))?;
+    // The book counts every game of each archive, as one process's would.
+    let whole = |s: &crate::book::Source| crate::book::Source {
+        part: 0,
+        parts: 1,
+        ..s.clone()
+    };
+    writer.set_sources(counted.sources.iter().map(whole).collect());
     let mut entries = merge_into(streams, opts.min_games, &mut |e| writer.push(e))
         .map_err(|e| BookError::write(out, e))?;
     let mut bytes_sent: u64 = shares.iter().map(|s| s.bytes_sent).sum();
