@@ -571,8 +571,8 @@ fn promoting_from(index: &TableIndex, parts: &[Range<u64>]) -> Vec<[bool; 2]> {
     out
 }
 
-/// Peak resident set size of this process (Linux), or 0.
-fn peak_memory() -> u64 {
+/// Peak resident set size of this process so far (Linux), or 0.
+pub fn peak_memory() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

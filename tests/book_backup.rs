@@ -10,7 +10,7 @@
 mod common;
 
 use common::{run, run_ok};
-use retrobook::book::{backup, build, Book, BookError, BookWriter, BuildOptions, Entry};
+use retrobook::book::{backup, build, Book, BookWriter, BuildOptions, Entry};
 use retrobook::progress::Silent;
 use shakmaty::san::San;
 use shakmaty::zobrist::Zobrist64;
@@ -502,19 +502,29 @@ fn a_failed_rewrite_leaves_the_old_book() {
     let dir = tempfile::tempdir().unwrap();
     let path = build_book(dir.path(), "book", SHUFFLE);
     let before = std::fs::read(&path).unwrap();
-    // The writer's temporary name (in this process) is taken by a folder: creating it fails.
-    let blocker = dir
-        .path()
-        .join(format!(".book.rbb.{}.tmp", std::process::id()));
-    std::fs::create_dir(&blocker).unwrap();
-    let err = backup(&path, 1, &Silent).unwrap_err();
-    assert!(
-        matches!(&err, BookError::Write { path: p, .. } if *p == path),
-        "{err:?}"
+    // A file-size limit of 512 bytes stands in for a full disk: the rewrite fails part way
+    // (the shell ignores SIGXFSZ so that the write fails with an error, not a signal).
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 1; exec '{}' book backup --book '{}'",
+        env!("CARGO_BIN_EXE_retrobook"),
+        path.display()
     );
-    assert!(err.to_string().contains("book.rbb"), "{err}");
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot write") && err.contains("book.rbb"),
+        "{err}"
+    );
     assert!(std::fs::read(&path).unwrap() == before);
-    std::fs::remove_dir(&blocker).unwrap();
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
     backup(&path, 1, &Silent).unwrap();
     assert!(Book::open(&path).unwrap().backed_up());
 }

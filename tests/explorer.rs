@@ -301,6 +301,7 @@ impl Session<'_> {
                 text: text('verdict'), dtm: text('dtm'), mate: text('mate') };
              return { book: rows('book-moves'), tables: rows('tb-moves'), verdict,
                 bookGames: text('book-games'), bookNote: text('book-note'),
+                bookCaption: text('book-caption'),
                 tbNote: text('tb-note'), turn: text('turn'),
                 fen: document.getElementById('fen').value, pgn: text('pgn') };",
         );
@@ -316,6 +317,7 @@ struct Shown {
     verdict: Option<Verdict>,
     book_games: String,
     book_note: String,
+    book_caption: String,
     tb_note: String,
     turn: String,
     fen: String,
@@ -436,9 +438,15 @@ fn pgn(start: &str, sans: &[String]) -> String {
     tags + &words.join(" ")
 }
 
-/// The book rows the page shows for `fen` equal `book probe FEN --json`: the same moves in
-/// the same order, with their SAN, games, wins, draws, losses and score.
+/// The book rows the page shows for `fen` equal `book probe FEN --json`: the same moves,
+/// most played first (the CLI's order on a tie: by goodness), with their SAN, games, wins,
+/// draws, losses, score and goodness.
 fn check_book(page: &Shown, fen: &str, book: &Path) {
+    check_book_sorted(page, fen, book, "games");
+}
+
+/// `check_book`, the page's rows sorted by `by` (a key of the CLI's moves), most first.
+fn check_book_sorted(page: &Shown, fen: &str, book: &Path, by: &str) {
     let cli: Value = serde_json::from_str(&run_ok(&[
         "book",
         "probe",
@@ -454,9 +462,11 @@ fn check_book(page: &Shown, fen: &str, book: &Path) {
         format!("{} games", thousands(games)),
         "{fen}"
     );
-    let moves = cli["moves"].as_array().unwrap();
+    let mut moves = cli["moves"].as_array().unwrap().clone();
+    // A stable sort: ties keep the CLI's order.
+    moves.sort_by(|a, b| b[by].as_f64().unwrap().total_cmp(&a[by].as_f64().unwrap()));
     assert_eq!(page.book.len(), moves.len(), "{fen}: {:?}", page.book);
-    for (row, m) in page.book.iter().zip(moves) {
+    for (row, m) in page.book.iter().zip(&moves) {
         let count = |k: &str| m[k].as_u64().unwrap();
         assert_eq!(row.uci, m["uci"].as_str().unwrap(), "{fen}");
         assert_eq!(row.cells[0], m["san"].as_str().unwrap(), "{fen}");
@@ -468,14 +478,21 @@ fn check_book(page: &Shown, fen: &str, book: &Path) {
             "{fen} {}",
             row.uci
         );
-        let score: f64 = row.cells[3].trim_end_matches('%').parse().unwrap();
-        let expected = 100.0 * m["score"].as_f64().unwrap();
-        assert!(
-            (score - expected).abs() <= 0.05 + 1e-9,
-            "{fen} {}: score {score} shown, {expected} by the CLI",
-            row.uci
-        );
+        for (cell, key) in [(3, "score"), (4, "goodness")] {
+            let shown: f64 = row.cells[cell].trim_end_matches('%').parse().unwrap();
+            let expected = 100.0 * m[key].as_f64().unwrap();
+            assert!(
+                (shown - expected).abs() <= 0.05 + 1e-9,
+                "{fen} {}: {key} {shown} shown, {expected} by the CLI",
+                row.uci
+            );
+        }
     }
+    assert!(
+        page.book_caption.contains(&format!("Sorted by {by}")),
+        "{fen}: {:?}",
+        page.book_caption
+    );
     if moves.is_empty() {
         assert!(
             !page.book_note.is_empty(),
@@ -654,9 +671,19 @@ fn explorer_page_plays_book_and_table_lines_as_the_command_line_values_them() {
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
     std::fs::write(target.join("explorer.png"), &png).unwrap();
 
-    // A move other than the line's from inside it: the line ends there.
+    // Sorted by a heading chosen: by score, by goodness, by games again; the caption says
+    // by what, the heading chosen is marked.
     session.click("#first");
     session.wait_shown(INITIAL);
+    for by in ["score", "goodness", "games"] {
+        session.click(&format!("#book-moves th[data-sort='{by}'] button"));
+        check_book_sorted(&session.shown(), INITIAL, &book, by);
+        let marked = session
+            .script("return document.querySelector('#book-moves th[aria-sort]').dataset.sort;");
+        assert_eq!(marked, by);
+    }
+
+    // A move other than the line's from inside it: the line ends there.
     assert!(session.text("#pgn").starts_with("1. e4 c5"));
     let d4 = &played(INITIAL, &["d2d4"])[0].0;
     play(&session, "book-moves", "d2d4", d4);
@@ -734,4 +761,18 @@ fn explorer_page_plays_book_and_table_lines_as_the_command_line_values_them() {
     };
     assert_eq!(read_clipboard("#copy-fen"), after[2].0);
     assert_eq!(read_clipboard("#copy-pgn"), pgn(start, &sans));
+
+    // A link whose FEN the server refuses: the initial position, with the server's word.
+    session.goto("about:blank");
+    session.goto(&format!("{url}/#{}", bad.replace(' ', "_")));
+    session.wait_shown(INITIAL);
+    let error = wait_for("the link's FEN error", || {
+        Some(session.text("#fen-error")).filter(|t| !t.is_empty())
+    });
+    assert_eq!(error, message.as_str().unwrap());
+    assert_eq!(
+        session.shown().fen,
+        bad,
+        "the FEN refused stays in the field"
+    );
 }

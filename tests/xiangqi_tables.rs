@@ -44,6 +44,50 @@ fn xiangqi_tables_from_the_command_line() {
         .map(|l| json(l)["signature"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(built, ["KvK", "KNvK", "KRvK", "KRvKN"]);
+    // In words, as chess's `gen` says it: the plan, a header, a row of aligned columns
+    // per table (the chess columns and the positions the rule decides), the summary.
+    let words = temp_dir("words");
+    let said = run_ok(&[
+        "gen",
+        "--game",
+        "xiangqi",
+        "KRvKN",
+        "--tables",
+        words.to_str().unwrap(),
+    ]);
+    let lines: Vec<&str> = said.lines().collect();
+    assert!(
+        lines[0].starts_with("plan: 4 tables to build (0 already present), 745290 indices"),
+        "{said}"
+    );
+    let chess = run_ok(&[
+        "gen",
+        "KQvK",
+        "--tables",
+        words.join("chess").to_str().unwrap(),
+    ]);
+    let chess_header = chess
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>();
+    let header: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(header[..chess_header.len()], chess_header[..], "{said}");
+    assert!(lines[1].ends_with("by the rule"), "{said}");
+    let column = |line: &str, heading: &str| {
+        let at = lines[1].find(heading).unwrap() + heading.len();
+        line[..at].rsplit(' ').next().unwrap().to_string()
+    };
+    let row = lines.iter().find(|l| l.starts_with("KRvKN ")).unwrap();
+    assert_eq!(column(row, "indices"), "729000", "{said}");
+    assert_eq!(column(row, "longest mate (plies)"), "25", "{said}");
+    assert_eq!(column(row, "by the rule"), "1597", "{said}");
+    assert!(
+        lines[6].starts_with("built 4 tables (0 already present) in "),
+        "{said}"
+    );
+    std::fs::remove_dir_all(&words).unwrap();
     // Again: every table is there, nothing is built.
     let again = run_ok(&["gen", "--game", "xiangqi", "KRvKN", "--tables", d]);
     assert!(again.contains("built 0 tables"), "{again}");

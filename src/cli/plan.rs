@@ -74,15 +74,20 @@ impl Plan {
     /// One line: tables, indices, time on `threads` threads, largest peak.
     pub fn summary(&self, threads: usize, present: usize) -> String {
         let cpu: f64 = self.tables.iter().map(|t| t.estimate.cpu_seconds).sum();
-        let peak = self.largest().map_or(String::new(), |(m, b)| {
-            format!(", peak memory at most {} ({m})", bytes(b))
-        });
-        format!(
-            "plan: {} tables to build ({present} already present), {} indices, about {} on {threads} thread(s){peak}",
+        let largest = self.largest().map(|(m, b)| (m.to_string(), b));
+        summary_line(
             self.tables.len(),
+            present,
             self.indices(),
-            duration(cpu / threads as f64),
+            cpu,
+            threads,
+            largest,
         )
+    }
+
+    /// Seconds table `i` is expected to take, `spent` seconds into the run (as `left`).
+    pub fn table_seconds(&self, i: usize, spent: f64, threads: usize) -> f64 {
+        self.left(i, spent, threads) - self.left(i + 1, spent, threads)
     }
 
     /// One line per table, for `gen --plan`.
@@ -136,6 +141,51 @@ impl Plan {
             )
         })
     }
+}
+
+/// The line a run of `gen` (either game) starts with: `tables` to build, `present`
+/// already there, their `indices`, time on `threads` threads, and the largest peak.
+pub fn summary_line(
+    tables: usize,
+    present: usize,
+    indices: u64,
+    cpu_seconds: f64,
+    threads: usize,
+    largest: Option<(String, u64)>,
+) -> String {
+    let peak = largest.map_or(String::new(), |(name, b)| {
+        format!(", peak memory at most {} ({name})", bytes(b))
+    });
+    format!(
+        "plan: {tables} tables to build ({present} already present), {indices} indices, about {} on {threads} thread(s){peak}",
+        duration(cpu_seconds / threads as f64),
+    )
+}
+
+/// The header of the table `report_row` fills, its first column `width` wide, and `extra`
+/// headings after (with the spaces before them).
+pub fn report_header(width: usize, extra: &str) -> String {
+    format!(
+        "{:<width$} {:>12} {:>8} {:>8} {:>9} {:>11}  longest mate (plies){extra}",
+        "table", "indices", "seconds", "M idx/s", "peak MiB", "bytes"
+    )
+}
+
+/// One built table's row under `report_header` (either game).
+pub fn report_row(
+    name: &str,
+    width: usize,
+    indices: u64,
+    seconds: f64,
+    peak_bytes: u64,
+    bytes: u64,
+    longest: u32,
+) -> String {
+    format!(
+        "{name:<width$} {indices:>12} {seconds:>8.2} {:>8.2} {:>9} {bytes:>11}  {longest:>20}",
+        indices as f64 / seconds.max(1e-9) / 1e6,
+        peak_bytes >> 20,
+    )
 }
 
 /// `gen --plan`'s line when every table asked for is in `dir`.

@@ -2,7 +2,7 @@
 
 use super::args::{parse_signature, threads_arg};
 use super::output::{runtime, say, usage, write_failed, Failure, Failures};
-use super::plan::{nothing_to_build, Limit, Plan};
+use super::plan::{nothing_to_build, report_header, report_row, Limit, Plan};
 use super::progress::Bars;
 use super::said::{merge, words, Ending};
 use retrobook::chess::{Color, Position};
@@ -17,20 +17,18 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-/// The header of the summary table `report_line` fills.
-const REPORT_HEADER: &str =
-    "table         indices  seconds  M idx/s  peak MiB       bytes  longest mate (plies)";
+/// Width of the table column of `gen`'s report (chess signatures are at most 8 long).
+const NAME_WIDTH: usize = 8;
 
 fn report_line(r: &Report) -> String {
-    format!(
-        "{:<8} {:>12} {:>8.2} {:>8.2} {:>9} {:>11}  {}",
-        r.material.to_string(),
+    report_row(
+        &r.material.to_string(),
+        NAME_WIDTH,
         r.indices,
         r.seconds,
-        r.indices as f64 / r.seconds.max(1e-9) / 1e6,
-        r.peak_memory >> 20,
+        r.peak_memory,
         r.bytes,
-        r.stats.max_plies
+        r.stats.max_plies,
     )
 }
 
@@ -166,7 +164,7 @@ fn gen_tables(
     }
     let bars = Bars::new(!json && root, estimates.indices());
     if !json && !todo.is_empty() {
-        say(REPORT_HEADER.into())?;
+        say(report_header(NAME_WIDTH, ""))?;
     }
     let mut exchanged = 0;
     let (mut total_secs, mut total_indices) = (0.0, 0u64);
@@ -174,9 +172,10 @@ fn gen_tables(
         let i = session.built();
         bars.start(
             &m,
-            i + 1,
-            todo.len(),
+            (i + 1, todo.len()),
+            estimates.tables[i].indices,
             Some(estimates.left(i, total_secs, threads)),
+            Some(estimates.table_seconds(i, total_secs, threads)),
         );
         let e = estimate(m, session.tablebase());
         if let Some(l) = limit.as_ref().filter(|l| e.peak_bytes > l.bytes) {
@@ -200,7 +199,7 @@ fn gen_tables(
             report_line(&report)
         };
         bars.multi.suspend(|| say(line))?;
-        bars.total.inc(report.indices);
+        bars.finish_table(report.indices);
     }
     bars.table.finish_and_clear();
     bars.total.finish_and_clear();
@@ -443,13 +442,13 @@ pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
     for (i, (m, size)) in targets.iter().zip(&sizes).enumerate() {
         let left =
             (done > 0).then(|| start.elapsed().as_secs_f64() * (all - done) as f64 / done as f64);
-        bars.start(m, i + 1, targets.len(), left);
+        bars.start(m, (i + 1, targets.len()), *size, left, None);
         verify_table(&tb, m, Threads::PerCore, &bars).map_err(|e| match e {
             VerifyError::Missing(m) => runtime(no_table(&m, dir, "")),
             e => runtime(format!("verify failed: {e}")),
         })?;
         bars.multi.suspend(|| say(format!("{m:<8} ok")))?;
-        bars.total.inc(*size);
+        bars.finish_table(*size);
         done += size;
     }
     bars.total.finish_and_clear();

@@ -4,12 +4,13 @@
 use super::output::{runtime, say, usage, write_failed, Failure, Failures};
 use super::plan::{
     available_memory, bytes as plan_bytes, nothing_to_build, planned_json, planned_line,
+    report_header, report_row, summary_line,
 };
 use super::progress::Bars;
 use super::said::{merge, words, Ending};
 use super::tables::{no_table, with_hint};
 use retrobook::chess::Color;
-use retrobook::generate::Estimate;
+use retrobook::generate::{peak_memory, Estimate};
 use retrobook::probe::{ProbeError, XiangqiTablebase};
 use retrobook::retro::{solve_table, Verdict};
 use retrobook::table::xiangqi::{table_path, write, SideCounts, XiangqiFile, EXTENSION};
@@ -20,6 +21,9 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
+
+/// Width of the table column of `gen --game xiangqi`'s report (KRRAABBvKAABB is 13 long).
+const NAME_WIDTH: usize = 14;
 
 /// Peak memory of a xiangqi solve per index (both sides counted), with some room: the
 /// values, the solver's state and the index's work. Measured peaks, each table alone:
@@ -161,8 +165,28 @@ pub fn cmd_gen(
         ))
     })?;
     let all: u64 = todo.iter().map(|s| size(s)).sum();
+    let threads = rayon::current_num_threads();
+    let estimate = |sig: &Signature| estimate_of(size(sig));
+    if !json && !todo.is_empty() {
+        let cpu = todo.iter().map(|s| estimate(s).cpu_seconds).sum();
+        let largest = todo
+            .iter()
+            .max_by_key(|s| size(s))
+            .map(|s| (s.to_string(), estimate(s).peak_bytes));
+        let present = order.len() - todo.len();
+        say(summary_line(
+            todo.len(),
+            present,
+            all,
+            cpu,
+            threads,
+            largest,
+        ))?;
+        say(report_header(NAME_WIDTH, "  by the rule"))?;
+    }
     let bars = Bars::new(!json, all);
     let (start, mut built, mut bytes, mut done) = (Instant::now(), 0, 0u64, 0u64);
+    let mut built_indices = 0u64;
     let mut skipped: Vec<Signature> = Vec::new();
     let skip = |sig: &Signature, why: &str| {
         bars.multi
@@ -195,12 +219,23 @@ pub fn cmd_gen(
             skip(sig, &why);
             skipped.push(**sig);
             done += size(sig);
+            bars.finish_table(size(sig));
             continue;
         }
         let t0 = Instant::now();
-        let left =
-            (done > 0).then(|| start.elapsed().as_secs_f64() * (all - done) as f64 / done as f64);
-        bars.start(sig, i + 1, todo.len(), left);
+        // The pace so far (the estimate's at first) for what is left and for this table.
+        let pace = match done {
+            0 => estimate(sig).cpu_seconds / threads as f64 / size(sig).max(1) as f64,
+            _ => start.elapsed().as_secs_f64() / done as f64,
+        };
+        let left = pace * (all - done) as f64;
+        bars.start(
+            sig,
+            (i + 1, todo.len()),
+            size(sig),
+            Some(left),
+            Some(pace * size(sig) as f64),
+        );
         // A sub-table that cannot be read fails the table, which is then not written.
         let failed: Mutex<Option<ProbeError>> = Mutex::new(None);
         let sub = |pos: &Position| {
@@ -221,6 +256,7 @@ pub fn cmd_gen(
                 skip(sig, &e.to_string());
                 skipped.push(**sig);
                 done += size(sig);
+                bars.finish_table(size(sig));
                 continue;
             }
         };
@@ -239,26 +275,32 @@ pub fn cmd_gen(
             })
             .to_string()
         } else {
-            format!(
-                "{sig:<14} {:>12} indices {seconds:>8.1} s {size:>12} bytes  longest mate {} plies, {by_rule} by the rule",
+            let row = report_row(
+                &sig.to_string(),
+                NAME_WIDTH,
                 2 * h.size,
-                h.longest.0
-            )
+                seconds,
+                peak_memory(),
+                size,
+                h.longest.0,
+            );
+            format!("{row}  {by_rule:>11}")
         };
         bars.multi.suspend(|| say(line))?;
-        bars.total.inc(2 * h.size);
+        bars.finish_table(2 * h.size);
         built += 1;
         bytes += size;
         done += 2 * h.size;
+        built_indices += 2 * h.size;
     }
     bars.total.finish_and_clear();
     bars.table.finish_and_clear();
     if !json {
         say(format!(
-            "built {built} tables ({bytes} bytes) in {:.1} min; {} of {} were there",
-            start.elapsed().as_secs_f64() / 60.0,
+            "built {built} tables ({} already present) in {:.2} s, {built_indices} indices, {bytes} bytes, into {}",
             order.len() - todo.len(),
-            order.len()
+            start.elapsed().as_secs_f64(),
+            dir.display()
         ))?;
     }
     if !skipped.is_empty() {
@@ -274,6 +316,14 @@ pub fn cmd_gen(
 
 /// `gen --plan`: each table to build, in order, with its estimate (the solve's; a table's
 /// perpetual-check graph, sized only once its draws are counted, comes on top).
+/// What a xiangqi table of `indices` indices (both sides) is expected to cost.
+fn estimate_of(indices: u64) -> Estimate {
+    Estimate {
+        peak_bytes: indices.saturating_mul(BYTES_PER_INDEX),
+        cpu_seconds: indices as f64 * CPU_SECONDS_PER_INDEX,
+    }
+}
+
 fn plan(
     todo: &[&Signature],
     size: impl Fn(&Signature) -> u64,
@@ -286,10 +336,7 @@ fn plan(
     }
     for sig in todo {
         let indices = size(sig);
-        let e = Estimate {
-            peak_bytes: indices.saturating_mul(BYTES_PER_INDEX),
-            cpu_seconds: indices as f64 * CPU_SECONDS_PER_INDEX,
-        };
+        let e = estimate_of(indices);
         let name = sig.to_string();
         let line = if json {
             planned_json(&name, indices, &e, true).to_string()

@@ -128,6 +128,17 @@ const state = {
   selected: null,
   /** Counts the positions shown, so that a late answer for an earlier one is dropped. */
   shown: 0,
+  /** What the book's moves are sorted by: "games", "score" or "goodness". */
+  bookSort: "games",
+  /** The book's answer for the position shown, to sort again. */
+  book: null,
+};
+
+/** The book's columns to sort by, as the caption names them. */
+const SORTS = {
+  games: "games",
+  score: "score",
+  goodness: "goodness (the score's 95% lower bound)",
 };
 
 const current = () => state.line[state.at];
@@ -339,6 +350,7 @@ function drawLine() {
 
 /** The book's moves for the position shown. */
 function drawBook(answer) {
+  state.book = answer;
   const note = $("book-note");
   const table = $("book-moves");
   table.hidden = true;
@@ -369,9 +381,21 @@ function drawBook(answer) {
   if (book.value != null) {
     note.textContent = `Backed-up value: ${score(book.value, book.path_dependent)}`;
   }
-  const caption = `${side} to move: results and score for ${side}. Choose a move to play it.`;
+  const by = state.bookSort;
+  const caption =
+    `${side} to move: results and score for ${side}. Sorted by ${SORTS[by]}: ` +
+    "choose a heading to sort by it, a move to play it.";
   $("book-caption").textContent = caption;
-  const rows = book.moves.map((m) => {
+  for (const th of table.tHead.querySelectorAll("th[data-sort]")) {
+    if (th.dataset.sort === by) th.setAttribute("aria-sort", "descending");
+    else th.removeAttribute("aria-sort");
+  }
+  // Most first; on a tie, in the server's order (by goodness).
+  const sorted = book.moves
+    .map((m, i) => [m, i])
+    .sort(([a, i], [b, j]) => b[by] - a[by] || i - j)
+    .map(([m]) => m);
+  const rows = sorted.map((m) => {
     const segments = [
       ["win", m.win, "wins"],
       ["draw", m.draw, "draws"],
@@ -402,6 +426,7 @@ function drawBook(answer) {
       ),
       el("td", { class: "wdl" }, bar),
       el("td", { class: "num score", text: score(m.score) }),
+      el("td", { class: "num goodness", text: score(m.goodness) }),
     );
   });
   table.tBodies[0].replaceChildren(...rows);
@@ -542,20 +567,28 @@ function go(i) {
   show();
 }
 
+/** Names under the FEN field why `fen` was refused. */
+function refuse(fen, error) {
+  $("fen").value = fen;
+  $("fen-error").textContent = error;
+  $("fen").setAttribute("aria-invalid", "true");
+}
+
 /** Loads a FEN (typed, or from the address), starting a new line there; a FEN the server
- * refuses is named under the field, and the position shown stays. */
+ * refuses is named under the field, and the position shown stays. Returns the server's
+ * error, if any. */
 async function load(text) {
   const fen = text.trim().replaceAll("_", " ");
-  if (!fen) return;
+  if (!fen) return null;
   const position = await ask("position", fen);
   if (!position.ok) {
-    $("fen-error").textContent = position.body.error;
-    $("fen").setAttribute("aria-invalid", "true");
-    return;
+    refuse(fen, position.body.error);
+    return position.body.error;
   }
   state.line = [{ fen: position.body.fen, san: null, uci: null }];
   state.at = 0;
   show();
+  return null;
 }
 
 /** Picks the piece on `square` (null: none), to show where it can go. */
@@ -719,6 +752,12 @@ async function start() {
     if (b) play(b.dataset.uci);
   };
   wireMoveTable($("book-moves"));
+  $("book-moves").tHead.onclick = (e) => {
+    const th = e.target.closest("th[data-sort]");
+    if (!th) return;
+    state.bookSort = th.dataset.sort;
+    drawBook(state.book);
+  };
   wireMoveTable($("tb-moves"));
   document.addEventListener("keydown", onKey);
   window.addEventListener("hashchange", () => load(decodeURIComponent(location.hash.slice(1))));
@@ -727,9 +766,11 @@ async function start() {
     .then((r) => (r.ok ? r.json() : null))
     .catch(() => null);
   drawStatus(state.health);
+  // A FEN in the address the server refuses: the start position, and the server's word.
   const asked = decodeURIComponent(location.hash.slice(1));
-  if (asked) await load(asked);
+  const refused = asked ? await load(asked) : null;
   if (state.shown === 0) show();
+  if (refused) refuse(asked.replaceAll("_", " "), refused);
 }
 
 start();
