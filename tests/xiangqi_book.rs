@@ -366,3 +366,74 @@ fn a_xiangqi_book_has_a_default_file_of_its_own() {
     .unwrap();
     assert_eq!(answer["games"], 2000, "{answer}");
 }
+
+/// A chess FEN against a xiangqi book names the mismatch, not the board's ranks; xiangqi
+/// FENs are read strictly (clocks, extra fields, pieces a side never has or never where
+/// they stand), the same way by `book probe` and `perft`, a bad one exit 2.
+#[test]
+fn xiangqi_fens_are_read_strictly() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("x.rbb");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("books/xiangqi-masters-2000.pgn.zst");
+    let b = book.to_str().unwrap();
+    run_ok(&[
+        "book",
+        "build",
+        "--game",
+        "xiangqi",
+        "--max-ply",
+        "2",
+        sample.to_str().unwrap(),
+        "--out",
+        b,
+    ]);
+    let fails = |args: &[&str], needle: &str| {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(err.lines().all(|l| l.trim() != "retrobook:"), "{err}");
+    };
+    let chess = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    fails(
+        &["book", "probe", "--book", b, chess],
+        "a chess position, but",
+    );
+    let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR";
+    for (fen, needle) in [
+        (format!("{start} w - - -5 1"), "halfmove clock \"-5\""),
+        (
+            format!("{start} w - - 0 1 x"),
+            "a FEN has 6 fields, found 7",
+        ),
+        (format!("{start} w KQ - 0 1"), "xiangqi has no castling"),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4C4/RNBAKABNR w".to_string(),
+            "3 Cannon pieces, more than the 2",
+        ),
+        (
+            "4k4/9/9/9/9/9/9/9/A8/4K4 w".to_string(),
+            "red's Advisor on a1 stands where it can never go",
+        ),
+        (
+            "4k4/9/9/9/9/9/1P7/9/9/4K4 w".to_string(),
+            "red's Soldier on b3 stands where it can never go",
+        ),
+    ] {
+        fails(&["book", "probe", "--book", b, &fen], needle);
+        fails(&["perft", "--game", "xiangqi", &fen, "1"], needle);
+    }
+    // Underscores for spaces, and the fields EPD-style tools leave out, are read.
+    let out = run_ok(&[
+        "perft",
+        "--game",
+        "xiangqi",
+        &format!("{start}_w_-_-_0_1"),
+        "1",
+    ]);
+    assert_eq!(out.trim(), "44");
+    assert_eq!(
+        run_ok(&["perft", "--game", "xiangqi", &format!("{start} w"), "1"]).trim(),
+        "44"
+    );
+}
