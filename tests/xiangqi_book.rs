@@ -282,10 +282,19 @@ fn xiangqi_books_merge_back_up_and_stay_apart_from_chess() {
     build(&[s(&path("a.pgn"))], &s(&a));
     build(&[s(&path("b.pgn"))], &s(&b));
     run_ok(&["book", "merge", &s(&a), &s(&b), "--out", &s(&merged)]);
+    // The halves merged are the book of both halves read at once, byte for byte (the same
+    // archives), and count what the whole archive does.
+    let both = path("both.rbb");
+    build(&[s(&path("a.pgn")), s(&path("b.pgn"))], &s(&both));
     assert_eq!(
-        std::fs::read(&whole).unwrap(),
+        std::fs::read(&both).unwrap(),
         std::fs::read(&merged).unwrap()
     );
+    let counts = |p: &std::path::PathBuf| {
+        let book = Book::open(p).unwrap();
+        (book.info(), book.iter().collect::<Vec<_>>())
+    };
+    assert!(counts(&whole) == counts(&merged));
 
     let summary: serde_json::Value =
         serde_json::from_str(&run_ok(&["book", "backup", "--book", &s(&whole), "--json"])).unwrap();

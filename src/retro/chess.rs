@@ -153,6 +153,28 @@ impl<'a, E: Send> ChessGame<'a, E> {
         pos.en_passant_moves().map(|m| value(&pos.play(&m))).max()
     }
 
+    /// The class under the 50-move rule, for the opponent, of the position after `m`, a
+    /// move of `at` that resets the count: a conversion (read from the sub-tables), or a
+    /// pawn move inside the table (`class` of the index it leads to, in an earlier part);
+    /// after a double push the opponent may take en passant, itself a reset.
+    pub(super) fn reset_class(
+        &self,
+        at: &Placed,
+        m: &Move,
+        class: impl Fn(usize, u64) -> Wdl5,
+    ) -> Wdl5 {
+        let pos = &at.pos;
+        if m.is_conversion() {
+            return self.sub_value50(&pos.play(m)).1;
+        }
+        let mut c = class((!pos.turn()).index(), self.moved_index(at, m).0);
+        if m.kind == MoveKind::DoublePush {
+            let ep = self.best_en_passant(&pos.play(m), |after| self.sub_value50(after).1.back());
+            c = c.max(ep.unwrap_or(c));
+        }
+        c
+    }
+
     fn en_passant_option(&self, pos: &Position) -> Option<Dtm> {
         self.best_en_passant(pos, |after| self.sub_value(after).back())
     }

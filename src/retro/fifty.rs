@@ -48,7 +48,7 @@ use super::peers::{Peers, Shares};
 use super::solver::{
     bit, bitmap, solve_alone, LossSearch, PartByPart, RetroGame, Solution, Successor,
 };
-use crate::chess::{Bitboard, Move, MoveKind, MoveList, Role, Square};
+use crate::chess::{Bitboard, Move, MoveList, Role, Square};
 use crate::progress::Observer;
 use crate::value::{Dtm, Wdl, Wdl5};
 use rayon::prelude::*;
@@ -326,19 +326,8 @@ impl<'a, E: Send> RuleGame<'a, E> {
     /// The class under the rule, for the opponent, of the position after `m`, a move of
     /// `at` that resets the count (a conversion, or a pawn move into an earlier part).
     fn reset_class(&self, at: &Placed, m: &Move) -> Wdl5 {
-        let pos = &at.pos;
-        if m.is_conversion() {
-            return self.game.sub_value50(&pos.play(m)).1;
-        }
-        let mut class = self.class((!pos.turn()).index(), self.game.moved_index(at, m).0);
-        if m.kind == MoveKind::DoublePush {
-            // The opponent may also capture en passant, itself a reset.
-            let ep = self
-                .game
-                .best_en_passant(&pos.play(m), |after| self.game.sub_value50(after).1.back());
-            class = class.max(ep.unwrap_or(class));
-        }
-        class
+        self.game
+            .reset_class(at, m, |side, idx| self.class(side, idx))
     }
 
     /// Reports the moves of `idx` that end the count to `f` (`ending`) and hands its quiet

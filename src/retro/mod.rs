@@ -3,6 +3,7 @@
 
 mod bits;
 mod chess;
+pub mod dtz;
 pub mod fifty;
 mod packed;
 pub mod peers;
