@@ -93,13 +93,13 @@ use crate::material::{sort_for_generation, Material};
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
 use crate::progress::Observer;
 use crate::retro::peers::{Alone, Peers};
-use crate::retro::{fifty, ChessGame, LossSearch, PartByPart, Solution};
+use crate::retro::{dtz, fifty, ChessGame, LossSearch, PartByPart, Solution};
 use crate::table::{
     add_counts, combine_stats, count_side_of, write_table_sides, SideCount, SideStats, TableError,
     TableStats, WriteOptions,
 };
 use crate::threads::Threads;
-use crate::value::Dtm;
+use crate::value::{Dtm, Wdl, Wdl5};
 use crate::zeroed::give_back_free_memory;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -128,6 +128,15 @@ pub enum GenError {
     /// The table could not be written, or not opened once written.
     #[error(transparent)]
     Table(#[from] TableError),
+    /// The distances to zeroing contradict the classes under the 50-move rule: a fault of
+    /// this program (the table is not written).
+    #[error("cannot build {material}: {disagree} distances to zeroing disagree with their classes under the 50-move rule (internal error)")]
+    Disagree {
+        /// The table to build.
+        material: Material,
+        /// The positions at fault.
+        disagree: u64,
+    },
     /// Split across processes: the first, which writes the table, could not.
     #[error("cannot build {material}: process 0 could not write it: {message}")]
     NotWritten {
@@ -404,10 +413,32 @@ fn generate_in_pool(
     let mut rule = fifty::Rule::new(&parts);
     let promoting = promoting_from(&index, parts.parts());
     let last_readers = index.last_readers();
+    // The distances to zeroing, laid out as the solution is: a table of one part as its
+    // solution (this process's share), one of several parts whole.
+    let mut distances: Option<Solution> = None;
     for k in 0..parts.count() {
         let game = ChessGame::new(index.clone(), &loaded);
         parts.solve_next(&game, observer);
         rule.class_part(&game, &mut parts, observer);
+        let part = parts.parts()[k].clone();
+        let share = if parts.holds_share() {
+            distances_split(&game, &parts, &rule, part, observer)
+        } else {
+            let value = |side: usize, idx: u64| {
+                let v = parts.solution().value(side, idx).0;
+                (v, rule.class_of(side, idx, v.wdl()))
+            };
+            distances_of(&game, part, &value, observer)
+        }
+        .map_err(|disagree| GenError::Disagree { material, disagree })?;
+        distances = Some(match (distances.take(), parts.count()) {
+            (None, 1) => share,
+            (whole, _) => {
+                let mut whole = whole.unwrap_or_else(|| Solution::empty_whole(index.size()));
+                whole.place(share);
+                whole
+            }
+        });
         if let Some(e) = game.take_error() {
             return Err(sub_table(e));
         }
@@ -451,7 +482,9 @@ fn generate_in_pool(
     let stats = combine_stats(sides);
     observer.pass("compressing and writing", 1);
     let opts = WriteOptions::default();
-    let written = write_table_sides(dir, &material, solution, held, stats, &opts, &*peers);
+    let written = write_table_sides(
+        dir, &material, solution, held, distances, stats, &opts, &*peers,
+    );
     let sent = peers.bytes_sent() - sent_before;
     let done = agree_written(&*peers, material, written, sent)?;
     Ok(Report {
@@ -465,6 +498,71 @@ fn generate_in_pool(
         processes: peers.count(),
         exchanged: done.exchanged,
     })
+}
+
+/// The distances to zeroing of `part` (`retro::dtz`), `value` giving each position's value
+/// and class under the rule, as a solution (`dtz::PartDtz::into_share`); the number of
+/// positions whose distance contradicts their class, if any (a fault of this program).
+fn distances_of<E: Send>(
+    game: &ChessGame<'_, E>,
+    part: Range<u64>,
+    value: &(impl Fn(usize, u64) -> (Dtm, Wdl5) + Sync),
+    observer: &dyn Observer,
+) -> Result<Solution, u64> {
+    let (found, disagree) = dtz::solve_part(game, part, value, observer);
+    match disagree {
+        0 => Ok(found.into_share(|side, idx| value(side, idx).1)),
+        n => Err(n),
+    }
+}
+
+/// `distances_of` for a table of one part split across processes, each holding its share
+/// (`PartByPart::holds_share`): the classes of the part (a byte an index and side) are
+/// made known to every process, each finds every distance, and keeps its share's.
+fn distances_split<E: Send>(
+    game: &ChessGame<'_, E>,
+    parts: &PartByPart,
+    rule: &fifty::Rule,
+    part: Range<u64>,
+    observer: &dyn Observer,
+) -> Result<Solution, u64> {
+    let peers = parts.peers();
+    let own = parts.held();
+    // A byte a position: its class's code, plus 8 where it is checkmated (the one fact of
+    // its distance to mate the search asks).
+    let code = |side: usize, idx: u64| {
+        let v = parts.solution().value(side, idx).0;
+        rule.class_of(side, idx, v.wdl()).code() + 8 * u8::from(v == Dtm::Loss(0))
+    };
+    let mine: Vec<u8> = (0..2)
+        .flat_map(|side| own.clone().map(move |idx| (side, idx)))
+        .map(|(side, idx)| code(side, idx))
+        .collect();
+    let shares = crate::retro::peers::Shares::new(part.clone(), peers.count());
+    let n = (part.end - part.start) as usize;
+    let mut codes = [vec![0u8; n], vec![0u8; n]];
+    for (rank, theirs) in peers.all_gather(mine).into_iter().enumerate() {
+        let range = shares.of(rank);
+        let len = (range.end - range.start) as usize;
+        let at = (range.start - part.start) as usize;
+        for (side, codes) in codes.iter_mut().enumerate() {
+            codes[at..at + len].copy_from_slice(&theirs[side * len..(side + 1) * len]);
+        }
+    }
+    let first = part.start;
+    let value = |side: usize, idx: u64| {
+        let c = codes[side][(idx - first) as usize];
+        let class = Wdl5::from_code(c % 8);
+        let v = match (c >= 8, class.wdl()) {
+            (true, _) => Dtm::Loss(0),
+            (false, Wdl::Win) => Dtm::Win(1),
+            (false, Wdl::Draw) => Dtm::Draw,
+            (false, Wdl::Loss) => Dtm::Loss(2),
+        };
+        (v, class)
+    };
+    let whole = distances_of(game, part, &value, observer)?;
+    Ok(whole.cut(own))
 }
 
 /// A table written, as every process knows it.

@@ -130,7 +130,7 @@ pub mod retro;
 pub mod value;
 pub mod xiangqi;
 
-pub use value::{Dtm, Wdl, Wdl5};
+pub use value::{Dtm, Dtz, Wdl, Wdl5};
 mod atomic_file;
 pub mod book;
 pub mod capi;

@@ -283,6 +283,42 @@ impl LongDistances {
     }
 }
 
+/// Distance to zeroing of a position, in plies, signed from the side to move's view as the
+/// Lichess API signs `dtz`: the plies to the next capture, pawn move or mate with best play
+/// under the 50-move rule, the move count at zero, positive where the side to move wins, 0
+/// for a draw; beyond 100 a win the rule spoils (a cursed win) or a loss it saves.
+/// Counted as Syzygy's DTZ50″ counts (`retro::dtz`), every ply exact.
+///
+/// ```
+/// use retrobook::{Dtz, Wdl};
+/// assert_eq!(Dtz(-1).wdl(), Wdl::Loss); // checkmated, or forced to reset at once
+/// assert!(Dtz(101).is_cursed() && !Dtz(-100).is_cursed());
+/// ```
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+pub struct Dtz(pub i32);
+
+impl Dtz {
+    /// True beyond 100 plies: a win or loss the 50-move rule undoes.
+    pub fn is_cursed(self) -> bool {
+        self.0.abs() > 100
+    }
+
+    /// The win/draw/loss part.
+    pub fn wdl(self) -> Wdl {
+        match self.0 {
+            0 => Wdl::Draw,
+            d if d > 0 => Wdl::Win,
+            _ => Wdl::Loss,
+        }
+    }
+}
+
+impl fmt::Display for Dtz {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 impl Ord for Dtm {
     /// Greater is better for the side to move.
     fn cmp(&self, other: &Dtm) -> Ordering {

@@ -289,7 +289,9 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
             "bytes": t.bytes(),
             "wdl_bytes": t.layer_bytes().0,
             "dtm_bytes": t.layer_bytes().1,
+            "dtz_bytes": t.layer_bytes().2,
             "dtm_side": SIDE_NAMES[t.dtm_side()],
+            "dtz_side": t.dtz_side().map(|s| SIDE_NAMES[s]),
             "white": side(0),
             "black": side(1),
             "max_dtm": {"plies": st.max_plies, "moves": st.max_plies.div_ceil(2), "fen": fen},
@@ -303,9 +305,13 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
             t.bytes(),
             t.path().display()
         ))?;
-        let (wdl, dtm) = t.layer_bytes();
+        let (wdl, dtm, dtz) = t.layer_bytes();
+        let dtz = match t.dtz_side() {
+            Some(s) => format!("DTZ {dtz} bytes ({} to move stored)", SIDE_NAMES[s]),
+            None => "no DTZ (built before DTZ layers: rebuild it with gen)".into(),
+        };
         say(format!(
-            "  layers: WDL {wdl} bytes, DTM {dtm} bytes ({} to move stored)",
+            "  layers: WDL {wdl} bytes, DTM {dtm} bytes ({} to move stored), {dtz}",
             SIDE_NAMES[t.dtm_side()]
         ))?;
         for (s, name) in [(0, "white to move"), (1, "black to move")] {

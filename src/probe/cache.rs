@@ -83,6 +83,12 @@ impl DtmCache {
             .then(|| (u64::from(table) << (INDEX_BITS + 1) | (side as u64) << INDEX_BITS | idx) + 1)
     }
 
+    /// The key of a position's distance to zeroing: as `key`, in a space of its own.
+    #[inline]
+    pub fn dtz_key(table: u32, side: usize, idx: u64) -> Option<u64> {
+        Self::key(table, side, idx).map(|k| k | 1 << (INDEX_BITS + 12))
+    }
+
     #[inline]
     fn slot(&self, key: u64) -> &AtomicU64 {
         let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20;

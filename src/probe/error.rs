@@ -13,6 +13,9 @@ pub enum ProbeError {
     /// No xiangqi table of this material in the folder.
     #[error("no table for {0}")]
     NoXiangqiTable(crate::xiangqi::Signature),
+    /// The table has no DTZ layer (it was built before tables had one).
+    #[error("the table of {0} has no DTZ layer (built before tables had one): build it again")]
+    NoDtz(Material),
     /// More pieces than any table holds.
     #[error("no table for {material} ({} pieces)", material.pieces())]
     TooManyPieces {

@@ -9,6 +9,7 @@ mod sparse;
 mod tablebase;
 mod verify;
 mod xiangqi;
+mod zeroing;
 
 pub use cache::{CacheTooLarge, DEFAULT_CACHE_BYTES};
 pub use error::ProbeError;

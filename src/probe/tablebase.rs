@@ -38,10 +38,10 @@ impl Hasher for KeyHasher {
     }
 }
 
-struct Entry {
-    file: TableFile,
+pub(super) struct Entry {
+    pub(super) file: TableFile,
     /// Number of the table in the DTM cache's keys.
-    id: u32,
+    pub(super) id: u32,
 }
 
 /// A set of open tables, keyed by material, with a bounded cache of DTM answers shared by
@@ -49,7 +49,7 @@ struct Entry {
 pub struct Tablebase {
     tables: HashMap<u64, Entry, BuildHasherDefault<KeyHasher>>,
     next_id: u32,
-    cache: DtmCache,
+    pub(super) cache: DtmCache,
 }
 
 impl Default for Tablebase {
@@ -60,10 +60,10 @@ impl Default for Tablebase {
 }
 
 /// A position found in a table: the table, the side to move there and the index digits.
-struct Located<'a> {
-    entry: &'a Entry,
-    side: usize,
-    digits: Digits,
+pub(super) struct Located<'a> {
+    pub(super) entry: &'a Entry,
+    pub(super) side: usize,
+    pub(super) digits: Digits,
 }
 
 /// One legal move of a root position with its value for the side playing it.
@@ -213,7 +213,7 @@ impl Tablebase {
     }
 
     #[inline]
-    fn locate(&self, pos: &Position) -> Result<Option<Located<'_>>, ProbeError> {
+    pub(super) fn locate(&self, pos: &Position) -> Result<Option<Located<'_>>, ProbeError> {
         let Some((entry, pos)) = self.find(pos)? else {
             return Ok(None);
         };
@@ -239,7 +239,7 @@ impl Tablebase {
     }
 
     #[inline]
-    fn code_at(&self, pos: &Position, l: &Located) -> Result<u8, ProbeError> {
+    pub(super) fn code_at(&self, pos: &Position, l: &Located) -> Result<u8, ProbeError> {
         let c = l.entry.file.wdl_code(l.side, &l.digits)?;
         if c < OR_CONVERSION {
             return Ok(c);
@@ -259,11 +259,11 @@ impl Tablebase {
 
     /// The WDL code of any legal position (an en-passant right is looked at by playing
     /// the en-passant captures).
-    fn code_any(&self, pos: &Position) -> Result<u8, ProbeError> {
+    pub(super) fn code_any(&self, pos: &Position) -> Result<u8, ProbeError> {
         with_en_passant(pos, &|p| self.code(p), |c| WIN - c, DRAW)
     }
 
-    fn check(&self, pos: &Position) -> Result<(), ProbeError> {
+    pub(super) fn check(&self, pos: &Position) -> Result<(), ProbeError> {
         if !pos.castling().is_empty() {
             return Err(ProbeError::Castling);
         }

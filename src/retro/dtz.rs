@@ -5,22 +5,26 @@
 //!
 //! The classes under the rule (`fifty`) are known first; the distances follow from them by
 //! a level-by-level search over the quiet moves, which all stay inside the part of the
-//! index (pawn moves are resets). Distances count as Syzygy's do, as the second solve of
-//! `fifty` counts them: a winner's reset into a lost position, or his mate, is 1 ply; a
-//! loser forced to reset (every move of his resets) stands as if mated, 0 plies, which a
-//! probe shows as 1 (Syzygy's -1); a reset into a position the rule saves (dooms) counts
-//! 100 plies more, so that a win the rule spoils counts beyond 100. Then a winner's
+//! index (pawn moves are resets). Every ply counts, whoever plays it: a reset or a mate
+//! ends the count after its own ply, 1 into a position lost (won) under the rule and 101
+//! into one the rule saves (dooms), so that a win the rule spoils counts beyond 100 as
+//! Syzygy counts it; a checkmated position is 1 too (Syzygy's -1). Then a winner's
 //! distance is the least over his moves that keep the win, a loser's the greatest over
-//! his moves, 1 ply more than the position each move leads to. Wins are odd and losses
-//! even, as distances to mate are; the search keeps plies + 1 (`level`), 0 meaning not
-//! known.
+//! his moves, of that cost or 1 + the distance of the position a quiet move leads to.
+//! A loser forced to reset at once is 1, and his opponent's move into it 2: wins and
+//! losses of either parity, found at every level. (Syzygy's own files hold these
+//! distances ply-accurate only when built so, `rtbgen -p`; by default some are rounded
+//! up or down a ply.)
 //!
 //! A distance within 100 plies is a win or loss under the rule and one beyond is cursed:
 //! the classes found before are checked against it.
 //!
 //! Not here: the classes themselves (`fifty`), storing the distances (`table`).
 
+use super::bits::AtomicBits;
 use super::chess::ChessGame;
+use super::fifty::RULE_PLIES;
+use super::solver::Solution;
 use crate::chess::{MoveList, Role};
 use crate::progress::Observer;
 use crate::value::{Dtm, LongDistances, Wdl5};
@@ -30,14 +34,12 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// The level of a reset into a position whose class (for its side to move) is `class`,
-/// for the side that plays it (levels are plies + 1, see `solve_part`): None for a draw.
+/// The plies a reset into a position whose class (for its side to move) is `class` counts
+/// for the side that plays it: None for a draw.
 fn reset_cost(class: Wdl5) -> Option<u32> {
     match class {
-        Wdl5::Loss => Some(2),
-        Wdl5::BlessedLoss => Some(102),
-        Wdl5::Win => Some(1),
-        Wdl5::CursedWin => Some(101),
+        Wdl5::Loss | Wdl5::Win => Some(1),
+        Wdl5::BlessedLoss | Wdl5::CursedWin => Some(1 + RULE_PLIES),
         Wdl5::Draw => None,
     }
 }
@@ -54,6 +56,10 @@ pub struct PartDtz {
     bytes: [Vec<AtomicU8>; 2],
     /// Per side, the distances of `LONG` bytes, by index.
     long: [Mutex<HashMap<u64, u32>>; 2],
+    /// Per side, a bit per index of the part, set where a reset or a mate gives the
+    /// position its distance (a probe finds it among the moves: the writer may store
+    /// anything no better there).
+    decides: [AtomicBits; 2],
 }
 
 impl PartDtz {
@@ -63,6 +69,7 @@ impl PartDtz {
             part,
             bytes: [0, 1].map(|_| crate::zeroed::zeroed(n)),
             long: Default::default(),
+            decides: [0, 1].map(|_| AtomicBits::new(n)),
         }
     }
 
@@ -130,14 +137,51 @@ impl PartDtz {
         true
     }
 
-    /// The part's distances, a byte per index and side (`LONG` beyond 254), and the long
-    /// ones by index.
-    pub fn into_parts(self) -> ([Vec<u8>; 2], [LongDistances; 2]) {
-        let bytes = self.bytes.map(crate::zeroed::from_atomic::<u8>);
-        let long = self.long.map(|l| {
-            LongDistances::new(l.into_inner().expect("not poisoned").into_iter().collect())
-        });
-        (bytes, long)
+    fn bit(&self, idx: u64) -> usize {
+        (idx - self.part.start) as usize
+    }
+
+    /// The part's distances as a solution (its indices from `Solution::first`), each
+    /// distance d stored as the distance to mate a DTM layer would store as d moves (a win
+    /// in 2d - 1 plies, a loss in 2d), so that a table's DTZ layer is written, and read,
+    /// as its DTM layer is: exact, the sign from the WDL layer, "or better through a reset
+    /// or mate" where one gives the value (`decides`). `class` is each position's class.
+    pub fn into_share(self, class: impl Fn(usize, u64) -> Wdl5 + Sync) -> Solution {
+        let first = self.part.start;
+        let mut values: [Vec<u8>; 2] = Default::default();
+        let mut long: [Vec<(u64, u32)>; 2] = Default::default();
+        for side in 0..2 {
+            let distance = |i: usize| {
+                let idx = first + i as u64;
+                as_distance(self.get(side, idx), class(side, idx))
+            };
+            values[side] = (0..self.bytes[side].len())
+                .into_par_iter()
+                .map(|i| distance(i).encode())
+                .collect();
+            long[side] = (values[side].par_iter().enumerate())
+                .filter(|(_, &b)| b == Dtm::LONG)
+                .map(|(i, _)| {
+                    let plies = distance(i).plies().expect("a decisive distance");
+                    (first + i as u64, plies)
+                })
+                .collect();
+        }
+        let mut share = Solution::from_parts(values, Default::default());
+        share.first = first;
+        share.long = long.map(LongDistances::new);
+        share.exit_decides = self.decides.map(AtomicBits::into_words);
+        share
+    }
+}
+
+/// A distance to zeroing `d` of a position of `class` as the distance to mate that a DTM
+/// layer stores as d moves (`PartDtz::into_share`); a draw for 0.
+pub fn as_distance(d: u32, class: Wdl5) -> Dtm {
+    match (d, class.wdl()) {
+        (0, _) | (_, crate::value::Wdl::Draw) => Dtm::Draw,
+        (d, crate::value::Wdl::Win) => Dtm::Win(2 * d - 1),
+        (d, crate::value::Wdl::Loss) => Dtm::Loss(2 * d),
     }
 }
 
@@ -201,7 +245,7 @@ fn terminal<E: Send>(
             });
         }
     }
-    if winner && best != Some(2) && quiet {
+    if winner && best != Some(1) && quiet {
         // A quiet move that mates ends the count too.
         let other = 1 - side;
         let mut mates = false;
@@ -210,7 +254,7 @@ fn terminal<E: Send>(
             !mates
         });
         if mates {
-            best = Some(2);
+            best = Some(1);
         }
     }
     Some((best, quiet))
@@ -260,10 +304,11 @@ pub fn solve_part<E: Send>(
                 };
                 let d = match (winning(c), cost, quiet) {
                     (true, Some(d), _) => d,
-                    (false, cost, false) => cost.unwrap_or(1), // no quiet move (mated: 0 plies)
+                    (false, cost, false) => cost.unwrap_or(1), // no quiet move (mated: 1)
                     _ => continue,
                 };
                 if dtz.lower(side, idx, d) {
+                    dtz.decides[side].set(dtz.bit(idx));
                     found.push((d, entry(side, idx)));
                 }
             }
@@ -297,6 +342,8 @@ pub fn solve_part<E: Send>(
                     let c = class(other, q);
                     if from_loser && winning(c) {
                         if dtz.lower(other, q, level + 1) {
+                            // Nearer than its resets and mates, if it had any.
+                            dtz.decides[other].clear(dtz.bit(q));
                             found.push((level + 1, entry(other, q)));
                         }
                     } else if !from_loser && losing(c) && dtz.get(other, q) == 0 {
@@ -312,6 +359,9 @@ pub fn solve_part<E: Send>(
                         let cost = terminal(game, other, q, false, value).and_then(|t| t.0);
                         let d = cost.unwrap_or(0).max(level + 1);
                         if dtz.settle(other, q, d) {
+                            if cost == Some(d) {
+                                dtz.decides[other].set(dtz.bit(q));
+                            }
                             found.push((d, entry(other, q)));
                         }
                     }
@@ -337,7 +387,7 @@ pub fn solve_part<E: Send>(
                         return false;
                     }
                     let d = dtz.get(side, idx);
-                    d == 0 || (d <= 101) == c.is_cursed()
+                    d == 0 || (d <= RULE_PLIES) == c.is_cursed()
                 })
                 .count() as u64
         })
@@ -390,10 +440,10 @@ mod tests {
                     let theirs = fen.into_position::<Chess>(CastlingMode::Standard).unwrap();
                     let expected = syzygy.probe_dtz(&theirs).unwrap();
                     let class = value(side, idx).1;
-                    let d = dtz.get(side, idx) as i32 - 1;
+                    let d = dtz.get(side, idx) as i32;
                     let ours = match class.wdl() {
                         crate::value::Wdl::Win => d,
-                        crate::value::Wdl::Loss => -d.max(1),
+                        crate::value::Wdl::Loss => -d,
                         crate::value::Wdl::Draw => 0,
                     };
                     match expected {

@@ -187,6 +187,12 @@ impl Rule {
         bits.set((idx - self.held.start) as usize);
     }
 
+    /// The class under the rule of `idx` (of a part classed), whose value without the rule
+    /// is `wdl`.
+    pub fn class_of(&self, side: usize, idx: u64, wdl: Wdl) -> Wdl5 {
+        Wdl5::new(wdl, self.is_cursed(side, idx))
+    }
+
     /// Whether `idx`'s win or loss is cursed under the rule, its part classed.
     #[inline]
     fn is_cursed(&self, side: usize, idx: u64) -> bool {

@@ -529,6 +529,61 @@ impl Solution {
         }
     }
 
+    /// A solution of `n` indices a side where nothing is found yet, to place parts in
+    /// (`place`): its memory comes zeroed and untouched until written.
+    pub(crate) fn empty_whole(n: u64) -> Solution {
+        let words = n.div_ceil(64) as usize;
+        let mut s =
+            Solution::from_parts([0, 1].map(|_| zeroed(n as usize)), [Vec::new(), Vec::new()]);
+        s.exit_decides = [0, 1].map(|_| zeroed(words));
+        s
+    }
+
+    /// Writes `share` (a part's solution, or a process's share of one: its indices from
+    /// `share.first`) into this whole solution: values, exits deciding, long distances.
+    pub(crate) fn place(&mut self, share: Solution) {
+        debug_assert_eq!(self.first, 0);
+        let at = share.first as usize;
+        for side in 0..2 {
+            let values = &share.values[side];
+            self.values[side][at..at + values.len()].copy_from_slice(values);
+            or_bits_at(
+                &mut self.exit_decides[side],
+                share.first,
+                &share.exit_decides[side],
+            );
+            let mut long = std::mem::take(&mut self.long[side]).entries().to_vec();
+            long.extend_from_slice(share.long[side].entries());
+            self.long[side] = LongDistances::new(long);
+        }
+        self.longest_exit = self.longest_exit.max(share.longest_exit);
+    }
+
+    /// The part of this solution (its indices from `first`) of the indices `range`, which
+    /// starts on a whole word of the bitmaps (a process's share, `peers::Shares`): values,
+    /// exits deciding and long distances.
+    pub(crate) fn cut(&self, range: Range<u64>) -> Solution {
+        debug_assert_eq!((range.start - self.first) % 64, 0);
+        let at = (range.start - self.first) as usize;
+        let n = (range.end - range.start) as usize;
+        let mut s = Solution::from_parts(
+            [0, 1].map(|side| self.values[side][at..at + n].to_vec()),
+            Default::default(),
+        );
+        s.first = range.start;
+        s.exit_decides = [0, 1].map(|side| {
+            let words = &self.exit_decides[side];
+            let first = (at / 64).min(words.len());
+            words[first..(first + n.div_ceil(64)).min(words.len())].to_vec()
+        });
+        s.long = [0, 1].map(|side| {
+            let listed = self.long[side].entries().iter();
+            LongDistances::new(listed.filter(|e| range.contains(&e.0)).copied().collect())
+        });
+        s.longest_exit = self.longest_exit;
+        s
+    }
+
     /// Lets go of what side `side` holds (values, bitmaps and long distances).
     pub fn let_go(&mut self, side: usize) {
         self.values[side] = Vec::new();

@@ -33,7 +33,12 @@
 //!    200    16  white-to-move WDL stream: offset, length (u64 each)
 //!    216    16  black-to-move WDL stream: offset, length
 //!    232    16  DTM stream: offset, length
-//!    248   260  reserved, zero
+//!    248     4  DTZ layer: 0 none (tables of earlier builds), 1 + the side to move it
+//!               stores (0 white, 1 black)
+//!    252     4  reserved, zero
+//!    256     8  layout of the DTZ stream
+//!    264    16  DTZ stream: offset, length
+//!    280   228  reserved, zero
 //!    508     4  CRC-32 of bytes 0..508
 //!    512        the streams, each starting at a multiple of 64
 //! ```
@@ -46,6 +51,12 @@
 //! in 2m - 1 plies or a loss in 2m plies (m = 0 with a win: no value here); the distance is
 //! the better of that and the best conversion. Holes and illegal positions hold whatever
 //! compresses best, and so may positions whose value a conversion gives.
+//!
+//! The DTZ layer (`retro::dtz`) is one stream for one side to move, as the DTM layer: a
+//! number of moves per layout number, a win in 2m - 1 plies to the next reset of the move
+//! count (a capture, a pawn move) or mate, a loss in 2m (m = 0 with a win: no value here;
+//! with a loss, a loss forced to reset at once), the better of that and the best reset
+//! the position has (`retro::dtz` says how the plies count, as Syzygy counts them).
 
 use super::error::FileFault;
 use super::stats::{SideStats, TableStats};
@@ -98,6 +109,20 @@ pub struct Header {
     pub streams: [Extent; 3],
     /// Whether the streams are cut into segments (version 4).
     pub segmented: bool,
+    /// The DTZ layer, if the table has one: the side to move it stores, its layout and
+    /// where its stream lies.
+    pub dtz: Option<DtzLayer>,
+}
+
+/// Where a table's DTZ layer is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DtzLayer {
+    /// The side to move whose distances it stores (0 white, 1 black).
+    pub side: usize,
+    /// Its layout (`Layout::to_bytes`).
+    pub layout: [u8; LAYOUT_BYTES],
+    /// Its stream.
+    pub stream: Extent,
 }
 
 fn put_str(b: &mut [u8], at: usize, len: usize, s: &str) {
@@ -114,6 +139,7 @@ fn get_str(b: &[u8], at: usize, len: usize) -> String {
 const STATS_AT: [usize; 2] = [56, 104];
 const LAYOUTS_AT: usize = 176;
 const STREAMS_AT: usize = 200;
+const DTZ_AT: usize = 248;
 const CRC_AT: usize = HEADER_LEN - 4;
 
 impl Header {
@@ -158,6 +184,12 @@ impl Header {
         for (i, e) in self.streams.iter().enumerate() {
             field::put::<u64>(&mut b, STREAMS_AT + 16 * i, e.offset);
             field::put::<u64>(&mut b, STREAMS_AT + 16 * i + 8, e.len);
+        }
+        if let Some(dtz) = &self.dtz {
+            field::put::<u32>(&mut b, DTZ_AT, 1 + dtz.side as u32);
+            b[DTZ_AT + 8..][..LAYOUT_BYTES].copy_from_slice(&dtz.layout);
+            field::put::<u64>(&mut b, DTZ_AT + 16, dtz.stream.offset);
+            field::put::<u64>(&mut b, DTZ_AT + 24, dtz.stream.len);
         }
         let crc = crc32fast::hash(&b[..CRC_AT]);
         field::put::<u32>(&mut b, CRC_AT, crc);
@@ -237,6 +269,20 @@ impl Header {
             e.offset = field::get::<u64>(b, STREAMS_AT + 16 * i);
             e.len = field::get::<u64>(b, STREAMS_AT + 16 * i + 8);
         }
+        let dtz = match field::get::<u32>(b, DTZ_AT) {
+            0 => None,
+            side @ 1..=2 => Some(DtzLayer {
+                side: side as usize - 1,
+                layout: b[DTZ_AT + 8..][..LAYOUT_BYTES]
+                    .try_into()
+                    .expect("a layout's bytes"),
+                stream: Extent {
+                    offset: field::get::<u64>(b, DTZ_AT + 16),
+                    len: field::get::<u64>(b, DTZ_AT + 24),
+                },
+            }),
+            _ => return Err(FileFault::corrupt("bad DTZ side in header")),
+        };
         Ok(Header {
             game,
             material,
@@ -246,6 +292,7 @@ impl Header {
             layouts,
             streams,
             segmented: version == VERSION,
+            dtz,
         })
     }
 

@@ -14,7 +14,7 @@ mod writer;
 pub mod xiangqi;
 
 pub use error::{FileFault, TableError};
-pub use format::{Extent, Header, EXTENSION, HEADER_LEN, MAGIC, VERSION};
+pub use format::{DtzLayer, Extent, Header, EXTENSION, HEADER_LEN, MAGIC, VERSION};
 pub use reader::{DtmMoves, TableFile};
 pub use stats::{
     add_counts, combine as combine_stats, compute as compute_stats, count_side, count_side_of,

@@ -14,15 +14,20 @@ use memmap2::Mmap;
 use std::path::{Path, PathBuf};
 
 /// Names the streams in messages.
-const STREAM_NAMES: [&str; 3] = ["white-to-move WDL", "black-to-move WDL", "DTM"];
+const STREAM_NAMES: [&str; 4] = ["white-to-move WDL", "black-to-move WDL", "DTM", "DTZ"];
+
+/// The number of the DTZ stream, after the WDL streams and the DTM stream.
+const DTZ: usize = 3;
 
 /// An open, checked table file.
 pub struct TableFile {
     path: PathBuf,
     header: Header,
     index: TableIndex,
-    layouts: [Layout; 3],
-    streams: [Segments; 3],
+    /// The layouts of the streams: WDL white and black, DTM, and DTZ where the table has a
+    /// DTZ layer.
+    layouts: Vec<Layout>,
+    streams: Vec<Segments>,
     map: Mmap,
 }
 
@@ -53,11 +58,18 @@ impl TableFile {
                 index.size()
             ))));
         }
-        let layouts = header.layouts(&index).map_err(refused)?;
+        let mut layouts = header.layouts(&index).map_err(refused)?.to_vec();
+        let mut extents = header.streams.to_vec();
+        if let Some(dtz) = &header.dtz {
+            let layout = Layout::from_bytes(&index, &dtz.layout)
+                .map_err(|e| refused(FileFault::corrupt(e.to_string()).within("bad header")))?;
+            layouts.push(layout);
+            extents.push(dtz.stream);
+        }
         let len = map.len() as u64;
         let mut end = 0;
         let mut open = |i: usize| -> Result<Segments, FileFault> {
-            let e = header.streams[i];
+            let e = extents[i];
             let name = STREAM_NAMES[i];
             let stop = e.offset.checked_add(e.len).filter(|&s| s <= len);
             let Some(stop) = stop else {
@@ -80,11 +92,10 @@ impl TableFile {
             }
             Ok(s)
         };
-        let streams = [
-            open(0).map_err(refused)?,
-            open(1).map_err(refused)?,
-            open(2).map_err(refused)?,
-        ];
+        let streams = (0..extents.len())
+            .map(&mut open)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(refused)?;
         if end != len {
             return Err(refused(FileFault::truncated(format!(
                 "file is {len} bytes, its streams end at {end} (truncated or extended?)"
@@ -138,10 +149,31 @@ impl TableFile {
         self.map.len() as u64
     }
 
-    /// Bytes of the WDL layer (both sides) and of the DTM layer.
-    pub fn layer_bytes(&self) -> (u64, u64) {
+    /// Bytes of the WDL layer (both sides), of the DTM layer and of the DTZ layer (0 for a
+    /// table without one).
+    pub fn layer_bytes(&self) -> (u64, u64, u64) {
         let s = &self.header.streams;
-        (s[0].len + s[1].len, s[2].len)
+        let dtz = self.header.dtz.as_ref().map_or(0, |d| d.stream.len);
+        (s[0].len + s[1].len, s[2].len, dtz)
+    }
+
+    /// The side to move (0 white, 1 black) whose distances to zeroing the DTZ layer stores;
+    /// None for a table of an earlier build, which has no DTZ layer.
+    pub fn dtz_side(&self) -> Option<usize> {
+        self.header.dtz.as_ref().map(|d| d.side)
+    }
+
+    /// The moves the DTZ layer stores for the position with these digits (its side to
+    /// move is `dtz_side()`); None without a DTZ layer.
+    #[inline]
+    pub fn dtz_moves(&self, d: &Digits) -> Option<Result<u16, TableError>> {
+        let layout = self.layouts.get(DTZ)?;
+        let j = layout.index(d);
+        Some(
+            self.streams[DTZ]
+                .get(&self.map, j)
+                .map_err(|e| self.error(DTZ, e)),
+        )
     }
 
     /// The side to move (0 white, 1 black) whose distances the DTM layer stores.

@@ -411,7 +411,7 @@ mod tests {
                             segments_at_once: opts.segments_at_once + p.rank(),
                             ..opts.clone()
                         };
-                        write_table_sides(dir, &m, mine, None, stats, &opts, &p).unwrap();
+                        write_table_sides(dir, &m, mine, None, None, stats, &opts, &p).unwrap();
                     });
                 }
             });

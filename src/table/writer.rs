@@ -22,7 +22,7 @@
 use super::codec::{encode, encode_by_frequency, join, StreamOptions, Symbol};
 use super::error::TableError;
 use super::fill::{fill_dtm, fill_wdl, FILL_CHUNK};
-use super::format::{Extent, Header, EXTENSION, HEADER_LEN};
+use super::format::{DtzLayer, Extent, Header, EXTENSION, HEADER_LEN};
 use super::split::Job;
 use super::stats::TableStats;
 use super::values::{dtm_choice, dtm_moves, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
@@ -525,7 +525,7 @@ pub fn write_table(
     stats: TableStats,
     opts: &WriteOptions,
 ) -> Result<(PathBuf, u64), TableError> {
-    write_table_sides(dir, material, solution, None, stats, opts, &Alone)
+    write_table_sides(dir, material, solution, None, None, stats, opts, &Alone)
 }
 
 /// The same for a solution that holds both sides, or one side and the other `held`
@@ -544,11 +544,13 @@ pub fn write_table(
 /// Split across `peers`, each process holds (at least) its share of each part's indices
 /// (`Owners`), the work is spread over them (`split`), and process 0 writes the file; the
 /// others return its path and 0 bytes (collective).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn write_table_sides(
     dir: &Path,
     material: &Material,
     solution: Solution,
     held: Option<PackedSide>,
+    dtz: Option<Solution>,
     stats: TableStats,
     opts: &WriteOptions,
     peers: &dyn Peers,
@@ -624,6 +626,7 @@ pub(crate) fn write_table_sides(
         ],
         streams: [Extent::default(); 3],
         segmented,
+        dtz: None,
     };
     let wdl_stream =
         |c: &Choices, side: usize| c.written(Kind::Wdl(side), &wdl_layouts[side], opts);
@@ -668,7 +671,10 @@ pub(crate) fn write_table_sides(
     };
     c.wdl_inputs[dtm_side] = inputs.unpack();
     streams[dtm_side] = wdl_stream(&c, dtm_side);
-    drop(c);
+    let Choices { owners, .. } = c;
+    // The DTZ layer last, once the solution is let go: its own distances, written as the
+    // DTM layer is (collective where split).
+    let dtz_layer = dtz.map(|distances| dtz_stream(&index, distances, owners, opts, peers));
     if peers.rank() != 0 {
         return Ok((path, 0));
     }
@@ -677,15 +683,25 @@ pub(crate) fn write_table_sides(
         w.write_all(&[0; HEADER_LEN])?;
         let mut at = HEADER_LEN as u64;
         let [wdl0, wdl1] = streams;
-        for (extent, stream) in header.streams.iter_mut().zip([wdl0, wdl1, dtm_stream]) {
+        let mut put = |stream: &[u8]| -> io::Result<Extent> {
             let offset = at.next_multiple_of(64);
             w.write_all(&vec![0u8; (offset - at) as usize])?;
-            w.write_all(&stream)?;
+            w.write_all(stream)?;
             at = offset + stream.len() as u64;
-            *extent = Extent {
+            Ok(Extent {
                 offset,
                 len: stream.len() as u64,
-            };
+            })
+        };
+        for (extent, stream) in header.streams.iter_mut().zip([wdl0, wdl1, dtm_stream]) {
+            *extent = put(&stream)?;
+        }
+        if let Some((side, layout, stream)) = dtz_layer {
+            header.dtz = Some(DtzLayer {
+                side,
+                layout: layout.to_bytes(),
+                stream: put(&stream)?,
+            });
         }
         let end = at;
         w.seek(SeekFrom::Start(0))?;
@@ -693,6 +709,37 @@ pub(crate) fn write_table_sides(
         Ok(end)
     })?;
     Ok((path, bytes))
+}
+
+/// The DTZ layer of a table of `index` from its distances to zeroing (a solution of the
+/// game under the rule, as `fifty::Rule::class_part` gives it, in the layout of the
+/// table's solution; split across `peers`, each process's shares as `owners` says): the
+/// side that compresses better, its layout and stream (at process 0; collective).
+fn dtz_stream(
+    index: &TableIndex,
+    distances: Solution,
+    owners: Owners,
+    opts: &WriteOptions,
+    peers: &dyn Peers,
+) -> (usize, Layout, Vec<u8>) {
+    let long = distances.long.iter().flat_map(|l| l.entries());
+    let here = long
+        .clone()
+        .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16);
+    let c = Choices {
+        index,
+        solution: distances,
+        wdl_inputs: Default::default(),
+        moves_beyond_a_byte: peers.any_of(&[here])[0],
+        peers,
+        owners,
+    };
+    let [(layout0, size0), (layout1, size1)] =
+        [0, 1].map(|side| choose_layout(&c, Kind::Dtm(side), opts));
+    let side = usize::from(size1 < size0);
+    let layout = if side == 0 { layout0 } else { layout1 };
+    let stream = c.written(Kind::Dtm(side), &layout, opts);
+    (side, layout, stream)
 }
 
 /// Writes `path` through `body` as an `AtomicFile`.

@@ -1,0 +1,222 @@
+//! Distances to zeroing (DTZ) from the tables' DTZ layers: for a position, the plies to the
+//! next move that resets the 50-move count (a capture, a pawn move) or mates, with best
+//! play under the rule, counted as `retro::dtz` counts them.
+//!
+//! The stored side is read: the better of the stored distance and the position's resets
+//! and mates (the writer stores anything no better where one of those gives the value). The
+//! other side is found by a one-ply search over the stored one. Distances are signed as
+//! `Dtz` is.
+
+use super::cache::DtmCache;
+use super::error::ProbeError;
+use super::tablebase::{Located, Tablebase};
+use crate::chess::{Move, MoveList, Position, Role};
+use crate::retro::dtz::as_distance;
+use crate::retro::fifty::RULE_PLIES;
+use crate::table::values::code_wdl;
+use crate::table::TableError;
+use crate::value::{Dtm, Dtz, Wdl, Wdl5};
+
+/// True for a move that resets the 50-move count.
+fn resets(m: &Move) -> bool {
+    m.is_conversion() || m.role == Role::Pawn
+}
+
+/// The distance, for the side that plays it, of a reset into a position of `class` (for
+/// its side to move there).
+fn reset_value(class: Wdl5) -> Dtz {
+    let beyond = 1 + RULE_PLIES as i32;
+    Dtz(match class {
+        Wdl5::Loss => 1,
+        Wdl5::BlessedLoss => beyond,
+        Wdl5::Draw => 0,
+        Wdl5::CursedWin => -beyond,
+        Wdl5::Win => -1,
+    })
+}
+
+/// The distance, for the side that plays it, of a quiet move into a position of distance
+/// `after` (for its side to move): one ply more.
+fn after_quiet(after: Dtz) -> Dtz {
+    Dtz(match after.0 {
+        0 => 0,
+        a if a < 0 => 1 - a,
+        a => -1 - a,
+    })
+}
+
+/// Greater is better for the side to move: a nearer win, a farther loss.
+fn preference(v: Dtz) -> i64 {
+    match v.0 {
+        0 => 0,
+        d if d > 0 => (1 << 40) - i64::from(d),
+        d => -(1 << 40) - i64::from(d),
+    }
+}
+
+/// The better of two distances for the side to move.
+fn better(a: Option<Dtz>, b: Dtz) -> Dtz {
+    match a {
+        Some(a) if preference(a) >= preference(b) => a,
+        _ => b,
+    }
+}
+
+/// A distance as the cache of distances keeps it.
+fn cached(v: Dtz) -> Dtm {
+    match v.0 {
+        0 => Dtm::Draw,
+        d if d > 0 => as_distance(d as u32, Wdl5::Win),
+        d => as_distance(d.unsigned_abs(), Wdl5::Loss),
+    }
+}
+
+/// The distance the cache kept as `v`.
+fn from_cache(v: Dtm) -> Dtz {
+    Dtz(match v {
+        Dtm::Draw => 0,
+        Dtm::Win(p) => p.div_ceil(2) as i32,
+        Dtm::Loss(p) => -((p / 2) as i32),
+    })
+}
+
+impl Tablebase {
+    /// Distance to zeroing of `pos` for its side to move, signed as the Lichess API signs
+    /// `dtz` (positive: the side to move wins; 0: a draw), the move count at zero: a
+    /// distance beyond 100 plies is a win the 50-move rule spoils (or a loss it saves).
+    /// Exact: never rounded as Syzygy's files round some. A position with an en-passant
+    /// right is answered by looking one ply ahead. Fails for a table without a DTZ layer
+    /// (built before tables had one).
+    pub fn probe_dtz(&self, pos: &Position) -> Result<Dtz, ProbeError> {
+        self.check(pos)?;
+        self.zeroing_any(pos)
+    }
+
+    /// `probe_dtz` of a legal position, an en-passant right looked at.
+    pub(super) fn zeroing_any(&self, pos: &Position) -> Result<Dtz, ProbeError> {
+        if pos.ep_square().is_none() || !pos.has_legal_ep_capture() {
+            return self.zeroing(pos);
+        }
+        // The moves of the placement without the right, and the captures, which reset.
+        let mut plain = *pos;
+        plain.set_ep_square(None);
+        let mut best = None;
+        for m in pos.en_passant_moves() {
+            let v = reset_value(Wdl5::from_code(self.code_any(&pos.play(&m))?));
+            best = Some(better(best, v));
+        }
+        let best = best.expect("an en-passant capture");
+        if !plain.has_legal_move() {
+            return Ok(best);
+        }
+        Ok(better(Some(best), self.zeroing(&plain)?))
+    }
+
+    /// The same for a position without an en-passant right.
+    fn zeroing(&self, pos: &Position) -> Result<Dtz, ProbeError> {
+        let Some(l) = self.locate(pos)? else {
+            return Ok(Dtz(0));
+        };
+        let file = &l.entry.file;
+        let Some(side) = file.dtz_side() else {
+            return Err(ProbeError::NoDtz(file.material()));
+        };
+        let key = DtmCache::dtz_key(l.entry.id, l.side, file.index().index_of(&l.digits));
+        if let Some(v) = key.and_then(|k| self.cache.get(k)) {
+            return Ok(from_cache(v));
+        }
+        let wdl = code_wdl(self.code_at(pos, &l)?);
+        let value = match wdl {
+            Wdl::Draw => Dtz(0),
+            _ if l.side == side => self.stored_zeroing(pos, &l, wdl)?,
+            _ => self.searched_zeroing(pos, wdl)?,
+        };
+        if let Some(k) = key {
+            self.cache.put(k, cached(value));
+        }
+        Ok(value)
+    }
+
+    /// The best of `pos`'s moves that end the count at once (resets, and a winner's
+    /// quiet mates), for its side to move; None without one. `wdl` is its value.
+    fn best_ending(
+        &self,
+        pos: &Position,
+        list: &MoveList,
+        wdl: Wdl,
+    ) -> Result<Option<Dtz>, ProbeError> {
+        let mut best = None;
+        for m in list.as_slice() {
+            let after = pos.play(m);
+            if resets(m) {
+                let v = reset_value(Wdl5::from_code(self.code_any(&after)?));
+                best = Some(better(best, v));
+            } else if wdl == Wdl::Win && after.is_check() && !after.has_legal_move() {
+                best = Some(Dtz(1));
+            }
+        }
+        Ok(best)
+    }
+
+    /// The distance of a position of the side the DTZ layer stores: the better of the
+    /// stored distance and the moves that end the count.
+    fn stored_zeroing(&self, pos: &Position, l: &Located, wdl: Wdl) -> Result<Dtz, ProbeError> {
+        let file = &l.entry.file;
+        let moves = i32::from(file.dtz_moves(&l.digits).expect("a DTZ layer")?);
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        // 0: nothing stored, a reset or mate gives the distance (never below 1).
+        let stored = match (wdl, moves) {
+            (_, 0) => None,
+            (Wdl::Win, m) => Some(Dtz(m)),
+            (_, m) => Some(Dtz(-m)),
+        };
+        let ending = self.best_ending(pos, &list, wdl)?;
+        let best = match (stored, ending) {
+            (Some(s), Some(e)) => Some(better(Some(s), e)),
+            (s, e) => s.or(e),
+        };
+        match best {
+            Some(v) if v.0 != 0 && v.wdl() == wdl => Ok(v),
+            None if list.is_empty() && pos.is_check() => Ok(Dtz(-1)),
+            _ => Err(TableError::Disagree {
+                path: file.path().to_path_buf(),
+                fen: pos.to_string(),
+            }
+            .into()),
+        }
+    }
+
+    /// The distance of a position of the side the DTZ layer does not store: the best of
+    /// its moves'.
+    fn searched_zeroing(&self, pos: &Position, wdl: Wdl) -> Result<Dtz, ProbeError> {
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        if list.is_empty() {
+            // Checkmated: 1, as Syzygy counts it (stalemate is a draw, not asked here).
+            return Ok(Dtz(-1));
+        }
+        let mut best: Option<Dtz> = None;
+        for m in list.as_slice() {
+            let after = pos.play(m);
+            let v = if resets(m) {
+                reset_value(Wdl5::from_code(self.code_any(&after)?))
+            } else if after.is_check() && !after.has_legal_move() {
+                Dtz(1)
+            } else {
+                // Moves that do not keep the win cannot be the best.
+                if wdl == Wdl::Win && code_wdl(self.code_any(&after)?) != Wdl::Loss {
+                    continue;
+                }
+                after_quiet(self.zeroing_any(&after)?)
+            };
+            best = Some(better(best, v));
+        }
+        match best {
+            Some(v) if v.wdl() == wdl => Ok(v),
+            _ => Err(ProbeError::Inconsistent {
+                fen: pos.to_string(),
+            }),
+        }
+    }
+}
