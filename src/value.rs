@@ -105,6 +105,16 @@ impl Wdl5 {
         Wdl5::ALL[code as usize]
     }
 
+    /// The result with best play under the 50-move rule: a cursed win and a blessed loss
+    /// are draws.
+    pub fn fifty_move_outcome(self) -> Wdl {
+        match self {
+            Wdl5::Win => Wdl::Win,
+            Wdl5::Loss => Wdl::Loss,
+            _ => Wdl::Draw,
+        }
+    }
+
     /// `win`, `cursed-win`, `draw`, `blessed-loss` or `loss`, as in the JSON output.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -301,6 +311,23 @@ impl Dtz {
     /// True beyond 100 plies: a win or loss the 50-move rule undoes.
     pub fn is_cursed(self) -> bool {
         self.0.abs() > 100
+    }
+
+    /// The value under the 50-move rule of a position of this distance with the move count
+    /// at `clock` plies: a win or loss holds only if its reset (or mate) comes by the 100th
+    /// ply, else it is a cursed win or blessed loss, drawn by the rule. `mated`: the side
+    /// to move is checkmated, which no count undoes.
+    ///
+    /// ```
+    /// use retrobook::{Dtz, Wdl5};
+    /// assert_eq!(Dtz(11).class_at(89, false), Wdl5::Win);
+    /// assert_eq!(Dtz(11).class_at(90, false), Wdl5::CursedWin);
+    /// assert_eq!(Dtz(-1).class_at(100, true), Wdl5::Loss);
+    /// assert_eq!(Dtz(-1).class_at(100, false), Wdl5::BlessedLoss);
+    /// ```
+    pub fn class_at(self, clock: u32, mated: bool) -> Wdl5 {
+        let fits = mated || self.0.unsigned_abs().saturating_add(clock) <= 100;
+        Wdl5::new(self.wdl(), !fits)
     }
 
     /// The win/draw/loss part.

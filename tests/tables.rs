@@ -330,6 +330,53 @@ fn dtz_equals_syzygy_on_every_table() {
     }
 }
 
+/// `probe --json` takes the FEN's move count: each sample position's `dtz` is Syzygy's
+/// (its ply-accurate files), and its `outcome` a win or loss while the reset fits in the
+/// plies the count leaves (a clock of 100 - |dtz|), a draw one ply later; `wdl50` stays
+/// the class at a count of zero. A checkmated side loses at any count.
+#[test]
+fn probe_outcomes_follow_the_move_count() {
+    use shakmaty::{fen::Fen, CastlingMode, Chess};
+    let syzygy = syzygy_tables();
+    let mut fens = Vec::new();
+    let mut expected = Vec::new();
+    for (fen, dtm) in gaviota_samples().into_iter().step_by(97) {
+        if dtm == Dtm::Draw {
+            continue;
+        }
+        let f: Fen = fen.parse().unwrap();
+        let spos: Chess = f.into_position(CastlingMode::Standard).unwrap();
+        let t = syzygy.probe_dtz(&spos).unwrap().ignore_rounding().0;
+        let fields: Vec<&str> = fen.split_whitespace().take(4).collect();
+        let wdl = if t > 0 { "win" } else { "loss" };
+        for (clock, outcome) in [(100 - t.abs(), wdl), (101 - t.abs(), "draw")] {
+            fens.push(format!("{} {clock} 1", fields.join(" ")));
+            expected.push((t, outcome));
+        }
+    }
+    fens.push("k1Q5/8/1K6/8/8/8/8/8 b - - 120 90".into());
+    expected.push((-1, "loss"));
+    let mut args = vec!["probe", "--json", "--tables", tables_arg()];
+    args.extend(fens.iter().map(String::as_str));
+    let out = run_ok(&args);
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), fens.len());
+    assert!(lines.len() > 200, "{}", lines.len());
+    for ((v, fen), (dtz, outcome)) in lines.iter().zip(&fens).zip(expected) {
+        assert_eq!(v["dtz"], dtz, "{fen}");
+        assert_eq!(v["outcome"], outcome, "{fen}");
+        assert!(v["wdl50"] == "win" || v["wdl50"] == "loss", "{fen}: {v}");
+    }
+    let words = run_ok(&["probe", "--tables", tables_arg(), &fens[1]]);
+    assert!(
+        words.contains("a draw by the 50-move rule with the move count at"),
+        "{words}"
+    );
+}
+
 /// DTZ equals Syzygy's on every canonical position of every table of up to 4 pieces; some
 /// minutes on two cores, so it runs when asked (`scripts/test --test tables -- --ignored`).
 #[test]
@@ -559,7 +606,15 @@ fn every_moves_value_is_the_value_of_the_position_it_leads_to() {
                 .expect("a legal move");
             let (san, next_fen) = moves[at].1.split_once('|').unwrap();
             let there = &next_json[at];
-            for key in ["wdl", "wdl50", "dtm_plies", "checkmate", "stalemate"] {
+            for key in [
+                "wdl",
+                "wdl50",
+                "dtz",
+                "outcome",
+                "dtm_plies",
+                "checkmate",
+                "stalemate",
+            ] {
                 assert_eq!(m[key], there[key], "{fen} {uci} -> {next_fen}: {key}");
             }
             assert_eq!(m["san"], san, "{fen} {uci}");

@@ -11,7 +11,7 @@ use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
 use retrobook::probe::{verify_table, ProbeError, VerifyError};
 use retrobook::table::{table_path, TableFile};
-use retrobook::{Dtm, Tablebase, Threads, Wdl5};
+use retrobook::{Dtm, Dtz, Tablebase, Threads, Wdl, Wdl5};
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
@@ -330,20 +330,32 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A chess position's value as `probe` gives it: DTM, its 50-move class and how the game
+/// A chess position's value as `probe` gives it: DTM, its 50-move class, its distance to
+/// zeroing and what that makes of it from the position's move count, and how the game
 /// stands when there is no move, in JSON (`json`) or in words (`text`).
 struct ChessValue {
     dtm: Dtm,
     rule: Wdl5,
+    dtz: Dtz,
+    /// The move count (plies since the last capture or pawn move).
+    clock: u32,
+    /// The value with best play under the 50-move rule from `clock`.
+    outcome: Wdl5,
     end: Option<Ending>,
 }
 
 impl ChessValue {
     fn of(tb: &Tablebase, pos: &Position, dtm: Dtm) -> Result<ChessValue, ProbeError> {
+        let end = Ending::of(pos.has_legal_move(), pos.is_check());
+        let dtz = tb.probe_dtz(pos)?;
+        let clock = pos.halfmoves();
         Ok(ChessValue {
             dtm,
             rule: tb.probe_wdl5(pos)?,
-            end: Ending::of(pos.has_legal_move(), pos.is_check()),
+            dtz,
+            clock,
+            outcome: dtz.class_at(clock, end == Some(Ending::Checkmate)),
+            end,
         })
     }
 
@@ -351,6 +363,8 @@ impl ChessValue {
         let mut o = json!({
             "wdl": self.dtm.wdl().as_str(),
             "wdl50": self.rule.as_str(),
+            "dtz": self.dtz.0,
+            "outcome": self.outcome.fifty_move_outcome().as_str(),
             "dtm_plies": self.dtm.plies(),
         });
         merge(&mut o, Ending::json(self.end));
@@ -363,6 +377,19 @@ impl ChessValue {
             s += &format!(
                 ", a {} (drawn by the 50-move rule)",
                 self.rule.as_str().replace('-', " ")
+            );
+        }
+        if self.dtz.0 != 0 && self.end.is_none() {
+            let at = self.dtz.0.unsigned_abs();
+            s += &format!(
+                "; {at} {} to a capture, pawn move or mate: {} with the move count at {}",
+                if at == 1 { "ply" } else { "plies" },
+                match self.outcome.fifty_move_outcome() {
+                    Wdl::Win => "a win",
+                    Wdl::Loss => "a loss",
+                    Wdl::Draw => "a draw by the 50-move rule",
+                },
+                self.clock
             );
         }
         s
