@@ -1,7 +1,10 @@
 //! A small chess engine that probes retrobook tables at the leaves of its search: negamax
 //! with alpha-beta pruning, a transposition table and iterative deepening, the textbook
 //! design. With distance-to-mate at the leaves, even a shallow search plays every won
-//! endgame position along the shortest mate.
+//! endgame position along the shortest mate. A position the tables hold is not searched:
+//! its move is the first of `Tablebase::probe_root_clock`, ranked from the FEN's move
+//! count, which keeps every win the 50-move rule allows (the fastest mate among the moves
+//! that do), as engines play Syzygy's root moves.
 //!
 //! ```text
 //! cargo run --release --example engine -- TABLES FEN [DEPTH]
@@ -111,6 +114,26 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// The tables' move for the root `pos`, from its move count, and its score: a win the
+    /// count spoils scores a draw. None outside the tables. `repeated`: a position came
+    /// back since the last capture or pawn move.
+    pub fn root_move(&self, pos: &Position, repeated: bool) -> Option<(Move, i32)> {
+        let first = *self.tb.probe_root_clock(pos, repeated).ok()?.first()?;
+        let score = match first.outcome {
+            retrobook::Wdl::Draw => 0,
+            _ => dtm_score(first.dtm, 0),
+        };
+        Some((first.mv, score))
+    }
+
+    /// The best move of `pos` and its score: the tables' root move where they hold the
+    /// position, else a search to `max_depth` plies by iterative deepening. None if the
+    /// position has no legal move.
+    pub fn best(&mut self, pos: &Position, max_depth: u32) -> Option<(Move, i32)> {
+        self.root_move(pos, false)
+            .or_else(|| self.search(pos, max_depth))
+    }
+
     /// Searches to `max_depth` plies by iterative deepening; returns the best move and its
     /// score, or None if the position has no legal move.
     pub fn search(&mut self, pos: &Position, max_depth: u32) -> Option<(Move, i32)> {
@@ -213,7 +236,7 @@ fn main() {
     });
     let depth = args.get(2).and_then(|d| d.parse().ok()).unwrap_or(3);
     let mut engine = Engine::new(&tb);
-    match engine.search(&pos, depth) {
+    match engine.best(&pos, depth) {
         Some((m, score)) => println!(
             "bestmove {m} score {} nodes {}",
             describe(score),
@@ -291,6 +314,44 @@ mod tests {
         );
     }
 
+    /// From won positions each given a move count that leaves its distance to zeroing
+    /// just room, the root move mates before the count reaches 100; the search's own
+    /// choice (the shortest mate, blind to the count) lets the rule draw some such games.
+    fn root_moves_beat_the_count(tb: &Tablebase, starts: &[Position]) {
+        let mut spoilt_by_search = 0;
+        for start in starts {
+            let dtz = tb.probe_dtz(start).unwrap().0;
+            if !(1..=100).contains(&dtz) {
+                continue;
+            }
+            let mut timed = *start;
+            timed.set_clocks(100 - dtz as u32, 1);
+            for by_root in [true, false] {
+                let mut engine = Engine::new(tb);
+                let mut pos = timed;
+                let mated = loop {
+                    if !pos.has_legal_move() {
+                        break pos.is_check();
+                    }
+                    if pos.halfmoves() >= 100 {
+                        break false;
+                    }
+                    let m = match (pos.turn() == timed.turn(), by_root) {
+                        (true, true) => engine.root_move(&pos, false).unwrap().0,
+                        (true, false) => engine.search(&pos, 2).unwrap().0,
+                        (false, _) => tb.probe_root_clock(&pos, false).unwrap()[0].mv,
+                    };
+                    pos = pos.play(&m);
+                };
+                match by_root {
+                    true => assert!(mated, "{timed}: the win slipped to the count"),
+                    false => spoilt_by_search += u32::from(!mated),
+                }
+            }
+        }
+        assert!(spoilt_by_search > 0, "the shortest mates all fit the count");
+    }
+
     #[test]
     fn mates_kqk_krk_kbnk_in_exactly_the_table_distance() {
         let dir = tempfile::tempdir().unwrap();
@@ -305,5 +366,12 @@ mod tests {
         mates_in_table_distance(&tb, "KQvK", 20);
         mates_in_table_distance(&tb, "KRvK", 20);
         mates_in_table_distance(&tb, "KBNvK", 12);
+        let m: Material = "KBNvK".parse().unwrap();
+        let index = tb.table(&m).unwrap().index();
+        let starts: Vec<Position> = (0..400)
+            .filter_map(|i| index.decode(i * 9_461 + 3, Color::White))
+            .filter(|p| p.validate().is_ok() && tb.probe_dtm(p).unwrap() != Dtm::Draw)
+            .collect();
+        root_moves_beat_the_count(&tb, &starts);
     }
 }

@@ -62,6 +62,28 @@ typedef struct RbRootMove {
   int32_t dtm;
 } RbRootMove;
 
+// One legal move of a root position valued for play from the position's move count, as
+// `rb_probe_root_clock` reports it (all for the side playing the move).
+typedef struct RbPlayMove {
+  // Origin square (0 = a1 .. 63 = h8).
+  uint8_t from;
+  // Destination square.
+  uint8_t to;
+  // Promotion piece: 0 none, 1 knight, 2 bishop, 3 rook, 4 queen.
+  uint8_t promotion;
+  // `RB_WIN`, `RB_DRAW` or `RB_LOSS` with best play under the 50-move rule from the
+  // move count given: a win whose reset cannot come in time is a draw.
+  int32_t outcome;
+  // The 50-move class from that count, as `rb_probe_wdl50` numbers them.
+  int32_t wdl50;
+  // Plies from the root to the next capture, pawn move or mate with this move (counted),
+  // positive when the move wins, negative when it loses, 0 for a draw; beyond 100 a win
+  // the rule spoils (a loss it saves) with the count at zero.
+  int32_t dtz;
+  // Distance to mate, encoded as in `RbRootMove`.
+  int32_t dtm;
+} RbPlayMove;
+
 // One book move with its statistics (from the mover's view), as `rb_book_probe` reports it,
 // and its back-up value when the book has been backed up (`retrobook book backup`).
 typedef struct RbBookMove {
@@ -234,6 +256,37 @@ int32_t rb_probe_root_best(const struct RbTablebase *tb,
                            bool white_to_move,
                            struct RbRootMove *moves,
                            uintptr_t capacity);
+
+// Every legal move ranked for play from the halfmove clock `rule50` (plies since the last
+// capture or pawn move), on the model of Fathom's `tb_probe_root_dtz`: first, among the
+// moves that keep a win under the 50-move rule from that count, the one that mates
+// fastest; else a move that keeps the draw; else the longest resistance (the winner's
+// distance to zeroing, then to mate). `repeated`: a position has already repeated since
+// the last capture or pawn move; wins then go by least distance to zeroing first, so that
+// no position comes back a third time. Needs tables with a DTZ layer. Writes at most
+// `capacity` moves to `moves` and returns how many the position has (0: mated or
+// stalemated), or `RB_FAILED`. `rb_probe_root` and `rb_probe_root_best` keep ranking by
+// distance to mate alone.
+//
+// # Safety
+// `tb` is NULL or an open tablebase; `moves` is NULL or points to `capacity` writable
+// `RbPlayMove`s.
+int32_t rb_probe_root_clock(const struct RbTablebase *tb,
+                            uint64_t white,
+                            uint64_t black,
+                            uint64_t kings,
+                            uint64_t queens,
+                            uint64_t rooks,
+                            uint64_t bishops,
+                            uint64_t knights,
+                            uint64_t pawns,
+                            uint32_t ep,
+                            uint32_t castling,
+                            bool white_to_move,
+                            uint32_t rule50,
+                            bool repeated,
+                            struct RbPlayMove *moves,
+                            uintptr_t capacity);
 
 // `rb_probe_wdl` of a position given as FEN (six fields or four-field EPD).
 //

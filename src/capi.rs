@@ -59,6 +59,30 @@ pub struct RbRootMove {
     pub dtm: i32,
 }
 
+/// One legal move of a root position valued for play from the position's move count, as
+/// `rb_probe_root_clock` reports it (all for the side playing the move).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RbPlayMove {
+    /// Origin square (0 = a1 .. 63 = h8).
+    pub from: u8,
+    /// Destination square.
+    pub to: u8,
+    /// Promotion piece: 0 none, 1 knight, 2 bishop, 3 rook, 4 queen.
+    pub promotion: u8,
+    /// `RB_WIN`, `RB_DRAW` or `RB_LOSS` with best play under the 50-move rule from the
+    /// move count given: a win whose reset cannot come in time is a draw.
+    pub outcome: i32,
+    /// The 50-move class from that count, as `rb_probe_wdl50` numbers them.
+    pub wdl50: i32,
+    /// Plies from the root to the next capture, pawn move or mate with this move (counted),
+    /// positive when the move wins, negative when it loses, 0 for a draw; beyond 100 a win
+    /// the rule spoils (a loss it saves) with the count at zero.
+    pub dtz: i32,
+    /// Distance to mate, encoded as in `RbRootMove`.
+    pub dtm: i32,
+}
+
 /// An open opening book; opaque to C. Thread-safe.
 pub struct RbBook(Book);
 
@@ -444,6 +468,72 @@ pub unsafe extern "C" fn rb_probe_root_best(
         )?;
         let best = with_tb(tb, |tb| tb.probe_root(&pos).ok())?;
         let entries = best.iter().map(|r| root_move(&r.mv, r.dtm));
+        write_list(moves, capacity, entries)
+    })
+}
+
+/// Every legal move ranked for play from the halfmove clock `rule50` (plies since the last
+/// capture or pawn move), on the model of Fathom's `tb_probe_root_dtz`: first, among the
+/// moves that keep a win under the 50-move rule from that count, the one that mates
+/// fastest; else a move that keeps the draw; else the longest resistance (the winner's
+/// distance to zeroing, then to mate). `repeated`: a position has already repeated since
+/// the last capture or pawn move; wins then go by least distance to zeroing first, so that
+/// no position comes back a third time. Needs tables with a DTZ layer. Writes at most
+/// `capacity` moves to `moves` and returns how many the position has (0: mated or
+/// stalemated), or `RB_FAILED`. `rb_probe_root` and `rb_probe_root_best` keep ranking by
+/// distance to mate alone.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase; `moves` is NULL or points to `capacity` writable
+/// `RbPlayMove`s.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn rb_probe_root_clock(
+    tb: *const RbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    ep: u32,
+    castling: u32,
+    white_to_move: bool,
+    rule50: u32,
+    repeated: bool,
+    moves: *mut RbPlayMove,
+    capacity: usize,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        let mut pos = position(
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+            ep,
+            castling,
+            white_to_move,
+        )?;
+        pos.set_clocks(rule50, pos.fullmoves());
+        let ranked = with_tb(tb, |tb| tb.probe_root_clock(&pos, repeated).ok())?;
+        let entries = ranked.iter().map(|m| {
+            let (from, to, promotion) = move_fields(&m.mv);
+            RbPlayMove {
+                from,
+                to,
+                promotion,
+                outcome: wdl_code(m.outcome),
+                wdl50: wdl50_code(m.class),
+                dtz: m.dtz.0,
+                dtm: dtm_code(m.dtm),
+            }
+        });
         write_list(moves, capacity, entries)
     })
 }

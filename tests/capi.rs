@@ -9,6 +9,7 @@ use common::gaviota_samples;
 use retrobook::chess::{Color, Position, Role};
 use retrobook::generate::Session;
 use retrobook::material::Material;
+use retrobook::probe::Tablebase;
 use retrobook::progress::Silent;
 use retrobook::{Dtm, Wdl};
 use std::io::Write;
@@ -106,8 +107,26 @@ fn run_c(exe: &Path, args: &[&Path], input: &str) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
-/// One case line for the C program (see tests/c/probe.c).
-fn case_line(pos: &Position, dtm: Dtm) -> String {
+/// One case line for the C program (see tests/c/probe.c): the position, its values, and
+/// the move `probe_root_clock` ranks first from `clock`.
+fn case_line(tb: &Tablebase, pos: &Position, dtm: Dtm, clock: u32) -> String {
+    let mut timed = *pos;
+    timed.set_clocks(clock, 1);
+    let ranked = tb.probe_root_clock(&timed, false).unwrap();
+    let first = match ranked.first() {
+        Some(m) => format!(
+            "{} {} {} {}",
+            m.mv.from.index(),
+            m.mv.to.index(),
+            match m.outcome {
+                Wdl::Win => 1,
+                Wdl::Draw => 0,
+                Wdl::Loss => -1,
+            },
+            m.dtz.0
+        ),
+        None => "-1 -1 0 0".into(),
+    };
     let hex = |b: u64| format!("{b:x}");
     let c = |c: Color| pos.by_color(c).0;
     let r = |r: Role| pos.by_role(r).0;
@@ -118,7 +137,7 @@ fn case_line(pos: &Position, dtm: Dtm) -> String {
     };
     let dtm_code = dtm.plies().map_or(-1, |p| p as i64);
     format!(
-        "{} {} {} {} {} {} {} {} {} {} {wdl} {dtm_code} {pos}\n",
+        "{} {} {} {} {} {} {} {} {} {} {wdl} {dtm_code} {clock} {first} {pos}\n",
         hex(c(Color::White)),
         hex(c(Color::Black)),
         hex(r(Role::King)),
@@ -151,8 +170,10 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
     for (fen, dtm) in gaviota_samples() {
         let pos: Position = fen.parse().unwrap();
         if tb.probe_dtm(&pos).is_ok() {
-            cases.push_str(&case_line(&pos, dtm));
-            cases.push_str(&case_line(&pos.color_flipped(), dtm));
+            // Clocks across the whole range, so that some wins no longer fit.
+            let clock = (count as u32 * 37) % 101;
+            cases.push_str(&case_line(&tb, &pos, dtm, clock));
+            cases.push_str(&case_line(&tb, &pos.color_flipped(), dtm, 100 - clock));
             count += 2;
         }
     }

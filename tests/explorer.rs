@@ -298,7 +298,7 @@ impl Session<'_> {
              const text = (id) => document.getElementById(id).innerText.trim();
              const verdict = document.getElementById('tb-position').hidden ? null : {
                 category: document.getElementById('verdict').dataset.category,
-                text: text('verdict'), dtm: text('dtm'), mate: text('mate') };
+                text: text('verdict'), dtm: text('dtm'), dtz: text('dtz'), mate: text('mate') };
              return { book: rows('book-moves'), tables: rows('tb-moves'), verdict,
                 bookGames: text('book-games'), bookNote: text('book-note'),
                 bookCaption: text('book-caption'),
@@ -337,6 +337,7 @@ struct Verdict {
     category: String,
     text: String,
     dtm: String,
+    dtz: String,
     mate: String,
 }
 
@@ -502,8 +503,9 @@ fn check_book_sorted(page: &Shown, fen: &str, book: &Path, by: &str) {
 }
 
 /// The tables' verdict the page shows for `fen` equals `probe FEN --json`: the position's
-/// category, DTM and mate in moves, and every move's, in the same order (each move valued
-/// for the side playing it: the position after it, seen from the other side).
+/// category from its move count, DTM, DTZ and mate in moves, and every move's, in the same
+/// order (each move valued for the side playing it: the position after it, seen from the
+/// other side; its DTZ, the move counted, as the library's root ranking gives it).
 fn check_tables(page: &Shown, fen: &str, tables: &Path) {
     let cli: Value = serde_json::from_str(&run_ok(&[
         "probe",
@@ -519,8 +521,20 @@ fn check_tables(page: &Shown, fen: &str, tables: &Path) {
         "Black"
     };
     let verdict = page.verdict.as_ref().expect("a tables verdict");
-    let category = cli["wdl50"].as_str().unwrap();
+    let category = cli["category"].as_str().unwrap();
     assert_eq!(verdict.category, category, "{fen}");
+    let dtz = match cli["dtz"].as_i64().unwrap() {
+        0 => "\u{2014}".to_string(),
+        d => signed(d),
+    };
+    assert_eq!(verdict.dtz, dtz, "{fen}");
+    if category == "cursed-win" || category == "blessed-loss" {
+        assert!(
+            verdict.mate.contains("drawn by the 50-move rule"),
+            "{fen}: {:?}",
+            verdict.mate
+        );
+    }
     assert_eq!(verdict.text, category_name(category), "{fen}");
     let plies = cli["dtm_plies"].as_i64();
     let (dtm, mate) = match (cli["wdl"].as_str().unwrap(), plies) {
@@ -544,7 +558,15 @@ fn check_tables(page: &Shown, fen: &str, tables: &Path) {
     let ucis: Vec<&str> = moves.iter().map(|m| m["uci"].as_str().unwrap()).collect();
     let shown: Vec<&str> = page.tables.iter().map(|r| r.uci.as_str()).collect();
     assert_eq!(shown, ucis, "{fen}: the moves, best first");
-    for (row, m) in page.tables.iter().zip(moves) {
+    let tb = retrobook::Tablebase::open(tables).unwrap();
+    let ranked = tb.probe_root_clock(&fen.parse().unwrap(), false).unwrap();
+    for ((row, m), r) in page.tables.iter().zip(moves).zip(&ranked) {
+        assert_eq!(row.uci, r.mv.to_string(), "{fen}");
+        let dtz = match r.dtz.0 {
+            0 => "\u{2014}".to_string(),
+            d => signed(d.into()),
+        };
+        assert_eq!(row.cells[3], dtz, "{fen} {}", row.uci);
         // The CLI and the page's data give the position after the move, for the side to
         // move there; the page shows the move's value for the side playing it.
         let (after, after_plies) = (m["wdl"].as_str().unwrap(), m["dtm_plies"].as_i64());
@@ -574,7 +596,7 @@ fn check_tables(page: &Shown, fen: &str, tables: &Path) {
         };
         assert_eq!(row.cells[2], dtm, "{fen} {}", row.uci);
         if let Some(mate) = mate {
-            assert_eq!(row.cells[3], mate, "{fen} {}", row.uci);
+            assert_eq!(row.cells[4], mate, "{fen} {}", row.uci);
         }
     }
 }
@@ -705,6 +727,14 @@ fn explorer_page_plays_book_and_table_lines_as_the_command_line_values_them() {
     assert_eq!(error, message.as_str().unwrap());
     session.wait_shown(d4);
     assert_eq!(session.shown().pgn, "1. d4 *");
+
+    // A KQvK win from a move count that leaves too few plies: drawn by the rule, and said so.
+    let late = "8/8/8/4k3/8/8/8/KQ6 w - - 95 1";
+    session.type_into("#fen", &format!("{late}{ENTER}"));
+    session.wait_shown(late);
+    let shown = session.shown();
+    check_tables(&shown, late, &tables);
+    assert_eq!(shown.verdict.as_ref().unwrap().category, "cursed-win");
 
     // A table line from a KPvK position, loaded by its FEN: each position's verdict and
     // every move's, as the CLI's, through the promotion into KQvK.

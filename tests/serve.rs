@@ -124,6 +124,12 @@ fn positions(pieces: &str, count: usize, seed: u64) -> Vec<String> {
     out
 }
 
+/// `fen` with its halfmove clock set to `clock`.
+fn with_clock(fen: &str, clock: u32) -> String {
+    let fields: Vec<&str> = fen.split_whitespace().take(4).collect();
+    format!("{} {clock} 1", fields.join(" "))
+}
+
 /// A value as the command line gives it ({"wdl", "dtm_plies"}) in the server's signed plies.
 fn signed(cli: &Value) -> Value {
     match (cli["wdl"].as_str().unwrap(), cli["dtm_plies"].as_i64()) {
@@ -149,6 +155,12 @@ fn table_answers_equal_the_command_lines() {
     let mut fens = positions("KkP", 60, 1);
     fens.extend(positions("KkQ", 30, 2));
     fens.extend(positions("KkR", 30, 3));
+    // Random move counts, so that some wins no longer fit (and some counts are 100 or more).
+    let fens: Vec<String> = fens
+        .iter()
+        .enumerate()
+        .map(|(i, f)| with_clock(f, (i as u32 * 53) % 110))
+        .collect();
     let mut args = vec!["probe", "--json", "--tables", tables.to_str().unwrap()];
     args.extend(fens.iter().map(String::as_str));
     let cli: Vec<Value> = run_ok(&args)
@@ -156,12 +168,13 @@ fn table_answers_equal_the_command_lines() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(cli.len(), fens.len());
-    let mut wins = 0;
+    let (mut wins, mut spoilt) = (0, 0);
     for (fen, want) in fens.iter().zip(&cli) {
         let got = server.ok("/standard", fen);
-        assert_eq!(got["category"], want["wdl50"], "{fen}");
+        assert_eq!(got["category"], want["category"], "{fen}");
         assert_eq!(got["dtm"], signed(want), "{fen}");
-        assert_eq!(got["dtz"], Value::Null);
+        assert_eq!(got["dtz"], want["dtz"], "{fen}");
+        assert_eq!(got["precise_dtz"], want["dtz"], "{fen}");
         let (moves, want_moves) = (
             got["moves"].as_array().unwrap(),
             want["moves"].as_array().unwrap(),
@@ -173,6 +186,8 @@ fn table_answers_equal_the_command_lines() {
                 "{fen}: moves in the command line's order"
             );
             assert_eq!(m["dtm"], signed(w), "{fen} {}", w["uci"]);
+            assert_eq!(m["dtz"], w["dtz"], "{fen} {}", w["uci"]);
+            assert_eq!(m["category"], w["category"], "{fen} {}", w["uci"]);
             assert_eq!(
                 wdl_of(m["category"].as_str().unwrap()),
                 w["wdl"],
@@ -182,8 +197,13 @@ fn table_answers_equal_the_command_lines() {
             assert!(m["san"].as_str().is_some_and(|s| !s.is_empty()));
         }
         wins += usize::from(want["wdl"] == "win");
+        spoilt += usize::from(want["category"] == "cursed-win");
     }
     assert!(wins > 20, "the sample holds wins ({wins})");
+    assert!(
+        spoilt > 5,
+        "the sample holds wins the count spoils ({spoilt})"
+    );
 }
 
 #[test]
@@ -218,30 +238,50 @@ fn facts_of_ended_and_dead_positions() {
     assert_eq!(take["conversion"], true);
 }
 
+/// `/standard/mainline` from random move counts: where the count leaves a win, a line that
+/// mates before the count reaches 100 (the loser resisting by the winner's DTZ first, so
+/// not always at the distance to mate), each step with the distances of the position it
+/// is played from; where it leaves a draw (a win that no longer fits), no line and no
+/// winner.
 #[test]
-fn lines_to_mate_end_in_mate_at_the_distance_announced() {
+fn lines_to_mate_end_in_mate_before_the_count_runs_out() {
     use retrobook::chess::{MoveList, Position};
+    use retrobook::Dtm;
     let server = Server::standard();
-    let mut checked = 0;
-    for fen in positions("KkQ", 20, 7)
-        .iter()
-        .chain(&positions("KkP", 40, 8))
-    {
-        let answer = server.ok("/standard/mainline", fen);
-        let table = server.ok("/standard", fen);
+    let tb = retrobook::Tablebase::open(data().0).unwrap();
+    let (mut checked, mut spoilt) = (0, 0);
+    let fens = positions("KkQ", 20, 7)
+        .into_iter()
+        .chain(positions("KkP", 60, 8))
+        .enumerate()
+        .map(|(i, f)| with_clock(&f, [0, 40, 75, 90][i % 4]));
+    for fen in fens {
+        let answer = server.ok("/standard/mainline", &fen);
+        let table = server.ok("/standard", &fen);
         assert_eq!(answer["dtm"], table["dtm"], "{fen}");
+        assert_eq!(answer["dtz"], table["dtz"], "{fen}");
         let line = answer["mainline"].as_array().unwrap();
-        let Some(dtm) = answer["dtm"].as_i64() else {
-            assert!(line.is_empty() && answer["winner"].is_null(), "{fen}");
-            continue;
-        };
-        assert_eq!(line.len() as i64, dtm.abs(), "{fen}: one move a ply");
         let mut pos: Position = fen.parse().unwrap();
-        let winner = if dtm > 0 { pos.turn() } else { !pos.turn() };
+        let winner = match table["category"].as_str().unwrap() {
+            "win" => pos.turn(),
+            "loss" => !pos.turn(),
+            _ => {
+                assert!(line.is_empty() && answer["winner"].is_null(), "{fen}");
+                spoilt += usize::from(table["dtm"].is_i64());
+                continue;
+            }
+        };
         assert_eq!(answer["winner"], winner.fen_char().to_string(), "{fen}");
-        for (ply, step) in line.iter().enumerate() {
-            let left = dtm.abs() - ply as i64;
-            assert_eq!(step["dtm"].as_i64().unwrap().abs(), left, "{fen} ply {ply}");
+        assert!(!line.is_empty() || table["checkmate"] == true, "{fen}");
+        for step in line {
+            assert!(pos.halfmoves() < 100, "{fen}: the count ran out at {pos}");
+            let value = match tb.probe_dtm(&pos).unwrap() {
+                Dtm::Win(p) => p as i64,
+                Dtm::Loss(p) => -(p as i64),
+                Dtm::Draw => panic!("{fen}: a draw on the line at {pos}"),
+            };
+            assert_eq!(step["dtm"], value, "{fen} at {pos}");
+            assert_eq!(step["dtz"], tb.probe_dtz(&pos).unwrap().0, "{fen} at {pos}");
             let mut list = MoveList::new();
             pos.legal_moves(&mut list);
             let m = *list
@@ -255,12 +295,62 @@ fn lines_to_mate_end_in_mate_at_the_distance_announced() {
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
         assert!(
-            list.is_empty() && pos.is_check(),
-            "{fen}: the line ends in mate"
+            list.is_empty() && pos.is_check() && pos.turn() != winner,
+            "{fen}: the line ends in the loser's mate"
         );
         checked += 1;
     }
     assert!(checked > 20, "{checked} lines checked");
+    assert!(spoilt > 3, "{spoilt} wins spoilt by the count");
+}
+
+/// `POST /standard/batch`: one `/standard` answer per FEN, in order, a bad FEN answered by
+/// an error in its place; more than 1000 FENs is a 413, a body that is not an array of
+/// strings a 400, and GET a JSON 405.
+#[test]
+fn a_batch_answers_each_position_as_standard_does() {
+    let server = Server::standard();
+    let mut fens = positions("KkP", 30, 11);
+    fens.insert(7, "not a fen".into());
+    fens.insert(9, "4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1".into());
+    let url = format!("{}/standard/batch", server.url);
+    let post = |body: &str| match ureq::post(&url)
+        .set("content-type", "application/json")
+        .send_string(body)
+    {
+        Ok(r) => (r.status(), r.into_json::<Value>().unwrap()),
+        Err(ureq::Error::Status(code, r)) => (code, r.into_json::<Value>().unwrap()),
+        Err(e) => panic!("{e}"),
+    };
+    let (status, answers) = post(&serde_json::to_string(&fens).unwrap());
+    assert_eq!(status, 200, "{answers}");
+    let answers = answers.as_array().unwrap();
+    assert_eq!(answers.len(), fens.len());
+    for (i, (fen, got)) in fens.iter().zip(answers).enumerate() {
+        if i == 7 || i == 9 {
+            assert_eq!(got["fen"], fen.as_str());
+            let needle = if i == 7 { "not a fen" } else { "no table for" };
+            assert!(got["error"].as_str().unwrap().contains(needle), "{got}");
+        } else {
+            assert_eq!(*got, server.ok("/standard", fen), "{fen}");
+        }
+    }
+    let many = vec![fens[0].clone(); 1001];
+    let (status, body) = post(&serde_json::to_string(&many).unwrap());
+    assert_eq!(status, 413, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("1000"), "{body}");
+    let (status, body) = post(&format!("[\"{}\"]", "x".repeat(200 << 10)));
+    assert_eq!(status, 413, "{body}");
+    for bad in ["{\"fen\": 1}", "[1, 2]", "not json"] {
+        let (status, body) = post(bad);
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert!(
+            body["error"].as_str().unwrap().contains("array of FENs"),
+            "{body}"
+        );
+    }
+    let (status, body) = server.get("/standard/batch", None);
+    assert_eq!(status, 405, "{body}");
 }
 
 #[test]
@@ -441,13 +531,21 @@ fn the_openapi_description_names_every_route_and_they_answer() {
         "/position",
         "/standard",
         "/standard/mainline",
+        "/standard/batch",
         "/book",
     ] {
         assert!(paths.contains_key(route), "{route} is described");
     }
-    for route in paths.keys() {
-        let (status, body) = server.get(route, Some("8/8/8/4k3/8/8/2N5/4K3 w - - 0 1"));
-        assert_eq!(status, 200, "{route}: {body}");
+    let fen = "8/8/8/4k3/8/8/2N5/4K3 w - - 0 1";
+    for (route, item) in paths {
+        let status = if item.get("post").is_some() {
+            let body = serde_json::to_string(&[fen]).unwrap();
+            let url = format!("{}{route}", server.url);
+            ureq::post(&url).send_string(&body).unwrap().status()
+        } else {
+            server.get(route, Some(fen)).0
+        };
+        assert_eq!(status, 200, "{route}");
     }
     for (path, kind) in [
         ("/", "text/html"),
@@ -667,6 +765,15 @@ fn underscored_fens_are_read_and_other_methods_get_a_json_405() {
             panic!("{method}: {r:?}");
         };
         assert_eq!(resp.header("allow"), Some("GET, HEAD"));
+        let body: Value = resp.into_json().unwrap();
+        assert!(body["error"].as_str().unwrap().contains(method), "{body}");
+    }
+    for method in ["GET", "PUT"] {
+        let r = ureq::request(method, &format!("{}/standard/batch", server.url)).call();
+        let Err(ureq::Error::Status(405, resp)) = r else {
+            panic!("{method}: {r:?}");
+        };
+        assert_eq!(resp.header("allow"), Some("POST"));
         let body: Value = resp.into_json().unwrap();
         assert!(body["error"].as_str().unwrap().contains(method), "{body}");
     }

@@ -364,6 +364,7 @@ impl ChessValue {
             "wdl": self.dtm.wdl().as_str(),
             "wdl50": self.rule.as_str(),
             "dtz": self.dtz.0,
+            "category": self.outcome.as_str(),
             "outcome": self.outcome.fifty_move_outcome().as_str(),
             "dtm_plies": self.dtm.plies(),
         });
@@ -415,9 +416,10 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
         let answer = (|| {
             let v = ChessValue::of(&tb, &pos, tb.probe_dtm(&pos)?)?;
             let mut moves = Vec::new();
-            for (m, after) in tb.best_moves(&pos)? {
-                let next = pos.play(&m);
-                moves.push((m, pos.san(&m), ChessValue::of(&tb, &next, after)?));
+            for m in tb.probe_root_clock(&pos, false)? {
+                let next = pos.play(&m.mv);
+                let after = ChessValue::of(&tb, &next, tb.probe_dtm(&next)?)?;
+                moves.push((m.mv, pos.san(&m.mv), after));
             }
             Ok((v, moves))
         })()

@@ -302,7 +302,7 @@ impl Tablebase {
         self.dtm_any(pos)
     }
 
-    fn dtm_any(&self, pos: &Position) -> Result<Dtm, ProbeError> {
+    pub(super) fn dtm_any(&self, pos: &Position) -> Result<Dtm, ProbeError> {
         with_en_passant(pos, &|p| self.dtm(p), Dtm::back, Dtm::Draw)
     }
 

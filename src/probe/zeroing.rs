@@ -18,13 +18,13 @@ use crate::table::TableError;
 use crate::value::{Dtm, Dtz, Wdl, Wdl5};
 
 /// True for a move that resets the 50-move count.
-fn resets(m: &Move) -> bool {
+pub(super) fn resets(m: &Move) -> bool {
     m.is_conversion() || m.role == Role::Pawn
 }
 
 /// The distance, for the side that plays it, of a reset into a position of `class` (for
 /// its side to move there).
-fn reset_value(class: Wdl5) -> Dtz {
+pub(super) fn reset_value(class: Wdl5) -> Dtz {
     let beyond = 1 + RULE_PLIES as i32;
     Dtz(match class {
         Wdl5::Loss => 1,
@@ -37,7 +37,7 @@ fn reset_value(class: Wdl5) -> Dtz {
 
 /// The distance, for the side that plays it, of a quiet move into a position of distance
 /// `after` (for its side to move): one ply more.
-fn after_quiet(after: Dtz) -> Dtz {
+pub(super) fn after_quiet(after: Dtz) -> Dtz {
     Dtz(match after.0 {
         0 => 0,
         a if a < 0 => 1 - a,

@@ -24,7 +24,7 @@
 use super::bits::AtomicBits;
 use super::chess::ChessGame;
 use super::fifty::RULE_PLIES;
-use super::solver::Solution;
+use super::solver::{RetroGame, Solution, Successor};
 use crate::chess::{MoveList, Role};
 use crate::progress::Observer;
 use crate::value::{Dtm, LongDistances, Wdl5};
@@ -43,6 +43,9 @@ fn reset_cost(class: Wdl5) -> Option<u32> {
         Wdl5::Draw => None,
     }
 }
+
+/// Positions a thread takes at once, and reports as done together.
+const BLOCK: usize = 4096;
 
 /// A byte that holds distances up to `LONG - 1`; longer ones are kept apart.
 const LONG: u8 = 255;
@@ -207,6 +210,17 @@ impl Levels {
         self.0[level].push(e);
     }
 
+    /// Both lists, level by level.
+    fn join(mut self, other: Levels) -> Levels {
+        if self.0.len() < other.0.len() {
+            self.0.resize_with(other.0.len(), Vec::new);
+        }
+        for (mine, theirs) in self.0.iter_mut().zip(other.0) {
+            mine.extend(theirs);
+        }
+        self
+    }
+
     fn extend(&mut self, found: Vec<(u32, u64)>) {
         for (level, e) in found {
             self.push(level, e);
@@ -245,29 +259,28 @@ fn terminal<E: Send>(
             });
         }
     }
-    if winner && best != Some(1) && quiet {
-        // A quiet move that mates ends the count too.
-        let other = 1 - side;
-        let mut mates = false;
-        game_moves_inside(game, side, idx, &mut |j| {
-            mates = value(other, j).0 == Dtm::Loss(0);
-            !mates
-        });
-        if mates {
-            best = Some(1);
-        }
+    if winner && best != Some(1) && quiet && value(side, idx).0 == Dtm::Win(1) {
+        // A mate ends the count too (a quiet one: the resets were looked at).
+        best = Some(1);
     }
     Some((best, quiet))
 }
 
-/// The quiet moves of `idx` (a legal position) to `f`, until it returns false.
-fn game_moves_inside<E: Send>(
+/// The number of positions inside `part` the quiet moves of `idx` (a legal position) lead
+/// to, each index once, as the solver counts them: as many as `unmoved_indices` gives
+/// `idx` back from them. Mostly counted by index arithmetic, not encoded.
+fn quiet_successors<E: Send>(
     game: &ChessGame<'_, E>,
+    part: &Range<u64>,
     side: usize,
     idx: u64,
-    f: &mut impl FnMut(u64) -> bool,
-) -> bool {
-    super::solver::RetroGame::moves_inside(game, side, idx, &mut |j, _| f(j))
+) -> u32 {
+    let mut listed = 0;
+    let counted = game.successors_counted(side, idx, &mut |s| match s {
+        Successor::Table(j) | Successor::Either(j, _) => listed += u32::from(part.contains(&j)),
+        Successor::Fixed(_) => {}
+    });
+    counted.map_or(0, |(_, n)| n) + listed
 }
 
 /// The distances to zeroing of the positions of `part`, whose values with their classes
@@ -281,6 +294,10 @@ pub fn solve_part<E: Send>(
     observer: &dyn Observer,
 ) -> (PartDtz, u64) {
     let dtz = PartDtz::new(part.clone());
+    // Per side, for each loser with quiet moves, how many of the positions they lead to
+    // (told apart by index) have no distance yet: the loser's is known when none is left.
+    let waiting: [Vec<AtomicU8>; 2] =
+        [0, 1].map(|_| crate::zeroed::zeroed((part.end - part.start) as usize));
     let class = |side: usize, idx: u64| value(side, idx).1;
     let winning = |c: Wdl5| matches!(c, Wdl5::Win | Wdl5::CursedWin);
     let losing = |c: Wdl5| matches!(c, Wdl5::Loss | Wdl5::BlessedLoss);
@@ -290,11 +307,13 @@ pub fn solve_part<E: Send>(
     );
     // Each decisive position's resets and mates: a winner's set its distance for now, a
     // loser without quiet moves is settled.
-    let found: Vec<(u32, u64)> = part
-        .clone()
+    let blocks = (part.start..part.end).step_by(BLOCK).collect::<Vec<u64>>();
+    let mut levels = blocks
         .into_par_iter()
-        .fold(Vec::new, |mut found, idx| {
-            for side in 0..2 {
+        .map(|from| {
+            let to = (from + BLOCK as u64).min(part.end);
+            let mut found = Levels::default();
+            for (idx, side) in (from..to).flat_map(|idx| [(idx, 0), (idx, 1)]) {
                 let c = class(side, idx);
                 if c == Wdl5::Draw {
                     continue;
@@ -305,20 +324,23 @@ pub fn solve_part<E: Send>(
                 let d = match (winning(c), cost, quiet) {
                     (true, Some(d), _) => d,
                     (false, cost, false) => cost.unwrap_or(1), // no quiet move (mated: 1)
+                    (false, _, true) => {
+                        let n = quiet_successors(game, &part, side, idx);
+                        let n = u8::try_from(n).expect("fewer than 256 quiet moves");
+                        waiting[side][(idx - part.start) as usize].store(n, Relaxed);
+                        continue;
+                    }
                     _ => continue,
                 };
                 if dtz.lower(side, idx, d) {
                     dtz.decides[side].set(dtz.bit(idx));
-                    found.push((d, entry(side, idx)));
+                    found.push(d, entry(side, idx));
                 }
             }
-            observer.advance(2);
+            observer.advance(2 * (to - from));
             found
         })
-        .flatten()
-        .collect();
-    let mut levels = Levels::default();
-    levels.extend(found);
+        .reduce(Levels::default, Levels::join);
     let mut level = 1;
     while (level as usize) < levels.0.len() {
         let now = std::mem::take(&mut levels.0[level as usize]);
@@ -327,7 +349,9 @@ pub fn solve_part<E: Send>(
             now.len() as u64,
         );
         let found: Vec<(u32, u64)> = now
-            .par_iter()
+            .par_chunks(BLOCK)
+            .inspect(|chunk| observer.advance(chunk.len() as u64))
+            .flat_map_iter(|chunk| chunk.iter())
             .fold(Vec::new, |mut found, &e| {
                 let (side, idx) = side_idx(e);
                 if dtz.get(side, idx) != level {
@@ -349,11 +373,8 @@ pub fn solve_part<E: Send>(
                     } else if !from_loser && losing(c) && dtz.get(other, q) == 0 {
                         // Settled once every quiet move of it is: then its farthest one
                         // is this level's.
-                        let all = game_moves_inside(game, other, q, &mut |j| {
-                            let d = dtz.get(side, j);
-                            d != 0 && d <= level
-                        });
-                        if !all {
+                        let left = &waiting[other][(q - part.start) as usize];
+                        if left.fetch_sub(1, Relaxed) != 1 {
                             return;
                         }
                         let cost = terminal(game, other, q, false, value).and_then(|t| t.0);
@@ -366,7 +387,6 @@ pub fn solve_part<E: Send>(
                         }
                     }
                 });
-                observer.advance(1);
                 found
             })
             .flatten()
@@ -466,7 +486,10 @@ mod tests {
     #[test]
     fn distances_to_zeroing_equal_syzygys_on_tables_of_each_kind() {
         let dir = tempfile::tempdir().unwrap();
-        let targets: Vec<Material> = ["KPvK", "KBNvK", "KQvKR", "KRvKP", "KPvKP", "KNvKP"]
+        // A pawn table, a long pawnless one and one of two defenders' pieces, each with
+        // its sub-tables; every table of up to 4 pieces is held to Syzygy's through its
+        // file in `tests/tables.rs`.
+        let targets: Vec<Material> = ["KPvK", "KBNvK", "KRvKN"]
             .iter()
             .map(|s| s.parse().unwrap())
             .collect();

@@ -5,10 +5,12 @@
 
 use super::{assets, standard, Shared};
 use crate::shown::{book_json, Shown};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::DefaultBodyLimit;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use retrobook::book::rules::{Chess, Xiangqi};
 use retrobook::book::Book;
@@ -32,15 +34,29 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/position", get(position))
         .route("/standard", get(standard))
         .route("/standard/mainline", get(mainline))
+        .route(
+            "/standard/batch",
+            post(batch).layer(DefaultBodyLimit::max(BATCH_BYTES)),
+        )
         .route("/book", get(book))
         .fallback(|| async { ApiError::not_found("no such route (see /openapi.json)") })
-        .method_not_allowed_fallback(|method: axum::http::Method| async move {
-            let e = ApiError {
-                status: StatusCode::METHOD_NOT_ALLOWED,
-                message: format!("{method} is not served here: every route answers GET"),
-            };
-            ([(axum::http::header::ALLOW, "GET, HEAD")], e)
-        })
+        .method_not_allowed_fallback(
+            |method: axum::http::Method, uri: axum::http::Uri| async move {
+                let allow = if uri.path() == "/standard/batch" {
+                    "POST"
+                } else {
+                    "GET, HEAD"
+                };
+                let e = ApiError {
+                    status: StatusCode::METHOD_NOT_ALLOWED,
+                    message: format!(
+                        "{method} is not served at {}: it answers {allow}",
+                        uri.path()
+                    ),
+                };
+                ([(axum::http::header::ALLOW, allow)], e)
+            },
+        )
         .with_state(shared)
 }
 
@@ -162,6 +178,53 @@ async fn mainline(
     Query(params): Params,
 ) -> Result<Json<Value>, ApiError> {
     from_tables(s, &params, standard::mainline).await
+}
+
+/// Most positions one batch request may ask for.
+pub const BATCH_POSITIONS: usize = 1000;
+
+/// Most bytes of a batch request's body: room for `BATCH_POSITIONS` FENs of 100 bytes.
+const BATCH_BYTES: usize = 128 << 10;
+
+/// `POST /standard/batch`: a JSON array of FENs in, an array of as many `/standard` answers
+/// out, in order; a position that cannot be answered (a bad FEN, no table) gets
+/// `{"fen": ..., "error": ...}` in its place and the others are answered still. At most
+/// `BATCH_POSITIONS` FENs (413 beyond, as for a body over `BATCH_BYTES`).
+async fn batch(
+    State(s): State<Arc<Shared>>,
+    body: Result<axum::body::Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let too_large = || ApiError {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        message: format!(
+            "a batch holds at most {BATCH_POSITIONS} FENs in {} KiB",
+            BATCH_BYTES >> 10
+        ),
+    };
+    let body = body.map_err(|e| match e.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => too_large(),
+        _ => ApiError::bad(e.body_text()),
+    })?;
+    let fens: Vec<String> = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad(format!("the body is not a JSON array of FENs: {e}")))?;
+    if fens.len() > BATCH_POSITIONS {
+        return Err(too_large());
+    }
+    blocking(move || {
+        let tb = s.tables().map_err(ApiError::not_found)?;
+        let answers = fens
+            .iter()
+            .map(|fen| {
+                let answer = fen
+                    .parse::<Position>()
+                    .map_err(|e| format!("{fen:?}: {e}"))
+                    .and_then(|pos| standard::position(tb, &pos).map_err(|e| e.to_string()));
+                answer.unwrap_or_else(|error| json!({"fen": fen, "error": error}))
+            })
+            .collect();
+        Ok(Json(Value::Array(answers)))
+    })
+    .await
 }
 
 /// The answer `answer` makes from the tables for the position of the `fen` parameter.

@@ -674,7 +674,8 @@ pub(crate) fn write_table_sides(
     let Choices { owners, .. } = c;
     // The DTZ layer last, once the solution is let go: its own distances, written as the
     // DTM layer is (collective where split).
-    let dtz_layer = dtz.map(|distances| dtz_stream(&index, distances, owners, opts, peers));
+    let dtz_layer =
+        dtz.map(|distances| dtz_stream(&index, distances, &dtm_layout, owners, opts, peers));
     if peers.rank() != 0 {
         return Ok((path, 0));
     }
@@ -718,6 +719,7 @@ pub(crate) fn write_table_sides(
 fn dtz_stream(
     index: &TableIndex,
     distances: Solution,
+    dtm_layout: &Layout,
     owners: Owners,
     opts: &WriteOptions,
     peers: &dyn Peers,
@@ -734,8 +736,14 @@ fn dtz_stream(
         peers,
         owners,
     };
+    // The DTM layer's order of the parts suits the distances to zeroing too (both grow
+    // with the same pieces' distances): only the side is tried, on samples.
+    let fixed = WriteOptions {
+        layouts: LayoutChoice::Fixed(dtm_layout.parts().to_vec()),
+        ..opts.clone()
+    };
     let [(layout0, size0), (layout1, size1)] =
-        [0, 1].map(|side| choose_layout(&c, Kind::Dtm(side), opts));
+        [0, 1].map(|side| choose_layout(&c, Kind::Dtm(side), &fixed));
     let side = usize::from(size1 < size0);
     let layout = if side == 0 { layout0 } else { layout1 };
     let stream = c.written(Kind::Dtm(side), &layout, opts);

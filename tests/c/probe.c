@@ -1,9 +1,11 @@
 /* Probes retrobook tables through the C ABI only.
  *
  * usage: probe TABLES BOOK PLAIN_BOOK < CASES
- * Each line of CASES: white black kings queens rooks bishops knights pawns ep stm wdl dtm fen
- * (bitboards in hex, stm 1 = white to move, expected wdl and dtm in the header's encoding),
- * as written by tests/capi.rs. Checks the bitboard and the FEN calls against the expected
+ * Each line of CASES: white black kings queens rooks bishops knights pawns ep stm wdl dtm
+ * clock from to outcome dtz fen (bitboards in hex, stm 1 = white to move, expected wdl and
+ * dtm in the header's encoding; then a halfmove clock and the first move rb_probe_root_clock
+ * must rank from it, with its outcome and dtz, from -1 when there is none), as written by
+ * tests/capi.rs. Checks the bitboard and the FEN calls against the expected
  * values, then bad input; then probes BOOK (backed up by `book backup`) at the start position
  * by FEN and by bitboards and prints what it found, one line per move; PLAIN_BOOK (the same
  * book before the back-up) must have the same moves without values. Exits non-zero on any
@@ -50,14 +52,14 @@ int main(int argc, char **argv) {
     int cases = 0;
     uint64_t bb[8];
     unsigned ep, stm;
-    int wdl, dtm;
+    int wdl, dtm, clock, rfrom, rto, rout, rdtz;
     while (fgets(line, sizeof line, stdin)) {
         int used = 0;
         if (sscanf(line,
                    "%" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64
-                   " %" SCNx64 " %" SCNx64 " %u %u %d %d %n",
+                   " %" SCNx64 " %" SCNx64 " %u %u %d %d %d %d %d %d %d %n",
                    &bb[0], &bb[1], &bb[2], &bb[3], &bb[4], &bb[5], &bb[6], &bb[7], &ep, &stm,
-                   &wdl, &dtm, &used) < 12) {
+                   &wdl, &dtm, &clock, &rfrom, &rto, &rout, &rdtz, &used) < 17) {
             fprintf(stderr, "bad case line: %s", line);
             return 1;
         }
@@ -105,6 +107,21 @@ int main(int argc, char **argv) {
                 expect(same_sign, 1, "rb_probe_root_best keeps the value", fen);
             }
         }
+
+        /* Ranked for play from the clock: the first move and its values as the Rust API
+           ranks them, and the count of moves rb_probe_root gave. */
+        RbPlayMove play[256];
+        int np = rb_probe_root_clock(tb, bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7],
+                                     ep, 0, stm == 1, (uint32_t)clock, false, play, 256);
+        expect(np, n, "rb_probe_root_clock count", fen);
+        if (np > 0) {
+            expect(play[0].from, rfrom, "rb_probe_root_clock from", fen);
+            expect(play[0].to, rto, "rb_probe_root_clock to", fen);
+            expect(play[0].outcome, rout, "rb_probe_root_clock outcome", fen);
+            expect(play[0].dtz, rdtz, "rb_probe_root_clock dtz", fen);
+        } else {
+            expect(rfrom, -1, "rb_probe_root_clock without moves", fen);
+        }
         cases++;
     }
 
@@ -137,6 +154,10 @@ int main(int argc, char **argv) {
            "null move array", "");
     expect(rb_probe_root(tb, w, b, k, wq, 0, 0, 0, 0, 0, 0, true, NULL, 0) > 0, 1,
            "count only", "");
+    expect(rb_probe_root_clock(NULL, w, b, k, wq, 0, 0, 0, 0, 0, 0, true, 0, false, NULL, 0),
+           RB_FAILED, "rb_probe_root_clock of NULL", "");
+    expect(rb_probe_root_clock(tb, w, b, k, wq, 0, 0, 0, 0, 0, 1, true, 0, false, NULL, 0),
+           RB_FAILED, "rb_probe_root_clock with castling", "");
     expect(rb_largest(NULL), 0, "largest of NULL", "");
     expect(rb_open(NULL) == NULL, 1, "open NULL", "");
     expect(rb_open("/nonexistent/retrobook/tables") == NULL, 1, "open missing folder", "");

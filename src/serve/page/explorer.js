@@ -434,6 +434,35 @@ function drawBook(answer) {
   table.hidden = false;
 }
 
+/** The FEN's halfmove clock (plies since the last capture or pawn move; 0 for EPD). */
+function clockOf(fen) {
+  const n = Number(fen.split(" ")[4]);
+  return Number.isInteger(n) ? n : 0;
+}
+
+/** What the move count does to a decided position: the plies left, and a win or loss the
+    rule draws, in words. */
+function clockWords(tb, clock) {
+  if (tb.dtz === 0 || tb.checkmate) return "";
+  const plies = Math.abs(tb.dtz);
+  const left = Math.max(0, 100 - clock);
+  const drawn = tb.category === "cursed-win" || tb.category === "blessed-loss";
+  if (!drawn) return `; ${plies} ${plies === 1 ? "ply" : "plies"} to a capture, pawn move or mate, ${left} left by the move count`;
+  if (plies > 100) return " (drawn by the 50-move rule)";
+  return ` (drawn by the 50-move rule: ${plies} plies to a capture, pawn move or mate, only ${left} left by the move count of ${clock})`;
+}
+
+/** A move's distance to zeroing for the side playing it, the move counted: a capture or
+    pawn move (or a mate) is the reset itself; a quiet move is one ply more than the
+    position it leads to. Its data (`m`) are those of that position, for the other side. */
+function moveDtz(m) {
+  if (m.dtz === 0) return 0;
+  const sign = m.dtz < 0 ? 1 : -1;
+  if (m.checkmate) return 1;
+  if (m.zeroing) return sign * (Math.abs(m.dtz) > 100 ? 101 : 1);
+  return sign * (Math.abs(m.dtz) + 1);
+}
+
 /** The tables' verdict on the position shown, and on each of its moves. */
 function drawTables(answer, mainline, pieces) {
   const health = state.health;
@@ -473,9 +502,10 @@ function drawTables(answer, mainline, pieces) {
   if (tb.checkmate) words = `${side} is checkmated`;
   else if (tb.stalemate) words = "Stalemate";
   else if (tb.insufficient_material) words = "Insufficient material";
-  if (tb.category === "cursed-win" || tb.category === "blessed-loss") {
-    words += " (drawn under the 50-move rule)";
-  }
+  $("dtz").textContent = tb.dtz === 0 ? DASH : signed(tb.dtz);
+  $("dtz").dataset.dtz = tb.dtz;
+  $("dtz-unit").textContent = tb.dtz === 0 ? "" : Math.abs(tb.dtz) === 1 ? "ply" : "plies";
+  words += clockWords(tb, clockOf(current().fen));
   $("mate").textContent = words;
   drawMainline(mainline);
   position.hidden = false;
@@ -486,6 +516,7 @@ function drawTables(answer, mainline, pieces) {
     // side playing it, the category turns round and mate is one ply further.
     const category = OTHER_SIDE[m.category] || m.category;
     const dtm = m.dtm == null ? null : m.dtm <= 0 ? 1 - m.dtm : -1 - m.dtm;
+    const dtz = moveDtz(m);
     let mate = mateIn(dtm);
     if (m.checkmate) mate = "checkmate";
     else if (m.stalemate) mate = "stalemate";
@@ -493,10 +524,11 @@ function drawTables(answer, mainline, pieces) {
     const badge = el("span", { class: `badge ${category}`, text: CATEGORY[category] || category });
     return el(
       "tr",
-      { "data-uci": m.uci, "data-category": m.category, "data-dtm": m.dtm ?? "" },
+      { "data-uci": m.uci, "data-category": m.category, "data-dtm": m.dtm ?? "", "data-dtz": m.dtz },
       el("th", { scope: "row" }, el("button", { type: "button", class: "san", text: m.san })),
       el("td", { class: "result" }, badge),
       el("td", { class: "num dtm", text: dtm == null ? DASH : signed(dtm) }),
+      el("td", { class: "num dtz", text: dtz === 0 ? DASH : signed(dtz) }),
       el("td", { class: "mate", text: mate }),
     );
   });
