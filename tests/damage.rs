@@ -7,8 +7,9 @@
 //!
 //! The 3-piece tables are probed at every position (both sides to move); the 4-piece one at
 //! a fixed random sample of its positions, so that hundreds of copies fit in the suite's
-//! time. A damaged sub-table is also probed through the promotions of its parent. Root and
-//! move-list probes are made at every 16th position and compared by a 64-bit fingerprint.
+//! time. A damaged sub-table is also probed through the promotions of its parent. WDL, DTM
+//! and DTZ probes are made at every position; root and move-list probes (by distance to
+//! mate, and for play from the move count) at every 16th, compared by a 64-bit fingerprint.
 
 mod common;
 
@@ -244,8 +245,9 @@ fn table_cases(rng: &mut Rng, good: &[u8], foreign: &[(&str, Vec<u8>)]) -> Vec<C
     );
     let mut cases = generic_cases(rng, good, foreign);
     flips_in(&mut cases, rng, "header", 0..512, 40, false);
-    for s in 0..3 {
-        let (off, len) = (u64_at(good, 200 + 16 * s), u64_at(good, 208 + 16 * s));
+    // The WDL streams, the DTM stream and the DTZ stream (its extent at byte 264).
+    for at in [200, 216, 232, 264] {
+        let (off, len) = (u64_at(good, at), u64_at(good, at + 8));
         let (blocks, crcs) = (off + u32_at(good, off + 24), off + u32_at(good, off + 28));
         flips_in(&mut cases, rng, "stream index", off..blocks, 15, false);
         // The blocks end with 8 zero bytes that a decoder may read but never uses.
@@ -264,7 +266,15 @@ fn table_cases(rng: &mut Rng, good: &[u8], foreign: &[(&str, Vec<u8>)]) -> Vec<C
     cases
 }
 
-const KINDS: [&str; 5] = ["wdl", "wdl5", "dtm", "root", "best_moves"];
+const KINDS: [&str; 7] = [
+    "wdl",
+    "wdl5",
+    "dtm",
+    "dtz",
+    "root",
+    "best_moves",
+    "root_clock",
+];
 
 fn fingerprint(h: impl Hash) -> u64 {
     let mut s = DefaultHasher::new();
@@ -278,20 +288,22 @@ const LISTS_EVERY: usize = 16;
 
 /// Each probe's answer (a fingerprint for the lists), or its error; None for the list
 /// probes unless `lists`.
-fn probe(tb: &Tablebase, p: &Position, lists: bool) -> [Option<Result<u64, ProbeError>>; 5] {
+fn probe(tb: &Tablebase, p: &Position, lists: bool) -> [Option<Result<u64, ProbeError>>; 7] {
     [
         Some(tb.probe_wdl(p).map(fingerprint)),
         Some(tb.probe_wdl5(p).map(fingerprint)),
         Some(tb.probe_dtm(p).map(fingerprint)),
+        Some(tb.probe_dtz(p).map(fingerprint)),
         lists.then(|| {
             tb.probe_root(p)
                 .map(|v| fingerprint(v.iter().map(|r| (r.mv, r.wdl, r.dtm)).collect::<Vec<_>>()))
         }),
         lists.then(|| tb.best_moves(p).map(fingerprint)),
+        lists.then(|| tb.probe_root_clock(p, false).map(fingerprint)),
     ]
 }
 
-fn answers(tb: &Tablebase, p: &Position, lists: bool) -> [u64; 5] {
+fn answers(tb: &Tablebase, p: &Position, lists: bool) -> [u64; 7] {
     probe(tb, p, lists).map(|r| match r {
         None => 0,
         Some(r) => r.unwrap_or_else(|e| panic!("intact tables fail on {p}: {e}")),
@@ -452,7 +464,7 @@ fn probe_copy(
     file: &str,
     label: &str,
     positions: &[Position],
-    expect: &[[u64; 5]],
+    expect: &[[u64; 7]],
     t: &mut Tally,
 ) {
     let tb = match Tablebase::open(dir) {
@@ -506,7 +518,7 @@ fn table_campaign_through(
     let mut rng = Rng(SEED ^ fingerprint(sig));
     let mut positions = positions(&tb, probed, sample, &mut rng);
     positions.retain(keep);
-    let expect: Vec<[u64; 5]> = (positions.iter().enumerate())
+    let expect: Vec<[u64; 7]> = (positions.iter().enumerate())
         .map(|(i, p)| answers(&tb, p, i % LISTS_EVERY == 0))
         .collect();
     drop(tb);

@@ -282,6 +282,21 @@ fn dtz_equals_syzygy(
     sig: &str,
     every: u64,
 ) -> u64 {
+    let size = {
+        let m: Material = sig.parse().unwrap();
+        tb.table(&m).unwrap().index().size()
+    };
+    dtz_equals_syzygy_at(tb, syzygy, sig, size.div_ceil(every), &|k| k * every)
+}
+
+/// `dtz_equals_syzygy` at the indices `pick(0..count)` (of each side to move).
+fn dtz_equals_syzygy_at(
+    tb: &Tablebase,
+    syzygy: &shakmaty_syzygy::Tablebase<shakmaty::Chess>,
+    sig: &str,
+    count: u64,
+    pick: &(dyn Fn(u64) -> u64 + Sync),
+) -> u64 {
     use shakmaty::{fen::Fen, CastlingMode, Chess};
     use shakmaty_syzygy::MaybeRounded;
     let m: Material = sig.parse().unwrap();
@@ -289,10 +304,10 @@ fn dtz_equals_syzygy(
     let index = table.index();
     (0..2)
         .map(|side| {
-            (0..index.size().div_ceil(every))
+            (0..count)
                 .into_par_iter()
                 .map(|k| {
-                    let idx = k * every;
+                    let idx = pick(k) % index.size();
                     let Some(pos) = index.decode(idx, Color::from_index(side)) else {
                         return 0;
                     };
@@ -341,6 +356,18 @@ fn dtz_equals_syzygy_on_every_table() {
         let n = dtz_equals_syzygy(&tb, &syzygy, &m.to_string(), 61);
         assert!(n > 0, "{m}");
     }
+}
+
+/// DTZ equals Syzygy's (its ply-accurate KRBvKR file) on a million random indices of
+/// KRBvKR, cursed wins and blessed losses among them, half of each side to move: every
+/// legal canonical one among them is compared.
+#[test]
+fn dtz_equals_syzygy_on_a_million_krbvkr_indices() {
+    let tb = Tablebase::open(krbvkr()).unwrap();
+    let syzygy = syzygy_tables();
+    let spread = |k: u64| k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    let n = dtz_equals_syzygy_at(&tb, &syzygy, "KRBvKR", 500_000, &spread);
+    assert!(n > 500_000, "{n} positions compared");
 }
 
 /// `probe --json` takes the FEN's move count: each sample position's `dtz` is Syzygy's

@@ -21,7 +21,7 @@ use std::cmp::Reverse;
 
 /// One legal move of a root position, valued for the side playing it from the root's
 /// move count.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PlayMove {
     /// The move.
     pub mv: Move,
