@@ -528,11 +528,12 @@ fn distances_split<E: Send>(
 ) -> Result<Solution, u64> {
     let peers = parts.peers();
     let own = parts.held();
-    // A byte a position: its class's code, plus 8 where it is checkmated (the one fact of
-    // its distance to mate the search asks).
+    // A byte a position: its class's code, plus 8 where it is checkmated and 16 where it
+    // mates in one (the facts of its distance to mate the search asks).
     let code = |side: usize, idx: u64| {
         let v = parts.solution().value(side, idx).0;
-        rule.class_of(side, idx, v.wdl()).code() + 8 * u8::from(v == Dtm::Loss(0))
+        let facts = 8 * u8::from(v == Dtm::Loss(0)) + 16 * u8::from(v == Dtm::Win(1));
+        rule.class_of(side, idx, v.wdl()).code() + facts
     };
     let mine: Vec<u8> = (0..2)
         .flat_map(|side| own.clone().map(move |idx| (side, idx)))
@@ -553,11 +554,13 @@ fn distances_split<E: Send>(
     let value = |side: usize, idx: u64| {
         let c = codes[side][(idx - first) as usize];
         let class = Wdl5::from_code(c % 8);
-        let v = match (c >= 8, class.wdl()) {
-            (true, _) => Dtm::Loss(0),
-            (false, Wdl::Win) => Dtm::Win(1),
-            (false, Wdl::Draw) => Dtm::Draw,
-            (false, Wdl::Loss) => Dtm::Loss(2),
+        // Any other distance of the right sign: the search reads no more of it.
+        let v = match (c / 8, class.wdl()) {
+            (1, _) => Dtm::Loss(0),
+            (2, _) => Dtm::Win(1),
+            (_, Wdl::Win) => Dtm::Win(3),
+            (_, Wdl::Draw) => Dtm::Draw,
+            (_, Wdl::Loss) => Dtm::Loss(2),
         };
         (v, class)
     };

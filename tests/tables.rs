@@ -153,7 +153,9 @@ fn the_files_of_up_to_four_pieces_take_their_recorded_size() {
         total - dtz <= 11_634_860 + 35 * 63,
         "{total} bytes, {dtz} of DTZ: {sizes:?}"
     );
-    assert!(dtz <= 3_984_076, "{dtz} bytes of DTZ layers");
+    // In the DTM layer's order of parts (no search of their own: 0.6x the writer's
+    // time for the layer, 7% more bytes than the best order of each, 3,984,076).
+    assert!(dtz <= 4_272_132, "{dtz} bytes of DTZ layers");
 }
 
 /// Each file names the longest mate that the files of format 4 named (the lowest record
@@ -358,16 +360,24 @@ fn dtz_equals_syzygy_on_every_table() {
     }
 }
 
-/// DTZ equals Syzygy's (its ply-accurate KRBvKR file) on a million random indices of
-/// KRBvKR, cursed wins and blessed losses among them, half of each side to move: every
-/// legal canonical one among them is compared.
+/// DTZ equals Syzygy's (its ply-accurate KRBvKR file) on random indices of KRBvKR, cursed
+/// wins and blessed losses among them, half of each side to move: every legal canonical one
+/// among them is compared. The suite takes 300,000; `RETROBOOK_KRBVKR_INDICES` asks for
+/// more (a million: 1000000).
 #[test]
-fn dtz_equals_syzygy_on_a_million_krbvkr_indices() {
+fn dtz_equals_syzygy_on_random_krbvkr_indices() {
     let tb = Tablebase::open(krbvkr()).unwrap();
     let syzygy = syzygy_tables();
     let spread = |k: u64| k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
-    let n = dtz_equals_syzygy_at(&tb, &syzygy, "KRBvKR", 500_000, &spread);
-    assert!(n > 500_000, "{n} positions compared");
+    let indices: u64 = std::env::var("RETROBOOK_KRBVKR_INDICES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300_000);
+    let n = dtz_equals_syzygy_at(&tb, &syzygy, "KRBvKR", indices / 2, &spread);
+    assert!(
+        n > indices / 2,
+        "{n} positions compared of {indices} indices"
+    );
 }
 
 /// `probe --json` takes the FEN's move count: each sample position's `dtz` is Syzygy's
