@@ -46,6 +46,12 @@
 //!   first; the compressed streams are held until the file is written in their order
 //!   (KRNvKNN peaked 3% above its estimate while the solution, the streams before and a
 //!   copy of the DTM blocks were held with it);
+//! - the distances to zeroing (`retro::dtz`), found part by part once a part is classed,
+//!   beside the solution: the pass holds a distance byte and a move counter per index and
+//!   side, the bits of the resets that decide and the positions waiting for their level
+//!   (`DTZ_PER_INDEX`: 8p, by measurement 7.1p), and what it found, 2.25n, from the first
+//!   part's pass to the writer's last stream (all of it for a pawn table, whose parts'
+//!   distances go into one whole solution);
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
 //!   cursed values), let go before the writer starts (those only promotions reach, after
 //!   the last part that promotes); while they are decoded, also the
@@ -291,6 +297,16 @@ const BASE_BYTES: u64 = 32 << 20;
 /// into 24,344,912 bytes (0.20n), its exit marks (0.5n unpacked) into far less.
 const PACKED_PER_INDEX: f64 = 0.3;
 
+/// Bytes per index (of one side) the DTZ pass of a part holds beside the solution: a byte
+/// of distance and a move counter per side, the bits of the resets that decide, and the
+/// positions waiting for their level, by measurement: KQvKR peaks at 29.9 MB instead of
+/// 16.5 MB without it, 7.1 bytes for each of its 1.89 million indices.
+const DTZ_PER_INDEX: u64 = 8;
+
+/// Bytes per index of the distances to zeroing found (a byte per side and the bits of the
+/// resets that decide), kept from the DTZ pass to the writer's last stream.
+const DISTANCES_PER_INDEX_X4: u64 = 9;
+
 /// CPU time per index (both sides counted) of solving, the 50-move pass and writing,
 /// measured on 5-piece tables: 0.38 us (KQRvKR), 0.52 us (KRPvKR, its loading apart).
 const CPU_SECONDS_PER_INDEX: f64 = 0.5e-6;
@@ -319,16 +335,24 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
                 let p = parts[k].end - parts[k].start;
                 solved += p;
                 let held = schedule.held_reading(material, promoting[k]);
-                held + 3 * solved + 3 * solved / 4 + 45 * p / 8
+                // The distances of the whole table, held from the first part's DTZ pass
+                // on; the part's solve, then its DTZ pass.
+                let distances = DISTANCES_PER_INDEX_X4 * n / 4;
+                let pass = (45 * p / 8).max(DTZ_PER_INDEX * p);
+                held + 3 * solved + 3 * solved / 4 + distances + pass
             })
             .max()
             .unwrap_or(0)
     } else {
-        held + (41 * n / 8).max(35 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64)
+        let fifty = 35 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64;
+        held + (41 * n / 8).max(fifty).max(41 * n / 8 + DTZ_PER_INDEX * n)
     };
     // A batch of segments of a stream at a time (`table::codec::Segments`).
     let gathered = WriteOptions::default().gathered(layout);
-    let writing = 13 * n / 8 + (PACKED_PER_INDEX * n as f64 / 2.0) as u64 + 2 * gathered;
+    let writing = 13 * n / 8
+        + (PACKED_PER_INDEX * n as f64 / 2.0) as u64
+        + 2 * gathered
+        + DISTANCES_PER_INDEX_X4 * n / 4;
     Estimate {
         peak_bytes: (BASE_BYTES + loading.max(solving).max(writing)) / 20 * 21,
         cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX

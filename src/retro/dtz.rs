@@ -285,7 +285,8 @@ fn quiet_successors<E: Send>(
 
 /// The distances to zeroing of the positions of `part`, whose values with their classes
 /// under the rule `value` gives (and those of the earlier parts its pawn moves reach), the
-/// sub-tables read through `game`. Checks each distance against its class; a class that
+/// sub-tables read through `game`. Of each distance to mate the search reads its sign and
+/// whether it is a mate in one (`Win(1)`) or checkmated (`Loss(0)`), no more. Checks each distance against its class; a class that
 /// disagrees is a fault of the solver, counted in the result's `disagree`.
 pub fn solve_part<E: Send>(
     game: &ChessGame<'_, E>,
