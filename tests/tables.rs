@@ -494,7 +494,7 @@ fn play_out(
                 .find(|x| x.to_string() == uci)
                 .unwrap()
         };
-        let zeroing = mv.capture.is_some() || mv.role == retrobook::chess::Role::Pawn;
+        let zeroing = mv.is_zeroing();
         pos = pos.play(&mv);
         if zeroing {
             seen.clear();

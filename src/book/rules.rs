@@ -76,7 +76,7 @@ impl BookRules for Chess {
         decode_move(pos, code)
     }
     fn irreversible(_: &chess::Position, m: &chess::Move) -> bool {
-        m.capture.is_some() || m.role == chess::Role::Pawn
+        m.is_zeroing()
     }
     fn first_to_move(pos: &chess::Position) -> bool {
         pos.turn() == Color::White

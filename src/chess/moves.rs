@@ -60,6 +60,12 @@ impl Move {
         self.capture.is_some() || self.promotion.is_some()
     }
 
+    /// Captures and pawn moves reset the 50-move count (promotions are pawn moves).
+    #[inline]
+    pub fn is_zeroing(&self) -> bool {
+        self.capture.is_some() || self.role == Role::Pawn
+    }
+
     /// The square of the pawn taken by an en-passant capture, or the destination otherwise.
     #[inline]
     pub fn capture_square(&self) -> Square {
@@ -598,7 +604,7 @@ impl Position {
             p.set_castling(Castling(c & keep));
         }
         let ep = (m.kind == MoveKind::DoublePush).then(|| m.from.midpoint(m.to));
-        let halfmoves = if m.role == Role::Pawn || m.capture.is_some() {
+        let halfmoves = if m.is_zeroing() {
             0
         } else {
             self.halfmoves() + 1

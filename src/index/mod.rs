@@ -951,7 +951,7 @@ mod tests {
                     let mut list = MoveList::new();
                     pos.legal_moves(&mut list);
                     for m in list.as_slice() {
-                        if m.role == Role::Pawn || m.capture.is_some() {
+                        if m.is_zeroing() {
                             continue;
                         }
                         let after = pos.play(m);

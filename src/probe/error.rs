@@ -56,3 +56,13 @@ pub enum ProbeError {
         error: FenError,
     },
 }
+
+/// A table at `path` whose stored value at `pos` its moves contradict (damaged, or built
+/// wrong): refused, never answered.
+pub(super) fn disagree(path: &std::path::Path, pos: &crate::chess::Position) -> ProbeError {
+    crate::table::TableError::Disagree {
+        path: path.to_path_buf(),
+        fen: pos.to_string(),
+    }
+    .into()
+}

@@ -18,7 +18,7 @@ use crate::material::{sort_for_generation, Material};
 use crate::progress::{Observer, Silent};
 use crate::retro::{bit, ChessGame, SubTables};
 use crate::table::values::{dtm_value, DRAW, OR_CONVERSION};
-use crate::table::{TableError, TableFile};
+use crate::table::TableFile;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
 use rayon::prelude::*;
 
@@ -544,11 +544,7 @@ impl<'a> LoadedTables<'a> {
                             u64::from(class.is_cursed()) << (idx % 64);
                         let v = value(idx, &pos, class, conv)?;
                         if v.wdl() != class.wdl() {
-                            return Err(TableError::Disagree {
-                                path: table.path().to_path_buf(),
-                                fen: pos.to_string(),
-                            }
-                            .into());
+                            return Err(super::error::disagree(table.path(), &pos));
                         }
                         v
                     }

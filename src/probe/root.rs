@@ -14,7 +14,7 @@
 
 use super::error::ProbeError;
 use super::tablebase::Tablebase;
-use super::zeroing::{after_quiet, reset_value, resets};
+use super::zeroing::{after_quiet, reset_value};
 use crate::chess::{Move, MoveList, Position};
 use crate::value::{Dtm, Dtz, Wdl, Wdl5};
 use std::cmp::Reverse;
@@ -93,7 +93,7 @@ impl Tablebase {
         let mates = after.is_check() && !after.has_legal_move();
         let dtz = if mates {
             Dtz(1)
-        } else if resets(m) {
+        } else if m.is_zeroing() {
             reset_value(Wdl5::from_code(self.code_any(&after)?))
         } else {
             after_quiet(self.zeroing_any(&after)?)

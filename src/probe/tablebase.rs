@@ -344,11 +344,7 @@ impl Tablebase {
         }
         match best {
             Some(v) if v.wdl() == wdl => Ok(v),
-            _ => Err(TableError::Disagree {
-                path: file.path().to_path_buf(),
-                fen: pos.to_string(),
-            }
-            .into()),
+            _ => Err(super::error::disagree(file.path(), pos)),
         }
     }
 

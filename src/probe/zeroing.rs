@@ -10,17 +10,11 @@
 use super::cache::DtmCache;
 use super::error::ProbeError;
 use super::tablebase::{Located, Tablebase};
-use crate::chess::{Move, MoveList, Position, Role};
+use crate::chess::{MoveList, Position};
 use crate::retro::dtz::as_distance;
 use crate::retro::fifty::RULE_PLIES;
 use crate::table::values::code_wdl;
-use crate::table::TableError;
 use crate::value::{Dtm, Dtz, Wdl, Wdl5};
-
-/// True for a move that resets the 50-move count.
-pub(super) fn resets(m: &Move) -> bool {
-    m.is_conversion() || m.role == Role::Pawn
-}
 
 /// The distance, for the side that plays it, of a reset into a position of `class` (for
 /// its side to move there).
@@ -148,7 +142,7 @@ impl Tablebase {
         let mut best = None;
         for m in list.as_slice() {
             let after = pos.play(m);
-            if resets(m) {
+            if m.is_zeroing() {
                 let v = reset_value(Wdl5::from_code(self.code_any(&after)?));
                 best = Some(better(best, v));
             } else if wdl == Wdl::Win && after.is_check() && !after.has_legal_move() {
@@ -179,11 +173,7 @@ impl Tablebase {
         match best {
             Some(v) if v.0 != 0 && v.wdl() == wdl => Ok(v),
             None if list.is_empty() && pos.is_check() => Ok(Dtz(-1)),
-            _ => Err(TableError::Disagree {
-                path: file.path().to_path_buf(),
-                fen: pos.to_string(),
-            }
-            .into()),
+            _ => Err(super::error::disagree(file.path(), pos)),
         }
     }
 
@@ -199,7 +189,7 @@ impl Tablebase {
         let mut best: Option<Dtz> = None;
         for m in list.as_slice() {
             let after = pos.play(m);
-            let v = if resets(m) {
+            let v = if m.is_zeroing() {
                 reset_value(Wdl5::from_code(self.code_any(&after)?))
             } else if after.is_check() && !after.has_legal_move() {
                 Dtz(1)

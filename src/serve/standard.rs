@@ -52,7 +52,7 @@ pub fn position(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
         let mut o = facts(tb, &pos.play(&m))?;
         o["uci"] = json!(m.to_string());
         o["san"] = json!(pos.san(&m));
-        o["zeroing"] = json!(m.capture.is_some() || m.role == retrobook::chess::Role::Pawn);
+        o["zeroing"] = json!(m.is_zeroing());
         o["conversion"] = json!(m.is_conversion());
         moves.push(o);
     }
