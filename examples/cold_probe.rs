@@ -1,19 +1,28 @@
-//! Cold WDL probes as an engine's search makes them: positions scattered over a whole table,
-//! each probed once, in a fresh process, on one thread.
+//! Cold probes as an engine makes them: positions scattered over a whole table, each probed
+//! once, in a fresh process, on one thread.
 //!
 //! ```text
 //! cargo run --release --example cold_probe -- positions KQRvKR 1000000 > kqrvkr.fen
 //! cargo run --release --example cold_probe -- wdl tables kqrvkr.fen [--out results.txt]
 //! cargo run --release --example cold_probe -- dtm tables kqrvkr.fen
+//! cargo run --release --example cold_probe -- dtz tables kqrvkr.fen [--out results.txt]
+//! cargo run --release --example cold_probe -- root tables kqrvkr.fen [--out results.txt]
 //! ```
 //!
 //! `positions` writes uniformly random legal positions of a material (pieces on distinct
 //! random squares, either side to move, kept when legal: one line of FEN each, a fixed
-//! pseudo-random sequence per `--seed`). `wdl` and `dtm` read such a file, open the tables,
-//! then time one probe of every position and print the time per probe (reading the file and
-//! opening the tables are not timed; `dtm` also prints the median of single probes). With
-//! `--out`, `wdl` writes one letter per position: `W` win, `D` draw, `L` loss (without the
-//! 50-move rule), `?` failed, so that answers can be compared with another prober's.
+//! pseudo-random sequence per `--seed`). `wdl`, `dtm`, `dtz` and `root` read such a file,
+//! open the tables, then time one probe of every position and print the time per probe
+//! (reading the file and opening the tables are not timed; `dtm` also prints the median of
+//! single probes): `wdl` probes `probe_wdl`, `dtm` `probe_dtm`, `dtz` `probe_dtz`, and
+//! `root` ranks every move with `probe_root_clock` from the FEN's halfmove clock (no
+//! repetition). With `--out`, each writes one line per position so that answers can be
+//! compared with another prober's, `?` for a failed probe: `wdl` a letter, `W` win, `D`
+//! draw, `L` loss (without the 50-move rule); `dtz` the signed distance to zeroing in plies
+//! (positive: the side to move wins; beyond 100 the rule spoils it); `root` the first
+//! (best) move's outcome under the rule from the clock as a letter, its distance to zeroing
+//! from the root signed for the side to move (the root's own when that move resets
+//! soonest), and the move in UCI, as `W 13 a1a8`, or `-` when the side to move has no move.
 
 use retrobook::chess::{Color, Piece, Position, Role, Square};
 use retrobook::material::Material;
@@ -91,8 +100,13 @@ fn letter(w: Result<Wdl, retrobook::ProbeError>) -> u8 {
     }
 }
 
+fn create(path: &str) -> Result<BufWriter<std::fs::File>, String> {
+    let file = std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?;
+    Ok(BufWriter::new(file))
+}
+
 fn run(args: &[String]) -> Result<(), String> {
-    let usage = "usage: cold_probe positions SIG COUNT [--seed N] | wdl TABLES FILE [--out FILE] | dtm TABLES FILE";
+    let usage = "usage: cold_probe positions SIG COUNT [--seed N] | wdl TABLES FILE [--out FILE] | dtm TABLES FILE | dtz TABLES FILE [--out FILE] | root TABLES FILE [--out FILE]";
     let flag = |name: &str| {
         args.iter()
             .position(|a| a == name)
@@ -111,7 +125,7 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             Ok(())
         }
-        Some(kind @ ("wdl" | "dtm")) if args.len() >= 3 => {
+        Some(kind @ ("wdl" | "dtm" | "dtz" | "root")) if args.len() >= 3 => {
             let positions = read_positions(&args[2])?;
             let tb = Tablebase::open(&args[1]).map_err(|e| e.to_string())?;
             let n = positions.len().max(1) as f64;
@@ -128,11 +142,59 @@ fn run(args: &[String]) -> Result<(), String> {
                     positions.len()
                 );
                 if let Some(out) = flag("--out") {
-                    let mut w = BufWriter::new(
-                        std::fs::File::create(&out).map_err(|e| format!("{out}: {e}"))?,
-                    );
+                    let mut w = create(&out)?;
                     for a in answers {
                         w.write_all(&[a, b'\n']).map_err(|e| e.to_string())?;
+                    }
+                }
+            } else if kind == "dtz" {
+                let mut answers = Vec::with_capacity(positions.len());
+                let start = Instant::now();
+                for pos in &positions {
+                    answers.push(tb.probe_dtz(pos).ok());
+                }
+                let ns = start.elapsed().as_nanos() as f64 / n;
+                let failed = answers.iter().filter(|a| a.is_none()).count();
+                println!(
+                    "retrobook dtz: {} probes, {ns:.1} ns/probe, failed {failed}",
+                    positions.len()
+                );
+                if let Some(out) = flag("--out") {
+                    let mut w = create(&out)?;
+                    for a in answers {
+                        match a {
+                            Some(d) => writeln!(w, "{d}"),
+                            None => writeln!(w, "?"),
+                        }
+                        .map_err(|e| e.to_string())?;
+                    }
+                }
+            } else if kind == "root" {
+                let mut answers = Vec::with_capacity(positions.len());
+                let start = Instant::now();
+                for pos in &positions {
+                    let best = tb
+                        .probe_root_clock(pos, false)
+                        .map(|moves| moves.first().map(|m| (m.outcome, m.dtz, m.mv)));
+                    answers.push(best);
+                }
+                let ns = start.elapsed().as_nanos() as f64 / n;
+                let failed = answers.iter().filter(|a| a.is_err()).count();
+                println!(
+                    "retrobook root: {} probes, {ns:.1} ns/probe, failed {failed}",
+                    positions.len()
+                );
+                if let Some(out) = flag("--out") {
+                    let mut w = create(&out)?;
+                    for a in answers {
+                        match a {
+                            Ok(Some((outcome, dtz, mv))) => {
+                                writeln!(w, "{} {dtz} {mv}", letter(Ok(outcome)) as char)
+                            }
+                            Ok(None) => writeln!(w, "-"),
+                            Err(_) => writeln!(w, "?"),
+                        }
+                        .map_err(|e| e.to_string())?;
                     }
                 }
             } else {

@@ -19,6 +19,7 @@ use crate::value::{Dtm, Wdl, Wdl5};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// Hashes the `Material::key` of a table: one multiplication.
 #[derive(Default)]
@@ -42,6 +43,10 @@ pub(super) struct Entry {
     pub(super) file: TableFile,
     /// Number of the table in the DTM cache's keys.
     pub(super) id: u32,
+    /// Whether a reset from this table can reach a cursed win or blessed loss (in it, in a
+    /// table one capture or promotion away, or in one missing): found at its first DTZ
+    /// probe that asks, forgotten when a table is added.
+    pub(super) spoilt_near: OnceLock<bool>,
 }
 
 /// A set of open tables, keyed by material, with a bounded cache of DTM answers shared by
@@ -170,8 +175,16 @@ impl Tablebase {
         }
         let id = self.next_id;
         self.next_id += 1;
-        self.tables
-            .insert(file.material().key(), Entry { file, id });
+        for e in self.tables.values_mut() {
+            e.spoilt_near = OnceLock::new();
+        }
+        let spoilt_near = OnceLock::new();
+        let entry = Entry {
+            file,
+            id,
+            spoilt_near,
+        };
+        self.tables.insert(entry.file.material().key(), entry);
         Ok(())
     }
 

@@ -9,8 +9,9 @@
 
 use super::cache::DtmCache;
 use super::error::ProbeError;
-use super::tablebase::{Located, Tablebase};
-use crate::chess::{MoveList, Position};
+use super::tablebase::{Entry, Located, Tablebase};
+use crate::chess::{Color, MoveList, Position, Role};
+use crate::material::Material;
 use crate::retro::dtz::as_distance;
 use crate::retro::fifty::RULE_PLIES;
 use crate::table::values::code_wdl;
@@ -131,14 +132,17 @@ impl Tablebase {
         Ok(value)
     }
 
-    /// The best of `pos`'s moves that end the count at once (resets, and a winner's
-    /// quiet mates), for its side to move; None without one. `wdl` is its value.
-    fn best_ending(
-        &self,
-        pos: &Position,
-        list: &MoveList,
-        wdl: Wdl,
-    ) -> Result<Option<Dtz>, ProbeError> {
+    /// The best of `pos`'s moves that end the count at once for its side to move, `wdl`
+    /// its value: resets, and a winner's quiet mates; None without one.
+    fn best_ending(&self, pos: &Position, wdl: Wdl) -> Result<Option<Dtz>, ProbeError> {
+        let mut list = MoveList::new();
+        // A loser does not mate: without a pawn to move, his resets are the captures,
+        // found alone.
+        let pawns = !pos.pieces(pos.turn(), Role::Pawn).is_empty();
+        match wdl == Wdl::Win || pawns {
+            true => pos.legal_moves(&mut list),
+            false => pos.conversion_moves(&mut list),
+        }
         let mut best = None;
         for m in list.as_slice() {
             let after = pos.play(m);
@@ -146,33 +150,61 @@ impl Tablebase {
                 let v = reset_value(Wdl5::from_code(self.code_any(&after)?));
                 best = Some(better(best, v));
             } else if wdl == Wdl::Win && after.is_check() && !after.has_legal_move() {
-                best = Some(Dtz(1));
+                return Ok(Some(Dtz(1)));
             }
         }
         Ok(best)
     }
 
+    /// Whether a reset from `entry`'s table can reach a cursed win or blessed loss: in the
+    /// table itself (a pawn move), one capture or promotion away, or in a table missing.
+    fn spoilt_near(&self, entry: &Entry) -> bool {
+        *entry.spoilt_near.get_or_init(|| {
+            let spoilt = |m: &Material| {
+                self.table(m).is_none_or(|f| {
+                    let sides = f.header().stats.sides;
+                    sides.iter().any(|s| s.cursed_win + s.cursed_loss > 0)
+                })
+            };
+            let m = entry.file.material();
+            spoilt(&m)
+                || (Color::ALL.iter()).any(|&c| m.conversions(c).iter().any(|(sub, _)| spoilt(sub)))
+        })
+    }
+
     /// The distance of a position of the side the DTZ layer stores: the better of the
-    /// stored distance and the moves that end the count.
+    /// stored distance and the moves that end the count, looked at only where one could
+    /// be better.
     fn stored_zeroing(&self, pos: &Position, l: &Located, wdl: Wdl) -> Result<Dtz, ProbeError> {
         let file = &l.entry.file;
         let moves = i32::from(file.dtz_moves(&l.digits).expect("a DTZ layer")?);
-        let mut list = MoveList::new();
-        pos.legal_moves(&mut list);
         // 0: nothing stored, a reset or mate gives the distance (never below 1).
         let stored = match (wdl, moves) {
             (_, 0) => None,
             (Wdl::Win, m) => Some(Dtz(m)),
             (_, m) => Some(Dtz(-m)),
         };
-        let ending = self.best_ending(pos, &list, wdl)?;
+        // Nothing ends the count sooner than a win stored as 1 ply; a loss stored within
+        // 101 plies is lengthened only by a reset into a cursed win (one into a plain win
+        // is 1 ply, and a loser does not mate).
+        let look = match stored {
+            None => true,
+            Some(Dtz(d)) if d > 0 => d > 1,
+            Some(Dtz(d)) => d > -(1 + RULE_PLIES as i32) && self.spoilt_near(l.entry),
+        };
+        let ending = if look {
+            self.best_ending(pos, wdl)?
+        } else {
+            None
+        };
         let best = match (stored, ending) {
-            (Some(s), Some(e)) => Some(better(Some(s), e)),
-            (s, e) => s.or(e),
+            (Some(s), Some(r)) => Some(better(Some(s), r)),
+            (s, r) => s.or(r),
         };
         match best {
             Some(v) if v.0 != 0 && v.wdl() == wdl => Ok(v),
-            None if list.is_empty() && pos.is_check() => Ok(Dtz(-1)),
+            // Checkmated: no move, nothing stored.
+            None if pos.is_check() && !pos.has_legal_move() => Ok(Dtz(-1)),
             _ => Err(super::error::disagree(file.path(), pos)),
         }
     }
