@@ -522,8 +522,9 @@ fn the_root_ranking_converts_every_win_the_move_count_allows() {
     tb.add_dir(krbvkr()).unwrap();
     let syzygy = syzygy_tables();
     let positions = random_positions(&tb, 100);
-    let (mut won, mut drawn, mut lost_by_dtm, mut through) = (0, 0, 0, 0);
-    for (k, mut pos) in positions.into_iter().enumerate() {
+    // Per position: (won, drawn, through more than one reset, lost by DTM), the games
+    // played side by side.
+    let counted = |(k, mut pos): (usize, Position)| -> [u32; 4] {
         let fen: Fen = pos.to_string().parse().unwrap();
         let spos: Chess = fen
             .into_position(CastlingMode::Standard)
@@ -531,7 +532,7 @@ fn the_root_ranking_converts_every_win_the_move_count_allows() {
             .unwrap();
         let t = syzygy.probe_dtz(&spos).unwrap().ignore_rounding().0;
         if !(1..=100).contains(&t) {
-            continue;
+            return [0; 4];
         }
         // Largest count that fits, or one more (every third position).
         let clock = (100 - t + i32::from(k % 3 == 0)) as u32;
@@ -542,20 +543,20 @@ fn the_root_ranking_converts_every_win_the_move_count_allows() {
         if !fits {
             assert_eq!(first.outcome, retrobook::Wdl::Draw, "{pos}");
             assert_eq!(outcome.fifty_move_outcome(), retrobook::Wdl::Draw, "{pos}");
-            drawn += 1;
-            continue;
+            return [0, 1, 0, 0];
         }
         assert_eq!(outcome, Wdl5::Win, "{pos}");
-        match play_out(&tb, &syzygy, pos, false) {
+        let through = match play_out(&tb, &syzygy, pos, false) {
             // A game that resets plays on from a count of zero, in another table.
-            Played::Mated(resets) => through += u32::from(resets > 1),
+            Played::Mated(resets) => u32::from(resets > 1),
             Played::Drawn(why) => panic!("{pos}: the win slipped: {why}"),
-        }
-        won += 1;
-        if !matches!(play_out(&tb, &syzygy, pos, true), Played::Mated(_)) {
-            lost_by_dtm += 1;
-        }
-    }
+        };
+        let lost = !matches!(play_out(&tb, &syzygy, pos, true), Played::Mated(_));
+        [1, 0, through, u32::from(lost)]
+    };
+    let [won, drawn, through, lost_by_dtm] = (positions.into_par_iter().enumerate())
+        .map(counted)
+        .reduce(|| [0; 4], |a, b| [0, 1, 2, 3].map(|i| a[i] + b[i]));
     assert!(won > 600 && drawn > 300, "{won} won, {drawn} drawn");
     assert!(through > 100, "{through} games through more than one reset");
     assert!(lost_by_dtm > 0, "distance to mate alone kept every win");
