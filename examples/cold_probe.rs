@@ -105,6 +105,36 @@ fn create(path: &str) -> Result<BufWriter<std::fs::File>, String> {
     Ok(BufWriter::new(file))
 }
 
+/// Probes every position once (`probe`), the whole loop timed, and prints the time per
+/// probe and how many answers are `failed`; with `out`, writes each answer's `line`.
+fn timed<T>(
+    kind: &str,
+    positions: &[Position],
+    mut probe: impl FnMut(&Position) -> T,
+    failed: impl Fn(&T) -> bool,
+    out: Option<String>,
+    line: impl Fn(&T) -> String,
+) -> Result<(), String> {
+    let mut answers = Vec::with_capacity(positions.len());
+    let start = Instant::now();
+    for pos in positions {
+        answers.push(probe(pos));
+    }
+    let ns = start.elapsed().as_nanos() as f64 / positions.len().max(1) as f64;
+    let failed = answers.iter().filter(|a| failed(a)).count();
+    println!(
+        "retrobook {kind}: {} probes, {ns:.1} ns/probe, failed {failed}",
+        positions.len()
+    );
+    if let Some(out) = out {
+        let mut w = create(&out)?;
+        for a in &answers {
+            writeln!(w, "{}", line(a)).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
 fn run(args: &[String]) -> Result<(), String> {
     let usage = "usage: cold_probe positions SIG COUNT [--seed N] | wdl TABLES FILE [--out FILE] | dtm TABLES FILE | dtz TABLES FILE [--out FILE] | root TABLES FILE [--out FILE]";
     let flag = |name: &str| {
@@ -129,74 +159,35 @@ fn run(args: &[String]) -> Result<(), String> {
             let positions = read_positions(&args[2])?;
             let tb = Tablebase::open(&args[1]).map_err(|e| e.to_string())?;
             let n = positions.len().max(1) as f64;
+            let out = flag("--out");
             if kind == "wdl" {
-                let mut answers = vec![0u8; positions.len()];
-                let start = Instant::now();
-                for (a, pos) in answers.iter_mut().zip(&positions) {
-                    *a = letter(tb.probe_wdl(pos));
-                }
-                let ns = start.elapsed().as_nanos() as f64 / n;
-                let failed = answers.iter().filter(|&&a| a == b'?').count();
-                println!(
-                    "retrobook wdl: {} probes, {ns:.1} ns/probe, failed {failed}",
-                    positions.len()
-                );
-                if let Some(out) = flag("--out") {
-                    let mut w = create(&out)?;
-                    for a in answers {
-                        w.write_all(&[a, b'\n']).map_err(|e| e.to_string())?;
-                    }
-                }
+                let probe = |pos: &Position| letter(tb.probe_wdl(pos));
+                timed(
+                    kind,
+                    &positions,
+                    probe,
+                    |&a| a == b'?',
+                    out,
+                    |&a| (a as char).to_string(),
+                )?;
             } else if kind == "dtz" {
-                let mut answers = Vec::with_capacity(positions.len());
-                let start = Instant::now();
-                for pos in &positions {
-                    answers.push(tb.probe_dtz(pos).ok());
-                }
-                let ns = start.elapsed().as_nanos() as f64 / n;
-                let failed = answers.iter().filter(|a| a.is_none()).count();
-                println!(
-                    "retrobook dtz: {} probes, {ns:.1} ns/probe, failed {failed}",
-                    positions.len()
-                );
-                if let Some(out) = flag("--out") {
-                    let mut w = create(&out)?;
-                    for a in answers {
-                        match a {
-                            Some(d) => writeln!(w, "{d}"),
-                            None => writeln!(w, "?"),
-                        }
-                        .map_err(|e| e.to_string())?;
-                    }
-                }
+                let probe = |pos: &Position| tb.probe_dtz(pos).ok();
+                timed(kind, &positions, probe, Option::is_none, out, |a| match a {
+                    Some(d) => d.to_string(),
+                    None => "?".into(),
+                })?;
             } else if kind == "root" {
-                let mut answers = Vec::with_capacity(positions.len());
-                let start = Instant::now();
-                for pos in &positions {
-                    let best = tb
-                        .probe_root_clock(pos, false)
-                        .map(|moves| moves.first().map(|m| (m.outcome, m.dtz, m.mv)));
-                    answers.push(best);
-                }
-                let ns = start.elapsed().as_nanos() as f64 / n;
-                let failed = answers.iter().filter(|a| a.is_err()).count();
-                println!(
-                    "retrobook root: {} probes, {ns:.1} ns/probe, failed {failed}",
-                    positions.len()
-                );
-                if let Some(out) = flag("--out") {
-                    let mut w = create(&out)?;
-                    for a in answers {
-                        match a {
-                            Ok(Some((outcome, dtz, mv))) => {
-                                writeln!(w, "{} {dtz} {mv}", letter(Ok(outcome)) as char)
-                            }
-                            Ok(None) => writeln!(w, "-"),
-                            Err(_) => writeln!(w, "?"),
-                        }
-                        .map_err(|e| e.to_string())?;
+                let probe = |pos: &Position| {
+                    tb.probe_root_clock(pos, false)
+                        .map(|moves| moves.first().map(|m| (m.outcome, m.dtz, m.mv)))
+                };
+                timed(kind, &positions, probe, Result::is_err, out, |a| match a {
+                    Ok(Some((outcome, dtz, mv))) => {
+                        format!("{} {dtz} {mv}", letter(Ok(*outcome)) as char)
                     }
-                }
+                    Ok(None) => "-".into(),
+                    Err(_) => "?".into(),
+                })?;
             } else {
                 let mut times = Vec::with_capacity(positions.len());
                 let mut failed = 0;

@@ -175,16 +175,20 @@ impl Tablebase {
         }
         let id = self.next_id;
         self.next_id += 1;
+        // A new table may be the one a reset from another reaches.
         for e in self.tables.values_mut() {
-            e.spoilt_near = OnceLock::new();
+            e.spoilt_near.take();
         }
+        let key = file.material().key();
         let spoilt_near = OnceLock::new();
-        let entry = Entry {
-            file,
-            id,
-            spoilt_near,
-        };
-        self.tables.insert(entry.file.material().key(), entry);
+        self.tables.insert(
+            key,
+            Entry {
+                file,
+                id,
+                spoilt_near,
+            },
+        );
         Ok(())
     }
 
