@@ -250,12 +250,9 @@ fn wdl_equals_syzygy_on_every_position() {
             let checked: u64 = (0..index.size())
                 .into_par_iter()
                 .map(|idx| {
-                    let Some(pos) = index.decode(idx, Color::from_index(side)) else {
+                    let Some(pos) = index.legal(idx, Color::from_index(side)) else {
                         return 0;
                     };
-                    if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
-                        return 0;
-                    }
                     let ours = tb.probe_wdl5(&pos).unwrap();
                     assert_eq!(tb.probe_wdl(&pos).unwrap(), ours.wdl(), "{sig}: {pos}");
                     let fen: Fen = pos.to_string().parse().unwrap();
@@ -298,6 +295,20 @@ fn dtz_equals_syzygy(
     dtz_equals_syzygy_at(tb, syzygy, sig, size.div_ceil(every), &|k| k * every)
 }
 
+/// `probe_dtz` of `pos`, checked against `class`, its WDL layer's class: the same sign,
+/// and beyond 100 exactly where the rule spoils the value.
+fn dtz_agreeing_with(tb: &Tablebase, sig: &str, pos: &Position, class: Wdl5) -> retrobook::Dtz {
+    let ours = tb.probe_dtz(pos).unwrap();
+    assert_eq!(ours.wdl(), class.wdl(), "{sig}: {pos} {ours}");
+    assert_eq!(ours.is_cursed(), class.is_cursed(), "{sig}: {pos} {ours}");
+    ours
+}
+
+/// Random but fixed indices: `k` spread over 64 bits (a multiplicative hash).
+fn spread(k: u64) -> u64 {
+    k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29)
+}
+
 /// `dtz_equals_syzygy` at the indices `pick(0..count)` (of each side to move).
 fn dtz_equals_syzygy_at(
     tb: &Tablebase,
@@ -317,16 +328,10 @@ fn dtz_equals_syzygy_at(
                 .into_par_iter()
                 .map(|k| {
                     let idx = pick(k) % index.size();
-                    let Some(pos) = index.decode(idx, Color::from_index(side)) else {
+                    let Some(pos) = index.legal(idx, Color::from_index(side)) else {
                         return 0;
                     };
-                    if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
-                        return 0;
-                    }
-                    let ours = tb.probe_dtz(&pos).unwrap();
-                    let class = tb.probe_wdl5(&pos).unwrap();
-                    assert_eq!(ours.wdl(), class.wdl(), "{sig}: {pos} {ours}");
-                    assert_eq!(ours.is_cursed(), class.is_cursed(), "{sig}: {pos} {ours}");
+                    let ours = dtz_agreeing_with(tb, sig, &pos, tb.probe_wdl5(&pos).unwrap());
                     let fen: Fen = pos.to_string().parse().unwrap();
                     let spos: Chess = fen
                         .into_position(CastlingMode::Standard)
@@ -366,18 +371,28 @@ fn hides_a_rounded_tie(
 ) -> bool {
     use shakmaty::Position as _;
     use shakmaty_syzygy::MaybeRounded;
-    pos.legal_moves().iter().any(|m| {
-        let mut after = pos.clone();
-        after.play_unchecked(*m);
-        !m.is_zeroing()
-            && matches!(syzygy.probe_dtz(&after).unwrap(),
-                MaybeRounded::Rounded(c) if (-c).add_plies(1) == t)
-    })
+    pos.legal_moves()
+        .iter()
+        .filter(|m| !m.is_zeroing())
+        .any(|m| {
+            let mut after = pos.clone();
+            after.play_unchecked(*m);
+            matches!(syzygy.probe_dtz(&after).unwrap(),
+            MaybeRounded::Rounded(c) if (-c).add_plies(1) == t)
+        })
 }
 
+/// Syzygy's files of up to 4 pieces and KRBvKR, ply-accurate (`tests/data/syzygy`).
 fn syzygy_tables() -> shakmaty_syzygy::Tablebase<shakmaty::Chess> {
+    syzygy_in(&data("syzygy"))
+}
+
+/// shakmaty-syzygy on the Syzygy files in `dir`.
+fn syzygy_in(dir: &Path) -> shakmaty_syzygy::Tablebase<shakmaty::Chess> {
     let mut syzygy = shakmaty_syzygy::Tablebase::new();
-    syzygy.add_directory(data("syzygy")).unwrap();
+    syzygy
+        .add_directory(dir)
+        .unwrap_or_else(|e| panic!("Syzygy's files in {}: {e}", dir.display()));
     syzygy
 }
 
@@ -403,7 +418,6 @@ fn dtz_equals_syzygy_on_every_table() {
 fn dtz_equals_syzygy_on_random_krbvkr_indices() {
     let tb = Tablebase::open(krbvkr()).unwrap();
     let syzygy = syzygy_tables();
-    let spread = |k: u64| k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
     let n = dtz_equals_syzygy_at(&tb, &syzygy, "KRBvKR", 150_000, &spread);
     assert!(n > 150_000, "{n} positions compared of 300,000 indices");
 }
@@ -415,11 +429,7 @@ fn syzygy_five() -> shakmaty_syzygy::Tablebase<shakmaty::Chess> {
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/syzygy"),
         std::path::PathBuf::from,
     );
-    let mut syzygy = shakmaty_syzygy::Tablebase::new();
-    syzygy
-        .add_directory(&dir)
-        .unwrap_or_else(|e| panic!("Syzygy's files in {}: {e}", dir.display()));
-    syzygy
+    syzygy_in(&dir)
 }
 
 /// DTZ equals Syzygy's on more than a million random positions of `sig` (the legal
@@ -429,7 +439,6 @@ fn dtz_equals_syzygy_on_a_million_random_positions(sig: &str) {
     let dir = five_piece_dir();
     run_ok(&["gen", sig, "--tables", dir.to_str().unwrap()]);
     let tb = Tablebase::open(&dir).unwrap();
-    let spread = |k: u64| k.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
     let n = dtz_equals_syzygy_at(&tb, &syzygy_five(), sig, 1_000_000, &spread);
     assert!(
         n > 1_000_000,
@@ -1258,17 +1267,12 @@ fn dtz_beyond_100_where_the_rule_spoils(tb: &Tablebase, sig: &str) -> u64 {
             (0..index.size())
                 .into_par_iter()
                 .filter_map(|idx| {
-                    let pos = index.decode(idx, Color::from_index(side))?;
-                    if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
-                        return None;
-                    }
+                    let pos = index.legal(idx, Color::from_index(side))?;
                     let class = tb.probe_wdl5(&pos).unwrap();
                     if !class.is_cursed() && idx % 997 != 0 {
                         return None;
                     }
-                    let ours = tb.probe_dtz(&pos).unwrap();
-                    assert_eq!(ours.wdl(), class.wdl(), "{sig}: {pos} {ours}");
-                    assert_eq!(ours.is_cursed(), class.is_cursed(), "{sig}: {pos} {ours}");
+                    dtz_agreeing_with(tb, sig, &pos, class);
                     class.is_cursed().then_some(())
                 })
                 .count() as u64
