@@ -96,8 +96,12 @@ fn main() -> ExitCode {
         Command::Verify {
             signatures,
             tables,
+            all_dtz,
             game: GameArg::Chess,
-        } => cli::tables::cmd_verify(&signatures, &tables),
+        } => cli::tables::cmd_verify(&signatures, &tables, all_dtz),
+        Command::Verify { all_dtz: true, .. } => Err(cli::output::usage(
+            "--all-dtz: Chinese chess tables hold no distances to zeroing",
+        )),
         Command::Verify {
             signatures, tables, ..
         } => cli::xiangqi::cmd_verify(&signatures, &tables),

@@ -57,6 +57,8 @@ fn malformed_signatures_are_usage_errors() {
     fails(&["gen", "KvK", "--tables", d], 2, "KvK");
     fails(&["gen", "--all", "9", "--tables", d], 2, "--all");
     fails(&["gen", "--frobnicate"], 2, "frobnicate");
+    let verify_all = ["verify", "--game", "xiangqi", "--all-dtz", "--tables", d];
+    fails(&verify_all, 2, "no distances to zeroing");
 }
 
 /// `perft` counts by either game's rules; a FEN its game cannot read is a usage error.

@@ -660,6 +660,16 @@ fn the_dtz_of_every_position_of_up_to_four_pieces_equals_syzygys() {
 fn verify_passes_on_every_table() {
     let out = run_ok(&["verify", "--tables", tables_arg()]);
     assert!(out.contains("verified 35 tables"), "{out}");
+    // The distance to zeroing of every position, not a sample.
+    let out = run_ok(&[
+        "verify",
+        "KPvK",
+        "KQvK",
+        "--all-dtz",
+        "--tables",
+        tables_arg(),
+    ]);
+    assert!(out.contains("verified 2 tables"), "{out}");
 }
 
 fn copy_tables(to: &Path, names: &[&str]) {

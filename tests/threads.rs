@@ -5,7 +5,7 @@
 use retrobook::book::{build, BuildOptions};
 use retrobook::generate::{GenOptions, Session};
 use retrobook::material::Material;
-use retrobook::probe::verify_table;
+use retrobook::probe::{verify_table, DtzCheck};
 use retrobook::progress::{Observer, Silent};
 use retrobook::Threads;
 use std::path::{Path, PathBuf};
@@ -37,7 +37,14 @@ fn tables_on(target: Material, dir: &Path, threads: usize) -> (Vec<u8>, usize) {
         .build_all(&opts, &seen)
         .unwrap();
     let last = dir.join(format!("{target}.rbt"));
-    verify_table(&tb, &target, Threads::new(threads), &Silent).unwrap();
+    verify_table(
+        &tb,
+        &target,
+        Threads::new(threads),
+        DtzCheck::Sample,
+        &Silent,
+    )
+    .unwrap();
     let pool = *seen.0.lock().unwrap();
     (std::fs::read(last).unwrap(), pool)
 }

@@ -81,6 +81,10 @@ pub enum Command {
         signatures: Vec<String>,
         #[arg(long, value_name = "DIR", default_value = "tables")]
         tables: PathBuf,
+        /// Check the distance to zeroing of every position the DTZ layer stores, not one in
+        /// 256 (each two plies deep: about seven times as long as the rest of the check).
+        #[arg(long)]
+        all_dtz: bool,
         /// The game of the tables.
         #[arg(long, value_enum, default_value = "chess")]
         game: GameArg,

@@ -9,7 +9,7 @@ use retrobook::chess::{Color, Position};
 use retrobook::generate::{estimate, plan, GenOptions, Report, Session};
 use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
-use retrobook::probe::{verify_table, ProbeError, VerifyError};
+use retrobook::probe::{verify_table, DtzCheck, ProbeError, VerifyError};
 use retrobook::table::{table_path, TableFile};
 use retrobook::{Dtm, Dtz, Tablebase, Threads, Wdl, Wdl5};
 use serde_json::json;
@@ -454,7 +454,7 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
     failures.end(fens.len())
 }
 
-pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
+pub fn cmd_verify(signatures: &[String], dir: &Path, all_dtz: bool) -> Result<(), Failure> {
     let mut targets = Vec::new();
     for s in signatures {
         targets.push(parse_signature(s)?.canonical());
@@ -467,10 +467,16 @@ pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
     if targets.is_empty() {
         return Err(runtime(format!("no tables in {}", dir.display())));
     }
+    // Two passes over the index, a third over a DTZ layer's.
+    let passes = |m: &Material| 2 + u64::from(tb.table(m).is_some_and(|t| t.dtz_side().is_some()));
     let sizes: Vec<u64> = targets
         .iter()
-        .map(|m| 2 * TableIndex::new(*m).size())
+        .map(|m| passes(m) * TableIndex::new(*m).size())
         .collect();
+    let dtz = match all_dtz {
+        true => DtzCheck::Every,
+        false => DtzCheck::Sample,
+    };
     let all: u64 = sizes.iter().sum();
     let bars = Bars::new(true, all);
     let (start, mut done) = (Instant::now(), 0u64);
@@ -478,7 +484,7 @@ pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
         let left =
             (done > 0).then(|| start.elapsed().as_secs_f64() * (all - done) as f64 / done as f64);
         bars.start(m, (i + 1, targets.len()), *size, left, None);
-        verify_table(&tb, m, Threads::PerCore, &bars).map_err(|e| match e {
+        verify_table(&tb, m, Threads::PerCore, dtz, &bars).map_err(|e| match e {
             VerifyError::Missing(m) => runtime(no_table(&m, dir, "")),
             e => runtime(format!("verify failed: {e}")),
         })?;

@@ -209,6 +209,25 @@ impl Tablebase {
         }
     }
 
+    /// For `verify`: the distance the DTZ layer gives `pos`, a position of the side it
+    /// stores without an en-passant right, and the distance its moves give, each move's
+    /// read from the other side (itself searched one ply over the stored side); None for a
+    /// draw or a position no table holds.
+    pub(super) fn zeroing_both_ways(
+        &self,
+        pos: &Position,
+    ) -> Result<Option<(Dtz, Dtz)>, ProbeError> {
+        let Some(l) = self.locate(pos)? else {
+            return Ok(None);
+        };
+        let wdl = code_wdl(self.code_at(pos, &l)?);
+        if wdl == Wdl::Draw {
+            return Ok(None);
+        }
+        let stored = self.stored_zeroing(pos, &l, wdl)?;
+        Ok(Some((stored, self.searched_zeroing(pos, wdl)?)))
+    }
+
     /// The distance of a position of the side the DTZ layer does not store: the best of
     /// its moves'.
     fn searched_zeroing(&self, pos: &Position, wdl: Wdl) -> Result<Dtz, ProbeError> {
