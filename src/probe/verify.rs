@@ -1,7 +1,8 @@
 //! `verify`: an independent one-ply check of a finished table. Every legal position's stored
 //! value must equal the best value over its moves, each move's value read back from the
 //! tables (the table itself and its sub-tables), with mate and stalemate for positions
-//! without moves; the header statistics must equal a recount.
+//! without moves; the header statistics must equal a recount. A DTZ layer's distances must
+//! be those the moves give, on a sample of its positions or on all (`DtzCheck`).
 
 use super::error::ProbeError;
 use super::loaded::LoadedTables;
