@@ -7,7 +7,7 @@
 use super::error::ProbeError;
 use super::loaded::LoadedTables;
 use super::tablebase::Tablebase;
-use crate::chess::Color;
+use crate::chess::{Color, Position};
 use crate::material::Material;
 use crate::progress::Observer;
 use crate::table::{compute_stats, TableFile};
@@ -86,7 +86,7 @@ const PROBED: u64 = 16;
 pub enum DtzCheck {
     /// One position in 256, spread over the whole index: each is checked two plies deep
     /// (the side not stored is searched), so the check of every position takes about seven
-    /// times the rest of `verify` on the 3-4-piece tables, a sample about a third more.
+    /// times the rest of `verify` on the 3-4-piece tables, the sample about half as much again.
     Sample,
     /// Every position of the side stored.
     Every,
@@ -137,37 +137,19 @@ fn verify_in_pool(
     };
     for side in 0..2 {
         let stored_value = value(side);
-        let turn = Color::from_index(side);
-        let first_bad = (0..n as usize)
-            .into_par_iter()
-            .with_min_len(1 << 12)
-            .filter_map(|idx| {
-                let idx = idx as u64;
-                if idx % (1 << 12) == 0 {
-                    observer.advance((1u64 << 12).min(n - idx));
-                }
-                let pos = index.legal(idx, turn)?;
-                let stored = stored_value(idx);
-                let probed = match idx % PROBED {
-                    0 => tb.probe_wdl(&pos),
-                    _ => Ok(stored.wdl()),
-                };
-                let fault = match (loaded.one_ply(&pos), probed) {
-                    (Ok(e), Ok(w)) if e == stored && w == e.wdl() => return None,
-                    (Ok(moves), Ok(wdl)) if moves == stored => Mismatch::WdlLayer { moves, wdl },
-                    (Ok(moves), Ok(_)) => Mismatch::Stored { stored, moves },
-                    (Err(e), _) | (_, Err(e)) => Mismatch::Probe(e),
-                };
-                Some((idx, pos, fault))
+        first_wrong(table, Color::from_index(side), observer, |idx, pos| {
+            let stored = stored_value(idx);
+            let probed = match idx % PROBED {
+                0 => tb.probe_wdl(pos),
+                _ => Ok(stored.wdl()),
+            };
+            Some(match (loaded.one_ply(pos), probed) {
+                (Ok(e), Ok(w)) if e == stored && w == e.wdl() => return None,
+                (Ok(moves), Ok(wdl)) if moves == stored => Mismatch::WdlLayer { moves, wdl },
+                (Ok(moves), Ok(_)) => Mismatch::Stored { stored, moves },
+                (Err(e), _) | (_, Err(e)) => Mismatch::Probe(e),
             })
-            .min_by_key(|(idx, _, _)| *idx);
-        if let Some((_, pos, fault)) = first_bad {
-            return Err(VerifyError::Wrong {
-                path: table.path().to_path_buf(),
-                fen: pos.to_string(),
-                fault,
-            });
-        }
+        })?;
     }
     let cursed = [0, 1].map(|side| loaded.cursed(material, side).expect("loaded above"));
     let recount = compute_stats(index, [&value(0), &value(1)], cursed, None);
@@ -184,8 +166,7 @@ fn verify_in_pool(
 
 /// Checks the DTZ layer of `table`, which stores `side`: each position of that side that
 /// `dtz` checks must have the distance its moves give. The other side is not stored but
-/// searched over this one, so each position is checked two plies deep: the first position
-/// wrong, if any.
+/// searched over this one, so each position is checked two plies deep.
 fn verify_dtz(
     tb: &Tablebase,
     table: &TableFile,
@@ -193,27 +174,40 @@ fn verify_dtz(
     dtz: DtzCheck,
     observer: &dyn Observer,
 ) -> Result<(), VerifyError> {
+    first_wrong(table, Color::from_index(side), observer, |idx, pos| {
+        if !dtz.checks(idx) {
+            return None;
+        }
+        match tb.zeroing_both_ways(pos) {
+            Ok(Some((stored, moves))) if stored != moves => Some(Mismatch::Dtz { stored, moves }),
+            Ok(_) => None,
+            Err(e) => Some(Mismatch::Probe(e)),
+        }
+    })
+}
+
+/// One pass over `table`'s index for `turn` to move, in parallel, progress told to
+/// `observer`: `fault` says what is wrong with each legal position; the error names the
+/// first wrong one in the index's order.
+fn first_wrong(
+    table: &TableFile,
+    turn: Color,
+    observer: &dyn Observer,
+    fault: impl Fn(u64, &Position) -> Option<Mismatch> + Sync,
+) -> Result<(), VerifyError> {
+    const CHUNK: u64 = 1 << 12;
     let index = table.index();
     let n = index.size();
-    let turn = Color::from_index(side);
     let first_bad = (0..n as usize)
         .into_par_iter()
-        .with_min_len(1 << 12)
+        .with_min_len(CHUNK as usize)
         .filter_map(|idx| {
             let idx = idx as u64;
-            if idx % (1 << 12) == 0 {
-                observer.advance((1u64 << 12).min(n - idx));
-            }
-            if !dtz.checks(idx) {
-                return None;
+            if idx % CHUNK == 0 {
+                observer.advance(CHUNK.min(n - idx));
             }
             let pos = index.legal(idx, turn)?;
-            let fault = match tb.zeroing_both_ways(&pos) {
-                Ok(Some((stored, moves))) if stored != moves => Mismatch::Dtz { stored, moves },
-                Ok(_) => return None,
-                Err(e) => Mismatch::Probe(e),
-            };
-            Some((idx, pos, fault))
+            fault(idx, &pos).map(|fault| (idx, pos, fault))
         })
         .min_by_key(|(idx, _, _)| *idx);
     match first_bad {
