@@ -9,7 +9,7 @@ use retrobook::chess::{Color, Position};
 use retrobook::generate::{estimate, plan, GenOptions, Report, Session};
 use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
-use retrobook::probe::{verify_table, DtzCheck, ProbeError, VerifyError};
+use retrobook::probe::{verify_table, verify_work, DtzCheck, ProbeError, VerifyError};
 use retrobook::table::{table_path, TableFile};
 use retrobook::{Dtm, Dtz, Tablebase, Threads, Wdl, Wdl5};
 use serde_json::json;
@@ -467,11 +467,13 @@ pub fn cmd_verify(signatures: &[String], dir: &Path, all_dtz: bool) -> Result<()
     if targets.is_empty() {
         return Err(runtime(format!("no tables in {}", dir.display())));
     }
-    // Two passes over the index, a third over a DTZ layer's.
-    let passes = |m: &Material| 2 + u64::from(tb.table(m).is_some_and(|t| t.dtz_side().is_some()));
+    // A table missing is refused when its turn comes.
     let sizes: Vec<u64> = targets
         .iter()
-        .map(|m| passes(m) * TableIndex::new(*m).size())
+        .map(|m| {
+            tb.table(m)
+                .map_or(2 * TableIndex::new(*m).size(), verify_work)
+        })
         .collect();
     let dtz = match all_dtz {
         true => DtzCheck::Every,

@@ -17,5 +17,5 @@ pub use error::ProbeError;
 pub use loaded::{schedule_for_building, LoadedTables, Schedule};
 pub use root::PlayMove;
 pub use tablebase::{RootMove, Tablebase};
-pub use verify::{verify_table, DtzCheck, Mismatch, VerifyError};
+pub use verify::{verify_table, verify_work, DtzCheck, Mismatch, VerifyError};
 pub use xiangqi::{XiangqiTablebase, XiangqiVerifyError};

@@ -113,6 +113,12 @@ pub fn verify_table(
     threads.run(|| verify_in_pool(tb, material, dtz, observer))
 }
 
+/// The steps `verify_table` tells its observer of for `table`: a pass over the index per
+/// side to move, and one more over a DTZ layer's side.
+pub fn verify_work(table: &TableFile) -> u64 {
+    (2 + u64::from(table.dtz_side().is_some())) * table.index().size()
+}
+
 /// `verify_table`, in the pool of its threads.
 fn verify_in_pool(
     tb: &Tablebase,
@@ -122,11 +128,9 @@ fn verify_in_pool(
 ) -> Result<(), VerifyError> {
     let table = tb.table(material).ok_or(VerifyError::Missing(*material))?;
     let index = table.index();
-    let n = index.size();
     let loaded = LoadedTables::load(tb, &[*material]).map_err(VerifyError::Unreadable)?;
     let dtz_side = table.dtz_side();
-    let passes = 2 + u64::from(dtz_side.is_some());
-    observer.pass(&format!("verify {material}"), passes * n);
+    observer.pass(&format!("verify {material}"), verify_work(table));
     let value = |side: usize| {
         let loaded = &loaded;
         move |idx: u64| {
@@ -137,19 +141,25 @@ fn verify_in_pool(
     };
     for side in 0..2 {
         let stored_value = value(side);
-        first_wrong(table, Color::from_index(side), observer, |idx, pos| {
-            let stored = stored_value(idx);
-            let probed = match idx % PROBED {
-                0 => tb.probe_wdl(pos),
-                _ => Ok(stored.wdl()),
-            };
-            Some(match (loaded.one_ply(pos), probed) {
-                (Ok(e), Ok(w)) if e == stored && w == e.wdl() => return None,
-                (Ok(moves), Ok(wdl)) if moves == stored => Mismatch::WdlLayer { moves, wdl },
-                (Ok(moves), Ok(_)) => Mismatch::Stored { stored, moves },
-                (Err(e), _) | (_, Err(e)) => Mismatch::Probe(e),
-            })
-        })?;
+        first_wrong(
+            table,
+            Color::from_index(side),
+            observer,
+            |_| true,
+            |idx, pos| {
+                let stored = stored_value(idx);
+                let probed = match idx % PROBED {
+                    0 => tb.probe_wdl(pos),
+                    _ => Ok(stored.wdl()),
+                };
+                Some(match (loaded.one_ply(pos), probed) {
+                    (Ok(e), Ok(w)) if e == stored && w == e.wdl() => return None,
+                    (Ok(moves), Ok(wdl)) if moves == stored => Mismatch::WdlLayer { moves, wdl },
+                    (Ok(moves), Ok(_)) => Mismatch::Stored { stored, moves },
+                    (Err(e), _) | (_, Err(e)) => Mismatch::Probe(e),
+                })
+            },
+        )?;
     }
     let cursed = [0, 1].map(|side| loaded.cursed(material, side).expect("loaded above"));
     let recount = compute_stats(index, [&value(0), &value(1)], cursed, None);
@@ -174,25 +184,29 @@ fn verify_dtz(
     dtz: DtzCheck,
     observer: &dyn Observer,
 ) -> Result<(), VerifyError> {
-    first_wrong(table, Color::from_index(side), observer, |idx, pos| {
-        if !dtz.checks(idx) {
-            return None;
-        }
-        match tb.zeroing_both_ways(pos) {
+    let checks = |idx| dtz.checks(idx);
+    first_wrong(
+        table,
+        Color::from_index(side),
+        observer,
+        checks,
+        |_, pos| match tb.zeroing_both_ways(pos) {
             Ok(Some((stored, moves))) if stored != moves => Some(Mismatch::Dtz { stored, moves }),
             Ok(_) => None,
             Err(e) => Some(Mismatch::Probe(e)),
-        }
-    })
+        },
+    )
 }
 
 /// One pass over `table`'s index for `turn` to move, in parallel, progress told to
-/// `observer`: `fault` says what is wrong with each legal position; the error names the
-/// first wrong one in the index's order.
+/// `observer`: `fault` says what is wrong with each legal position of an index `picks`
+/// takes (the others are not decoded); the error names the first wrong one in the index's
+/// order.
 fn first_wrong(
     table: &TableFile,
     turn: Color,
     observer: &dyn Observer,
+    picks: impl Fn(u64) -> bool + Sync,
     fault: impl Fn(u64, &Position) -> Option<Mismatch> + Sync,
 ) -> Result<(), VerifyError> {
     const CHUNK: u64 = 1 << 12;
@@ -205,6 +219,9 @@ fn first_wrong(
             let idx = idx as u64;
             if idx % CHUNK == 0 {
                 observer.advance(CHUNK.min(n - idx));
+            }
+            if !picks(idx) {
+                return None;
             }
             let pos = index.legal(idx, turn)?;
             fault(idx, &pos).map(|fault| (idx, pos, fault))
