@@ -770,15 +770,17 @@ fn dtz_stream(
     // then compared written whole, as samples of streams this compressible rank them
     // wrongly (KRBvKR's samples took white's side for the smaller; its layer is 1.88x
     // black's). The second side costs its writing once more: 2.5% of KRBvKR's generation.
-    let mut best: Option<(usize, Layout, Vec<u8>)> = None;
-    for side in 0..2 {
+    let written = [0, 1].map(|side| {
         let (layout, _) = choose_layout(&c, Kind::Dtm(side), opts);
         let stream = c.written(Kind::Dtm(side), &layout, opts);
-        if best.as_ref().is_none_or(|(_, _, b)| stream.len() < b.len()) {
-            best = Some((side, layout, stream));
-        }
+        (side, layout, stream)
+    });
+    // The first of equals: white's side where the two take as many bytes.
+    let [white, black] = written;
+    match black.2.len() < white.2.len() {
+        true => black,
+        false => white,
     }
-    best.expect("two sides")
 }
 
 /// Writes `path` through `body` as an `AtomicFile`.
