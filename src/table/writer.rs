@@ -477,7 +477,15 @@ const SHORTLIST_FROM: u64 = 1 << 24;
 /// an eighth of the sample, and only the `SHORTLIST` best go on to the whole sample: the
 /// trials took a quarter of KQRvKR's writing time, and the best order at the whole sample
 /// was among the shortlist's best (file sizes unchanged).
-fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) {
+///
+/// With `longer`, the `SHORTLIST` best orders on the sample, whatever the layouts' size,
+/// are compared on that many values instead (`DTZ_SAMPLE`).
+fn choose_layout(
+    c: &Choices,
+    kind: Kind,
+    opts: &WriteOptions,
+    longer: Option<u64>,
+) -> (Layout, u64) {
     let (orders, sample) = match &opts.layouts {
         LayoutChoice::Sampled(sample) => (Layout::all_orders(c.index), *sample),
         LayoutChoice::Fixed(parts) => (vec![parts.clone()], 1 << 16),
@@ -526,18 +534,30 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions) -> (Layout, u64) 
     let large = candidates
         .first()
         .is_some_and(|l| l.size() >= SHORTLIST_FROM);
-    let candidates = if candidates.len() > SHORTLIST && large {
-        let mut first = measured(candidates, sample / 8);
-        first.sort_by_cached_key(by_size);
-        first.into_iter().take(SHORTLIST).map(|(l, _)| l).collect()
-    } else {
-        candidates
+    let (first, last) = match longer {
+        Some(longer) => (Some(sample), longer),
+        None => (large.then_some(sample / 8), sample),
     };
-    measured(candidates, sample)
+    let candidates = match first {
+        Some(first) if candidates.len() > SHORTLIST => {
+            let mut first = measured(candidates, first);
+            first.sort_by_cached_key(by_size);
+            first.into_iter().take(SHORTLIST).map(|(l, _)| l).collect()
+        }
+        _ => candidates,
+    };
+    measured(candidates, last)
         .into_iter()
         .min_by_key(by_size)
         .expect("at least one layout")
 }
+
+/// The values the shortlisted orders of a DTZ layer are compared on: 16 ranges of 256K.
+/// Distances to zeroing run long, and the sample's 16K-value ranges ranked the orders
+/// wrongly (KRBvKR's black side: the order they chose wrote 710,112 bytes, the best of all
+/// 120 575,392); their six best, compared on these, keep one within 1.01x of it (KQRvKR:
+/// within 1.03x and 1.02x per side).
+const DTZ_SAMPLE: u64 = 1 << 22;
 
 /// Writes the table of `material` into `dir` and returns its path and size in bytes.
 pub fn write_table(
@@ -612,8 +632,8 @@ pub(crate) fn write_table_sides(
         owners,
     };
     let trials = |c: &Choices, side: usize| {
-        let wdl = choose_layout(c, Kind::Wdl(side), opts).0;
-        (wdl, choose_layout(c, Kind::Dtm(side), opts))
+        let wdl = choose_layout(c, Kind::Wdl(side), opts, None).0;
+        (wdl, choose_layout(c, Kind::Dtm(side), opts, None))
     };
     let ([(wdl0, dtm0), (wdl1, dtm1)], held) = match held {
         None => ([trials(&c, 0), trials(&c, 1)], None),
@@ -765,13 +785,18 @@ fn dtz_stream(
         dtm: dtz,
         ..opts.clone()
     };
-    // Each side's order of the parts is tried on samples, as the other layers' are: the
-    // DTM layer's order instead makes the 3-4-piece layers 1.07x larger. The two sides are
+    // Each side's order of the parts is shortlisted on samples, as the other layers' are,
+    // and the shortlist compared on longer ones (`DTZ_SAMPLE`): the DTM layer's order
+    // instead makes the 3-4-piece layers 1.07x larger. The two sides are
     // then compared written whole, as samples of streams this compressible rank them
     // wrongly (KRBvKR's samples took white's side for the smaller; its layer is 1.88x
     // black's). The second side costs its writing once more: 2.5% of KRBvKR's generation.
+    let longer = match opts.layouts {
+        LayoutChoice::Sampled(_) => Some(DTZ_SAMPLE),
+        LayoutChoice::Fixed(_) => None,
+    };
     let written = [0, 1].map(|side| {
-        let (layout, _) = choose_layout(&c, Kind::Dtm(side), opts);
+        let (layout, _) = choose_layout(&c, Kind::Dtm(side), opts, longer);
         let stream = c.written(Kind::Dtm(side), &layout, opts);
         (side, layout, stream)
     });
