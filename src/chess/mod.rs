@@ -3,6 +3,7 @@
 
 mod attacks;
 mod bitboard;
+mod checks;
 mod color;
 mod fen;
 mod moves;
@@ -17,6 +18,7 @@ pub use attacks::{
     attacks, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
 };
 pub use bitboard::Bitboard;
+pub use checks::CheckFilter;
 pub use color::{Color, Piece, Role};
 pub use fen::{FenError, START_FEN};
 pub use moves::{Move, MoveKind, MoveList};

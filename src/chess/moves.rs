@@ -456,11 +456,14 @@ impl Position {
         self.keep_legal(list);
     }
 
-    /// True when the side to move has at least one legal move.
+    /// True when the side to move has at least one legal move. The pieces' quiet moves
+    /// are looked at as sets of squares, never listed: probes ask this of every position
+    /// a check leads to, to find mates.
     pub fn has_legal_move(&self) -> bool {
         let mut list = MoveList::new();
-        self.legal_moves(&mut list);
-        !list.is_empty()
+        let mut quiet = false;
+        self.legal_moves_by_quiet_sets(&mut list, |_, _, squares| quiet |= !squares.is_empty());
+        quiet || !list.is_empty()
     }
 
     fn pseudo_legal_moves(&self, list: &mut MoveList) {

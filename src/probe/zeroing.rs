@@ -40,6 +40,11 @@ pub(super) fn after_quiet(after: Dtz) -> Dtz {
     })
 }
 
+/// Whether the side to move in `pos` is checkmated.
+fn mates(pos: &Position) -> bool {
+    pos.is_check() && !pos.has_legal_move()
+}
+
 /// Greater is better for the side to move: a nearer win, a farther loss.
 fn preference(v: Dtz) -> i64 {
     match v.0 {
@@ -143,13 +148,14 @@ impl Tablebase {
             true => pos.legal_moves(&mut list),
             false => pos.conversion_moves(&mut list),
         }
+        // Only a move that checks can mate: the others are not played.
+        let checks = pos.check_filter();
         let mut best = None;
         for m in list.as_slice() {
-            let after = pos.play(m);
             if m.is_zeroing() {
-                let v = reset_value(Wdl5::from_code(self.code_any(&after)?));
+                let v = reset_value(Wdl5::from_code(self.code_any(&pos.play(m))?));
                 best = Some(better(best, v));
-            } else if wdl == Wdl::Win && after.is_check() && !after.has_legal_move() {
+            } else if wdl == Wdl::Win && checks.may_check(m) && mates(&pos.play(m)) {
                 return Ok(Some(Dtz(1)));
             }
         }
@@ -237,12 +243,13 @@ impl Tablebase {
             // Checkmated: 1, as Syzygy counts it (stalemate is a draw, not asked here).
             return Ok(Dtz(-1));
         }
+        let checks = pos.check_filter();
         let mut best: Option<Dtz> = None;
         for m in list.as_slice() {
             let after = pos.play(m);
             let v = if m.is_zeroing() {
                 reset_value(Wdl5::from_code(self.code_any(&after)?))
-            } else if after.is_check() && !after.has_legal_move() {
+            } else if checks.may_check(m) && mates(&after) {
                 Dtz(1)
             } else {
                 // Moves that do not keep the win cannot be the best.
