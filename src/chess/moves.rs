@@ -460,6 +460,15 @@ impl Position {
     /// are looked at as sets of squares, never listed: probes ask this of every position
     /// a check leads to, to find mates.
     pub fn has_legal_move(&self) -> bool {
+        // Most often the king can step somewhere: found first, alone.
+        let us = self.turn();
+        if let Some(king) = self.king(us) {
+            let steps = attacks::king_attacks(king) & !self.by_color(us);
+            let occ = self.occupied() & !Bitboard::from_square(king);
+            if !steps.is_empty() && !(steps & !self.attacked_squares(!us, occ)).is_empty() {
+                return true;
+            }
+        }
         let mut list = MoveList::new();
         let mut quiet = false;
         self.legal_moves_by_quiet_sets(&mut list, |_, _, squares| quiet |= !squares.is_empty());
