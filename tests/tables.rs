@@ -643,6 +643,56 @@ fn the_root_ranking_converts_every_win_the_move_count_allows() {
     eprintln!("{won} won ({through} through resets), {drawn} drawn, {lost_by_dtm} lost by DTM");
 }
 
+/// A root list finds each move's distances to zeroing and to mate in one search where it
+/// can: they equal the distances probed one by one, in another tablebase (so that no
+/// answer comes from the other's cache), of the position the move leads to. Random
+/// positions of every table of up to 4 pieces and of KRBvKR, at random move counts.
+#[test]
+fn root_moves_carry_the_distances_of_the_positions_they_lead_to() {
+    let open = || Tablebase::open(krbvkr()).unwrap();
+    let (root, one_by_one) = (open(), open());
+    let mut positions = random_positions(&root, 40);
+    let mut clocks = move_counts();
+    let mut moves = 0;
+    for pos in &mut positions {
+        pos.set_clocks(clocks() % 100, 1);
+        for m in root.probe_root_clock(pos, false).unwrap() {
+            let after = pos.play(&m.mv);
+            let dtm = one_by_one.probe_dtm(&after).unwrap().back();
+            let there = one_by_one.probe_dtz(&after).unwrap().0;
+            let mated = after.is_check() && !after.has_legal_move();
+            let reset = m.mv.is_zeroing();
+            let dtz = match (mated, reset, there) {
+                (true, _, _) => 1,
+                (_, true, _) => match one_by_one.probe_wdl5(&after).unwrap() {
+                    Wdl5::Loss => 1,
+                    Wdl5::BlessedLoss => 101,
+                    Wdl5::Draw => 0,
+                    Wdl5::CursedWin => -101,
+                    Wdl5::Win => -1,
+                },
+                (_, _, 0) => 0,
+                (_, _, t) if t < 0 => 1 - t,
+                (_, _, t) => -1 - t,
+            };
+            assert_eq!((m.dtz.0, m.dtm), (dtz, dtm), "{pos} {}", m.mv);
+            moves += 1;
+        }
+    }
+    assert!(moves > 15_000, "{moves} moves");
+}
+
+/// A fixed pseudo-random sequence of move counts.
+fn move_counts() -> impl FnMut() -> u32 {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 32) as u32
+    }
+}
+
 /// DTZ equals Syzygy's on every canonical position of every table of up to 4 pieces; some
 /// minutes on two cores, so it runs when asked (`scripts/test --test tables -- --ignored`).
 #[test]

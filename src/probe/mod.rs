@@ -1,10 +1,12 @@
 //! Probing: `Tablebase` opens table folders and answers distance-to-mate queries; `verify`
 //! re-checks a finished table against its successors.
 
+mod bounded;
 mod cache;
 mod en_passant;
 mod error;
 mod loaded;
+mod pair;
 mod root;
 mod sparse;
 mod tablebase;

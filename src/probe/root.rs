@@ -90,13 +90,14 @@ impl Tablebase {
     /// `m`'s values from `pos` with the move count at `clock`.
     fn play_move(&self, pos: &Position, m: &Move, clock: u32) -> Result<PlayMove, ProbeError> {
         let after = pos.play(m);
-        let mates = after.is_check() && !after.has_legal_move();
-        let dtz = if mates {
-            Dtz(1)
+        let (dtz, dtm) = if after.is_check() && !after.has_legal_move() {
+            (Dtz(1), Dtm::Loss(0))
         } else if m.is_zeroing() {
-            reset_value(Wdl5::from_code(self.code_any(&after)?))
+            let dtz = reset_value(Wdl5::from_code(self.code_any(&after)?));
+            (dtz, self.dtm_any(&after)?)
         } else {
-            after_quiet(self.zeroing_any(&after)?)
+            let (dtz, dtm) = self.zeroing_and_mate(&after)?;
+            (after_quiet(dtz), dtm)
         };
         // A mate counts as the reset it ends with: from a count of 100 it comes too late.
         let class = dtz.class_at(clock, false);
@@ -105,7 +106,7 @@ impl Tablebase {
             outcome: class.fifty_move_outcome(),
             class,
             dtz,
-            dtm: self.dtm_any(&after)?.back(),
+            dtm: dtm.back(),
         })
     }
 }

@@ -7,6 +7,7 @@
 //! a DTM probe of the other side searches one ply, reading the distances of the moves that
 //! keep the position's WDL value.
 
+use super::bounded::Open;
 use super::cache::{CacheTooLarge, DtmCache, DEFAULT_CACHE_BYTES};
 use super::en_passant::with_en_passant;
 use super::error::ProbeError;
@@ -325,33 +326,77 @@ impl Tablebase {
 
     /// Distance to mate of a position without en-passant right.
     fn dtm(&self, pos: &Position) -> Result<Dtm, ProbeError> {
-        let Some(l) = self.locate(pos)? else {
-            return Ok(Dtm::Draw);
-        };
-        let file = &l.entry.file;
-        let key = DtmCache::key(l.entry.id, l.side, file.index().index_of(&l.digits));
-        if let Some(v) = key.and_then(|k| self.cache.get(k)) {
+        match self.locate(pos)? {
+            None => Ok(Dtm::Draw),
+            Some(l) => self.dtm_located(pos, &l, None),
+        }
+    }
+
+    /// The same for a position located as `l`, of value `wdl` where known.
+    pub(super) fn dtm_located(
+        &self,
+        pos: &Position,
+        l: &Located,
+        wdl: Option<Wdl>,
+    ) -> Result<Dtm, ProbeError> {
+        let key = self.cache_keys(l).1;
+        if let Some(v) = self.cached_dtm(key) {
             return Ok(v);
         }
-        let wdl = code_wdl(self.code_at(pos, &l)?);
+        let wdl = match wdl {
+            Some(w) => w,
+            None => code_wdl(self.code_at(pos, l)?),
+        };
         let value = if wdl == Wdl::Draw {
             Dtm::Draw
-        } else if l.side == file.dtm_side() {
-            self.stored_dtm(pos, &l, wdl)?
+        } else if l.side == l.entry.file.dtm_side() {
+            self.stored_dtm(pos, l, wdl)?
         } else {
             self.searched_dtm(pos, wdl)?
         };
+        self.remember_dtm(key, value);
+        Ok(value)
+    }
+
+    /// The cache's keys of the distance to zeroing and the distance to mate of the
+    /// position located as `l` (None where the cache cannot hold it).
+    #[inline]
+    pub(super) fn cache_keys(&self, l: &Located) -> (Option<u64>, Option<u64>) {
+        let idx = l.entry.file.index().index_of(&l.digits);
+        (
+            DtmCache::dtz_key(l.entry.id, l.side, idx),
+            DtmCache::key(l.entry.id, l.side, idx),
+        )
+    }
+
+    /// The cached distance to mate under `key`.
+    pub(super) fn cached_dtm(&self, key: Option<u64>) -> Option<Dtm> {
+        key.and_then(|k| self.cache.get(k))
+    }
+
+    /// Remembers a distance to mate under `key`.
+    pub(super) fn remember_dtm(&self, key: Option<u64>, value: Dtm) {
         if let Some(k) = key {
             self.cache.put(k, value);
         }
-        Ok(value)
     }
 
     /// The distance of a position of the side the DTM layer stores: the better of the
     /// stored number and the conversions.
     fn stored_dtm(&self, pos: &Position, l: &Located, wdl: Wdl) -> Result<Dtm, ProbeError> {
+        let moves = l.entry.file.dtm_moves(&l.digits)?;
+        self.stored_dtm_from(pos, l, wdl, moves)
+    }
+
+    /// The same, the stored number already read as `moves`.
+    pub(super) fn stored_dtm_from(
+        &self,
+        pos: &Position,
+        l: &Located,
+        wdl: Wdl,
+        moves: u16,
+    ) -> Result<Dtm, ProbeError> {
         let file = &l.entry.file;
-        let moves = file.dtm_moves(&l.digits)?;
         let mut best = dtm_value(wdl, moves);
         let mut list = MoveList::new();
         pos.conversion_moves(&mut list);
@@ -374,16 +419,33 @@ impl Tablebase {
             return Ok(Dtm::without_moves(pos.is_check()));
         }
         let mut best: Option<Dtm> = None;
-        for m in list.as_slice() {
+        let mut open = Open::new();
+        for (at, m) in list.as_slice().iter().enumerate() {
             let after = pos.play(m);
             // Moves that do not keep the value cannot be the best.
             if wdl == Wdl::Win && code_wdl(self.code_any(&after)?) != Wdl::Loss {
                 continue;
             }
-            let v = self.dtm_any(&after)?.back();
+            // Every quiet move of a lost position leads to a win for the other side: the
+            // code need not be read (a quiet move leaves no en-passant right), and a
+            // stored number bounds the distance (`bounded`).
+            let v = match (wdl, m.is_zeroing()) {
+                (Wdl::Loss, false) => {
+                    let Some(l) = self.locate(&after)? else {
+                        continue;
+                    };
+                    if l.side == l.entry.file.dtm_side() {
+                        open.push(self.bounded(at, (&after, &l), false, true)?);
+                        continue;
+                    }
+                    self.dtm_located(&after, &l, Some(Wdl::Win))?
+                }
+                _ => self.dtm_any(&after)?,
+            };
+            let v = v.back();
             best = Some(best.map_or(v, |b| b.max(v)));
         }
-        match best {
+        match self.farthest_dtm((pos, &list), best, &open)? {
             Some(v) if v.wdl() == wdl => Ok(v),
             _ => Err(ProbeError::Inconsistent {
                 fen: pos.to_string(),

@@ -7,7 +7,7 @@
 //! other side is found by a one-ply search over the stored one. Distances are signed as
 //! `Dtz` is.
 
-use super::cache::DtmCache;
+use super::bounded::Open;
 use super::error::ProbeError;
 use super::tablebase::{Entry, Located, Tablebase};
 use crate::chess::{Color, MoveList, Position, Role};
@@ -41,12 +41,12 @@ pub(super) fn after_quiet(after: Dtz) -> Dtz {
 }
 
 /// Whether the side to move in `pos` is checkmated.
-fn mates(pos: &Position) -> bool {
+pub(super) fn mates(pos: &Position) -> bool {
     pos.is_check() && !pos.has_legal_move()
 }
 
 /// Greater is better for the side to move: a nearer win, a farther loss.
-fn preference(v: Dtz) -> i64 {
+pub(super) fn preference(v: Dtz) -> i64 {
     match v.0 {
         0 => 0,
         d if d > 0 => (1 << 40) - i64::from(d),
@@ -55,7 +55,7 @@ fn preference(v: Dtz) -> i64 {
 }
 
 /// The better of two distances for the side to move.
-fn better(a: Option<Dtz>, b: Dtz) -> Dtz {
+pub(super) fn better(a: Option<Dtz>, b: Dtz) -> Dtz {
     match a {
         Some(a) if preference(a) >= preference(b) => a,
         _ => b,
@@ -114,27 +114,50 @@ impl Tablebase {
 
     /// The same for a position without an en-passant right.
     fn zeroing(&self, pos: &Position) -> Result<Dtz, ProbeError> {
-        let Some(l) = self.locate(pos)? else {
-            return Ok(Dtz(0));
-        };
+        match self.locate(pos)? {
+            None => Ok(Dtz(0)),
+            Some(l) => self.zeroing_located(pos, &l, None),
+        }
+    }
+
+    /// The same for a position located as `l`, of value `wdl` where known.
+    pub(super) fn zeroing_located(
+        &self,
+        pos: &Position,
+        l: &Located,
+        wdl: Option<Wdl>,
+    ) -> Result<Dtz, ProbeError> {
         let file = &l.entry.file;
         let Some(side) = file.dtz_side() else {
             return Err(ProbeError::NoDtz(file.material()));
         };
-        let key = DtmCache::dtz_key(l.entry.id, l.side, file.index().index_of(&l.digits));
-        if let Some(v) = key.and_then(|k| self.cache.get(k)) {
-            return Ok(from_cache(v));
+        let key = self.cache_keys(l).0;
+        if let Some(v) = self.cached_zeroing(key) {
+            return Ok(v);
         }
-        let wdl = code_wdl(self.code_at(pos, &l)?);
+        let wdl = match wdl {
+            Some(w) => w,
+            None => code_wdl(self.code_at(pos, l)?),
+        };
         let value = match wdl {
             Wdl::Draw => Dtz(0),
-            _ if l.side == side => self.stored_zeroing(pos, &l, wdl)?,
+            _ if l.side == side => self.stored_zeroing(pos, l, wdl)?,
             _ => self.searched_zeroing(pos, wdl)?,
         };
+        self.remember_zeroing(key, value);
+        Ok(value)
+    }
+
+    /// The cached distance to zeroing under `key`.
+    pub(super) fn cached_zeroing(&self, key: Option<u64>) -> Option<Dtz> {
+        key.and_then(|k| self.cache.get(k)).map(from_cache)
+    }
+
+    /// Remembers a distance to zeroing under `key`.
+    pub(super) fn remember_zeroing(&self, key: Option<u64>, value: Dtz) {
         if let Some(k) = key {
             self.cache.put(k, cached(value));
         }
-        Ok(value)
     }
 
     /// The best of `pos`'s moves that end the count at once for its side to move, `wdl`
@@ -182,8 +205,20 @@ impl Tablebase {
     /// stored distance and the moves that end the count, looked at only where one could
     /// be better.
     fn stored_zeroing(&self, pos: &Position, l: &Located, wdl: Wdl) -> Result<Dtz, ProbeError> {
+        let moves = l.entry.file.dtz_moves(&l.digits).expect("a DTZ layer")?;
+        self.stored_zeroing_from(pos, l, wdl, moves)
+    }
+
+    /// The same, the stored number already read as `moves`.
+    pub(super) fn stored_zeroing_from(
+        &self,
+        pos: &Position,
+        l: &Located,
+        wdl: Wdl,
+        moves: u16,
+    ) -> Result<Dtz, ProbeError> {
         let file = &l.entry.file;
-        let moves = i32::from(file.dtz_moves(&l.digits).expect("a DTZ layer")?);
+        let moves = i32::from(moves);
         // 0: nothing stored, a reset or mate gives the distance (never below 1).
         let stored = match (wdl, moves) {
             (_, 0) => None,
@@ -245,10 +280,23 @@ impl Tablebase {
         }
         let checks = pos.check_filter();
         let mut best: Option<Dtz> = None;
-        for m in list.as_slice() {
+        let mut open = Open::new();
+        for (at, m) in list.as_slice().iter().enumerate() {
             let after = pos.play(m);
             let v = if m.is_zeroing() {
                 reset_value(Wdl5::from_code(self.code_any(&after)?))
+            } else if wdl == Wdl::Loss {
+                // Every move of a lost position leads to a win for the other side (and none
+                // mates): the code need not be read, and a stored number bounds the
+                // distance (`bounded`).
+                let Some(l) = self.locate(&after)? else {
+                    continue;
+                };
+                if l.entry.file.dtz_side() == Some(l.side) {
+                    open.push(self.bounded(at, (&after, &l), true, false)?);
+                    continue;
+                }
+                after_quiet(self.zeroing_located(&after, &l, Some(Wdl::Win))?)
             } else if checks.may_check(m) && mates(&after) {
                 Dtz(1)
             } else {
@@ -260,7 +308,7 @@ impl Tablebase {
             };
             best = Some(better(best, v));
         }
-        match best {
+        match self.farthest_zeroing((pos, &list), best, &open)? {
             Some(v) if v.wdl() == wdl => Ok(v),
             _ => Err(ProbeError::Inconsistent {
                 fen: pos.to_string(),

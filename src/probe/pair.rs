@@ -1,0 +1,165 @@
+//! The distance to zeroing and the distance to mate of one position, found together.
+//!
+//! A root probe wants both for every move. Where one side of a table stores both layers,
+//! a position of the other side is searched one ply for each; done apart, the two searches
+//! generate, play, locate and read the WDL code of the same moves twice. Here one search
+//! does it once and reads both stored distances of each move.
+
+use super::bounded::Open;
+use super::error::ProbeError;
+use super::tablebase::{Located, Tablebase};
+use super::zeroing::{after_quiet, better, mates, reset_value};
+use crate::chess::{MoveList, Position};
+use crate::table::values::{code_wdl, WIN};
+use crate::value::{Dtm, Dtz, Wdl, Wdl5};
+
+impl Tablebase {
+    /// `(zeroing_any(pos), dtm_any(pos))` of a legal position.
+    pub(super) fn zeroing_and_mate(&self, pos: &Position) -> Result<(Dtz, Dtm), ProbeError> {
+        if pos.ep_square().is_some() && pos.has_legal_ep_capture() {
+            return Ok((self.zeroing_any(pos)?, self.dtm_any(pos)?));
+        }
+        let Some(l) = self.locate(pos)? else {
+            return Ok((Dtz(0), Dtm::Draw));
+        };
+        let wdl = code_wdl(self.code_at(pos, &l)?);
+        self.pair_at(pos, &l, wdl)
+    }
+
+    /// Both distances of a position without an en-passant right, located as `l`, of value
+    /// `wdl`.
+    fn pair_at(&self, pos: &Position, l: &Located, wdl: Wdl) -> Result<(Dtz, Dtm), ProbeError> {
+        if wdl == Wdl::Draw {
+            return Ok((Dtz(0), Dtm::Draw));
+        }
+        let file = &l.entry.file;
+        let Some(zeroing_side) = file.dtz_side() else {
+            return Err(ProbeError::NoDtz(file.material()));
+        };
+        if l.side != zeroing_side && l.side != file.dtm_side() {
+            let (zeroing_key, mate_key) = self.cache_keys(l);
+            if let (Some(z), Some(d)) =
+                (self.cached_zeroing(zeroing_key), self.cached_dtm(mate_key))
+            {
+                return Ok((z, d));
+            }
+            let (z, d) = self.searched_pair(pos, wdl)?;
+            self.remember_zeroing(zeroing_key, z);
+            self.remember_dtm(mate_key, d);
+            return Ok((z, d));
+        }
+        Ok((
+            self.zeroing_located(pos, l, Some(wdl))?,
+            self.dtm_located(pos, l, Some(wdl))?,
+        ))
+    }
+
+    /// Both distances of a position of the side neither layer stores: the best of its
+    /// moves', each move's read once for both.
+    fn searched_pair(&self, pos: &Position, wdl: Wdl) -> Result<(Dtz, Dtm), ProbeError> {
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        if list.is_empty() {
+            // Checkmated (a draw is not asked here).
+            return Ok((Dtz(-1), Dtm::without_moves(pos.is_check())));
+        }
+        if wdl == Wdl::Loss {
+            return self.searched_pair_lost(pos, &list);
+        }
+        let checks = pos.check_filter();
+        let mut zeroing: Option<Dtz> = None;
+        let mut mate: Option<Dtm> = None;
+        for m in list.as_slice() {
+            let after = pos.play(m);
+            let (z, d) = if after.ep_square().is_some() && after.has_legal_ep_capture() {
+                let code = self.code_any(&after)?;
+                if wdl == Wdl::Win && code_wdl(code) != Wdl::Loss {
+                    continue;
+                }
+                let z = match m.is_zeroing() {
+                    true => reset_value(Wdl5::from_code(code)),
+                    false => after_quiet(self.zeroing_any(&after)?),
+                };
+                (z, self.dtm_any(&after)?)
+            } else {
+                let Some(l) = self.locate(&after)? else {
+                    // Bare kings: a capture into a draw.
+                    (zeroing, mate) = (Some(better(zeroing, Dtz(0))), mate.max(Some(Dtm::Draw)));
+                    continue;
+                };
+                // A lost position's every move leads to a win for the other side (and none
+                // mates): its quiet moves' codes need not be read.
+                let quiet_loss = wdl == Wdl::Loss && !m.is_zeroing();
+                let code = match quiet_loss {
+                    true => WIN,
+                    false => self.code_at(&after, &l)?,
+                };
+                // Moves that do not keep the win cannot be the best.
+                if wdl == Wdl::Win && code_wdl(code) != Wdl::Loss {
+                    continue;
+                }
+                if m.is_zeroing() {
+                    let d = self.dtm_located(&after, &l, Some(code_wdl(code)))?;
+                    (reset_value(Wdl5::from_code(code)), d)
+                } else if !quiet_loss && checks.may_check(m) && mates(&after) {
+                    (Dtz(1), Dtm::Loss(0))
+                } else {
+                    let (z, d) = self.pair_at(&after, &l, code_wdl(code))?;
+                    (after_quiet(z), d)
+                }
+            };
+            zeroing = Some(better(zeroing, z));
+            let d = d.back();
+            mate = Some(mate.map_or(d, |b| b.max(d)));
+        }
+        match (zeroing, mate) {
+            (Some(z), Some(d)) if z.wdl() == wdl && d.wdl() == wdl => Ok((z, d)),
+            _ => Err(ProbeError::Inconsistent {
+                fen: pos.to_string(),
+            }),
+        }
+    }
+
+    /// `searched_pair` of a lost position, `list` its moves: none mates, and where both
+    /// layers store the side to move after a quiet move, the stored numbers bound the
+    /// move's distances (`bounded`).
+    fn searched_pair_lost(
+        &self,
+        pos: &Position,
+        list: &MoveList,
+    ) -> Result<(Dtz, Dtm), ProbeError> {
+        let mut zeroing: Option<Dtz> = None;
+        let mut mate: Option<Dtm> = None;
+        let mut open = Open::new();
+        for (at, m) in list.as_slice().iter().enumerate() {
+            let after = pos.play(m);
+            let (z, d) = if m.is_zeroing() {
+                let code = self.code_any(&after)?;
+                (reset_value(Wdl5::from_code(code)), self.dtm_any(&after)?)
+            } else {
+                let Some(l) = self.locate(&after)? else {
+                    return Err(ProbeError::Inconsistent {
+                        fen: pos.to_string(),
+                    });
+                };
+                let file = &l.entry.file;
+                if file.dtz_side() == Some(l.side) && file.dtm_side() == l.side {
+                    open.push(self.bounded(at, (&after, &l), true, true)?);
+                    continue;
+                }
+                let (z, d) = self.pair_at(&after, &l, Wdl::Win)?;
+                (after_quiet(z), d)
+            };
+            zeroing = Some(better(zeroing, z));
+            mate = mate.max(Some(d.back()));
+        }
+        let zeroing = self.farthest_zeroing((pos, list), zeroing, &open)?;
+        let mate = self.farthest_dtm((pos, list), mate, &open)?;
+        match (zeroing, mate) {
+            (Some(z), Some(d)) if z.wdl() == Wdl::Loss && d.wdl() == Wdl::Loss => Ok((z, d)),
+            _ => Err(ProbeError::Inconsistent {
+                fen: pos.to_string(),
+            }),
+        }
+    }
+}
