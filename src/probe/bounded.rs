@@ -1,11 +1,13 @@
-//! The moves of a lost position, searched with bounds.
+//! The moves of a position searched one ply, with bounds.
 //!
 //! Every move of a lost position leads to a win for the other side. Where the table stores
 //! that side's distances, the number stored is never nearer than the real distance (the
 //! writer may store more where a reset, a mate or a conversion gives the value): it bounds
 //! what the move gives the loser, who wants the farthest. So every move's number is read
 //! first, and a position's own resets and conversions are looked at only while its bound
-//! could beat the best found: for most lost positions, those of one or two moves.
+//! could beat the best found: for most lost positions, those of one or two moves. The
+//! same holds for a won position's distance to mate: a lost position's stored number is
+//! never longer than its distance, and the winner wants the nearest.
 
 use super::error::ProbeError;
 use super::tablebase::{Located, Tablebase};
@@ -31,6 +33,9 @@ pub(super) enum Known<T> {
 pub(super) struct Bounded {
     /// The move's place in the position's move list.
     pub(super) at: u8,
+    /// The value of the position it leads to, for the side to move there: a win, or
+    /// (asked of the distance to mate alone) a loss.
+    pub(super) wdl: Wdl,
     /// The cache's keys of its distance to zeroing and its distance to mate.
     pub(super) keys: (Option<u64>, Option<u64>),
     pub(super) zeroing: Option<Known<Dtz>>,
@@ -44,19 +49,25 @@ impl Tablebase {
         &self,
         at: usize,
         (after, l): (&Position, &Located),
+        wdl: Wdl,
         zeroing: bool,
         mate: bool,
     ) -> Result<Bounded, ProbeError> {
         let keys = self.cache_keys(l);
+        debug_assert!(
+            wdl == Wdl::Win || !zeroing,
+            "distances to zeroing bound wins only"
+        );
         Ok(Bounded {
             at: at as u8,
+            wdl,
             keys,
             zeroing: match zeroing {
                 true => Some(self.known_zeroing(after, l, keys.0)?),
                 false => None,
             },
             mate: match mate {
-                true => Some(self.known_dtm(after, l, keys.1)?),
+                true => Some(self.known_dtm(after, l, wdl, keys.1)?),
                 false => None,
             },
         })
@@ -82,19 +93,23 @@ impl Tablebase {
         )
     }
 
-    /// The same for the distance to mate, of a position of the side the DTM layer stores.
+    /// The same for the distance to mate, of a position of the side the DTM layer stores,
+    /// won or lost (`wdl`) for its side to move: a lost position's stored number is never
+    /// longer than its distance, and it bounds what the move gives the winner, who wants
+    /// the nearest.
     pub(super) fn known_dtm(
         &self,
         after: &Position,
         l: &Located,
+        wdl: Wdl,
         key: Option<u64>,
     ) -> Result<Known<Dtm>, ProbeError> {
         if let Some(d) = self.cached_dtm(key) {
             return Ok(Known::Exact(d));
         }
-        Ok(match l.entry.file.dtm_moves(&l.digits)? {
-            0 => Known::Exact(self.stored_dtm_from(after, l, Wdl::Win, 0)?),
-            moves => Known::Stored(moves),
+        Ok(match (wdl, l.entry.file.dtm_moves(&l.digits)?) {
+            (Wdl::Win, 0) => Known::Exact(self.stored_dtm_from(after, l, wdl, 0)?),
+            (_, moves) => Known::Stored(moves),
         })
     }
 
@@ -131,7 +146,8 @@ impl Tablebase {
         Ok(best)
     }
 
-    /// The same for the distance to mate (for the loser: after the move, one ply more).
+    /// The same for the distance to mate (after the move, one ply more): the loser's
+    /// farthest, or the winner's nearest, each the best for the side to move.
     pub(super) fn farthest_dtm(
         &self,
         (pos, list): (&Position, &MoveList),
@@ -143,7 +159,7 @@ impl Tablebase {
             match o.mate {
                 Some(Known::Exact(d)) => best = best.max(Some(d.back())),
                 Some(Known::Stored(moves)) => {
-                    let stored = dtm_value(Wdl::Win, moves).expect("a stored win");
+                    let stored = dtm_value(o.wdl, moves).expect("a stored win or loss");
                     bounds.push((stored.back(), moves, i));
                 }
                 None => {}
@@ -156,7 +172,7 @@ impl Tablebase {
             }
             let o = &open[i];
             let (after, l) = self.replayed(pos, list, o)?;
-            let d = self.stored_dtm_from(&after, &l, Wdl::Win, moves)?;
+            let d = self.stored_dtm_from(&after, &l, o.wdl, moves)?;
             self.remember_dtm(o.keys.1, d);
             best = best.max(Some(d.back()));
         }

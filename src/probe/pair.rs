@@ -144,7 +144,7 @@ impl Tablebase {
                 };
                 let file = &l.entry.file;
                 if file.dtz_side() == Some(l.side) && file.dtm_side() == l.side {
-                    open.push(self.bounded(at, (&after, &l), true, true)?);
+                    open.push(self.bounded(at, (&after, &l), Wdl::Win, true, true)?);
                     continue;
                 }
                 let (z, d) = self.pair_at(&after, &l, Wdl::Win)?;

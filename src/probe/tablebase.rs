@@ -422,26 +422,34 @@ impl Tablebase {
         let mut open = Open::new();
         for (at, m) in list.as_slice().iter().enumerate() {
             let after = pos.play(m);
-            // Moves that do not keep the value cannot be the best.
-            if wdl == Wdl::Win && code_wdl(self.code_any(&after)?) != Wdl::Loss {
+            if m.is_zeroing() {
+                // Moves that do not keep the value cannot be the best.
+                if wdl == Wdl::Win && code_wdl(self.code_any(&after)?) != Wdl::Loss {
+                    continue;
+                }
+                let v = self.dtm_any(&after)?.back();
+                best = Some(best.map_or(v, |b| b.max(v)));
                 continue;
             }
-            // Every quiet move of a lost position leads to a win for the other side: the
-            // code need not be read (a quiet move leaves no en-passant right), and a
-            // stored number bounds the distance (`bounded`).
-            let v = match (wdl, m.is_zeroing()) {
-                (Wdl::Loss, false) => {
-                    let Some(l) = self.locate(&after)? else {
-                        continue;
-                    };
-                    if l.side == l.entry.file.dtm_side() {
-                        open.push(self.bounded(at, (&after, &l), false, true)?);
-                        continue;
-                    }
-                    self.dtm_located(&after, &l, Some(Wdl::Win))?
-                }
-                _ => self.dtm_any(&after)?,
+            // A quiet move leaves no en-passant right and keeps the material.
+            let Some(l) = self.locate(&after)? else {
+                continue;
             };
+            // Every move of a lost position leads to a win for the other side: the code
+            // need not be read. A won position keeps only the moves into losses.
+            let there = match wdl {
+                Wdl::Loss => Wdl::Win,
+                _ => code_wdl(self.code_at(&after, &l)?),
+            };
+            if wdl == Wdl::Win && there != Wdl::Loss {
+                continue;
+            }
+            // A stored number bounds the distance (`bounded`).
+            if l.side == l.entry.file.dtm_side() {
+                open.push(self.bounded(at, (&after, &l), there, false, true)?);
+                continue;
+            }
+            let v = self.dtm_located(&after, &l, Some(there))?;
             let v = v.back();
             best = Some(best.map_or(v, |b| b.max(v)));
         }

@@ -293,7 +293,7 @@ impl Tablebase {
                     continue;
                 };
                 if l.entry.file.dtz_side() == Some(l.side) {
-                    open.push(self.bounded(at, (&after, &l), true, false)?);
+                    open.push(self.bounded(at, (&after, &l), Wdl::Win, true, false)?);
                     continue;
                 }
                 after_quiet(self.zeroing_located(&after, &l, Some(Wdl::Win))?)
