@@ -652,10 +652,10 @@ fn root_moves_carry_the_distances_of_the_positions_they_lead_to() {
     let open = || Tablebase::open(krbvkr()).unwrap();
     let (root, one_by_one) = (open(), open());
     let mut positions = random_positions(&root, 40);
-    let mut clocks = move_counts();
+    let mut clocks = xorshift(0x9e37_79b9_7f4a_7c15);
     let mut moves = 0;
     for pos in &mut positions {
-        pos.set_clocks(clocks() % 100, 1);
+        pos.set_clocks(((clocks() >> 32) % 100) as u32, 1);
         for m in root.probe_root_clock(pos, false).unwrap() {
             let after = pos.play(&m.mv);
             let dtm = one_by_one.probe_dtm(&after).unwrap().back();
@@ -682,14 +682,13 @@ fn root_moves_carry_the_distances_of_the_positions_they_lead_to() {
     assert!(moves > 15_000, "{moves} moves");
 }
 
-/// A fixed pseudo-random sequence of move counts.
-fn move_counts() -> impl FnMut() -> u32 {
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+/// A fixed pseudo-random sequence (xorshift) from `seed`.
+fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
     move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        (seed >> 32) as u32
+        seed
     }
 }
 
@@ -1019,13 +1018,7 @@ fn every_stored_value_equals_the_solver() {
 
 /// Random legal positions of every table (a fixed pseudo-random sequence).
 fn random_positions(tb: &Tablebase, per_table: usize) -> Vec<Position> {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     let mut out = Vec::new();
     let mut materials: Vec<Material> = tb.materials().collect();
     materials.sort_by_key(|m| m.to_string());

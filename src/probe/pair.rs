@@ -10,7 +10,7 @@ use super::error::ProbeError;
 use super::tablebase::{Located, Tablebase};
 use super::zeroing::{after_quiet, better, mates, reset_value};
 use crate::chess::{MoveList, Position};
-use crate::table::values::{code_wdl, WIN};
+use crate::table::values::{code_wdl, DRAW};
 use crate::value::{Dtm, Dtz, Wdl, Wdl5};
 
 impl Tablebase {
@@ -66,51 +66,36 @@ impl Tablebase {
         if wdl == Wdl::Loss {
             return self.searched_pair_lost(pos, &list);
         }
+        // Moves that do not keep the win cannot be the best.
+        let keeps = |there: Wdl| there == Wdl::Loss;
         let checks = pos.check_filter();
         let mut zeroing: Option<Dtz> = None;
         let mut mate: Option<Dtm> = None;
         for m in list.as_slice() {
             let after = pos.play(m);
-            let (z, d) = if after.ep_square().is_some() && after.has_legal_ep_capture() {
-                let code = self.code_any(&after)?;
-                if wdl == Wdl::Win && code_wdl(code) != Wdl::Loss {
-                    continue;
+            let (z, d) = if m.is_zeroing() {
+                match self.reset_pair(&after, keeps)? {
+                    Some(pair) => pair,
+                    None => continue,
                 }
-                let z = match m.is_zeroing() {
-                    true => reset_value(Wdl5::from_code(code)),
-                    false => after_quiet(self.zeroing_any(&after)?),
-                };
-                (z, self.dtm_any(&after)?)
             } else {
+                // A quiet move leaves no en-passant right and keeps the material.
                 let Some(l) = self.locate(&after)? else {
-                    // Bare kings: a capture into a draw.
-                    (zeroing, mate) = (Some(better(zeroing, Dtz(0))), mate.max(Some(Dtm::Draw)));
                     continue;
                 };
-                // A lost position's every move leads to a win for the other side (and none
-                // mates): its quiet moves' codes need not be read.
-                let quiet_loss = wdl == Wdl::Loss && !m.is_zeroing();
-                let code = match quiet_loss {
-                    true => WIN,
-                    false => self.code_at(&after, &l)?,
-                };
-                // Moves that do not keep the win cannot be the best.
-                if wdl == Wdl::Win && code_wdl(code) != Wdl::Loss {
+                let there = code_wdl(self.code_at(&after, &l)?);
+                if !keeps(there) {
                     continue;
                 }
-                if m.is_zeroing() {
-                    let d = self.dtm_located(&after, &l, Some(code_wdl(code)))?;
-                    (reset_value(Wdl5::from_code(code)), d)
-                } else if !quiet_loss && checks.may_check(m) && mates(&after) {
+                if checks.may_check(m) && mates(&after) {
                     (Dtz(1), Dtm::Loss(0))
                 } else {
-                    let (z, d) = self.pair_at(&after, &l, code_wdl(code))?;
+                    let (z, d) = self.pair_at(&after, &l, there)?;
                     (after_quiet(z), d)
                 }
             };
             zeroing = Some(better(zeroing, z));
-            let d = d.back();
-            mate = Some(mate.map_or(d, |b| b.max(d)));
+            mate = mate.max(Some(d.back()));
         }
         match (zeroing, mate) {
             (Some(z), Some(d)) if z.wdl() == wdl && d.wdl() == wdl => Ok((z, d)),
@@ -118,6 +103,33 @@ impl Tablebase {
                 fen: pos.to_string(),
             }),
         }
+    }
+
+    /// A reset (a capture or pawn move) into `after`: its distance to zeroing for the side
+    /// playing it and `after`'s distance to mate, the WDL code read once; None where
+    /// `keeps` refuses `after`'s value (for its side to move there).
+    pub(super) fn reset_pair(
+        &self,
+        after: &Position,
+        keeps: impl Fn(Wdl) -> bool,
+    ) -> Result<Option<(Dtz, Dtm)>, ProbeError> {
+        let (code, located) = if after.ep_square().is_some() && after.has_legal_ep_capture() {
+            (self.code_any(after)?, None)
+        } else {
+            match self.locate(after)? {
+                Some(l) => (self.code_at(after, &l)?, Some(l)),
+                None => (DRAW, None),
+            }
+        };
+        let there = code_wdl(code);
+        if !keeps(there) {
+            return Ok(None);
+        }
+        let mate = match located {
+            Some(l) => self.dtm_located(after, &l, Some(there))?,
+            None => self.dtm_any(after)?,
+        };
+        Ok(Some((reset_value(Wdl5::from_code(code)), mate)))
     }
 
     /// `searched_pair` of a lost position, `list` its moves: none mates, and where both
@@ -134,8 +146,8 @@ impl Tablebase {
         for (at, m) in list.as_slice().iter().enumerate() {
             let after = pos.play(m);
             let (z, d) = if m.is_zeroing() {
-                let code = self.code_any(&after)?;
-                (reset_value(Wdl5::from_code(code)), self.dtm_any(&after)?)
+                self.reset_pair(&after, |_| true)?
+                    .expect("every value kept")
             } else {
                 let Some(l) = self.locate(&after)? else {
                     return Err(ProbeError::Inconsistent {

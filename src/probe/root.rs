@@ -14,7 +14,7 @@
 
 use super::error::ProbeError;
 use super::tablebase::Tablebase;
-use super::zeroing::{after_quiet, reset_value};
+use super::zeroing::after_quiet;
 use crate::chess::{Move, MoveList, Position};
 use crate::value::{Dtm, Dtz, Wdl, Wdl5};
 use std::cmp::Reverse;
@@ -93,8 +93,8 @@ impl Tablebase {
         let (dtz, dtm) = if after.is_check() && !after.has_legal_move() {
             (Dtz(1), Dtm::Loss(0))
         } else if m.is_zeroing() {
-            let dtz = reset_value(Wdl5::from_code(self.code_any(&after)?));
-            (dtz, self.dtm_any(&after)?)
+            self.reset_pair(&after, |_| true)?
+                .expect("every value kept")
         } else {
             let (dtz, dtm) = self.zeroing_and_mate(&after)?;
             (after_quiet(dtz), dtm)

@@ -343,10 +343,7 @@ impl Tablebase {
         if let Some(v) = self.cached_dtm(key) {
             return Ok(v);
         }
-        let wdl = match wdl {
-            Some(w) => w,
-            None => code_wdl(self.code_at(pos, l)?),
-        };
+        let wdl = self.wdl_of(pos, l, wdl)?;
         let value = if wdl == Wdl::Draw {
             Dtm::Draw
         } else if l.side == l.entry.file.dtm_side() {
@@ -356,6 +353,20 @@ impl Tablebase {
         };
         self.remember_dtm(key, value);
         Ok(value)
+    }
+
+    /// `wdl`, or where not known the value of `pos` (located as `l`) read from its code.
+    #[inline]
+    pub(super) fn wdl_of(
+        &self,
+        pos: &Position,
+        l: &Located,
+        wdl: Option<Wdl>,
+    ) -> Result<Wdl, ProbeError> {
+        match wdl {
+            Some(w) => Ok(w),
+            None => self.code_at(pos, l).map(code_wdl),
+        }
     }
 
     /// The cache's keys of the distance to zeroing and the distance to mate of the
@@ -424,11 +435,10 @@ impl Tablebase {
             let after = pos.play(m);
             if m.is_zeroing() {
                 // Moves that do not keep the value cannot be the best.
-                if wdl == Wdl::Win && code_wdl(self.code_any(&after)?) != Wdl::Loss {
-                    continue;
+                let keeps = |there: Wdl| wdl == Wdl::Loss || there == Wdl::Loss;
+                if let Some((_, v)) = self.reset_pair(&after, keeps)? {
+                    best = best.max(Some(v.back()));
                 }
-                let v = self.dtm_any(&after)?.back();
-                best = Some(best.map_or(v, |b| b.max(v)));
                 continue;
             }
             // A quiet move leaves no en-passant right and keeps the material.
@@ -449,9 +459,7 @@ impl Tablebase {
                 open.push(self.bounded(at, (&after, &l), there, false, true)?);
                 continue;
             }
-            let v = self.dtm_located(&after, &l, Some(there))?;
-            let v = v.back();
-            best = Some(best.map_or(v, |b| b.max(v)));
+            best = best.max(Some(self.dtm_located(&after, &l, Some(there))?.back()));
         }
         match self.farthest_dtm((pos, &list), best, &open)? {
             Some(v) if v.wdl() == wdl => Ok(v),

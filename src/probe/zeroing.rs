@@ -135,10 +135,7 @@ impl Tablebase {
         if let Some(v) = self.cached_zeroing(key) {
             return Ok(v);
         }
-        let wdl = match wdl {
-            Some(w) => w,
-            None => code_wdl(self.code_at(pos, l)?),
-        };
+        let wdl = self.wdl_of(pos, l, wdl)?;
         let value = match wdl {
             Wdl::Draw => Dtz(0),
             _ if l.side == side => self.stored_zeroing(pos, l, wdl)?,
