@@ -7,11 +7,12 @@
 //! - without pawns (one part, p = n), the solver, finding losses by move counters: 2 bytes
 //!   per index and side (value, move counter), 4 bits (illegal, the best fixed move's class,
 //!   whether it decides the value) and its level marks (32 bytes per 512 indices and side),
-//!   5.125n; the 50-move pass, for a table with mates beyond 100 plies: a second solve, by
-//!   checks (a mark bit instead of the counter byte, 3.375n: `retro::LossSearch`), while the
-//!   first solution is held as the pass reads it, won and lost bitmaps (0.5n), with the
-//!   cursed and exit classes (0.5n), its values, illegal bitmap and exit marks compressed
-//!   (`PACKED_PER_INDEX`), 4.375n and the packed bytes, below the first solve;
+//!   5.125n; then the distances to zeroing (`retro::dtz`): a cell per index and side made
+//!   beside the solution (values and three bitmaps, 2.75n), which is then held packed
+//!   (`PACKED_PER_INDEX`) until the DTZ layer is written, while the search keeps the cells,
+//!   the bits of the resets that decide, of the cursed best conversions and of the losers'
+//!   reprieves, and the 50-move classes (`fifty`), touched only where set: at most 4.75n;
+//!   the cells become the distances' solution in place (2.25n);
 //! - with pawns, the solution's values (2n) are held whole while each part is solved with
 //!   its own state: 2 bytes per index and side (value, counter), 6 bits (the solver's four,
 //!   and the class of the best exit apart from pawn moves into earlier parts) and marks,
@@ -20,15 +21,18 @@
 //!   KRPvKR 0.54n above the rest of the model while the bitmaps were held whole and the
 //!   sub-table loader left its heap fragmented; KRPvKR now peaks below 2n + 5.625p, and the
 //!   margin stays until KNNvKP is measured again): 3.75n + 5.625p. The values' pages are
-//!   touched part by part, and each part is classed under the 50-move rule as soon as it is
-//!   solved (its second solve, by move counters as the first, no larger than it), so the
-//!   model takes, part by part, 3.75 bytes per index solved up to it, its own state, and
+//!   touched part by part, and each part's distances to zeroing are found as soon as it
+//!   is solved (cells and bitmaps, 2.75p, below the part's solve) into a solution of the
+//!   whole table's distances (2.25n), so the model takes, part by part, 3.75 bytes per
+//!   index solved up to it, the distances, its own state, and
 //!   the sub-tables still read: promotion tables go once no part left promotes (`LoadedTables::release_unread`).
 //!   The model is an upper bound there: the values of the parts that no part left reads
 //!   (pawn moves go one or two steps ahead, and never into another file group of the
 //!   leading pawn) are packed and their pages given back (`PartByPart::let_go_unread`), so
 //!   KRPvKR holds at most three of the 24 parts' values (of one file group) at a time;
-//! - the writer: one side of the solution (values n, and five bitmaps: illegal, two exit
+//! - the DTZ layer, written first: the distances' solution (2.25n) and one stream at a
+//!   time (below), the table's solution held packed;
+//! - then the writer: one side of the solution (values n, and five bitmaps: illegal, two exit
 //!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
 //!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the
 //!   layout (holes included: 1.39n numbers without pawns, 1.13n with; of a stream cut into
@@ -46,12 +50,6 @@
 //!   first; the compressed streams are held until the file is written in their order
 //!   (KRNvKNN peaked 3% above its estimate while the solution, the streams before and a
 //!   copy of the DTM blocks were held with it);
-//! - the distances to zeroing (`retro::dtz`), found part by part once a part is classed,
-//!   beside the solution: the pass holds a distance byte and a move counter per index and
-//!   side, the bits of the resets that decide and the positions waiting for their level
-//!   (`DTZ_PER_INDEX`: 8p, by measurement 7.1p), and what it found, 2.25n, from the first
-//!   part's pass to the writer's last stream (all of it for a pawn table, whose parts'
-//!   distances go into one whole solution);
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
 //!   cursed values), let go before the writer starts (those only promotions reach, after
 //!   the last part that promotes); while they are decoded, also the
@@ -60,9 +58,9 @@
 //!
 //! Split across K processes (`retro::peers`), each holds its share of each part (n/K
 //! indices a side) from the solve to the writer: the solver's state and values of its
-//! share, and of the 50-move pass its share's bitmaps (an un-move into another share is
-//! sent, not judged; where two moves may meet, the pass counts moves down, a byte an index
-//! of the share, as checks would read a bit of every index of the part); a pawn table's
+//! share; the distances to zeroing of a table of one part are found whole in every process
+//! from the outcomes of the part gathered (a byte an index and side), each keeping its
+//! share's (the solve across processes, as the DTM solve's, is to come); a pawn table's
 //! part being solved and those its pawn moves reach (values, 2 bytes an index of them,
 //! gathered in every process and given back but for the share once no part left reads
 //! them); the statistics are counted per share and added; the writer makes the choices of
@@ -96,13 +94,16 @@
 use crate::atomic_file::prepare_folder;
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
+pub use crate::phases::PhaseTime;
+use crate::phases::Phases;
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
 use crate::progress::Observer;
+use crate::retro::dtz::PartDtz;
 use crate::retro::peers::{Alone, Peers};
-use crate::retro::{dtz, fifty, ChessGame, LossSearch, PartByPart, Solution};
+use crate::retro::{fifty, ChessGame, LossSearch, PackedSide, PartByPart, Solution};
 use crate::table::{
-    add_counts, combine_stats, count_side_of, write_table_sides, SideCount, SideStats, TableError,
-    TableStats, WriteOptions,
+    add_counts, combine_stats, count_side_of, dtz_layer, write_table_sides, SideCount, SideStats,
+    TableError, TableStats, WriteOptions,
 };
 use crate::threads::Threads;
 use crate::value::{Dtm, Wdl, Wdl5};
@@ -134,14 +135,14 @@ pub enum GenError {
     /// The table could not be written, or not opened once written.
     #[error(transparent)]
     Table(#[from] TableError),
-    /// The distances to zeroing contradict the classes under the 50-move rule: a fault of
-    /// this program (the table is not written).
-    #[error("cannot build {material}: {disagree} distances to zeroing disagree with their classes under the 50-move rule (internal error)")]
-    Disagree {
+    /// Won or lost positions were left without a distance to zeroing: a fault of this
+    /// program (the table is not written).
+    #[error("cannot build {material}: {unsolved} won or lost positions have no distance to zeroing (internal error)")]
+    Unsolved {
         /// The table to build.
         material: Material,
         /// The positions at fault.
-        disagree: u64,
+        unsolved: u64,
     },
     /// Split across processes: the first, which writes the table, could not.
     #[error("cannot build {material}: process 0 could not write it: {message}")]
@@ -175,6 +176,8 @@ pub struct Report {
     pub processes: usize,
     /// Bytes the processes sent each other building it (0 for one process).
     pub exchanged: u64,
+    /// CPU and wall time of each phase, in the order they ran (this process's).
+    pub phases: Vec<PhaseTime>,
 }
 
 /// A resumable build of tables into a folder: the tables already there are kept (a file
@@ -293,18 +296,17 @@ pub struct Estimate {
 const BASE_BYTES: u64 = 32 << 20;
 
 /// Bytes per index of a solution's values and exit marks, both sides, held compressed
-/// during the 50-move pass, by measurement with a margin: KRBvKR's values pack
+/// while the distances to zeroing are found and written, by measurement with a margin: KRBvKR's values pack
 /// into 24,344,912 bytes (0.20n), its exit marks (0.5n unpacked) into far less.
 const PACKED_PER_INDEX: f64 = 0.3;
 
-/// Bytes per index (of one side) the DTZ pass of a part holds beside the solution: a byte
-/// of distance and a move counter per side, the bits of the resets that decide, and the
-/// positions waiting for their level, by measurement: KQvKR peaks at 29.9 MB instead of
-/// 16.5 MB without it, 7.1 bytes for each of its 1.89 million indices.
-const DTZ_PER_INDEX: u64 = 8;
+/// Bytes per index (of one side) the search of a part's distances to zeroing holds beside
+/// the solution, times 4: a cell per side, the bits of the resets that decide, of the
+/// cursed best conversions and of the losers' reprieves.
+const ZEROING_PER_INDEX_X4: u64 = 11;
 
 /// Bytes per index of the distances to zeroing found (a byte per side and the bits of the
-/// resets that decide), kept from the DTZ pass to the writer's last stream.
+/// resets that decide), times 4: kept until the DTZ layer is written.
 const DISTANCES_PER_INDEX_X4: u64 = 9;
 
 /// CPU time per index (both sides counted) of solving, the 50-move pass and writing,
@@ -335,26 +337,26 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
                 let p = parts[k].end - parts[k].start;
                 solved += p;
                 let held = schedule.held_reading(material, promoting[k]);
-                // The distances of the whole table, held from the first part's DTZ pass
-                // on; the part's solve, then its DTZ pass.
+                // The distances of the whole table, held from the first part's search on;
+                // the part's solve, then its search, no larger.
                 let distances = DISTANCES_PER_INDEX_X4 * n / 4;
-                let pass = (45 * p / 8).max(DTZ_PER_INDEX * p);
+                let pass = (45 * p / 8).max(ZEROING_PER_INDEX_X4 * p / 4);
                 held + 3 * solved + 3 * solved / 4 + distances + pass
             })
             .max()
             .unwrap_or(0)
     } else {
-        let fifty = 35 * n / 8 + (PACKED_PER_INDEX * n as f64) as u64;
-        held + (41 * n / 8).max(fifty).max(41 * n / 8 + DTZ_PER_INDEX * n)
+        // The solve; then the cells made beside the solution, before it is packed.
+        held + (41 * n / 8).max(11 * n / 4 + 2 * n)
     };
     // A batch of segments of a stream at a time (`table::codec::Segments`).
     let gathered = WriteOptions::default().gathered(layout);
-    let writing = 13 * n / 8
-        + (PACKED_PER_INDEX * n as f64 / 2.0) as u64
-        + 2 * gathered
-        + DISTANCES_PER_INDEX_X4 * n / 4;
+    let packed = (PACKED_PER_INDEX * n as f64) as u64;
+    // The DTZ layer, the solution packed; then the other layers.
+    let dtz_layer = packed + DISTANCES_PER_INDEX_X4 * n / 4 + 2 * gathered;
+    let writing = 13 * n / 8 + packed / 2 + 2 * gathered;
     Estimate {
-        peak_bytes: (BASE_BYTES + loading.max(solving).max(writing)) / 20 * 21,
+        peak_bytes: (BASE_BYTES + loading.max(solving).max(dtz_layer).max(writing)) / 20 * 21,
         cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX
             + schedule.indices() as f64 * LOADING_CPU_SECONDS_PER_INDEX,
     }
@@ -417,6 +419,7 @@ fn generate_in_pool(
         }
     }
     let start = Instant::now();
+    let mut phases = Phases::start();
     let sent_before = peers.bytes_sent();
     let index = TableIndex::new(material);
     let indices = 2 * index.size();
@@ -426,6 +429,7 @@ fn generate_in_pool(
     // solve's and writer's peaks.
     tb.release_pages();
     give_back_free_memory();
+    phases.lap("loading");
     // Part by part, each classed under the 50-move rule as soon as it is solved, so that
     // what only the first parts read (promotions) goes before the later parts' memory comes.
     let mut parts = PartByPart::new(
@@ -440,21 +444,36 @@ fn generate_in_pool(
     // The distances to zeroing, laid out as the solution is: a table of one part as its
     // solution (this process's share), one of several parts whole.
     let mut distances: Option<Solution> = None;
+    // A table of one part: its solution, held packed from its distances' search to the
+    // DTZ layer's writing.
+    let mut packed: Option<[PackedSide; 2]> = None;
     for k in 0..parts.count() {
         let game = ChessGame::new(index.clone(), &loaded);
         parts.solve_next(&game, observer);
-        rule.class_part(&game, &mut parts, observer);
+        phases.lap("dtm_solve");
         let part = parts.parts()[k].clone();
         let share = if parts.holds_share() {
             distances_split(&game, &parts, &rule, part, observer)
+        } else if parts.count() == 1 {
+            // No pawn: the search reads no value of the solution once the cells are made,
+            // and the solution is held packed until the DTZ layer is written.
+            let found =
+                PartDtz::from_outcomes(part, &|side, idx| parts.solution().value(side, idx).0);
+            phases.lap("zeroing_solve");
+            packed = Some([0, 1].map(|side| PackedSide::take(parts.solution_mut(), side)));
+            give_back_free_memory();
+            phases.lap("packing");
+            let earlier = |_: usize, _: u64| -> Wdl5 { unreachable!("no pawn, no earlier part") };
+            distances_found(&game, found, &earlier, &rule, observer)
         } else {
             let value = |side: usize, idx: u64| {
                 let v = parts.solution().value(side, idx).0;
                 (v, rule.class_of(side, idx, v.wdl()))
             };
-            distances_of(&game, part, &value, observer)
+            distances_of(&game, part, &value, &rule, observer)
         }
-        .map_err(|disagree| GenError::Disagree { material, disagree })?;
+        .map_err(|unsolved| GenError::Unsolved { material, unsolved })?;
+        phases.lap("zeroing_solve");
         distances = Some(match (distances.take(), parts.count()) {
             (None, 1) => share,
             (whole, _) => {
@@ -471,9 +490,25 @@ fn generate_in_pool(
         // Pawn moves lead one or two steps ahead: the parts further ahead are not read.
         parts.let_go_unread(&last_readers);
         give_back_free_memory();
+        phases.lap("releasing");
     }
     // The sub-tables are not read again: their memory goes before the writer's comes.
     drop(loaded);
+    let opts = WriteOptions::default();
+    // A table of one part writes its DTZ layer while its solution is still packed.
+    let mut dtz = None;
+    if let Some(packed) = packed.take() {
+        observer.pass("compressing and writing", 1);
+        dtz = distances
+            .take()
+            .map(|d| dtz_layer(&index, d, &opts, &*peers));
+        give_back_free_memory();
+        phases.lap("dtz_layer");
+        packed
+            .into_iter()
+            .for_each(|p| p.restore(parts.solution_mut()));
+        phases.lap("packing");
+    }
     // A table of several parts (pawns) comes a side at a time, the other packed: both
     // sides whole would be its peak. One part comes whole, below the solver's own peak.
     // Each side is counted while it is whole.
@@ -494,7 +529,7 @@ fn generate_in_pool(
             _ => add_shares(&*peers, mine),
         };
     };
-    let (solution, held) = if parts.count() > 1 {
+    let (mut solution, held) = if parts.count() > 1 {
         let (solution, held) = parts.into_sides(finish);
         (solution, Some(held))
     } else {
@@ -503,11 +538,37 @@ fn generate_in_pool(
         (solution, None)
     };
     give_back_free_memory();
+    phases.lap("counting");
     let stats = combine_stats(sides);
     observer.pass("compressing and writing", 1);
-    let opts = WriteOptions::default();
+    // Else the DTZ layer first, with the solution held packed meanwhile: its distances
+    // go before the other layers' streams come, so that the two are never held together.
+    let dtz = dtz.or_else(|| {
+        let distances = distances?;
+        let whole = |side: &usize| held.as_ref().is_none_or(|h| h.side() != *side);
+        let packed: Vec<PackedSide> = (0..2)
+            .filter(whole)
+            .map(|side| PackedSide::take(&mut solution, side))
+            .collect();
+        give_back_free_memory();
+        phases.lap("packing");
+        let layer = dtz_layer(&index, distances, &opts, &*peers);
+        give_back_free_memory();
+        phases.lap("dtz_layer");
+        packed.into_iter().for_each(|p| p.restore(&mut solution));
+        phases.lap("packing");
+        Some(layer)
+    });
     let written = write_table_sides(
-        dir, &material, solution, held, distances, stats, &opts, &*peers,
+        dir,
+        &material,
+        solution,
+        held,
+        dtz,
+        stats,
+        &opts,
+        &*peers,
+        &mut phases,
     );
     let sent = peers.bytes_sent() - sent_before;
     let done = agree_written(&*peers, material, written, sent)?;
@@ -521,21 +582,42 @@ fn generate_in_pool(
         peak_memory: done.peak_memory,
         processes: peers.count(),
         exchanged: done.exchanged,
+        phases: phases.times().to_vec(),
     })
 }
 
 /// The distances to zeroing of `part` (`retro::dtz`), `value` giving each position's value
-/// and class under the rule, as a solution (`dtz::PartDtz::into_share`); the number of
-/// positions whose distance contradicts their class, if any (a fault of this program).
+/// (and the class under the rule of those of the parts before): `distances_found`.
 fn distances_of<E: Send>(
     game: &ChessGame<'_, E>,
     part: Range<u64>,
     value: &(impl Fn(usize, u64) -> (Dtm, Wdl5) + Sync),
+    rule: &fifty::Rule,
     observer: &dyn Observer,
 ) -> Result<Solution, u64> {
-    let (found, disagree) = dtz::solve_part(game, part, value, observer);
-    match disagree {
-        0 => Ok(found.into_share(|side, idx| value(side, idx).1)),
+    let found = PartDtz::from_outcomes(part, &|side, idx| value(side, idx).0);
+    let earlier = |side: usize, idx: u64| value(side, idx).1;
+    distances_found(game, found, &earlier, rule, observer)
+}
+
+/// The distances to zeroing of the part whose cells `found` holds (`PartDtz::from_outcomes`),
+/// `earlier` giving the class under the rule of the positions of the parts before, as a
+/// solution (`PartDtz::into_share`), their classes kept in `rule`; the number of won or
+/// lost positions left without a distance, if any (a fault of this program).
+fn distances_found<E: Send>(
+    game: &ChessGame<'_, E>,
+    found: PartDtz,
+    earlier: &(impl Fn(usize, u64) -> Wdl5 + Sync),
+    rule: &fifty::Rule,
+    observer: &dyn Observer,
+) -> Result<Solution, u64> {
+    found.set_up(game, earlier, observer);
+    found.search(game, observer);
+    match found.unsolved() {
+        0 => {
+            rule.class_part(&found);
+            Ok(found.into_share())
+        }
         n => Err(n),
     }
 }
@@ -588,7 +670,7 @@ fn distances_split<E: Send>(
         };
         (v, class)
     };
-    let whole = distances_of(game, part, &value, observer)?;
+    let whole = distances_of(game, part, &value, rule, observer)?;
     Ok(whole.cut(own))
 }
 

@@ -139,6 +139,7 @@ pub mod cluster;
 mod field;
 pub mod generate;
 pub mod ghi;
+mod phases;
 mod prefetch;
 pub mod probe;
 pub mod progress;

@@ -195,6 +195,34 @@ fn gen_builds_sub_tables_first_and_skips_finished_ones() {
         })
         .collect();
     assert_eq!(built, ["KNvK", "KQvK", "KQvKN"]);
+    // Each table's phases, in the order they ran, account for its time.
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let phases = v["phases"].as_array().unwrap();
+        let names: Vec<&str> = phases.iter().map(|p| p["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "loading",
+                "dtm_solve",
+                "zeroing_solve",
+                "packing",
+                "releasing",
+                "dtz_layer",
+                "counting",
+                "layouts",
+                "wdl_layer",
+                "dtm_layer",
+                "file"
+            ],
+            "{line}"
+        );
+        let time = |key: &str| -> f64 { phases.iter().map(|p| p[key].as_f64().unwrap()).sum() };
+        let seconds = v["seconds"].as_f64().unwrap();
+        assert!(time("wall_seconds") <= seconds + 0.01, "{line}");
+        assert!(time("wall_seconds") > seconds - 0.5, "{line}");
+        assert!(time("cpu_seconds") > 0.0, "{line}");
+    }
     for sig in &built {
         assert!(dir.path().join(format!("{sig}.rbt")).is_file());
     }
@@ -236,7 +264,7 @@ fn gen_plan_lists_the_tables_with_their_estimates_and_builds_nothing() {
 
 /// Six pieces are planned like the others: KRNvKNN comes last, after its 3-5-piece
 /// sub-tables, with its index size (king pairs times 64 squares for each lone piece and
-/// C(64, 2) for the pair of knights), and its estimate is the largest.
+/// C(64, 2) for the pair of knights), and its estimate is the largest, and at most 20 GiB.
 #[test]
 fn gen_plan_takes_six_piece_tables() {
     let dir = tempfile::tempdir().unwrap();
@@ -261,6 +289,8 @@ fn gen_plan_takes_six_piece_tables() {
     }
     let peak = |t: &Value| t["estimated_peak_memory_bytes"].as_u64().unwrap();
     assert!(plan.iter().all(|t| peak(t) <= peak(last)));
+    // Within a 24 GiB machine: the distances to zeroing hold no more than the solve.
+    assert!(peak(last) <= 20 << 30, "{last}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 

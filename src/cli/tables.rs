@@ -6,7 +6,7 @@ use super::plan::{nothing_to_build, report_header, report_row, Limit, Plan};
 use super::progress::Bars;
 use super::said::{merge, words, Ending};
 use retrobook::chess::{Color, Position};
-use retrobook::generate::{estimate, plan, GenOptions, Report, Session};
+use retrobook::generate::{estimate, plan, GenOptions, PhaseTime, Report, Session};
 use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
 use retrobook::probe::{verify_table, verify_work, DtzCheck, ProbeError, VerifyError};
@@ -42,12 +42,19 @@ fn report_json(r: &Report) -> serde_json::Value {
         "bytes": r.bytes,
         "file": r.path.display().to_string(),
         "max_dtm_plies": r.stats.max_plies,
+        "phases": r.phases.iter().map(phase_json).collect::<Vec<_>>(),
     });
     if r.processes > 1 {
         v["processes"] = r.processes.into();
         v["bytes_exchanged"] = r.exchanged.into();
     }
     v
+}
+
+/// A phase's times, to the millisecond.
+fn phase_json(p: &PhaseTime) -> serde_json::Value {
+    let ms = |s: f64| (s * 1000.0).round() / 1000.0;
+    json!({"name": p.name, "cpu_seconds": ms(p.cpu_seconds), "wall_seconds": ms(p.wall_seconds)})
 }
 
 pub fn cmd_gen(

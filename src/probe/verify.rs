@@ -246,7 +246,7 @@ mod tests {
     use crate::retro::dtz::as_distance;
     use crate::retro::peers::Alone;
     use crate::retro::Solution;
-    use crate::table::{write_table_sides, WriteOptions};
+    use crate::table::{dtz_layer, write_table_sides, WriteOptions};
     use crate::value::Wdl5;
 
     /// Rewrites `material`'s table in `dir` with the distances to zeroing `dtz` gives
@@ -280,15 +280,17 @@ mod tests {
         distances.exit_decides = [vec![0; words], vec![0; words]];
         let opts = WriteOptions::default();
         let solution = Solution::from_parts(values, illegal);
+        let dtz = dtz_layer(&index, distances, &opts, &Alone);
         write_table_sides(
             dir,
             &m,
             solution,
             None,
-            Some(distances),
+            Some(dtz),
             stats,
             &opts,
             &Alone,
+            &mut crate::phases::Phases::start(),
         )
         .unwrap();
         Tablebase::open(dir)

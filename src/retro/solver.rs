@@ -166,28 +166,6 @@ pub trait RetroGame: Sync {
     fn parts(&self) -> Vec<Range<u64>> {
         std::iter::once(0..self.size()).collect()
     }
-
-    /// Whether an un-move may reach `idx` with `side` to move: false where `predecessors`
-    /// leaves the position out. Asked of the notes another process sent: a game split
-    /// across processes may not know that of the positions it does not hold, and reports
-    /// them; their holder drops the notes. True by default.
-    fn takes_unmoves(&self, _side: usize, _idx: u64) -> bool {
-        true
-    }
-
-    /// Told the values of the indices `own` of `part` (as `Solution::values` holds them,
-    /// `own`'s first index at 0) before any later part starts: the whole part, or, split
-    /// across `peers`, this process's share (`peers::Shares`), the positions it alone
-    /// asked about. Collective where split: a game that noted something of its share while
-    /// the part was solved may make it known to every process here. Nothing by default.
-    fn part_solved(
-        &self,
-        _part: Range<u64>,
-        _own: Range<u64>,
-        _values: [&[u8]; 2],
-        _peers: &dyn Peers,
-    ) {
-    }
 }
 
 /// How the solver finds losses (see the module doc).
@@ -707,8 +685,6 @@ pub struct PartByPart {
     out: Option<Solution>,
     /// Each side's long distances listed so far.
     long: [Vec<(u64, u32)>; 2],
-    /// Plies of the longest best exit of the part solved last.
-    last_longest_exit: u32,
     /// Of a game of several parts, per side, the first index and bitmaps (illegal, exit
     /// decides, exit same class) of each part's share this process holds (the whole part
     /// alone), held compressed: no part reads another's, and only the writer needs them,
@@ -735,7 +711,6 @@ impl PartByPart {
             search,
             out: None,
             long: Default::default(),
-            last_longest_exit: 0,
             marks: Default::default(),
             unread: Default::default(),
             peers: Arc::new(Alone),
@@ -778,7 +753,6 @@ impl PartByPart {
             // No later part reads it: each process keeps its share.
             let (peers, label) = (&*self.peers, String::new());
             let whole = solve_part(game, part, None, max_plies, search, observer, label, peers);
-            self.last_longest_exit = whole.longest_exit;
             self.out = Some(whole);
             self.solved = 1;
             return k;
@@ -840,9 +814,13 @@ impl PartByPart {
             }
         }
         out.longest_exit = out.longest_exit.max(longest_exit);
-        self.last_longest_exit = longest_exit;
         self.solved += 1;
         k
+    }
+
+    /// The solution of the parts solved so far, to change (`solution`).
+    pub fn solution_mut(&mut self) -> &mut Solution {
+        self.out.as_mut().expect("a part is solved")
     }
 
     /// The solution of the parts solved so far (the others' values are 0); of a game of
@@ -850,33 +828,6 @@ impl PartByPart {
     /// of one part split across processes, this process's share (`held`).
     pub fn solution(&self) -> &Solution {
         self.out.as_ref().expect("a part is solved")
-    }
-
-    /// The same, to change.
-    pub fn solution_mut(&mut self) -> &mut Solution {
-        self.out.as_mut().expect("a part is solved")
-    }
-
-    /// True when some value of the part solved last, or its best exit, takes more than
-    /// `plies`.
-    pub fn last_reaches_beyond(&self, plies: u32) -> bool {
-        let part = &self.parts[self.solved - 1];
-        let out = self.solution();
-        // The values held of the part (a share of a game of one part split across
-        // processes).
-        let held = out.first..out.first + out.values[0].len() as u64;
-        let at = |h: u64| (h.clamp(held.start, held.end) - held.start) as usize;
-        let at = at(part.start)..at(part.end);
-        let beyond = |c: &u8| *c == Dtm::LONG || Dtm::decode(*c).plies() > Some(plies);
-        let here = out
-            .values
-            .iter()
-            .any(|v| v[at.clone()].par_iter().any(beyond))
-            || self.last_longest_exit > plies;
-        if !self.holds_share() {
-            return here;
-        }
-        self.peers.any_of(&[here])[0]
     }
 
     /// True when each process holds its share of the solution, not the whole: a game of
@@ -1058,24 +1009,8 @@ fn or_bits_at(dst: &mut [u64], offset: u64, src: &[u64]) {
         });
 }
 
-/// Solves the indices `part` of `game` up to `max_plies` alone, finding losses by `search`,
-/// keeping nothing: what the game is told (`RetroGame::part_solved`) is the result. Every
-/// move must stay in the part (a game reads a move into an earlier part as fixed itself).
-/// Passes are named after `label`; the part is split across `peers`, each told its share.
-pub fn solve_alone<G: RetroGame>(
-    game: &G,
-    part: Range<u64>,
-    max_plies: u32,
-    search: LossSearch,
-    observer: &dyn Observer,
-    label: String,
-    peers: &dyn Peers,
-) {
-    solve_part(game, part, None, max_plies, search, observer, label, peers);
-}
-
 /// Solves the indices `part` of `game`, after the parts `earlier` holds, split across
-/// `peers`, tells the game, and returns this process's share of the solution (the part's,
+/// `peers`, and returns this process's share of the solution (the part's,
 /// alone).
 #[allow(clippy::too_many_arguments)]
 fn solve_part<G: RetroGame>(
@@ -1090,11 +1025,7 @@ fn solve_part<G: RetroGame>(
 ) -> Solution {
     let st = State::new(game, part.clone(), earlier, search, peers);
     st.run(max_plies, observer, label);
-    let own = st.own.clone();
-    let solution = st.finish();
-    let values = [&solution.values[0][..], &solution.values[1][..]];
-    game.part_solved(part, own, values, peers);
-    solution
+    st.finish()
 }
 
 /// Writes the values of every process's share of a part into `whole` (the part's values,
@@ -1239,17 +1170,6 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
     }
 
-    /// Whether the game takes `note`, from another process (`RetroGame::takes_unmoves`).
-    fn takes(&self, note: Note) -> bool {
-        match note {
-            Note::Win(side, i) | Note::Lost(side, i) | Note::WinAt(side, i, _) => {
-                self.game.takes_unmoves(side as usize, i)
-            }
-            // Sent by a move's holder for its own position: the move was taken already.
-            Note::MoveLosesAt(..) => true,
-        }
-    }
-
     /// What `note` does to the position it targets, held here, at `level`.
     fn apply(&self, note: Note, level: u32) {
         match note {
@@ -1280,9 +1200,8 @@ impl<'g, G: RetroGame> State<'g, G> {
         let units = received.len() / UNIT;
         (0..units).into_par_iter().step_by(CHUNK).for_each(|first| {
             for u in first..(first + CHUNK).min(units) {
-                match Note::decode(&received, u) {
-                    Some(note) if self.takes(note) => self.apply(note, level),
-                    _ => {}
+                if let Some(note) = Note::decode(&received, u) {
+                    self.apply(note, level);
                 }
             }
         });

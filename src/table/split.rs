@@ -411,7 +411,9 @@ mod tests {
                             segments_at_once: opts.segments_at_once + p.rank(),
                             ..opts.clone()
                         };
-                        write_table_sides(dir, &m, mine, None, None, stats, &opts, &p).unwrap();
+                        let phases = &mut crate::phases::Phases::start();
+                        write_table_sides(dir, &m, mine, None, None, stats, &opts, &p, phases)
+                            .unwrap();
                     });
                 }
             });

@@ -30,6 +30,7 @@ use crate::atomic_file::AtomicFile;
 use crate::game::Game;
 use crate::index::{Layout, Part, TableIndex};
 use crate::material::Material;
+use crate::phases::Phases;
 use crate::prefetch::prefetch_at;
 use crate::retro::peers::{Alone, Owners, Peers};
 use crate::retro::{Packed, PackedSide, Solution};
@@ -567,7 +568,10 @@ pub fn write_table(
     stats: TableStats,
     opts: &WriteOptions,
 ) -> Result<(PathBuf, u64), TableError> {
-    write_table_sides(dir, material, solution, None, None, stats, opts, &Alone)
+    let phases = &mut Phases::start();
+    write_table_sides(
+        dir, material, solution, None, None, stats, opts, &Alone, phases,
+    )
 }
 
 /// The same for a solution that holds both sides, or one side and the other `held`
@@ -585,17 +589,18 @@ pub fn write_table(
 ///
 /// Split across `peers`, each process holds (at least) its share of each part's indices
 /// (`Owners`), the work is spread over them (`split`), and process 0 writes the file; the
-/// others return its path and 0 bytes (collective).
+/// others return its path and 0 bytes (collective). Each step's time goes to `phases`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_table_sides(
     dir: &Path,
     material: &Material,
     solution: Solution,
     held: Option<PackedSide>,
-    dtz: Option<Solution>,
+    dtz: Option<DtzStream>,
     stats: TableStats,
     opts: &WriteOptions,
     peers: &dyn Peers,
+    phases: &mut Phases,
 ) -> Result<(PathBuf, u64), TableError> {
     let path = table_path(dir, material);
     let index = TableIndex::new(*material);
@@ -606,23 +611,7 @@ pub(crate) fn write_table_sides(
     // Every process fills with the same symbols, whoever holds the long distances.
     let moves_beyond_a_byte = peers.any_of(&[here])[0];
     let owners = Owners::new(&index.parts(), peers.count());
-    // The streams are cut into the same batches in every process, whatever its threads.
-    let agreed;
-    let opts = match peers.count() {
-        1 => opts,
-        _ => {
-            let mine = (opts.segments_at_once as u64).to_le_bytes().to_vec();
-            let all = peers.all_gather(mine);
-            let at_once = all
-                .iter()
-                .map(|a| u64::from_le_bytes(a[..8].try_into().expect("a count")));
-            agreed = WriteOptions {
-                segments_at_once: at_once.min().unwrap_or(1) as usize,
-                ..opts.clone()
-            };
-            &agreed
-        }
-    };
+    let opts = &agreed(opts, peers);
     let mut c = Choices {
         index: &index,
         solution,
@@ -650,6 +639,7 @@ pub(crate) fn write_table_sides(
     };
     // The trials' many small blocks go before the streams' large ones come.
     give_back_free_memory();
+    phases.lap("layouts");
     let wdl_layouts = [wdl0, wdl1];
     let dtm_side = usize::from(dtm1.1 < dtm0.1);
     let dtm_layout = if dtm_side == 0 { dtm0.0 } else { dtm1.0 };
@@ -684,6 +674,7 @@ pub(crate) fn write_table_sides(
     streams[other] = wdl_stream(&c, other);
     c.wdl_inputs[other] = Vec::new();
     give_back_free_memory();
+    phases.lap("wdl_layer");
     held.restore(&mut c.solution);
     let inputs = wdl_inputs_packed(&c.solution, dtm_side, &owned);
     // The DTM stream reads the values and the exits deciding, no more.
@@ -711,12 +702,10 @@ pub(crate) fn write_table_sides(
             _ => Vec::new(),
         }
     };
+    phases.lap("dtm_layer");
     c.wdl_inputs[dtm_side] = inputs.unpack();
     streams[dtm_side] = wdl_stream(&c, dtm_side);
-    let Choices { owners, .. } = c;
-    // The DTZ layer last, once the solution is let go: its own distances, written as the
-    // DTM layer is (collective where split).
-    let dtz_layer = dtz.map(|distances| dtz_stream(&index, distances, owners, opts, peers));
+    phases.lap("wdl_layer");
     if peers.rank() != 0 {
         return Ok((path, 0));
     }
@@ -738,11 +727,11 @@ pub(crate) fn write_table_sides(
         for (extent, stream) in header.streams.iter_mut().zip([wdl0, wdl1, dtm_stream]) {
             *extent = put(&stream)?;
         }
-        if let Some((side, layout, stream)) = dtz_layer {
+        if let Some(dtz) = dtz {
             header.dtz = Some(DtzLayer {
-                side,
-                layout: layout.to_bytes(),
-                stream: put(&stream)?,
+                side: dtz.side,
+                layout: dtz.layout.to_bytes(),
+                stream: put(&dtz.stream)?,
             });
         }
         let end = at;
@@ -750,20 +739,32 @@ pub(crate) fn write_table_sides(
         w.write_all(&header.to_bytes())?;
         Ok(end)
     })?;
+    phases.lap("file");
     Ok((path, bytes))
 }
 
-/// The DTZ layer of a table of `index` from its distances to zeroing (a solution of the
-/// game under the rule, as `fifty::Rule::class_part` gives it, in the layout of the
-/// table's solution; split across `peers`, each process's shares as `owners` says): the
-/// side that compresses better, its layout and stream (at process 0; collective).
-fn dtz_stream(
+/// A table's DTZ layer, compressed (at process 0; empty elsewhere).
+pub(crate) struct DtzStream {
+    /// The side to move stored.
+    side: usize,
+    /// Its layout.
+    layout: Layout,
+    /// Its stream.
+    stream: Vec<u8>,
+}
+
+/// The DTZ layer of a table of `index` from its distances to zeroing (as
+/// `retro::dtz::PartDtz::into_share` gives them, in the layout of the table's solution;
+/// split across `peers`, each process's shares), written as the DTM layer is: the side
+/// that compresses better (collective where split).
+pub(crate) fn dtz_layer(
     index: &TableIndex,
     distances: Solution,
-    owners: Owners,
     opts: &WriteOptions,
     peers: &dyn Peers,
-) -> (usize, Layout, Vec<u8>) {
+) -> DtzStream {
+    let owners = Owners::new(&index.parts(), peers.count());
+    let opts = &agreed(opts, peers);
     let long = distances.long.iter().flat_map(|l| l.entries());
     let here = long
         .clone()
@@ -798,13 +799,34 @@ fn dtz_stream(
     let written = [0, 1].map(|side| {
         let (layout, _) = choose_layout(&c, Kind::Dtm(side), opts, longer);
         let stream = c.written(Kind::Dtm(side), &layout, opts);
-        (side, layout, stream)
+        DtzStream {
+            side,
+            layout,
+            stream,
+        }
     });
     // The first of equals: white's side where the two take as many bytes.
     let [white, black] = written;
-    match black.2.len() < white.2.len() {
+    match black.stream.len() < white.stream.len() {
         true => black,
         false => white,
+    }
+}
+
+/// `opts` as every process of `peers` writes with: the streams are cut into the same
+/// batches in every process, whatever its threads (collective where split).
+fn agreed(opts: &WriteOptions, peers: &dyn Peers) -> WriteOptions {
+    if peers.count() == 1 {
+        return opts.clone();
+    }
+    let mine = (opts.segments_at_once as u64).to_le_bytes().to_vec();
+    let all = peers.all_gather(mine);
+    let at_once = all
+        .iter()
+        .map(|a| u64::from_le_bytes(a[..8].try_into().expect("a count")));
+    WriteOptions {
+        segments_at_once: at_once.min().unwrap_or(1) as usize,
+        ..opts.clone()
     }
 }
 

@@ -1,0 +1,109 @@
+//! CPU and wall time of the phases of a table's build (`gen --json`'s `phases`), so that
+//! speed work is measured where the time goes, not guessed.
+
+use std::time::Instant;
+
+/// The time one phase took, over every time it ran (a pawn table solves part by part).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseTime {
+    /// The phase, a name fixed in the code (`Phases::lap`).
+    pub name: &'static str,
+    /// CPU time of the process, all its threads, in seconds.
+    pub cpu_seconds: f64,
+    /// Wall time in seconds.
+    pub wall_seconds: f64,
+}
+
+/// A stopwatch over phases: each `lap` charges the time since the one before (or since
+/// `start`) to the phase it names; phases keep the order they first ran in.
+#[derive(Clone, Debug)]
+pub struct Phases {
+    times: Vec<PhaseTime>,
+    wall: Instant,
+    cpu: f64,
+}
+
+impl Phases {
+    /// A stopwatch started now.
+    pub fn start() -> Phases {
+        Phases {
+            times: Vec::new(),
+            wall: Instant::now(),
+            cpu: process_cpu_seconds(),
+        }
+    }
+
+    /// Charges the time since the last lap to `name`, and starts the next.
+    pub fn lap(&mut self, name: &'static str) {
+        let (wall, cpu) = (Instant::now(), process_cpu_seconds());
+        let (wall_seconds, cpu_seconds) = ((wall - self.wall).as_secs_f64(), cpu - self.cpu);
+        (self.wall, self.cpu) = (wall, cpu);
+        match self.times.iter_mut().find(|t| t.name == name) {
+            Some(t) => {
+                t.cpu_seconds += cpu_seconds;
+                t.wall_seconds += wall_seconds;
+            }
+            None => self.times.push(PhaseTime {
+                name,
+                cpu_seconds,
+                wall_seconds,
+            }),
+        }
+    }
+
+    /// The phases timed, in the order they first ran.
+    pub fn times(&self) -> &[PhaseTime] {
+        &self.times
+    }
+}
+
+/// CPU time this process has used, user and system, over all its threads (0 where the
+/// system does not say).
+fn process_cpu_seconds() -> f64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: getrusage fills the struct it is given, which lives through the call.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } == 0 {
+            // SAFETY: filled above.
+            let u = unsafe { usage.assume_init() };
+            let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+            return seconds(u.ru_utime) + seconds(u.ru_stime);
+        }
+    }
+    0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spins until the process has used `seconds` more CPU time.
+    fn spin(seconds: f64) {
+        let until = process_cpu_seconds() + seconds;
+        let mut x = 0u64;
+        while process_cpu_seconds() < until {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+    }
+
+    #[test]
+    fn laps_add_up_by_phase_in_the_order_first_run() {
+        let mut phases = Phases::start();
+        spin(0.02);
+        phases.lap("first");
+        spin(0.01);
+        phases.lap("second");
+        spin(0.02);
+        phases.lap("first");
+        let names: Vec<_> = phases.times().iter().map(|t| t.name).collect();
+        assert_eq!(names, ["first", "second"]);
+        let [first, second] = phases.times() else {
+            unreachable!()
+        };
+        assert!(first.cpu_seconds >= 0.04, "{first:?}");
+        assert!(second.cpu_seconds >= 0.01, "{second:?}");
+        // The wall clock ran at least while this thread was on a CPU.
+        assert!(second.wall_seconds > 0.0 && first.wall_seconds > 0.0);
+    }
+}
