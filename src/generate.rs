@@ -99,14 +99,15 @@ use crate::phases::Phases;
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
 use crate::progress::Observer;
 use crate::retro::dtz::PartDtz;
+use crate::retro::fifty::RULE_PLIES;
 use crate::retro::peers::{Alone, Peers};
-use crate::retro::{fifty, ChessGame, LossSearch, PackedSide, PartByPart, Solution};
+use crate::retro::{bit, fifty, ChessGame, LossSearch, PackedSide, PartByPart, Solution};
 use crate::table::{
     add_counts, combine_stats, count_side_of, dtz_layer, write_table_sides, SideCount, SideStats,
     TableError, TableStats, WriteOptions,
 };
 use crate::threads::Threads;
-use crate::value::{Dtm, Wdl, Wdl5};
+use crate::value::{Dtm, Wdl5};
 use crate::zeroed::give_back_free_memory;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -452,25 +453,34 @@ fn generate_in_pool(
         parts.solve_next(&game, observer);
         phases.lap("dtm_solve");
         let part = parts.parts()[k].clone();
-        let share = if parts.holds_share() {
-            distances_split(&game, &parts, &rule, part, observer)
-        } else if parts.count() == 1 {
+        let share = if parts.count() == 1 {
             // No pawn: the search reads no value of the solution once the cells are made,
-            // and the solution is held packed until the DTZ layer is written.
-            let found =
-                PartDtz::from_outcomes(part, &|side, idx| parts.solution().value(side, idx).0);
+            // and the solution is held packed until the DTZ layer is written. Split across
+            // processes, each searches its share (`held`).
+            let s = parts.solution();
+            // Mates within 100 plies are forced within the rule whatever the defence:
+            // without a longer value or exit nothing is cursed.
+            let beyond = peers.any_of(&[s.reaches_beyond(RULE_PLIES)])[0];
+            let exit_wins = |side: usize, idx: u64| bit(&s.exit_same_wdl[side], idx - s.first);
+            let exit_wins = (!beyond).then_some(&exit_wins as _);
+            let dtm = |side: usize, idx: u64| s.value(side, idx).0;
+            let found = PartDtz::from_outcomes(part, parts.held(), &dtm, exit_wins);
             phases.lap("zeroing_solve");
             packed = Some([0, 1].map(|side| PackedSide::take(parts.solution_mut(), side)));
             give_back_free_memory();
             phases.lap("packing");
             let earlier = |_: usize, _: u64| -> Wdl5 { unreachable!("no pawn, no earlier part") };
-            distances_found(&game, found, &earlier, &rule, observer)
+            distances_found(&game, found, &earlier, &rule, &*peers, observer)
         } else {
+            // Every process searches the whole part (it holds its values whole).
             let value = |side: usize, idx: u64| {
                 let v = parts.solution().value(side, idx).0;
                 (v, rule.class_of(side, idx, v.wdl()))
             };
-            distances_of(&game, part, &value, &rule, observer)
+            let dtm = |side: usize, idx: u64| value(side, idx).0;
+            let found = PartDtz::from_outcomes(part.clone(), part, &dtm, None);
+            let earlier = |side: usize, idx: u64| value(side, idx).1;
+            distances_found(&game, found, &earlier, &rule, &Alone, observer)
         }
         .map_err(|unsolved| GenError::Unsolved { material, unsolved })?;
         phases.lap("zeroing_solve");
@@ -586,92 +596,36 @@ fn generate_in_pool(
     })
 }
 
-/// The distances to zeroing of `part` (`retro::dtz`), `value` giving each position's value
-/// (and the class under the rule of those of the parts before): `distances_found`.
-fn distances_of<E: Send>(
-    game: &ChessGame<'_, E>,
-    part: Range<u64>,
-    value: &(impl Fn(usize, u64) -> (Dtm, Wdl5) + Sync),
-    rule: &fifty::Rule,
-    observer: &dyn Observer,
-) -> Result<Solution, u64> {
-    let found = PartDtz::from_outcomes(part, &|side, idx| value(side, idx).0);
-    let earlier = |side: usize, idx: u64| value(side, idx).1;
-    distances_found(game, found, &earlier, rule, observer)
-}
-
 /// The distances to zeroing of the part whose cells `found` holds (`PartDtz::from_outcomes`),
 /// `earlier` giving the class under the rule of the positions of the parts before, as a
 /// solution (`PartDtz::into_share`), their classes kept in `rule`; the number of won or
-/// lost positions left without a distance, if any (a fault of this program).
+/// lost positions left without a distance, if any (a fault of this program). Split across
+/// `peers`, each process searches its share (collective).
 fn distances_found<E: Send>(
     game: &ChessGame<'_, E>,
     found: PartDtz,
     earlier: &(impl Fn(usize, u64) -> Wdl5 + Sync),
     rule: &fifty::Rule,
+    peers: &dyn Peers,
     observer: &dyn Observer,
 ) -> Result<Solution, u64> {
     found.set_up(game, earlier, observer);
-    found.search(game, observer);
-    match found.unsolved() {
+    found.search(game, peers, observer);
+    let unsolved = match peers.count() {
+        1 => found.unsolved(),
+        _ => (peers
+            .all_gather(found.unsolved().to_le_bytes().to_vec())
+            .iter())
+        .map(|b| u64::from_le_bytes(b[..8].try_into().expect("a count")))
+        .sum(),
+    };
+    match unsolved {
         0 => {
             rule.class_part(&found);
             Ok(found.into_share())
         }
         n => Err(n),
     }
-}
-
-/// `distances_of` for a table of one part split across processes, each holding its share
-/// (`PartByPart::holds_share`): the classes of the part (a byte an index and side) are
-/// made known to every process, each finds every distance, and keeps its share's.
-fn distances_split<E: Send>(
-    game: &ChessGame<'_, E>,
-    parts: &PartByPart,
-    rule: &fifty::Rule,
-    part: Range<u64>,
-    observer: &dyn Observer,
-) -> Result<Solution, u64> {
-    let peers = parts.peers();
-    let own = parts.held();
-    // A byte a position: its class's code, plus 8 where it is checkmated and 16 where it
-    // mates in one (the facts of its distance to mate the search asks).
-    let code = |side: usize, idx: u64| {
-        let v = parts.solution().value(side, idx).0;
-        let facts = 8 * u8::from(v == Dtm::Loss(0)) + 16 * u8::from(v == Dtm::Win(1));
-        rule.class_of(side, idx, v.wdl()).code() + facts
-    };
-    let mine: Vec<u8> = (0..2)
-        .flat_map(|side| own.clone().map(move |idx| (side, idx)))
-        .map(|(side, idx)| code(side, idx))
-        .collect();
-    let shares = crate::retro::peers::Shares::new(part.clone(), peers.count());
-    let n = (part.end - part.start) as usize;
-    let mut codes = [vec![0u8; n], vec![0u8; n]];
-    for (rank, theirs) in peers.all_gather(mine).into_iter().enumerate() {
-        let range = shares.of(rank);
-        let len = (range.end - range.start) as usize;
-        let at = (range.start - part.start) as usize;
-        for (side, codes) in codes.iter_mut().enumerate() {
-            codes[at..at + len].copy_from_slice(&theirs[side * len..(side + 1) * len]);
-        }
-    }
-    let first = part.start;
-    let value = |side: usize, idx: u64| {
-        let c = codes[side][(idx - first) as usize];
-        let class = Wdl5::from_code(c % 8);
-        // Any other distance of the right sign: the search reads no more of it.
-        let v = match (c / 8, class.wdl()) {
-            (1, _) => Dtm::Loss(0),
-            (2, _) => Dtm::Win(1),
-            (_, Wdl::Win) => Dtm::Win(3),
-            (_, Wdl::Draw) => Dtm::Draw,
-            (_, Wdl::Loss) => Dtm::Loss(2),
-        };
-        (v, class)
-    };
-    let whole = distances_of(game, part, &value, rule, observer)?;
-    Ok(whole.cut(own))
 }
 
 /// A table written, as every process knows it.

@@ -24,6 +24,7 @@
 use super::bits::AtomicBits;
 use super::chess::ChessGame;
 use super::fifty::RULE_PLIES;
+use super::peers::{Alone, Peers, Shares};
 use super::solver::{RetroGame, Solution, Successor};
 use crate::chess::{MoveList, Role};
 use crate::progress::Observer;
@@ -89,9 +90,12 @@ const NEAR_U8: u8 = NEAR as u8;
 
 /// The distances of one part of a table, found and being found.
 pub struct PartDtz {
-    /// The part.
+    /// The part: its quiet moves stay inside.
     part: Range<u64>,
-    /// Per side, a cell per index of the part (`WIN_UNKNOWN` and the codes around it).
+    /// The indices of the part held here: the whole part, or this process's share where
+    /// the part is split across processes (`search`). The arrays and bitmaps hold them.
+    own: Range<u64>,
+    /// Per side, a cell per index held (`WIN_UNKNOWN` and the codes around it).
     cells: [Vec<AtomicU8>; 2],
     /// Per side, the distances of `WIN_FAR` and `LOSS_FAR` cells, by index.
     far: [Mutex<HashMap<u64, u32>>; 2],
@@ -113,14 +117,17 @@ pub struct PartDtz {
     /// outlast his quiet moves (which cost at least 2), known at the start and not looked
     /// for again. Set in few tables, whose pages alone are touched.
     reprieve: [AtomicBits; 2],
+    /// No reset of the part costs more than a ply (`from_outcomes`).
+    resets_cost_one: bool,
 }
 
 impl PartDtz {
-    fn new(part: Range<u64>) -> PartDtz {
-        let n = (part.end - part.start) as usize;
+    fn new(part: Range<u64>, own: Range<u64>) -> PartDtz {
+        let n = (own.end - own.start) as usize;
         let bits = || [0, 1].map(|_| AtomicBits::new(n));
         PartDtz {
             part,
+            own,
             cells: [0, 1].map(|_| crate::zeroed::zeroed(n)),
             far: Default::default(),
             waits: Default::default(),
@@ -128,12 +135,13 @@ impl PartDtz {
             decides: bits(),
             exit_cursed: bits(),
             reprieve: bits(),
+            resets_cost_one: false,
         }
     }
 
-    /// The indices of the part.
-    pub fn part(&self) -> &Range<u64> {
-        &self.part
+    /// The indices of the part held here.
+    pub fn own(&self) -> &Range<u64> {
+        &self.own
     }
 
     #[inline]
@@ -143,7 +151,7 @@ impl PartDtz {
 
     #[inline]
     fn bit(&self, idx: u64) -> usize {
-        (idx - self.part.start) as usize
+        (idx - self.own.start) as usize
     }
 
     /// The distance of `idx` with its sign, from its `cell`: None where it has none (yet).
@@ -318,7 +326,7 @@ impl PartDtz {
     /// as its DTM layer is: exact, the sign from the WDL layer, "or better through a reset
     /// or mate" where one gives the value (`decides`). Made in place of the cells.
     pub fn into_share(self) -> Solution {
-        let first = self.part.start;
+        let first = self.own.start;
         let mut values: [Vec<u8>; 2] = Default::default();
         let mut long: [Vec<(u64, u32)>; 2] = Default::default();
         let [cells0, cells1] = self.cells;
@@ -377,6 +385,26 @@ fn entry(side: usize, idx: u64) -> u64 {
 
 fn side_idx(e: u64) -> (usize, u64) {
     ((e >> 63) as usize, e & (u64::MAX >> 1))
+}
+
+/// The bytes of a note to another process (`PartDtz::deliver`).
+const NOTE: usize = 9;
+
+/// What a level found: the positions settled beyond `NEAR` with their distances, and the
+/// notes for each process (`PartDtz::deliver`; none for this one, nor where alone).
+type Found = (Vec<(u32, u64)>, Vec<Vec<u8>>);
+
+/// Nothing found, and no note for any of `count` processes.
+fn found_nothing(count: usize) -> Found {
+    (Vec::new(), vec![Vec::new(); count])
+}
+
+fn join_found((mut found, mut mail): Found, (more, more_mail): Found) -> Found {
+    found.extend(more);
+    for (to, more) in mail.iter_mut().zip(more_mail) {
+        to.extend(more);
+    }
+    (found, mail)
 }
 
 /// The positions found beyond `NEAR`, by level.
@@ -481,25 +509,38 @@ pub fn solve_part<E: Send>(
     value: &(impl Fn(usize, u64) -> (Dtm, Wdl5) + Sync),
     observer: &dyn Observer,
 ) -> (PartDtz, u64) {
-    let dtz = PartDtz::from_outcomes(part, &|side, idx| value(side, idx).0);
+    let dtz = PartDtz::from_outcomes(part.clone(), part, &|side, idx| value(side, idx).0, None);
     dtz.set_up(game, &|side, idx| value(side, idx).1, observer);
-    dtz.search(game, observer);
+    dtz.search(game, &Alone, observer);
     let unsolved = dtz.unsolved();
     (dtz, unsolved)
 }
 
 impl PartDtz {
-    /// The cells of `part`, whose distances to mate `dtm` gives, before they are set up:
+    /// The cells of the indices `own` of `part`, whose distances to mate `dtm` gives,
+    /// before they are set up:
     /// of a distance to mate the search reads only its sign and whether it is a mate in
-    /// one, so that the solution need not be read (nor held whole) from here on.
-    pub fn from_outcomes(part: Range<u64>, dtm: &(impl Fn(usize, u64) -> Dtm + Sync)) -> PartDtz {
-        let dtz = PartDtz::new(part);
-        let first = dtz.part.start;
+    /// one, so that the solution need not be read (nor held whole) from here on. Where
+    /// `exit_wins` is given, no reset of the part costs more than a ply (the part has no
+    /// pawn, and no class the rule turns is in reach: nothing is cursed), and a winner
+    /// whose best conversion wins (`exit_wins`) is settled at 1 here, so that `set_up`
+    /// decodes only the losers, to count their quiet moves.
+    pub fn from_outcomes(
+        part: Range<u64>,
+        own: Range<u64>,
+        dtm: &(impl Fn(usize, u64) -> Dtm + Sync),
+        exit_wins: Option<&(dyn Fn(usize, u64) -> bool + Sync)>,
+    ) -> PartDtz {
+        let mut dtz = PartDtz::new(part, own);
+        dtz.resets_cost_one = exit_wins.is_some();
+        let first = dtz.own.start;
         for side in 0..2 {
             (dtz.cells[side].par_iter().enumerate()).for_each(|(i, cell)| {
-                let code = match dtm(side, first + i as u64) {
+                let idx = first + i as u64;
+                let code = match dtm(side, idx) {
                     Dtm::Draw => return,
                     Dtm::Win(1) => 1,
+                    Dtm::Win(_) if exit_wins.is_some_and(|wins| wins(side, idx)) => 1,
                     Dtm::Win(_) => WIN_UNKNOWN,
                     Dtm::Loss(_) => TO_SET_UP,
                 };
@@ -519,20 +560,35 @@ impl PartDtz {
         class_before: &(impl Fn(usize, u64) -> Wdl5 + Sync),
         observer: &dyn Observer,
     ) {
-        let part = &self.part;
-        observer.pass(
-            "distance to zeroing, setting up",
-            2 * (part.end - part.start),
-        );
-        let blocks = (part.start..part.end).step_by(BLOCK).collect::<Vec<u64>>();
+        let (part, own) = (&self.part, &self.own);
+        observer.pass("distance to zeroing, setting up", 2 * (own.end - own.start));
+        let blocks = (own.start..own.end).step_by(BLOCK).collect::<Vec<u64>>();
         blocks.into_par_iter().for_each(|from| {
-            let to = (from + BLOCK as u64).min(part.end);
+            let to = (from + BLOCK as u64).min(own.end);
             for (idx, side) in (from..to).flat_map(|idx| [(idx, 0), (idx, 1)]) {
                 let (winning, mates) = match self.cell(side, idx).load(Relaxed) {
                     0 => continue,
                     TO_SET_UP => (false, false),
                     c => (true, c == 1),
                 };
+                if self.resets_cost_one {
+                    // A winner at 1 mates or converts into a loss; a loser's resets all
+                    // cost 1, no more than his quiet moves (all inside the part).
+                    let n = match winning {
+                        true => u32::from(!mates),
+                        false => quiet_successors(game, part, side, idx),
+                    };
+                    match n {
+                        0 => {
+                            let wdl = if winning { Wdl::Win } else { Wdl::Loss };
+                            self.settle(side, idx, wdl, 1);
+                            self.decides[side].set(self.bit(idx));
+                        }
+                        n if !winning => self.wait(side, idx, n, false),
+                        _ => {}
+                    }
+                    continue;
+                }
                 let Some(t) = terminal(game, side, idx, winning, mates, class_before) else {
                     self.cell(side, idx).store(0, Relaxed);
                     continue;
@@ -561,29 +617,51 @@ impl PartDtz {
     /// Finds the distances level by level from the cells set up: the positions at each
     /// distance give their predecessors theirs (a loser's, a winner's one more; a winner's
     /// counts down its losers' waits). Within `NEAR` a level reads the blocks marked for
-    /// it; beyond, the positions listed for it.
-    pub fn search<E: Send>(&self, game: &ChessGame<'_, E>, observer: &dyn Observer) {
+    /// it; beyond, the positions listed for it. Split across `peers` (each holding its
+    /// share, `own`), the predecessors another process holds are sent to it at the end of
+    /// each level, in step (collective).
+    pub fn search<E: Send>(
+        &self,
+        game: &ChessGame<'_, E>,
+        peers: &dyn Peers,
+        observer: &dyn Observer,
+    ) {
+        let shares = Shares::new(self.part.clone(), peers.count());
         let mut far = FarLevels::default();
         let mut level = 1;
-        while level <= NEAR || (level as usize) < far.0.len() {
-            let found = if level <= NEAR {
-                self.near_level(game, level, observer)
-            } else {
-                let now = std::mem::take(&mut far.0[level as usize]);
-                self.far_level(game, level, now, observer)
+        loop {
+            let listed = (level as usize) < far.0.len();
+            let more = match peers.count() {
+                1 => listed,
+                _ => peers.any_of(&[listed])[0],
             };
+            if level > NEAR && !more {
+                break;
+            }
+            let (mut found, mail) = if level <= NEAR {
+                self.near_level(game, level, (&shares, peers.count()), observer)
+            } else {
+                let now = far.0.get_mut(level as usize).map(std::mem::take);
+                let split = (&shares, peers.count());
+                self.far_level(game, level, now.unwrap_or_default(), split, observer)
+            };
+            if peers.count() > 1 {
+                found.extend(self.deliver(mail, level, peers));
+            }
             far.extend(found);
             level += 1;
         }
     }
 
-    /// The level `level` (within `NEAR`): the positions found beyond `NEAR` by it.
+    /// The level `level` (within `NEAR`): the positions found beyond `NEAR` by it, and the
+    /// notes for the other processes (`Found`).
     fn near_level<E: Send>(
         &self,
         game: &ChessGame<'_, E>,
         level: u32,
+        (shares, count): (&Shares, usize),
         observer: &dyn Observer,
-    ) -> Vec<(u32, u64)> {
+    ) -> Found {
         let (word, bit) = ((level / 64) as usize, 1u64 << (level % 64));
         let blocks: Vec<(usize, usize)> = (0..2)
             .flat_map(|side| {
@@ -593,68 +671,73 @@ impl PartDtz {
                     .map(move |(b, _)| (side, b))
             })
             .collect();
-        if blocks.is_empty() {
-            return Vec::new();
+        if !blocks.is_empty() {
+            observer.pass(
+                &format!("distance to zeroing, ply {level}"),
+                (blocks.len() * BLOCK) as u64,
+            );
         }
-        observer.pass(
-            &format!("distance to zeroing, ply {level}"),
-            (blocks.len() * BLOCK) as u64,
-        );
         let (won, lost) = (level as u8, LOSS_0 + level as u8);
         blocks
             .into_par_iter()
-            .fold(Vec::new, |mut found, (side, b)| {
-                let from = b * BLOCK;
-                let cells = &self.cells[side][from..((b + 1) * BLOCK).min(self.cells[side].len())];
-                for (i, cell) in (from..).zip(cells) {
-                    let c = cell.load(Relaxed);
-                    if c == won || c == lost {
-                        let idx = self.part.start + i as u64;
-                        self.expand(game, side, idx, c == lost, level, &mut found);
+            .fold(
+                || found_nothing(count),
+                |mut found, (side, b)| {
+                    let from = b * BLOCK;
+                    let to = ((b + 1) * BLOCK).min(self.cells[side].len());
+                    for (i, cell) in (from..).zip(&self.cells[side][from..to]) {
+                        let c = cell.load(Relaxed);
+                        if c == won || c == lost {
+                            let idx = self.own.start + i as u64;
+                            self.expand(game, side, idx, c == lost, level, shares, &mut found);
+                        }
                     }
-                }
-                observer.advance(BLOCK as u64);
-                found
-            })
-            .flatten()
-            .collect()
+                    observer.advance(BLOCK as u64);
+                    found
+                },
+            )
+            .reduce(|| found_nothing(count), join_found)
     }
 
     /// The level `level` (beyond `NEAR`) of the positions listed for it (`entry`): the
-    /// positions found by it.
+    /// positions found by it, and the notes for the other processes.
     fn far_level<E: Send>(
         &self,
         game: &ChessGame<'_, E>,
         level: u32,
         listed: Vec<u64>,
+        (shares, count): (&Shares, usize),
         observer: &dyn Observer,
-    ) -> Vec<(u32, u64)> {
+    ) -> Found {
         observer.pass(
             &format!("distance to zeroing, ply {level}"),
             listed.len() as u64,
         );
         listed
             .par_chunks(BLOCK)
-            .fold(Vec::new, |mut found, chunk| {
-                for &e in chunk {
-                    let (side, idx) = side_idx(e);
-                    let cell = self.cell(side, idx).load(Relaxed);
-                    if let Some((wdl, d)) = self.distance_in(side, idx, cell) {
-                        if d == level {
-                            self.expand(game, side, idx, wdl == Wdl::Loss, level, &mut found);
+            .fold(
+                || found_nothing(count),
+                |mut found, chunk| {
+                    for &e in chunk {
+                        let (side, idx) = side_idx(e);
+                        let cell = self.cell(side, idx).load(Relaxed);
+                        if let Some((wdl, d)) = self.distance_in(side, idx, cell) {
+                            if d == level {
+                                let lost = wdl == Wdl::Loss;
+                                self.expand(game, side, idx, lost, level, shares, &mut found);
+                            }
                         }
                     }
-                }
-                observer.advance(chunk.len() as u64);
-                found
-            })
-            .flatten()
-            .collect()
+                    observer.advance(chunk.len() as u64);
+                    found
+                },
+            )
+            .reduce(|| found_nothing(count), join_found)
     }
 
     /// Gives the predecessors of `idx`, at distance `level` (lost where `from_loser`),
-    /// theirs: a winner's is lowered, a loser's waits counted down. Those settled beyond
-    /// `NEAR` go to `found`, with their distances.
+    /// theirs (`note`), or notes them for the process that holds them.
+    #[allow(clippy::too_many_arguments)]
     fn expand<E: Send>(
         &self,
         game: &ChessGame<'_, E>,
@@ -662,7 +745,8 @@ impl PartDtz {
         idx: u64,
         from_loser: bool,
         level: u32,
-        found: &mut Vec<(u32, u64)>,
+        shares: &Shares,
+        (found, mail): &mut Found,
     ) {
         let Some(at) = game.placed_legal(side, idx) else {
             return;
@@ -670,20 +754,53 @@ impl PartDtz {
         let other = 1 - side;
         let part = &self.part;
         game.unmoved_indices(&at, |j| part.contains(&j), &mut |q| {
-            if from_loser {
-                if let Some(beyond) = self.lower(other, q, level + 1) {
-                    // Nearer than its resets and mates, if it had any.
-                    self.decides[other].clear(self.bit(q));
-                    if beyond {
-                        found.push((level + 1, entry(other, q)));
-                    }
-                }
-            } else if let Some(d) = self.count_down(other, q, level) {
-                if d > NEAR {
-                    found.push((d, entry(other, q)));
-                }
+            if self.own.contains(&q) {
+                self.note(other, q, from_loser, level, found);
+            } else {
+                let to = &mut mail[shares.owner(q)];
+                to.push(other as u8 | u8::from(from_loser) << 1);
+                to.extend_from_slice(&q.to_le_bytes());
             }
         });
+    }
+
+    /// What a position at distance `level` (lost where `from_loser`) does to `q`, a
+    /// predecessor held here with `side` to move: a winner's distance is lowered, a
+    /// loser's waits counted down. Those settled beyond `NEAR` go to `found`, with their
+    /// distances.
+    fn note(&self, side: usize, q: u64, from_loser: bool, level: u32, found: &mut Vec<(u32, u64)>) {
+        if from_loser {
+            if let Some(beyond) = self.lower(side, q, level + 1) {
+                // Nearer than its resets and mates, if it had any.
+                self.decides[side].clear(self.bit(q));
+                if beyond {
+                    found.push((level + 1, entry(side, q)));
+                }
+            }
+        } else if let Some(d) = self.count_down(side, q, level) {
+            if d > NEAR {
+                found.push((d, entry(side, q)));
+            }
+        }
+    }
+
+    /// Sends `mail` (a note of `NOTE` bytes a predecessor: side and whether it comes from a
+    /// loser, then its index) to the processes it is for, and applies what comes here at
+    /// `level`: the positions found beyond `NEAR` (collective).
+    fn deliver(&self, mail: Vec<Vec<u8>>, level: u32, peers: &dyn Peers) -> Vec<(u32, u64)> {
+        let received = peers.all_to_all(mail);
+        received
+            .par_chunks(NOTE * BLOCK)
+            .fold(Vec::new, |mut found, notes| {
+                for n in notes.chunks_exact(NOTE) {
+                    let q = u64::from_le_bytes(n[1..].try_into().expect("an index"));
+                    let (side, from_loser) = (usize::from(n[0] & 1), n[0] & 2 != 0);
+                    self.note(side, q, from_loser, level, &mut found);
+                }
+                found
+            })
+            .flatten()
+            .collect()
     }
 
     /// The won or lost legal positions without a distance: every one was given a cell.

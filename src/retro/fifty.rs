@@ -45,8 +45,8 @@ impl Rule {
     /// distances to zeroing found: a win or loss beyond 100 plies of a reset or mate is
     /// cursed.
     pub fn class_part(&self, dtz: &PartDtz) {
-        let part = dtz.part();
-        let (from, to) = (part.start.max(self.held.start), part.end.min(self.held.end));
+        let own = dtz.own();
+        let (from, to) = (own.start.max(self.held.start), own.end.min(self.held.end));
         let blocks = (from..to.max(from)).step_by(64 * 64).collect::<Vec<u64>>();
         blocks.into_par_iter().for_each(|start| {
             for idx in start..(start + 64 * 64).min(to) {

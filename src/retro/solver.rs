@@ -537,31 +537,6 @@ impl Solution {
         self.longest_exit = self.longest_exit.max(share.longest_exit);
     }
 
-    /// The part of this solution (its indices from `first`) of the indices `range`, which
-    /// starts on a whole word of the bitmaps (a process's share, `peers::Shares`): values,
-    /// exits deciding and long distances.
-    pub(crate) fn cut(&self, range: Range<u64>) -> Solution {
-        debug_assert_eq!((range.start - self.first) % 64, 0);
-        let at = (range.start - self.first) as usize;
-        let n = (range.end - range.start) as usize;
-        let mut s = Solution::from_parts(
-            [0, 1].map(|side| self.values[side][at..at + n].to_vec()),
-            Default::default(),
-        );
-        s.first = range.start;
-        s.exit_decides = [0, 1].map(|side| {
-            let words = &self.exit_decides[side];
-            let first = (at / 64).min(words.len());
-            words[first..(first + n.div_ceil(64)).min(words.len())].to_vec()
-        });
-        s.long = [0, 1].map(|side| {
-            let listed = self.long[side].entries().iter();
-            LongDistances::new(listed.filter(|e| range.contains(&e.0)).copied().collect())
-        });
-        s.longest_exit = self.longest_exit;
-        s
-    }
-
     /// Lets go of what side `side` holds (values, bitmaps and long distances).
     pub fn let_go(&mut self, side: usize) {
         self.values[side] = Vec::new();
@@ -615,6 +590,12 @@ impl Solution {
         ] {
             prefetch_at(&bits[side], (idx / 64) as usize);
         }
+    }
+
+    /// True when some value held, or some best exit, takes more than `plies`.
+    pub fn reaches_beyond(&self, plies: u32) -> bool {
+        let beyond = |c: &u8| *c == Dtm::LONG || Dtm::decode(*c).plies() > Some(plies);
+        self.longest_exit > plies || self.values.iter().any(|v| v.par_iter().any(beyond))
     }
 
     /// True when the best move of `idx` that leaves the graph (chess: a capture or a
