@@ -58,9 +58,9 @@
 //!
 //! Split across K processes (`retro::peers`), each holds its share of each part (n/K
 //! indices a side) from the solve to the writer: the solver's state and values of its
-//! share; the distances to zeroing of a table of one part are found whole in every process
-//! from the outcomes of the part gathered (a byte an index and side), each keeping its
-//! share's (the solve across processes, as the DTM solve's, is to come); a pawn table's
+//! share, and its share's cells in the search of the distances to zeroing (each level's
+//! notes for the others' positions sent at its end; a pawn table's parts are searched
+//! whole in every process); a pawn table's
 //! part being solved and those its pawn moves reach (values, 2 bytes an index of them,
 //! gathered in every process and given back but for the share once no part left reads
 //! them); the statistics are counted per share and added; the writer makes the choices of
@@ -98,7 +98,7 @@ pub use crate::phases::PhaseTime;
 use crate::phases::Phases;
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
 use crate::progress::Observer;
-use crate::retro::dtz::PartDtz;
+use crate::retro::dtz::{self, PartDtz};
 use crate::retro::fifty::RULE_PLIES;
 use crate::retro::peers::{Alone, Peers};
 use crate::retro::{bit, fifty, ChessGame, LossSearch, PackedSide, PartByPart, Solution};
@@ -453,7 +453,7 @@ fn generate_in_pool(
         parts.solve_next(&game, observer);
         phases.lap("dtm_solve");
         let part = parts.parts()[k].clone();
-        let share = if parts.count() == 1 {
+        let (found, unsolved) = if parts.count() == 1 {
             // No pawn: the search reads no value of the solution once the cells are made,
             // and the solution is held packed until the DTZ layer is written. Split across
             // processes, each searches its share (`held`).
@@ -470,19 +470,21 @@ fn generate_in_pool(
             give_back_free_memory();
             phases.lap("packing");
             let earlier = |_: usize, _: u64| -> Wdl5 { unreachable!("no pawn, no earlier part") };
-            distances_found(&game, found, &earlier, &rule, &*peers, observer)
+            let unsolved = found.solve(&game, &earlier, &*peers, observer);
+            (found, unsolved)
         } else {
             // Every process searches the whole part (it holds its values whole).
             let value = |side: usize, idx: u64| {
                 let v = parts.solution().value(side, idx).0;
                 (v, rule.class_of(side, idx, v.wdl()))
             };
-            let dtm = |side: usize, idx: u64| value(side, idx).0;
-            let found = PartDtz::from_outcomes(part.clone(), part, &dtm, None);
-            let earlier = |side: usize, idx: u64| value(side, idx).1;
-            distances_found(&game, found, &earlier, &rule, &Alone, observer)
+            dtz::solve_part(&game, part, &value, observer)
+        };
+        if unsolved > 0 {
+            return Err(GenError::Unsolved { material, unsolved });
         }
-        .map_err(|unsolved| GenError::Unsolved { material, unsolved })?;
+        rule.class_part(&found);
+        let share = found.into_share();
         phases.lap("zeroing_solve");
         distances = Some(match (distances.take(), parts.count()) {
             (None, 1) => share,
@@ -594,38 +596,6 @@ fn generate_in_pool(
         exchanged: done.exchanged,
         phases: phases.times().to_vec(),
     })
-}
-
-/// The distances to zeroing of the part whose cells `found` holds (`PartDtz::from_outcomes`),
-/// `earlier` giving the class under the rule of the positions of the parts before, as a
-/// solution (`PartDtz::into_share`), their classes kept in `rule`; the number of won or
-/// lost positions left without a distance, if any (a fault of this program). Split across
-/// `peers`, each process searches its share (collective).
-fn distances_found<E: Send>(
-    game: &ChessGame<'_, E>,
-    found: PartDtz,
-    earlier: &(impl Fn(usize, u64) -> Wdl5 + Sync),
-    rule: &fifty::Rule,
-    peers: &dyn Peers,
-    observer: &dyn Observer,
-) -> Result<Solution, u64> {
-    found.set_up(game, earlier, observer);
-    found.search(game, peers, observer);
-    let unsolved = match peers.count() {
-        1 => found.unsolved(),
-        _ => (peers
-            .all_gather(found.unsolved().to_le_bytes().to_vec())
-            .iter())
-        .map(|b| u64::from_le_bytes(b[..8].try_into().expect("a count")))
-        .sum(),
-    };
-    match unsolved {
-        0 => {
-            rule.class_part(&found);
-            Ok(found.into_share())
-        }
-        n => Err(n),
-    }
 }
 
 /// A table written, as every process knows it.

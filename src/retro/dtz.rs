@@ -88,6 +88,12 @@ fn near(cell: u8) -> Option<(Wdl, u32)> {
 /// `NEAR` as a cell.
 const NEAR_U8: u8 = NEAR as u8;
 
+/// Whether a settled cell's distance is beyond 100 plies: a cursed win or a blessed loss.
+#[inline]
+fn cursed(cell: u8) -> bool {
+    matches!(cell, NEAR_U8 | WIN_FAR | LOSS_FAR) || cell == LOSS_0 + NEAR_U8
+}
+
 /// The distances of one part of a table, found and being found.
 pub struct PartDtz {
     /// The part: its quiet moves stay inside.
@@ -179,14 +185,18 @@ impl PartDtz {
     /// is beyond 100 plies. False for a draw.
     #[inline]
     pub fn is_cursed(&self, side: usize, idx: u64) -> bool {
-        self.get(side, idx) > RULE_PLIES
+        cursed(self.cell(side, idx).load(Relaxed))
     }
 
-    /// Whether the best conversion of `idx`, won or lost, is a cursed win or a blessed
-    /// loss.
-    #[inline]
-    pub fn exit_cursed(&self, side: usize, idx: u64) -> bool {
-        self.exit_cursed[side].get(self.bit(idx))
+    /// Side `side`'s classes under the rule, a word of 64 indices held at a time (from
+    /// `own`'s first): where the win or loss is cursed, and where the best conversion is.
+    pub fn class_words(&self, side: usize) -> impl IndexedParallelIterator<Item = [u64; 2]> + '_ {
+        let exit_cursed = self.exit_cursed[side].words();
+        (self.cells[side].par_chunks(64).zip(exit_cursed)).map(|(cells, exit)| {
+            let bits = cells.iter().enumerate();
+            let cursed = bits.fold(0, |w, (i, c)| w | u64::from(cursed(c.load(Relaxed))) << i);
+            [cursed, exit.load(Relaxed)]
+        })
     }
 
     /// Marks the block of `idx` as holding distance `d` (within `NEAR`).
@@ -333,31 +343,22 @@ impl PartDtz {
         let [far0, far1] = self.far.map(|f| f.into_inner().expect("not poisoned"));
         for (side, (cells, far)) in [(cells0, far0), (cells1, far1)].into_iter().enumerate() {
             let mut bytes = crate::zeroed::from_atomic::<u8>(cells);
-            long[side] = far
-                .iter()
-                .filter_map(|(&idx, &d)| {
-                    let wdl = match bytes[(idx - first) as usize] {
-                        WIN_FAR => Wdl::Win,
-                        _ => Wdl::Loss,
-                    };
-                    let dtm = as_distance(d, Wdl5::new(wdl, false));
-                    (dtm.encode() == Dtm::LONG).then(|| (idx, dtm.plies().expect("decisive")))
-                })
-                .collect();
-            (bytes.par_iter_mut().enumerate()).for_each(|(i, b)| {
-                let dtm = match *b {
-                    WIN_FAR | LOSS_FAR => {
-                        let d = far[&(first + i as u64)];
-                        let wdl = if *b == WIN_FAR { Wdl::Win } else { Wdl::Loss };
-                        as_distance(d, Wdl5::new(wdl, false))
-                    }
-                    c => match near(c) {
-                        Some((wdl, d)) => as_distance(d, Wdl5::new(wdl, false)),
-                        None => Dtm::Draw,
-                    },
+            // The distance to mate a cell's code stands for, the index's.
+            let dtm = |idx: u64, code: u8| {
+                let (wdl, d) = match code {
+                    WIN_FAR => (Wdl::Win, far[&idx]),
+                    LOSS_FAR => (Wdl::Loss, far[&idx]),
+                    c => near(c).unwrap_or((Wdl::Draw, 0)),
                 };
-                *b = dtm.encode();
-            });
+                as_distance(d, Wdl5::new(wdl, false))
+            };
+            long[side] = (far.keys())
+                .map(|&idx| (idx, dtm(idx, bytes[(idx - first) as usize])))
+                .filter(|(_, d)| d.encode() == Dtm::LONG)
+                .map(|(idx, d)| (idx, d.plies().expect("decisive")))
+                .collect();
+            (bytes.par_iter_mut().enumerate())
+                .for_each(|(i, b)| *b = dtm(first + i as u64, *b).encode());
             values[side] = bytes;
         }
         let mut share = Solution::from_parts(values, Default::default());
@@ -510,9 +511,7 @@ pub fn solve_part<E: Send>(
     observer: &dyn Observer,
 ) -> (PartDtz, u64) {
     let dtz = PartDtz::from_outcomes(part.clone(), part, &|side, idx| value(side, idx).0, None);
-    dtz.set_up(game, &|side, idx| value(side, idx).1, observer);
-    dtz.search(game, &Alone, observer);
-    let unsolved = dtz.unsolved();
+    let unsolved = dtz.solve(game, &|side, idx| value(side, idx).1, &Alone, observer);
     (dtz, unsolved)
 }
 
@@ -550,11 +549,32 @@ impl PartDtz {
         dtz
     }
 
+    /// Sets the cells up and searches (`set_up`, `search`), split across `peers` where each
+    /// holds its share; gives the won or lost legal positions left without a distance over
+    /// every process (collective where split): a fault of the solver, 0 otherwise.
+    pub fn solve<E: Send>(
+        &self,
+        game: &ChessGame<'_, E>,
+        class_before: &(impl Fn(usize, u64) -> Wdl5 + Sync),
+        peers: &dyn Peers,
+        observer: &dyn Observer,
+    ) -> u64 {
+        self.set_up(game, class_before, observer);
+        self.search(game, peers, observer);
+        let mine = self.unsolved();
+        match peers.count() {
+            1 => mine,
+            _ => (peers.all_gather(mine.to_le_bytes().to_vec()).iter())
+                .map(|b| u64::from_le_bytes(b[..8].try_into().expect("a count")))
+                .sum(),
+        }
+    }
+
     /// Sets the cells up for the search: a winner with a reset or mate that keeps the win
     /// has its cost for now, a loser without quiet moves is settled, one with waits for
     /// them; a draw is out. `class_before` gives the class under the rule of a position of
     /// an earlier part (a pawn move's); the sub-tables are read through `game`.
-    pub fn set_up<E: Send>(
+    fn set_up<E: Send>(
         &self,
         game: &ChessGame<'_, E>,
         class_before: &(impl Fn(usize, u64) -> Wdl5 + Sync),
@@ -620,12 +640,7 @@ impl PartDtz {
     /// it; beyond, the positions listed for it. Split across `peers` (each holding its
     /// share, `own`), the predecessors another process holds are sent to it at the end of
     /// each level, in step (collective).
-    pub fn search<E: Send>(
-        &self,
-        game: &ChessGame<'_, E>,
-        peers: &dyn Peers,
-        observer: &dyn Observer,
-    ) {
+    fn search<E: Send>(&self, game: &ChessGame<'_, E>, peers: &dyn Peers, observer: &dyn Observer) {
         let shares = Shares::new(self.part.clone(), peers.count());
         let mut far = FarLevels::default();
         let mut level = 1;
@@ -804,7 +819,7 @@ impl PartDtz {
     }
 
     /// The won or lost legal positions without a distance: every one was given a cell.
-    pub fn unsolved(&self) -> u64 {
+    fn unsolved(&self) -> u64 {
         (self.cells.iter())
             .map(|cells| {
                 (cells.par_iter())

@@ -10,6 +10,7 @@ use super::solver::{PartByPart, Solution};
 use crate::value::{Wdl, Wdl5};
 use rayon::prelude::*;
 use std::ops::Range;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Plies without a capture or pawn move after which the game is drawn.
 pub const RULE_PLIES: u32 = 100;
@@ -41,25 +42,25 @@ impl Rule {
         }
     }
 
-    /// Keeps the classes of the part `dtz` holds (of the indices held here), its
-    /// distances to zeroing found: a win or loss beyond 100 plies of a reset or mate is
-    /// cursed.
+    /// Keeps the classes of the indices `dtz` holds (a part, or this process's share of
+    /// it, which start on a word of the bitmaps), its distances to zeroing found: a win or
+    /// loss beyond 100 plies of a reset or mate is cursed.
     pub fn class_part(&self, dtz: &PartDtz) {
         let own = dtz.own();
-        let (from, to) = (own.start.max(self.held.start), own.end.min(self.held.end));
-        let blocks = (from..to.max(from)).step_by(64 * 64).collect::<Vec<u64>>();
-        blocks.into_par_iter().for_each(|start| {
-            for idx in start..(start + 64 * 64).min(to) {
-                for side in 0..2 {
-                    if dtz.is_cursed(side, idx) {
-                        self.set(&self.cursed[side], idx);
-                    }
-                    if dtz.exit_cursed(side, idx) {
-                        self.set(&self.exit_cursed[side], idx);
+        debug_assert!(self.held.start <= own.start && own.end <= self.held.end);
+        debug_assert_eq!((own.start - self.held.start) % 64, 0);
+        let at = ((own.start - self.held.start) / 64) as usize;
+        for side in 0..2 {
+            let bits = [&self.cursed[side], &self.exit_cursed[side]].map(AtomicBits::words);
+            dtz.class_words(side).enumerate().for_each(|(w, words)| {
+                for (bits, word) in bits.iter().zip(words) {
+                    // Pages nothing sets stay untouched.
+                    if word != 0 {
+                        bits[at + w].fetch_or(word, Relaxed);
                     }
                 }
-            }
-        });
+            });
+        }
     }
 
     /// Adds the classes of side `side` to `solution`, every part classed, and lets them
@@ -69,12 +70,6 @@ impl Rule {
         let take = |bits: &mut AtomicBits| std::mem::replace(bits, AtomicBits::new(0)).into_words();
         solution.cursed[side] = take(&mut self.cursed[side]);
         solution.exit_cursed[side] = take(&mut self.exit_cursed[side]);
-    }
-
-    /// Sets bit `idx` (an index of the game) of `bits`, one of this rule's bitmaps.
-    #[inline]
-    fn set(&self, bits: &AtomicBits, idx: u64) {
-        bits.set((idx - self.held.start) as usize);
     }
 
     /// The class under the rule of `idx` (of a part classed), whose value without the rule
