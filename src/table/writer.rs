@@ -788,30 +788,53 @@ pub(crate) fn dtz_layer(
     };
     // Each side's order of the parts is shortlisted on samples, as the other layers' are,
     // and the shortlist compared on longer ones (`DTZ_SAMPLE`): the DTM layer's order
-    // instead makes the 3-4-piece layers 1.07x larger. The two sides are
-    // then compared written whole, as samples of streams this compressible rank them
-    // wrongly (KRBvKR's samples took white's side for the smaller; its layer is 1.88x
-    // black's). The second side costs its writing once more: 2.5% of KRBvKR's generation.
+    // instead makes the 3-4-piece layers 1.07x larger.
     let longer = match opts.layouts {
         LayoutChoice::Sampled(_) => Some(DTZ_SAMPLE),
         LayoutChoice::Fixed(_) => None,
     };
-    let written = [0, 1].map(|side| {
-        let (layout, _) = choose_layout(&c, Kind::Dtm(side), opts, longer);
-        let stream = c.written(Kind::Dtm(side), &layout, opts);
-        DtzStream {
-            side,
-            layout,
-            stream,
+    let [white, black] = [0, 1].map(|side| choose_layout(&c, Kind::Dtm(side), opts, longer));
+    let written = |side: usize, layout: Layout| DtzStream {
+        side,
+        stream: c.written(Kind::Dtm(side), &layout, opts),
+        layout,
+    };
+    match sides_apart(white.1, black.1) {
+        Some(0) => written(0, white.0),
+        Some(_) => written(1, black.0),
+        None => {
+            // The first of equals: white's side where the two take as many bytes.
+            let (white, black) = (written(0, white.0), written(1, black.0));
+            match black.stream.len() < white.stream.len() {
+                true => black,
+                false => white,
+            }
         }
-    });
-    // The first of equals: white's side where the two take as many bytes.
-    let [white, black] = written;
-    match black.stream.len() < white.stream.len() {
-        true => black,
-        false => white,
     }
 }
+
+/// The side whose DTZ layer is the smaller by the samples' sizes of the two sides, where
+/// they are `DTZ_APART` apart or more; None where the sides are to be written whole and
+/// compared.
+fn sides_apart(white: u64, black: u64) -> Option<usize> {
+    let (num, den) = DTZ_APART;
+    if white * num <= black * den {
+        Some(0)
+    } else if black * num <= white * den {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// How far apart (smaller to larger, as a fraction) two sides' samples must be for the
+/// smaller to be taken without writing both whole: the samples of streams this
+/// compressible rank near sides wrongly (KRNvKR's black side sampled 1.16x smaller than
+/// white's and is 1.08x larger written whole), and the side not taken costs its writing
+/// (KQRvKR's black side is 5.1x white's and took most of the layer's time). Samples
+/// 1.25x apart or more ranked the sides of every table of up to 4 pieces and of KQRvKR,
+/// KRBvKR, KRNvKR and KRRvKR as the whole streams do.
+const DTZ_APART: (u64, u64) = (5, 4);
 
 /// `opts` as every process of `peers` writes with: the streams are cut into the same
 /// batches in every process, whatever its threads (collective where split).
@@ -853,6 +876,17 @@ mod tests {
     use crate::progress::Silent;
     use crate::retro::{solve, AllDrawn, ChessGame};
     use crate::table::TableFile;
+
+    /// A DTZ layer's side is taken from the samples only where they are 1.25x apart or
+    /// more, either way round; nearer (equal included), both sides are written.
+    #[test]
+    fn sides_are_taken_from_samples_only_when_far_apart() {
+        assert_eq!(sides_apart(400, 500), Some(0));
+        assert_eq!(sides_apart(500, 400), Some(1));
+        assert_eq!(sides_apart(401, 500), None);
+        assert_eq!(sides_apart(500, 401), None);
+        assert_eq!(sides_apart(136, 136), None);
+    }
 
     /// A table whose streams are cut into segments reads back every value the whole one
     /// holds, through probes and through the decoders, and only it is version 4.
