@@ -17,10 +17,9 @@
 //!   its own state: 2 bytes per index and side (value, counter), 6 bits (the solver's four,
 //!   and the class of the best exit apart from pawn moves into earlier parts) and marks,
 //!   5.625p; a part's bitmaps (illegal, exit marks: 0.75n in all) are packed once it is
-//!   solved (`retro::PartByPart`); and 1n not yet accounted for (KNNvKP peaked 0.79n and
-//!   KRPvKR 0.54n above the rest of the model while the bitmaps were held whole and the
-//!   sub-table loader left its heap fragmented; KRPvKR now peaks below 2n + 5.625p, and the
-//!   margin stays until KNNvKP is measured again): 3.75n + 5.625p. The values' pages are
+//!   solved (`retro::PartByPart`); and 1n not yet accounted for, kept as a margin (KNNvKP
+//!   peaked 0.79n above the rest of the model while the bitmaps were held whole): 3.75n +
+//!   5.625p. The values' pages are
 //!   touched part by part, and each part's distances to zeroing are found as soon as it
 //!   is solved (cells and bitmaps, 2.75p, below the part's solve) into a solution of the
 //!   whole table's distances (2.25n), so the model takes, part by part, 3.75 bytes per
@@ -71,25 +70,12 @@
 //! a process keeps are written (`Packed::unpack_into` writes the bytes that change, the
 //! WDL inputs are made at those indices alone).
 //!
-//! Measured peaks (VmHWM) against the model: KRBvKR 619 MiB (model 630 MiB), solving (733
-//! MiB in the 50-move pass while its second solve counted moves, 872 MiB with a summary
-//! byte per position in the solver, 1,226-1,273 MiB while the first solution and its best
-//! exits were held whole); KQRvKR, with no mate beyond 100
-//! plies, 597 MiB solving (model 809 MiB; 727 MiB with the summary byte); KRPvKR, marked
-//! phase by phase, 435 MiB loading, at most 445 MiB solving (its parts by file group), 575
-//! MiB handing the solution over a side at a time and choosing layouts (609 MiB while the
-//! command line let the allocator keep freed blocks below 1 MiB), 550 MiB writing
-//! (847 MiB in its last parts' solves and 770 MiB writing while its six parts spanned the
-//! four file groups and segments held 2^28 numbers, the mapped sub-table files, the freed
-//! blocks in the allocator's arenas and every bitmap's empty pages counted; 917 MiB
-//! gathering a stream before streams were cut into segments, 712 MiB loading and 843 MiB
-//! in its first part before the sides only promotions read were held sparse; 1,159 MiB in the
-//! writer's first stream while the solution came whole, 1,011 MiB in its last part while
-//! every part's values stayed, 1,034 MiB loading while streams were decoded in their
-//! layout's order and in 16 bits; estimate 1.7 GiB; 1,866 MiB solving when the whole table was solved before its
-//! 50-move pass, model 2,094 MiB; 2,509-2,572 MiB while best exits took a byte); KNNvKP
-//! 1,144 MiB solving (model 1,157 MiB; 1,373 MiB before: pages of the solution are touched
-//! part by part, so its peak comes with the last parts). The estimate adds 5%.
+//! The estimate (`gen --plan`) adds 5% to the model. Measured peaks (VmHWM) against it, 2
+//! threads: KQRvKR 571 MiB (estimate 679 MiB) and KRBvKR 586 MiB (679 MiB), in the DTM
+//! solve; KNNvKP 758 MiB (1.1 GiB); KRPvKR 1,327 MiB (2.2 GiB: with pawns the model holds
+//! every part's values and the margin, where the parts no part left reads are packed as
+//! it goes); KRNvKNN 17.3 GiB (19.4 GiB), where the zeroing search's cells are made beside
+//! the DTM solution. Earlier builds' peaks are in `docs/measurements.md`.
 
 use crate::atomic_file::prepare_folder;
 use crate::index::{Layout, TableIndex};
