@@ -659,11 +659,7 @@ fn add_shares(peers: &dyn Peers, (stats, longest): SideCount) -> SideCount {
         plies.into(),
         record,
     ];
-    let mine = mine.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let counts = peers.all_gather(mine).into_iter().map(|theirs| {
-        let w: Vec<u64> = (theirs.chunks_exact(8))
-            .map(|b| u64::from_le_bytes(b.try_into().expect("a word")))
-            .collect();
+    let counts = peers.all_gather_words(&mine).into_iter().map(|w| {
         let stats = SideStats {
             positions: w[0],
             win: w[1],

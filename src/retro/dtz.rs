@@ -175,16 +175,16 @@ impl PartDtz {
     }
 
     /// The distance of `idx` (0: not known, drawn or illegal).
-    #[inline]
-    pub fn get(&self, side: usize, idx: u64) -> u32 {
+    #[cfg(test)]
+    fn get(&self, side: usize, idx: u64) -> u32 {
         let cell = self.cell(side, idx).load(Relaxed);
         self.distance_in(side, idx, cell).map_or(0, |(_, d)| d)
     }
 
     /// Whether the win or loss of `idx` is cursed (blessed) under the rule: its distance
     /// is beyond 100 plies. False for a draw.
-    #[inline]
-    pub fn is_cursed(&self, side: usize, idx: u64) -> bool {
+    #[cfg(test)]
+    fn is_cursed(&self, side: usize, idx: u64) -> bool {
         cursed(self.cell(side, idx).load(Relaxed))
     }
 
@@ -561,13 +561,8 @@ impl PartDtz {
     ) -> u64 {
         self.set_up(game, class_before, observer);
         self.search(game, peers, observer);
-        let mine = self.unsolved();
-        match peers.count() {
-            1 => mine,
-            _ => (peers.all_gather(mine.to_le_bytes().to_vec()).iter())
-                .map(|b| u64::from_le_bytes(b[..8].try_into().expect("a count")))
-                .sum(),
-        }
+        let all = peers.all_gather_words(&[self.unsolved()]);
+        all.iter().map(|theirs| theirs[0]).sum()
     }
 
     /// Sets the cells up for the search: a winner with a reset or mate that keeps the win

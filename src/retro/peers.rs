@@ -40,6 +40,18 @@ pub trait Peers: Send + Sync {
             .collect()
     }
 
+    /// Every process's `mine`, words of 64 bits, in rank order.
+    fn all_gather_words(&self, mine: &[u64]) -> Vec<Vec<u64>> {
+        let bytes = mine.iter().flat_map(|w| w.to_le_bytes()).collect();
+        (self.all_gather(bytes).iter())
+            .map(|theirs| {
+                (theirs.chunks_exact(8))
+                    .map(|b| u64::from_le_bytes(b.try_into().expect("a word")))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Returns once every process has called it.
     fn barrier(&self) {
         self.all_gather(Vec::new());
@@ -308,6 +320,25 @@ mod tests {
                     // Rank r sent 3 + 3 + 3 bytes to each other, gathered r, r + 1 and
                     // r + 2 bytes to each, and broadcast 4 to each once.
                     assert_eq!(p.bytes_sent(), 18 + 2 * (3 * p.rank as u64 + 3) + 8);
+                });
+            }
+        });
+    }
+
+    /// Words gathered come back whole, every process's in rank order, whatever their bytes.
+    #[test]
+    fn words_are_gathered_in_rank_order() {
+        let group = InProcess::group(3);
+        std::thread::scope(|s| {
+            for p in &group {
+                s.spawn(move || {
+                    let mine = [p.rank as u64, u64::MAX - p.rank as u64, 1 << 40];
+                    let all = p.all_gather_words(&mine[..p.rank + 1]);
+                    for (r, theirs) in all.iter().enumerate() {
+                        let want = [r as u64, u64::MAX - r as u64, 1 << 40];
+                        assert_eq!(theirs, &want[..r + 1]);
+                    }
+                    assert_eq!(Alone.all_gather_words(&mine), vec![mine.to_vec()]);
                 });
             }
         });

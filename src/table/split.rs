@@ -175,18 +175,15 @@ impl Choices<'_> {
 
     /// The compressed size of each job's values, known to every process (collective).
     pub(super) fn sizes_split(&self, kind: Kind, jobs: &[Job], opts: &WriteOptions) -> Vec<u64> {
-        let me = self.peers.rank();
-        let filled = |kind| match self.wide(kind) {
+        // This process's sizes, in the order of its jobs.
+        let mine = match self.wide(kind) {
             true => self.sized::<u16>(kind, jobs, opts),
             false => self.sized::<u8>(kind, jobs, opts),
         };
-        let mine: Vec<u8> = (jobs_of(jobs, me).zip(filled(kind)))
-            .flat_map(|(_, size)| size.to_le_bytes())
-            .collect();
         let mut sizes = vec![0; jobs.len()];
-        for (sender, theirs) in self.peers.all_gather(mine).iter().enumerate() {
-            for (k, size) in jobs_of(jobs, sender).zip(theirs.chunks_exact(8)) {
-                sizes[k] = u64::from_le_bytes(size.try_into().expect("a size"));
+        for (sender, theirs) in self.peers.all_gather_words(&mine).iter().enumerate() {
+            for (k, &size) in jobs_of(jobs, sender).zip(theirs) {
+                sizes[k] = size;
             }
         }
         sizes

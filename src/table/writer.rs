@@ -842,13 +842,9 @@ fn agreed(opts: &WriteOptions, peers: &dyn Peers) -> WriteOptions {
     if peers.count() == 1 {
         return opts.clone();
     }
-    let mine = (opts.segments_at_once as u64).to_le_bytes().to_vec();
-    let all = peers.all_gather(mine);
-    let at_once = all
-        .iter()
-        .map(|a| u64::from_le_bytes(a[..8].try_into().expect("a count")));
+    let all = peers.all_gather_words(&[opts.segments_at_once as u64]);
     WriteOptions {
-        segments_at_once: at_once.min().unwrap_or(1) as usize,
+        segments_at_once: all.iter().map(|theirs| theirs[0]).min().unwrap_or(1) as usize,
         ..opts.clone()
     }
 }
