@@ -19,18 +19,19 @@
 //!   5.625p; a part's bitmaps (illegal, exit marks: 0.75n in all) are packed once it is
 //!   solved (`retro::PartByPart`); and 1n not yet accounted for, kept as a margin (KNNvKP
 //!   peaked 0.79n above the rest of the model while the bitmaps were held whole): 3.75n +
-//!   5.625p. The values' pages are
-//!   touched part by part, and each part's distances to zeroing are found as soon as it
-//!   is solved (cells and bitmaps, 2.75p, below the part's solve) into a solution of the
-//!   whole table's distances (2.25n), so the model takes, part by part, 3.75 bytes per
-//!   index solved up to it, the distances, its own state, and
-//!   the sub-tables still read: promotion tables go once no part left promotes (`LoadedTables::release_unread`).
+//!   5.625p. The values' pages are touched part by part, and each part's distances to
+//!   zeroing are found as soon as it is solved (cells and bitmaps, 2.75p, below the part's
+//!   solve) and held packed (`retro::PackedShares`, taken as `PACKED_PER_INDEX`) until the
+//!   DTZ layer reads them, so the model takes, part by part, 3.75 bytes per index solved
+//!   up to it, the packed distances, its own state, and the sub-tables still read:
+//!   promotion tables go once no part left promotes (`LoadedTables::release_unread`).
 //!   The model is an upper bound there: the values of the parts that no part left reads
 //!   (pawn moves go one or two steps ahead, and never into another file group of the
 //!   leading pawn) are packed and their pages given back (`PartByPart::let_go_unread`), so
 //!   KRPvKR holds at most three of the 24 parts' values (of one file group) at a time;
-//! - the DTZ layer, written first: the distances' solution (2.25n) and one stream at a
-//!   time (below), the table's solution held packed;
+//! - the DTZ layer, written first (with pawns, once the solution's sides are counted,
+//!   below): the distances' solution (2.25n; with pawns a side's, 1.125n, the other
+//!   packed) and one stream at a time (below), the table's solution held packed;
 //! - then the writer: one side of the solution (values n, and five bitmaps: illegal, two exit
 //!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
 //!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the
@@ -72,9 +73,9 @@
 //!
 //! The estimate (`gen --plan`) adds 5% to the model. Measured peaks (VmHWM) against it, 2
 //! threads: KQRvKR 571 MiB (estimate 679 MiB) and KRBvKR 586 MiB (679 MiB), in the DTM
-//! solve; KNNvKP 758 MiB (1.1 GiB); KRPvKR 1,327 MiB (2.2 GiB: with pawns the model holds
+//! solve; KNNvKP 585 MiB (828 MiB); KRPvKR 721 MiB (1.6 GiB: with pawns the model holds
 //! every part's values and the margin, where the parts no part left reads are packed as
-//! it goes); KRNvKNN 17.3 GiB (19.4 GiB), where the zeroing search's cells are made beside
+//! it goes), while its DTZ layer is written; KRNvKNN 17.3 GiB (19.4 GiB), where the zeroing search's cells are made beside
 //! the DTM solution. Earlier builds' peaks are in `docs/measurements.md`.
 
 use crate::atomic_file::prepare_folder;
@@ -87,7 +88,9 @@ use crate::progress::Observer;
 use crate::retro::dtz::{self, PartDtz};
 use crate::retro::fifty::RULE_PLIES;
 use crate::retro::peers::{Alone, Peers};
-use crate::retro::{bit, fifty, ChessGame, LossSearch, PackedSide, PartByPart, Solution};
+use crate::retro::{
+    bit, fifty, ChessGame, LossSearch, PackedShares, PackedSide, PartByPart, Solution,
+};
 use crate::table::{
     add_counts, combine_stats, count_side_of, dtz_layer, write_table_sides, SideCount, SideStats,
     TableError, TableStats, WriteOptions,
@@ -293,7 +296,9 @@ const PACKED_PER_INDEX: f64 = 0.3;
 const ZEROING_PER_INDEX_X4: u64 = 11;
 
 /// Bytes per index of the distances to zeroing found (a byte per side and the bits of the
-/// resets that decide), times 4: kept until the DTZ layer is written.
+/// resets that decide), times 4: a table of one part keeps them until its DTZ layer is
+/// written; one with pawns holds them packed (`PACKED_PER_INDEX` is taken for them too),
+/// and whole a side at a time while its DTZ layer is written.
 const DISTANCES_PER_INDEX_X4: u64 = 9;
 
 /// CPU time per index (both sides counted) of solving, the 50-move pass and writing,
@@ -315,6 +320,13 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     let parts = index.parts();
     let schedule = schedule_for_building(tb, material);
     let (loading, held) = schedule.bytes();
+    let packed = (PACKED_PER_INDEX * n as f64) as u64;
+    // With pawns, the distances of the parts searched are held packed until the DTZ layer
+    // is written, and read a side at a time.
+    let (distances_packed, distances_read) = match parts.len() {
+        1 => (0, DISTANCES_PER_INDEX_X4 * n / 4),
+        _ => (packed, DISTANCES_PER_INDEX_X4 * n / 8),
+    };
     let solving = if parts.len() > 1 {
         // Each part with the solution of the parts up to it and the sub-tables still read.
         let mut solved = 0;
@@ -324,11 +336,9 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
                 let p = parts[k].end - parts[k].start;
                 solved += p;
                 let held = schedule.held_reading(material, promoting[k]);
-                // The distances of the whole table, held from the first part's search on;
-                // the part's solve, then its search, no larger.
-                let distances = DISTANCES_PER_INDEX_X4 * n / 4;
+                // The part's solve, then its search, no larger.
                 let pass = (45 * p / 8).max(ZEROING_PER_INDEX_X4 * p / 4);
-                held + 3 * solved + 3 * solved / 4 + distances + pass
+                held + 3 * solved + 3 * solved / 4 + distances_packed + pass
             })
             .max()
             .unwrap_or(0)
@@ -338,10 +348,10 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
     };
     // A batch of segments of a stream at a time (`table::codec::Segments`).
     let gathered = WriteOptions::default().gathered(layout);
-    let packed = (PACKED_PER_INDEX * n as f64) as u64;
-    // The DTZ layer, the solution packed; then the other layers.
-    let dtz_layer = packed + DISTANCES_PER_INDEX_X4 * n / 4 + 2 * gathered;
-    let writing = 13 * n / 8 + packed / 2 + 2 * gathered;
+    // The DTZ layer, the solution packed; then the other layers (with pawns, the
+    // solution's sides are made whole and counted before the DTZ layer is written).
+    let dtz_layer = packed + distances_packed + distances_read + 2 * gathered;
+    let writing = 13 * n / 8 + packed / 2 + distances_packed + 2 * gathered;
     Estimate {
         peak_bytes: (BASE_BYTES + loading.max(solving).max(dtz_layer).max(writing)) / 20 * 21,
         cpu_seconds: 2.0 * n as f64 * CPU_SECONDS_PER_INDEX
@@ -429,8 +439,10 @@ fn generate_in_pool(
     let promoting = promoting_from(&index, parts.parts());
     let last_readers = index.last_readers();
     // The distances to zeroing, laid out as the solution is: a table of one part as its
-    // solution (this process's share), one of several parts whole.
+    // solution (this process's share), one of several parts whole, each part's values held
+    // packed (`shares`) until the DTZ layer reads them.
     let mut distances: Option<Solution> = None;
+    let mut shares = PackedShares::default();
     // A table of one part: its solution, held packed from its distances' search to the
     // DTZ layer's writing.
     let mut packed: Option<[PackedSide; 2]> = None;
@@ -476,7 +488,7 @@ fn generate_in_pool(
             (None, 1) => share,
             (whole, _) => {
                 let mut whole = whole.unwrap_or_else(|| Solution::empty_whole(index.size()));
-                whole.place(share);
+                shares.place(&mut whole, share);
                 whole
             }
         });
@@ -499,7 +511,7 @@ fn generate_in_pool(
         observer.pass("compressing and writing", 1);
         dtz = distances
             .take()
-            .map(|d| dtz_layer(&index, d, &opts, &*peers));
+            .map(|d| dtz_layer(&index, d, std::mem::take(&mut shares), &opts, &*peers));
         give_back_free_memory();
         phases.lap("dtz_layer");
         packed
@@ -550,7 +562,13 @@ fn generate_in_pool(
             .collect();
         give_back_free_memory();
         phases.lap("packing");
-        let layer = dtz_layer(&index, distances, &opts, &*peers);
+        let layer = dtz_layer(
+            &index,
+            distances,
+            std::mem::take(&mut shares),
+            &opts,
+            &*peers,
+        );
         give_back_free_memory();
         phases.lap("dtz_layer");
         packed.into_iter().for_each(|p| p.restore(&mut solution));

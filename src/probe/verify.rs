@@ -280,7 +280,7 @@ mod tests {
         distances.exit_decides = [vec![0; words], vec![0; words]];
         let opts = WriteOptions::default();
         let solution = Solution::from_parts(values, illegal);
-        let dtz = dtz_layer(&index, distances, &opts, &Alone);
+        let dtz = dtz_layer(&index, distances, Default::default(), &opts, &Alone);
         write_table_sides(
             dir,
             &m,

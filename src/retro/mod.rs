@@ -14,7 +14,7 @@ mod xiangqi;
 #[cfg(test)]
 pub(crate) use chess::AllDrawn;
 pub use chess::{ChessGame, SubTables};
-pub(crate) use packed::{Packed, PackedSide};
+pub(crate) use packed::{Packed, PackedShares, PackedSide};
 pub(crate) use solver::bit;
 #[cfg(test)]
 pub(crate) use solver::bitmap;

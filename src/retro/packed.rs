@@ -6,9 +6,10 @@
 //!
 //! Not a file format: nothing packed here outlives the process.
 
-use super::solver::Solution;
+use super::solver::{or_bits_at, Solution};
 use crate::zeroed::release_pages;
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Bytes per independently compressed piece: pieces are packed and unpacked in parallel.
 const PIECE: usize = 1 << 22;
@@ -89,15 +90,15 @@ impl Packed {
     /// written: the pages of a freshly allocated zeroed array that nothing writes take no
     /// memory, and most bitmaps of a solution are empty over long stretches (or whole: the
     /// cursed ones of a table without cursed values).
-    pub fn unpack_words(self) -> Vec<u64> {
+    pub fn unpack_words(&self) -> Vec<u64> {
         let mut out: Vec<u64> = crate::zeroed::zeroed(self.len / 8);
         out.par_chunks_mut(PIECE / 8)
-            .zip(self.pieces.into_par_iter())
+            .zip(self.pieces.par_iter())
             .for_each_init(
                 || (Unsqueezer::new(), Vec::new()),
                 |(unsqueezer, bytes), (piece, packed)| {
                     let bytes = scratch(bytes, 8 * piece.len());
-                    unsqueezer.unsqueeze(&packed, bytes);
+                    unsqueezer.unsqueeze(packed, bytes);
                     for (w, b) in piece.iter_mut().zip(bytes.chunks_exact(8)) {
                         let word = u64::from_ne_bytes(b.try_into().expect("eight bytes"));
                         if word != 0 {
@@ -126,15 +127,15 @@ impl Packed {
     /// that differ from what `out` holds are written: pages that stay zero (given back, or
     /// never written) take no memory, such as those of the indices other processes keep
     /// (`retro::peers::Owners`).
-    pub fn unpack_into(self, out: &mut [u8]) {
+    pub fn unpack_into(&self, out: &mut [u8]) {
         assert_eq!(out.len(), self.len, "unpacked where they fit");
         out.par_chunks_mut(PIECE)
-            .zip(self.pieces.into_par_iter())
+            .zip(self.pieces.par_iter())
             .for_each_init(
                 || (Unsqueezer::new(), Vec::new()),
                 |(unsqueezer, bytes), (piece, packed)| {
                     let bytes = scratch(bytes, piece.len());
-                    unsqueezer.unsqueeze(&packed, bytes);
+                    unsqueezer.unsqueeze(packed, bytes);
                     for (o, &b) in piece.iter_mut().zip(bytes.iter()) {
                         if *o != b {
                             *o = b;
@@ -142,6 +143,63 @@ impl Packed {
                     }
                 },
             );
+    }
+}
+
+/// A whole solution put together share by share (`Solution::place`), each share's values
+/// and exit bits held packed from when it is placed until its side is read: a table with
+/// pawns finds its distances to zeroing part by part, and reads them only when its DTZ
+/// layer is written, a side at a time, which the whole table's values and bits would
+/// outweigh from its first part on (2.25 bytes per index). Long distances go into the
+/// whole solution as they come.
+#[derive(Default)]
+pub struct PackedShares([Vec<PackedShare>; 2]);
+
+/// One side of a share: where its values go, they packed, and its exit bits packed.
+struct PackedShare {
+    at: Range<usize>,
+    values: Packed,
+    exit_decides: Packed,
+}
+
+impl PackedShares {
+    /// Places `share` into `whole`, whose values and exit bits keep their pages untouched:
+    /// they are held packed here instead.
+    pub fn place(&mut self, whole: &mut Solution, mut share: Solution) {
+        let at = share.first as usize;
+        for (side, packed) in self.0.iter_mut().enumerate() {
+            let values = std::mem::take(&mut share.values[side]);
+            packed.push(PackedShare {
+                at: at..at + values.len(),
+                values: Packed::pack(values),
+                exit_decides: Packed::pack_words(std::mem::take(&mut share.exit_decides[side])),
+            });
+        }
+        whole.place(share);
+    }
+
+    /// Writes the values and exit bits of side `side` into `whole`.
+    pub fn unpack(&self, whole: &mut Solution, side: usize) {
+        for share in &self.0[side] {
+            share
+                .values
+                .unpack_into(&mut whole.values[side][share.at.clone()]);
+            let bits = share.exit_decides.unpack_words();
+            or_bits_at(&mut whole.exit_decides[side], share.at.start as u64, &bits);
+        }
+    }
+
+    /// Gives back the pages of side `side`'s values and exit bits in `whole`, which read
+    /// as zero until `unpack` writes them again; where nothing is held packed here (a
+    /// whole solution placed by no share), nothing.
+    pub fn release(&self, whole: &mut Solution, side: usize) {
+        if self.0[side].is_empty() {
+            return;
+        }
+        for share in &self.0[side] {
+            release_pages(&mut whole.values[side][share.at.clone()]);
+        }
+        release_pages(&mut whole.exit_decides[side]);
     }
 }
 
@@ -289,6 +347,47 @@ mod tests {
         assert_eq!(all(&mut solution, 0), before[0]);
         held.restore(&mut solution);
         assert_eq!([all(&mut solution, 0), all(&mut solution, 1)], before);
+    }
+
+    /// Shares placed packed come back as the shares placed whole do, a side at a time, as
+    /// often as they are released and unpacked.
+    #[test]
+    fn shares_placed_packed_unpack_as_placed_whole() {
+        let n = 2 * PIECE + 300;
+        let mut next = crate::testing::xorshift(0x1234_5678_9abc_def1);
+        // Shares that start and end inside pages and words, as parts do.
+        let cuts = [0, 1000, PIECE + 77, n];
+        let share = |from: usize, to: usize, next: &mut dyn FnMut() -> u64| {
+            let values = [0, 1].map(|_| (from..to).map(|_| (next() % 5) as u8).collect());
+            let mut share = Solution::from_parts(values, Default::default());
+            share.first = from as u64;
+            let words = (to - from).div_ceil(64);
+            share.exit_decides = [0, 1].map(|_| (0..words).map(|_| next() & next()).collect());
+            share
+        };
+        let mut shares = Vec::new();
+        for w in cuts.windows(2) {
+            shares.push(share(w[0], w[1], &mut next));
+        }
+        let (mut whole, mut packed_whole) = (
+            Solution::empty_whole(n as u64),
+            Solution::empty_whole(n as u64),
+        );
+        let mut packed = PackedShares::default();
+        for s in shares {
+            let mut copy = Solution::from_parts(s.values.clone(), Default::default());
+            copy.first = s.first;
+            copy.exit_decides = s.exit_decides.clone();
+            whole.place(copy);
+            packed.place(&mut packed_whole, s);
+        }
+        assert!(packed_whole.values.iter().flatten().all(|&v| v == 0));
+        for side in [0, 1, 0] {
+            packed.unpack(&mut packed_whole, side);
+            assert_eq!(packed_whole.values[side], whole.values[side], "{side}");
+            assert_eq!(packed_whole.exit_decides[side], whole.exit_decides[side]);
+            packed.release(&mut packed_whole, side);
+        }
     }
 
     #[test]

@@ -903,7 +903,7 @@ impl PartByPart {
         // Zeroed by the allocator: `or_bits_at` writes only the words with bits set.
         let mut whole: [Vec<u64>; 3] = std::array::from_fn(|_| crate::zeroed::zeroed(words));
         for (start, packed) in self.marks[side].drain(..) {
-            for (w, p) in whole.iter_mut().zip(packed.map(Packed::unpack_words)) {
+            for (w, p) in whole.iter_mut().zip(packed.map(|p| p.unpack_words())) {
                 or_bits_at(w, start, &p);
             }
         }
@@ -967,7 +967,7 @@ fn release_others(out: &mut Solution, part: &Range<u64>, own: &Range<usize>) {
 
 /// Sets in `dst` the bits of `src` moved up by `offset` bits (a part's bitmap into the
 /// whole's), a word at a time.
-fn or_bits_at(dst: &mut [u64], offset: u64, src: &[u64]) {
+pub(super) fn or_bits_at(dst: &mut [u64], offset: u64, src: &[u64]) {
     let first = (offset / 64) as usize;
     let last = (first + src.len() + 1).min(dst.len());
     let word = |i: usize| src.get(i).copied().unwrap_or(0);

@@ -33,7 +33,7 @@ use crate::material::Material;
 use crate::phases::Phases;
 use crate::prefetch::prefetch_at;
 use crate::retro::peers::{Alone, Owners, Peers};
-use crate::retro::{Packed, PackedSide, Solution};
+use crate::retro::{Packed, PackedShares, PackedSide, Solution};
 use crate::value::{Dtm, Wdl5};
 use crate::zeroed::give_back_free_memory;
 use rayon::prelude::*;
@@ -756,10 +756,12 @@ pub(crate) struct DtzStream {
 /// The DTZ layer of a table of `index` from its distances to zeroing (as
 /// `retro::dtz::PartDtz::into_share` gives them, in the layout of the table's solution;
 /// split across `peers`, each process's shares), written as the DTM layer is: the side
-/// that compresses better (collective where split).
+/// that compresses better (collective where split). Where `shares` holds the values
+/// packed (a table with pawns), one side is unpacked at a time.
 pub(crate) fn dtz_layer(
     index: &TableIndex,
     distances: Solution,
+    shares: PackedShares,
     opts: &WriteOptions,
     peers: &dyn Peers,
 ) -> DtzStream {
@@ -769,7 +771,7 @@ pub(crate) fn dtz_layer(
     let here = long
         .clone()
         .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16);
-    let c = Choices {
+    let mut c = Choices {
         index,
         solution: distances,
         wdl_inputs: Default::default(),
@@ -793,23 +795,30 @@ pub(crate) fn dtz_layer(
         LayoutChoice::Sampled(_) => Some(DTZ_SAMPLE),
         LayoutChoice::Fixed(_) => None,
     };
-    let [white, black] = [0, 1].map(|side| choose_layout(&c, Kind::Dtm(side), opts, longer));
-    let written = |side: usize, layout: Layout| DtzStream {
+    // One side's values whole at a time where `shares` holds them packed: white's, then
+    // black's, then white's again if its stream is written.
+    shares.unpack(&mut c.solution, 0);
+    let white = choose_layout(&c, Kind::Dtm(0), opts, longer);
+    shares.release(&mut c.solution, 0);
+    shares.unpack(&mut c.solution, 1);
+    let black = choose_layout(&c, Kind::Dtm(1), opts, longer);
+    let written = |c: &Choices, side: usize, layout: Layout| DtzStream {
         side,
         stream: c.written(Kind::Dtm(side), &layout, opts),
         layout,
     };
-    match sides_apart(white.1, black.1) {
-        Some(0) => written(0, white.0),
-        Some(_) => written(1, black.0),
-        None => {
-            // The first of equals: white's side where the two take as many bytes.
-            let (white, black) = (written(0, white.0), written(1, black.0));
-            match black.stream.len() < white.stream.len() {
-                true => black,
-                false => white,
-            }
-        }
+    let black = match sides_apart(white.1, black.1) {
+        Some(1) => return written(&c, 1, black.0),
+        Some(_) => None,
+        None => Some(written(&c, 1, black.0)),
+    };
+    shares.release(&mut c.solution, 1);
+    shares.unpack(&mut c.solution, 0);
+    let white = written(&c, 0, white.0);
+    // The first of equals: white's side where the two take as many bytes.
+    match black {
+        Some(black) if black.stream.len() < white.stream.len() => black,
+        _ => white,
     }
 }
 
