@@ -301,12 +301,14 @@ const ZEROING_PER_INDEX_X4: u64 = 11;
 /// and whole a side at a time while its DTZ layer is written.
 const DISTANCES_PER_INDEX_X4: u64 = 9;
 
-/// CPU time per index (both sides counted) of solving, the 50-move pass and writing,
-/// measured on 5-piece tables: 0.38 us (KQRvKR), 0.52 us (KRPvKR, its loading apart).
-const CPU_SECONDS_PER_INDEX: f64 = 0.5e-6;
+/// CPU time per index (both sides counted) of the DTM solve, the zeroing search and
+/// writing, measured with 2 threads: 0.80 us (KQRvKR), 0.74 us (KRPvKR, its loading
+/// apart), 1.04 us (KRNvKNN). Rounded up: a plan that promises less than the run takes
+/// misleads more than one that promises more.
+const CPU_SECONDS_PER_INDEX: f64 = 1.0e-6;
 
 /// CPU time per index of the sub-tables' sides decoded first (`Schedule::indices`):
-/// 72 ns for KRPvKR's 897 million, 110 ns for KPPvKP's 28 billion (its promotion tables
+/// 97 ns for KRPvKR's 897 million, 110 ns for KPPvKP's 28 billion (its promotion tables
 /// read those of the other colour's promotions in turn).
 const LOADING_CPU_SECONDS_PER_INDEX: f64 = 1.0e-7;
 
