@@ -444,6 +444,7 @@ fn generate_in_pool(
     // solution (this process's share), one of several parts whole, each part's values held
     // packed (`shares`) until the DTZ layer reads them.
     let mut distances: Option<Solution> = None;
+    // (A table of one part places none: its distances are its one share, whole.)
     let mut shares = PackedShares::default();
     // A table of one part: its solution, held packed from its distances' search to the
     // DTZ layer's writing.
@@ -513,7 +514,7 @@ fn generate_in_pool(
         observer.pass("compressing and writing", 1);
         dtz = distances
             .take()
-            .map(|d| dtz_layer(&index, d, std::mem::take(&mut shares), &opts, &*peers));
+            .map(|d| dtz_layer(&index, d, PackedShares::default(), &opts, &*peers));
         give_back_free_memory();
         phases.lap("dtz_layer");
         packed
@@ -564,13 +565,7 @@ fn generate_in_pool(
             .collect();
         give_back_free_memory();
         phases.lap("packing");
-        let layer = dtz_layer(
-            &index,
-            distances,
-            std::mem::take(&mut shares),
-            &opts,
-            &*peers,
-        );
+        let layer = dtz_layer(&index, distances, shares, &opts, &*peers);
         give_back_free_memory();
         phases.lap("dtz_layer");
         packed.into_iter().for_each(|p| p.restore(&mut solution));

@@ -294,53 +294,54 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_group_exchanges_and_gathers_in_rank_order() {
+    /// Runs `f` in each process of a group of three, each on a thread of its own.
+    fn in_group_of_three(f: impl Fn(&InProcess) + Sync) {
         let group = InProcess::group(3);
         std::thread::scope(|s| {
             for p in &group {
-                s.spawn(move || {
-                    for round in 0..3u8 {
-                        let out = (0..3)
-                            .map(|to| vec![p.rank as u8, to as u8, round])
-                            .collect();
-                        let got = p.all_to_all(out);
-                        let want: Vec<u8> = (0..3)
-                            .flat_map(|from| [from as u8, p.rank as u8, round])
-                            .collect();
-                        assert_eq!(got, want);
-                        let all = p.all_gather(vec![p.rank as u8; p.rank + round as usize]);
-                        for (r, a) in all.iter().enumerate() {
-                            assert_eq!(a, &vec![r as u8; r + round as usize]);
-                        }
-                        let root = round as usize;
-                        let data = vec![p.rank as u8 + 10; 4];
-                        assert_eq!(p.broadcast(root, data), vec![root as u8 + 10; 4]);
-                    }
-                    // Rank r sent 3 + 3 + 3 bytes to each other, gathered r, r + 1 and
-                    // r + 2 bytes to each, and broadcast 4 to each once.
-                    assert_eq!(p.bytes_sent(), 18 + 2 * (3 * p.rank as u64 + 3) + 8);
-                });
+                let f = &f;
+                s.spawn(move || f(p));
             }
+        });
+    }
+
+    #[test]
+    fn a_group_exchanges_and_gathers_in_rank_order() {
+        in_group_of_three(|p| {
+            for round in 0..3u8 {
+                let out = (0..3)
+                    .map(|to| vec![p.rank as u8, to as u8, round])
+                    .collect();
+                let got = p.all_to_all(out);
+                let want: Vec<u8> = (0..3)
+                    .flat_map(|from| [from as u8, p.rank as u8, round])
+                    .collect();
+                assert_eq!(got, want);
+                let all = p.all_gather(vec![p.rank as u8; p.rank + round as usize]);
+                for (r, a) in all.iter().enumerate() {
+                    assert_eq!(a, &vec![r as u8; r + round as usize]);
+                }
+                let root = round as usize;
+                let data = vec![p.rank as u8 + 10; 4];
+                assert_eq!(p.broadcast(root, data), vec![root as u8 + 10; 4]);
+            }
+            // Rank r sent 3 + 3 + 3 bytes to each other, gathered r, r + 1 and
+            // r + 2 bytes to each, and broadcast 4 to each once.
+            assert_eq!(p.bytes_sent(), 18 + 2 * (3 * p.rank as u64 + 3) + 8);
         });
     }
 
     /// Words gathered come back whole, every process's in rank order, whatever their bytes.
     #[test]
     fn words_are_gathered_in_rank_order() {
-        let group = InProcess::group(3);
-        std::thread::scope(|s| {
-            for p in &group {
-                s.spawn(move || {
-                    let mine = [p.rank as u64, u64::MAX - p.rank as u64, 1 << 40];
-                    let all = p.all_gather_words(&mine[..p.rank + 1]);
-                    for (r, theirs) in all.iter().enumerate() {
-                        let want = [r as u64, u64::MAX - r as u64, 1 << 40];
-                        assert_eq!(theirs, &want[..r + 1]);
-                    }
-                    assert_eq!(Alone.all_gather_words(&mine), vec![mine.to_vec()]);
-                });
+        in_group_of_three(|p| {
+            let mine = [p.rank as u64, u64::MAX - p.rank as u64, 1 << 40];
+            let all = p.all_gather_words(&mine[..p.rank + 1]);
+            for (r, theirs) in all.iter().enumerate() {
+                let want = [r as u64, u64::MAX - r as u64, 1 << 40];
+                assert_eq!(theirs, &want[..r + 1]);
             }
+            assert_eq!(Alone.all_gather_words(&mine), vec![mine.to_vec()]);
         });
     }
 }
