@@ -325,8 +325,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
     /// conversions by their sub-table values, the others by index, equal indices merged.
     /// With `others_counted`, the position's other moves were counted by index arithmetic
     /// (`TableIndex::step`), and this returns false, reporting nothing, when one of `moves`
-    /// may lead where one of them does: a king move that needs a symmetry (`encode`) yet
-    /// leaves the kings where they stand.
+    /// may lead where one of them does (see `inside_moves`).
     fn report_moves(
         &self,
         at: &Placed,
@@ -334,29 +333,47 @@ impl<'a, E: Send> ChessGame<'a, E> {
         others_counted: bool,
         f: &mut impl FnMut(Successor),
     ) -> bool {
-        let pos = &at.pos;
-        let mut inside = Scratch::new();
-        for m in moves.as_slice().iter().filter(|m| !m.is_conversion()) {
-            let alt = match m.kind {
-                MoveKind::DoublePush => self.en_passant_option(&pos.play(m)),
-                _ => None,
-            };
-            inside.push(self.moved_index(at, m), alt);
-        }
-        if others_counted && inside.meets_kings_of(at.idx, &self.index) {
+        let Some(inside) = self.inside_moves(at, moves, others_counted, true) else {
             return false;
-        }
+        };
         for m in moves.as_slice().iter().filter(|m| m.is_conversion()) {
-            f(Successor::Fixed(self.sub_value(&pos.play(m))));
+            f(Successor::Fixed(self.sub_value(&at.pos.play(m))));
         }
-        inside.merge_equal(&self.index);
-        for &(j, alt) in &inside.list {
+        for &(j, alt) in &inside {
             f(match alt {
                 Some(a) => Successor::Either(j, a),
                 None => Successor::Table(j),
             });
         }
         true
+    }
+
+    /// The indices the moves `moves` of `at` that are not conversions lead to, equal ones
+    /// merged, each with the value of the opponent's best en-passant capture after it where
+    /// `options` asks for it (a sub-table read). With `others_counted`, None when one of
+    /// them may lead where a move counted by index arithmetic does: a king move that needs
+    /// a symmetry (`encode`) yet leaves the kings where they stand.
+    fn inside_moves(
+        &self,
+        at: &Placed,
+        moves: &MoveList,
+        others_counted: bool,
+        options: bool,
+    ) -> Option<Entries> {
+        let pos = &at.pos;
+        let mut inside = Scratch::new();
+        for m in moves.as_slice().iter().filter(|m| !m.is_conversion()) {
+            let alt = match m.kind {
+                MoveKind::DoublePush if options => self.en_passant_option(&pos.play(m)),
+                _ => None,
+            };
+            inside.push(self.moved_index(at, m), alt);
+        }
+        if others_counted && inside.meets_kings_of(at.idx, &self.index) {
+            return None;
+        }
+        inside.merge_equal(&self.index);
+        Some(inside.list)
     }
 
     /// The number of quiet king moves of `at`, to the squares `to`, when no two of them
@@ -447,17 +464,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
     /// `RetroGame::successors_counted` of a placed position.
     fn counted_of(&self, at: Placed, f: &mut impl FnMut(Successor)) -> Option<(Dtm, u32)> {
         let mut list = MoveList::new();
-        // Without index arithmetic the counted moves' positions could coincide with others.
-        let counted = match at.steps {
-            Some(_) => {
-                let (counted, king_to) = at.pos.legal_moves_counting_quiet(&mut list);
-                counted + self.count_king_moves(&at, king_to, &mut list)
-            }
-            None => {
-                at.pos.legal_moves(&mut list);
-                0
-            }
-        };
+        let counted = self.count_quiet(&at, &mut list);
         let terminal = Dtm::without_moves(at.pos.is_check());
         if self.report_moves(&at, &list, counted > 0, f) {
             return Some((terminal, counted));
@@ -465,6 +472,44 @@ impl<'a, E: Send> ChessGame<'a, E> {
         at.pos.legal_moves(&mut list);
         self.report_moves(&at, &list, false, f);
         Some((terminal, 0))
+    }
+
+    /// The number of positions that the quiet moves of the legal position `idx` lead to and
+    /// `keep` accepts, each index once, as `successors_counted` counts and reports them,
+    /// with no sub-table read: a loser of the zeroing search waits for them alone.
+    pub(super) fn quiet_successors(
+        &self,
+        side: usize,
+        idx: u64,
+        keep: impl Fn(u64) -> bool,
+    ) -> u32 {
+        let Some(at) = self.placed(side, idx) else {
+            return 0;
+        };
+        let mut list = MoveList::new();
+        let counted = self.count_quiet(&at, &mut list);
+        let kept = |inside: Entries| inside.iter().filter(|e| keep(e.0)).count() as u32;
+        if let Some(inside) = self.inside_moves(&at, &list, counted > 0, false) {
+            return counted + kept(inside);
+        }
+        at.pos.legal_moves(&mut list);
+        self.inside_moves(&at, &list, false, false).map_or(0, kept)
+    }
+
+    /// The legal moves of `at`, those counted by index arithmetic only counted (where it
+    /// applies), the others to `list`: the number counted.
+    fn count_quiet(&self, at: &Placed, list: &mut MoveList) -> u32 {
+        // Without index arithmetic the counted moves' positions could coincide with others.
+        match at.steps {
+            Some(_) => {
+                let (counted, king_to) = at.pos.legal_moves_counting_quiet(list);
+                counted + self.count_king_moves(at, king_to, list)
+            }
+            None => {
+                at.pos.legal_moves(list);
+                0
+            }
+        }
     }
 
     pub(super) fn encode(&self, pos: &Position) -> u64 {

@@ -25,7 +25,7 @@ use super::bits::AtomicBits;
 use super::chess::ChessGame;
 use super::fifty::RULE_PLIES;
 use super::peers::{Alone, Peers, Shares};
-use super::solver::{RetroGame, Solution, Successor};
+use super::solver::Solution;
 use crate::chess::{MoveList, Role};
 use crate::progress::Observer;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
@@ -482,23 +482,6 @@ fn terminal<E: Send>(
     })
 }
 
-/// The number of positions inside `part` the quiet moves of `idx` (a legal position) lead
-/// to, each index once, as the solver counts them: as many as `unmoved_indices` gives
-/// `idx` back from them. Mostly counted by index arithmetic, not encoded.
-fn quiet_successors<E: Send>(
-    game: &ChessGame<'_, E>,
-    part: &Range<u64>,
-    side: usize,
-    idx: u64,
-) -> u32 {
-    let mut listed = 0;
-    let counted = game.successors_counted(side, idx, &mut |s| match s {
-        Successor::Table(j) | Successor::Either(j, _) => listed += u32::from(part.contains(&j)),
-        Successor::Fixed(_) => {}
-    });
-    counted.map_or(0, |(_, n)| n) + listed
-}
-
 /// The distances to zeroing of the positions of `part`, whose values `value` gives (of
 /// the positions of `part`, their distance to mate; of those of the earlier parts its pawn
 /// moves reach, also their class under the rule), the sub-tables read through `game`:
@@ -591,7 +574,7 @@ impl PartDtz {
                     // cost 1, no more than his quiet moves (all inside the part).
                     let n = match winning {
                         true => u32::from(!mates),
-                        false => quiet_successors(game, part, side, idx),
+                        false => game.quiet_successors(side, idx, |j| part.contains(&j)),
                     };
                     match n {
                         0 => {
@@ -616,7 +599,7 @@ impl PartDtz {
                     (true, None, _) => None, // `WIN_UNKNOWN` already
                     (false, cost, false) => Some((Wdl::Loss, cost.unwrap_or(1))), // mated: 1
                     (false, cost, true) => {
-                        let n = quiet_successors(game, part, side, idx);
+                        let n = game.quiet_successors(side, idx, |j| part.contains(&j));
                         self.wait(side, idx, n, cost == Some(NEAR));
                         None
                     }
