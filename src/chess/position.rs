@@ -188,12 +188,19 @@ impl Position {
         self.put_all(Bitboard::from_square(sq), piece);
     }
 
-    /// Puts `piece` on every square of `set` (all empty).
+    /// Puts `piece` on every square of `set` (all empty). Every board is written, each
+    /// at a fixed place, masked: a write at a computed place keeps the boards in memory,
+    /// and a copy of the position made right after waits for it (a stalled store).
     #[inline]
     pub fn put_all(&mut self, set: Bitboard, piece: Piece) {
         debug_assert!((self.occupied() & set).is_empty());
-        self.by_color[piece.color.index()] |= set;
-        self.by_role[piece.role.index()] |= set;
+        let on = |i: usize, at: usize| Bitboard(set.0 & 0u64.wrapping_sub(u64::from(i == at)));
+        for (i, b) in self.by_color.iter_mut().enumerate() {
+            *b |= on(i, piece.color.index());
+        }
+        for (i, b) in self.by_role.iter_mut().enumerate() {
+            *b |= on(i, piece.role.index());
+        }
     }
 
     /// Removes whatever stands on `sq`.
