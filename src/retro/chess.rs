@@ -333,13 +333,14 @@ impl<'a, E: Send> ChessGame<'a, E> {
         others_counted: bool,
         f: &mut impl FnMut(Successor),
     ) -> bool {
-        let Some(inside) = self.inside_moves(at, moves, others_counted, true) else {
+        let mut inside = Scratch::new();
+        if !self.inside_moves(at, moves, others_counted, true, &mut inside) {
             return false;
-        };
+        }
         for m in moves.as_slice().iter().filter(|m| m.is_conversion()) {
             f(Successor::Fixed(self.sub_value(&at.pos.play(m))));
         }
-        for &(j, alt) in &inside {
+        for &(j, alt) in &inside.list {
             f(match alt {
                 Some(a) => Successor::Either(j, a),
                 None => Successor::Table(j),
@@ -348,20 +349,21 @@ impl<'a, E: Send> ChessGame<'a, E> {
         true
     }
 
-    /// The indices the moves `moves` of `at` that are not conversions lead to, equal ones
-    /// merged, each with the value of the opponent's best en-passant capture after it where
-    /// `options` asks for it (a sub-table read). With `others_counted`, None when one of
-    /// them may lead where a move counted by index arithmetic does: a king move that needs
-    /// a symmetry (`encode`) yet leaves the kings where they stand.
+    /// Puts in `inside.list` the indices the moves `moves` of `at` that are not conversions
+    /// lead to, equal ones merged, each with the value of the opponent's best en-passant
+    /// capture after it where `options` asks for it (a sub-table read). With
+    /// `others_counted`, false, `inside` unfinished, when one of them may lead where a move
+    /// counted by index arithmetic does: a king move that needs a symmetry (`encode`) yet
+    /// leaves the kings where they stand. (Filled in place: the lists are kilobytes.)
     fn inside_moves(
         &self,
         at: &Placed,
         moves: &MoveList,
         others_counted: bool,
         options: bool,
-    ) -> Option<Entries> {
+        inside: &mut Scratch,
+    ) -> bool {
         let pos = &at.pos;
-        let mut inside = Scratch::new();
         for m in moves.as_slice().iter().filter(|m| !m.is_conversion()) {
             let alt = match m.kind {
                 MoveKind::DoublePush if options => self.en_passant_option(&pos.play(m)),
@@ -370,10 +372,10 @@ impl<'a, E: Send> ChessGame<'a, E> {
             inside.push(self.moved_index(at, m), alt);
         }
         if others_counted && inside.meets_kings_of(at.idx, &self.index) {
-            return None;
+            return false;
         }
         inside.merge_equal(&self.index);
-        Some(inside.list)
+        true
     }
 
     /// The number of quiet king moves of `at`, to the squares `to`, when no two of them
@@ -488,12 +490,15 @@ impl<'a, E: Send> ChessGame<'a, E> {
         };
         let mut list = MoveList::new();
         let counted = self.count_quiet(&at, &mut list);
-        let kept = |inside: Entries| inside.iter().filter(|e| keep(e.0)).count() as u32;
-        if let Some(inside) = self.inside_moves(&at, &list, counted > 0, false) {
-            return counted + kept(inside);
+        let kept = |inside: &Scratch| inside.list.iter().filter(|e| keep(e.0)).count() as u32;
+        let mut inside = Scratch::new();
+        if self.inside_moves(&at, &list, counted > 0, false, &mut inside) {
+            return counted + kept(&inside);
         }
         at.pos.legal_moves(&mut list);
-        self.inside_moves(&at, &list, false, false).map_or(0, kept)
+        let mut inside = Scratch::new();
+        self.inside_moves(&at, &list, false, false, &mut inside);
+        kept(&inside)
     }
 
     /// The legal moves of `at`, those counted by index arithmetic only counted (where it
@@ -699,6 +704,16 @@ mod tests {
                     assert_eq!(
                         reported.len() + counted as usize,
                         listed.len(),
+                        "{sig} {side} {idx}"
+                    );
+                    // The zeroing search's count: the moves that stay in the part.
+                    let stays = |s: &&Successor| match s {
+                        Successor::Fixed(_) => false,
+                        Successor::Table(j) | Successor::Either(j, _) => part(*j) == part(idx),
+                    };
+                    assert_eq!(
+                        game.quiet_successors(side, idx, |j| part(j) == part(idx)) as usize,
+                        listed.iter().filter(stays).count(),
                         "{sig} {side} {idx}"
                     );
                     counted_in_all += counted;
