@@ -432,10 +432,10 @@ impl TableIndex {
         let sym = self.kings.canonicalizer(wk, bk);
         let (wk, bk) = (sym.square(wk), sym.square(bk));
         let pair = self.kings.number(wk, bk)? as u64;
-        let idx = self.rank_index(pair, pos, |b| sym.bitboard(b));
+        let idx = self.rank_index(pair, pos, sym, false);
         if self.both_on_diagonal(wk, bk) {
             // The mirror across a1-h8 keeps the kings where they are.
-            let twin = self.rank_index(pair, pos, |b| sym.bitboard(b).flip_diagonal());
+            let twin = self.rank_index(pair, pos, sym, true);
             return Some(idx.min(twin));
         }
         Some(idx)
@@ -585,12 +585,12 @@ impl TableIndex {
         let mut d = Digits {
             pair,
             kings: (wk, bk),
-            groups: self.rank_groups(pos, |b| sym.bitboard(b)),
+            groups: self.rank_groups(pos, sym, false),
         };
         if self.both_on_diagonal(wk, bk) {
             // The mirror across a1-h8 keeps the kings where they are.
             let twin = Digits {
-                groups: self.rank_groups(pos, |b| sym.bitboard(b).flip_diagonal()),
+                groups: self.rank_groups(pos, sym, true),
                 ..d
             };
             if self.index_of(&twin) < self.index_of(&d) {
@@ -711,23 +711,32 @@ impl TableIndex {
     }
 
     /// The full index from the king pair's number and the piece groups, each group's squares
-    /// taken through `image`.
+    /// taken through `sym` (then mirrored across a1-h8 where `twin`).
     #[inline]
-    fn rank_index(&self, pair: u64, pos: &Position, image: impl Fn(Bitboard) -> Bitboard) -> u64 {
-        self.compose(pair, &self.rank_groups(pos, image))
+    fn rank_index(&self, pair: u64, pos: &Position, sym: Symmetry, twin: bool) -> u64 {
+        self.compose(pair, &self.rank_groups(pos, sym, twin))
     }
 
-    /// The rank of each piece group's squares, taken through `image`.
+    /// The rank of each piece group's squares, taken through `sym` (then mirrored across
+    /// a1-h8 where `twin`). A lone piece's rank is its square's image (pawns aside, whose
+    /// squares are shifted): one square is mirrored in a few operations, a board in many.
     #[inline]
-    fn rank_groups(
-        &self,
-        pos: &Position,
-        image: impl Fn(Bitboard) -> Bitboard,
-    ) -> [u64; MAX_GROUPS] {
+    fn rank_groups(&self, pos: &Position, sym: Symmetry, twin: bool) -> [u64; MAX_GROUPS] {
         let mut out = [0u64; MAX_GROUPS];
         for (o, g) in out.iter_mut().zip(&self.groups) {
-            let b = image(pos.pieces(g.color, g.role));
-            *o = combinations::rank(b.0 >> g.shift);
+            let pieces = pos.pieces(g.color, g.role);
+            *o = match (g.count, g.is_pawn(), pieces.first()) {
+                (1, false, Some(sq)) => {
+                    let sq = sym.square(sq);
+                    let sq = if twin { sq.flip_diagonal() } else { sq };
+                    sq.index() as u64
+                }
+                _ => {
+                    let b = sym.bitboard(pieces);
+                    let b = if twin { b.flip_diagonal() } else { b };
+                    combinations::rank(b.0 >> g.shift)
+                }
+            };
         }
         out
     }
