@@ -155,11 +155,11 @@ impl Packed {
 #[derive(Default)]
 pub struct PackedShares([Vec<PackedShare>; 2]);
 
-/// One side of a share: where its values go, they packed, and its exit bits packed.
+/// One side of a share: where its values go, and they and its exit bits packed (None
+/// once nothing will unpack them again: `PackedShares::forget`).
 struct PackedShare {
     at: Range<usize>,
-    values: Packed,
-    exit_decides: Packed,
+    packed: Option<(Packed, Packed)>,
 }
 
 impl PackedShares {
@@ -169,10 +169,10 @@ impl PackedShares {
         let at = share.first as usize;
         for (side, packed) in self.0.iter_mut().enumerate() {
             let values = std::mem::take(&mut share.values[side]);
+            let bits = std::mem::take(&mut share.exit_decides[side]);
             packed.push(PackedShare {
                 at: at..at + values.len(),
-                values: Packed::pack(values),
-                exit_decides: Packed::pack_words(std::mem::take(&mut share.exit_decides[side])),
+                packed: Some((Packed::pack(values), Packed::pack_words(bits))),
             });
         }
         whole.place(share);
@@ -181,12 +181,28 @@ impl PackedShares {
     /// Writes the values and exit bits of side `side` into `whole`.
     pub fn unpack(&self, whole: &mut Solution, side: usize) {
         for share in &self.0[side] {
-            share
-                .values
-                .unpack_into(&mut whole.values[side][share.at.clone()]);
-            let bits = share.exit_decides.unpack_words();
+            let (values, bits) = share
+                .packed
+                .as_ref()
+                .expect("a side unpacked after `forget`");
+            values.unpack_into(&mut whole.values[side][share.at.clone()]);
+            let bits = bits.unpack_words();
             or_bits_at(&mut whole.exit_decides[side], share.at.start as u64, &bits);
         }
+    }
+
+    /// `unpack` for the last time: the side's packed pieces go once it is whole.
+    pub fn unpack_last(&mut self, whole: &mut Solution, side: usize) {
+        self.unpack(whole, side);
+        self.forget(side);
+    }
+
+    /// Lets go of side `side`'s packed pieces, which nothing will unpack again (where they
+    /// go in `whole` stays known, for `release`).
+    pub fn forget(&mut self, side: usize) {
+        self.0[side]
+            .iter_mut()
+            .for_each(|share| share.packed = None);
     }
 
     /// Gives back the pages of side `side`'s values and exit bits in `whole`, which read
@@ -386,6 +402,16 @@ mod tests {
             packed.unpack(&mut packed_whole, side);
             assert_eq!(packed_whole.values[side], whole.values[side], "{side}");
             assert_eq!(packed_whole.exit_decides[side], whole.exit_decides[side]);
+            packed.release(&mut packed_whole, side);
+        }
+        // The last unpack lets a side's packed pieces go, as `forget` does, and `release`
+        // still knows where the side lies.
+        packed.unpack_last(&mut packed_whole, 1);
+        assert_eq!(packed_whole.values[1], whole.values[1]);
+        packed.forget(0);
+        for side in [0, 1] {
+            assert!(packed.0[side].iter().all(|share| share.packed.is_none()));
+            assert_eq!(packed.0[side].len(), cuts.len() - 1);
             packed.release(&mut packed_whole, side);
         }
     }

@@ -761,7 +761,7 @@ pub(crate) struct DtzStream {
 pub(crate) fn dtz_layer(
     index: &TableIndex,
     distances: Solution,
-    shares: PackedShares,
+    mut shares: PackedShares,
     opts: &WriteOptions,
     peers: &dyn Peers,
 ) -> DtzStream {
@@ -796,11 +796,12 @@ pub(crate) fn dtz_layer(
         LayoutChoice::Fixed(_) => None,
     };
     // One side's values whole at a time where `shares` holds them packed: white's, then
-    // black's, then white's again if its stream is written.
+    // black's, then white's again if its stream is written. A side's packed pieces go as
+    // soon as nothing will unpack them again.
     shares.unpack(&mut c.solution, 0);
     let white = choose_layout(&c, Kind::Dtm(0), opts, longer);
     shares.release(&mut c.solution, 0);
-    shares.unpack(&mut c.solution, 1);
+    shares.unpack_last(&mut c.solution, 1);
     let black = choose_layout(&c, Kind::Dtm(1), opts, longer);
     let written = |c: &Choices, side: usize, layout: Layout| DtzStream {
         side,
@@ -808,12 +809,15 @@ pub(crate) fn dtz_layer(
         layout,
     };
     let black = match sides_apart(white.1, black.1) {
-        Some(1) => return written(&c, 1, black.0),
+        Some(1) => {
+            shares.forget(0);
+            return written(&c, 1, black.0);
+        }
         Some(_) => None,
         None => Some(written(&c, 1, black.0)),
     };
     shares.release(&mut c.solution, 1);
-    shares.unpack(&mut c.solution, 0);
+    shares.unpack_last(&mut c.solution, 0);
     let white = written(&c, 0, white.0);
     // The first of equals: white's side where the two take as many bytes.
     match black {
