@@ -38,6 +38,12 @@ impl Scratch {
         }
     }
 
+    /// Empties both lists.
+    fn clear(&mut self) {
+        self.list.clear();
+        self.encoded.clear();
+    }
+
     /// Adds an index (and whether `encode` found it) with its extra option.
     #[inline]
     pub(super) fn push(&mut self, (idx, encoded): (u64, bool), alt: Option<Dtm>) {
@@ -323,20 +329,21 @@ impl<'a, E: Send> ChessGame<'a, E> {
 
     /// Reports the legal moves `moves` of `at` to `f` (see `RetroGame::successors`):
     /// conversions by their sub-table values, the others by index, equal indices merged.
-    /// With `others_counted`, the position's other moves were counted by index arithmetic
-    /// (`TableIndex::step`), and this returns false, reporting nothing, when one of `moves`
-    /// may lead where one of them does (see `inside_moves`).
-    fn report_moves(
+    fn report_moves(&self, at: &Placed, moves: &MoveList, f: &mut impl FnMut(Successor)) {
+        let mut inside = Scratch::new();
+        self.inside_moves(at, moves, false, true, &mut inside);
+        self.report(at, moves, &inside, f);
+    }
+
+    /// Reports to `f` the conversions among `moves` by their sub-table values, then the
+    /// moves inside the table `inside` holds (`inside_moves`).
+    fn report(
         &self,
         at: &Placed,
         moves: &MoveList,
-        others_counted: bool,
+        inside: &Scratch,
         f: &mut impl FnMut(Successor),
-    ) -> bool {
-        let mut inside = Scratch::new();
-        if !self.inside_moves(at, moves, others_counted, true, &mut inside) {
-            return false;
-        }
+    ) {
         for m in moves.as_slice().iter().filter(|m| m.is_conversion()) {
             f(Successor::Fixed(self.sub_value(&at.pos.play(m))));
         }
@@ -346,7 +353,6 @@ impl<'a, E: Send> ChessGame<'a, E> {
                 None => Successor::Table(j),
             });
         }
-        true
     }
 
     /// Puts in `inside.list` the indices the moves `moves` of `at` that are not conversions
@@ -443,7 +449,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
                     true
                 });
             });
-        self.report_moves(&at, &list, false, &mut |s| {
+        self.report_moves(&at, &list, &mut |s| {
             let after = match s {
                 Successor::Table(j) => inside(j),
                 Successor::Fixed(d) => d,
@@ -459,21 +465,16 @@ impl<'a, E: Send> ChessGame<'a, E> {
     fn successors_of(&self, at: &Placed, f: &mut impl FnMut(Successor)) -> Dtm {
         let mut list = MoveList::new();
         at.pos.legal_moves(&mut list);
-        self.report_moves(at, &list, false, f);
+        self.report_moves(at, &list, f);
         Dtm::without_moves(at.pos.is_check())
     }
 
     /// `RetroGame::successors_counted` of a placed position.
     fn counted_of(&self, at: Placed, f: &mut impl FnMut(Successor)) -> Option<(Dtm, u32)> {
-        let mut list = MoveList::new();
-        let counted = self.count_quiet(&at, &mut list);
-        let terminal = Dtm::without_moves(at.pos.is_check());
-        if self.report_moves(&at, &list, counted > 0, f) {
-            return Some((terminal, counted));
-        }
-        at.pos.legal_moves(&mut list);
-        self.report_moves(&at, &list, false, f);
-        Some((terminal, 0))
+        let (mut list, mut inside) = (MoveList::new(), Scratch::new());
+        let counted = self.counted_and_inside(&at, true, &mut list, &mut inside);
+        self.report(&at, &list, &inside, f);
+        Some((Dtm::without_moves(at.pos.is_check()), counted))
     }
 
     /// The number of positions that the quiet moves of the legal position `idx` lead to and
@@ -488,17 +489,30 @@ impl<'a, E: Send> ChessGame<'a, E> {
         let Some(at) = self.placed(side, idx) else {
             return 0;
         };
-        let mut list = MoveList::new();
-        let counted = self.count_quiet(&at, &mut list);
-        let kept = |inside: &Scratch| inside.list.iter().filter(|e| keep(e.0)).count() as u32;
-        let mut inside = Scratch::new();
-        if self.inside_moves(&at, &list, counted > 0, false, &mut inside) {
-            return counted + kept(&inside);
+        let (mut list, mut inside) = (MoveList::new(), Scratch::new());
+        let counted = self.counted_and_inside(&at, false, &mut list, &mut inside);
+        counted + inside.list.iter().filter(|e| keep(e.0)).count() as u32
+    }
+
+    /// The legal moves of `at` to `list`, and in `inside` the indices of those that are
+    /// not conversions (`inside_moves`, with `options`), the moves index arithmetic
+    /// counts only counted, unless one listed may lead where one of them does: then every
+    /// move is listed. The number counted.
+    fn counted_and_inside(
+        &self,
+        at: &Placed,
+        options: bool,
+        list: &mut MoveList,
+        inside: &mut Scratch,
+    ) -> u32 {
+        let counted = self.count_quiet(at, list);
+        if self.inside_moves(at, list, counted > 0, options, inside) {
+            return counted;
         }
-        at.pos.legal_moves(&mut list);
-        let mut inside = Scratch::new();
-        self.inside_moves(&at, &list, false, false, &mut inside);
-        kept(&inside)
+        at.pos.legal_moves(list);
+        inside.clear();
+        self.inside_moves(at, list, false, options, inside);
+        0
     }
 
     /// The legal moves of `at`, those counted by index arithmetic only counted (where it
@@ -570,7 +584,7 @@ impl<E: Send> RetroGame for ChessGame<'_, E> {
         } else {
             at.pos.conversion_moves(&mut list);
         }
-        self.report_moves(&at, &list, false, f);
+        self.report_moves(&at, &list, f);
     }
 
     fn parts(&self) -> Vec<std::ops::Range<u64>> {
