@@ -250,6 +250,9 @@ impl PartDtz {
     /// Lowers the distance of `idx`, a winner, to `d` (one not found counts as infinitely
     /// far); Some(true) where it was lowered beyond `NEAR` (the caller lists it for its
     /// level), Some(false) within it, None where it was not lowered (or `idx` is no winner).
+    /// A distance lowered from one its resets gave is no longer theirs (`decides`); one
+    /// lowered from none had no reset to keep the win, and its bit is left unread, as the
+    /// search lowers most winners so.
     fn lower(&self, side: usize, idx: u64, d: u32) -> Option<bool> {
         let cell = self.cell(side, idx);
         if d > NEAR {
@@ -264,6 +267,7 @@ impl PartDtz {
                 }
                 WIN_FAR if far[&idx] > d => {
                     far.insert(idx, d);
+                    self.decides[side].clear(self.bit(idx));
                     Some(true)
                 }
                 _ => None,
@@ -281,6 +285,9 @@ impl PartDtz {
             }
             match cell.compare_exchange_weak(now, d as u8, Relaxed, Relaxed) {
                 Ok(_) => {
+                    if now != WIN_UNKNOWN {
+                        self.decides[side].clear(self.bit(idx));
+                    }
                     self.mark(side, idx, d);
                     return Some(false);
                 }
@@ -763,12 +770,8 @@ impl PartDtz {
     /// distances.
     fn note(&self, side: usize, q: u64, from_loser: bool, level: u32, found: &mut Vec<(u32, u64)>) {
         if from_loser {
-            if let Some(beyond) = self.lower(side, q, level + 1) {
-                // Nearer than its resets and mates, if it had any.
-                self.decides[side].clear(self.bit(q));
-                if beyond {
-                    found.push((level + 1, entry(side, q)));
-                }
+            if self.lower(side, q, level + 1) == Some(true) {
+                found.push((level + 1, entry(side, q)));
             }
         } else if let Some(d) = self.count_down(side, q, level) {
             if d > NEAR {

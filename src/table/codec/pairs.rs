@@ -217,9 +217,10 @@ fn count_pairs<S: Symbol>(
 /// log2 of the keys one bucket of `count_sparse` counts densely: its table fits the
 /// first-level cache.
 const LOW_BITS: u32 = 12;
+const _: () = assert!(LOW_BITS <= u16::BITS, "a key's low bits are kept in a u16");
 
 /// What `count_pairs` counts in, kept from round to round: a dense table is as large as
-/// the alphabet squared (64 MiB at 4,096 symbols), the sparse keys four bytes per symbol,
+/// the alphabet squared (64 MiB at 4,096 symbols), the sparse keys two bytes per symbol,
 /// and fresh ones each round would fault in every page again.
 #[derive(Default)]
 struct Counting {
@@ -229,13 +230,18 @@ struct Counting {
     keys: Vec<ChunkKeys>,
 }
 
-/// One chunk's pair keys, bucket by bucket, and where each bucket starts among them
-/// (`count_sparse`).
+/// One chunk's pairs, bucket by bucket, each as its key's low `LOW_BITS` (the bucket holds
+/// the high bits), and where each bucket starts among them (`count_sparse`).
 #[derive(Default)]
 struct ChunkKeys {
-    keys: Vec<u32>,
+    keys: Vec<u16>,
     starts: Vec<usize>,
 }
+
+/// Pairs per group of buckets `count_sparse` counts as one task: a short sequence (a
+/// sample's) is counted as one, where tasks of a few buckets each cost more in their
+/// making and their tables than in counting.
+const GROUP_PAIRS: usize = 1 << 16;
 
 /// The pairs of `seq` that occur at least `min_count` times, as (count, first, second) in
 /// no set order, without a table of the alphabet squared: each chunk's
@@ -250,6 +256,7 @@ fn count_sparse<S: Symbol>(
 ) -> Vec<(u32, u16, u16)> {
     let low = LOW_BITS.min(usize::BITS - (alphabet * alphabet).leading_zeros());
     let buckets = ((alphabet * alphabet - 1) >> low) + 1;
+    let mask = (1 << low) - 1;
     chunks.resize_with(seq.len().div_ceil(CHUNK), ChunkKeys::default);
     chunks.par_iter_mut().zip(seq.par_chunks(CHUNK)).for_each(
         |(ChunkKeys { keys, starts }, chunk)| {
@@ -267,37 +274,44 @@ fn count_sparse<S: Symbol>(
             for_each_pair(chunk, |a, b, k| {
                 let key = a * alphabet + b;
                 let at = &mut at[key >> low];
-                keys[*at..*at + k as usize].fill(key as u32);
+                let slot = (key & mask) as u16;
+                match k {
+                    1 => keys[*at] = slot,
+                    _ => keys[*at..*at + k as usize].fill(slot),
+                }
                 *at += k as usize;
             });
         },
     );
     let chunks = &*chunks;
     let split = |key: usize, c: u32| (c, (key / alphabet) as u16, (key % alphabet) as u16);
-    (0..buckets)
+    let pairs = seq.len() / 2;
+    let groups = (pairs / GROUP_PAIRS).clamp(1, buckets);
+    let per = buckets.div_ceil(groups);
+    (0..buckets.div_ceil(per))
         .into_par_iter()
-        .fold_with(
-            (vec![0u64; 1 << low], Vec::new()),
-            |(mut counts, mut out), bucket| {
-                let keys = || {
+        .map(|group| {
+            let mut counts = vec![0u64; 1 << low];
+            let mut out = Vec::new();
+            for bucket in group * per..buckets.min((group + 1) * per) {
+                let slots = || {
                     chunks
                         .iter()
                         .flat_map(move |c| &c.keys[c.starts[bucket]..c.starts[bucket + 1]])
-                        .map(|&key| key as usize)
+                        .map(|&slot| slot as usize)
                 };
-                let slot = |key: usize| key & ((1 << low) - 1);
-                keys().for_each(|key| counts[slot(key)] += 1);
-                // Each key met once more, its count taken and cleared for the next bucket.
-                for key in keys() {
-                    let c = std::mem::take(&mut counts[slot(key)]);
+                slots().for_each(|slot| counts[slot] += 1);
+                // Each slot met once more, its count taken and cleared for the next bucket.
+                for slot in slots() {
+                    let c = std::mem::take(&mut counts[slot]);
                     if c > 0 && c >= u64::from(min_count) {
+                        let key = bucket << low | slot;
                         out.push(split(key, u32::try_from(c).unwrap_or(u32::MAX)));
                     }
                 }
-                (counts, out)
-            },
-        )
-        .map(|(_, out)| out)
+            }
+            out
+        })
         .collect::<Vec<_>>()
         .concat()
 }
