@@ -480,13 +480,10 @@ const SHORTLIST_FROM: u64 = 1 << 24;
 /// was among the shortlist's best (file sizes unchanged).
 ///
 /// With `longer`, the `SHORTLIST` best orders on the sample, whatever the layouts' size,
-/// are compared on that many values instead (`DTZ_SAMPLE`).
-fn choose_layout(
-    c: &Choices,
-    kind: Kind,
-    opts: &WriteOptions,
-    longer: Option<u64>,
-) -> (Layout, u64) {
+/// are compared on that many values instead (`DTZ_SAMPLE`); where that is every value of
+/// a stream written whole (a small table's), the chosen order's stream is kept, to be
+/// written as it is rather than made again.
+fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions, longer: Option<u64>) -> Chosen {
     let (orders, sample) = match &opts.layouts {
         LayoutChoice::Sampled(sample) => (Layout::all_orders(c.index), *sample),
         LayoutChoice::Fixed(parts) => (vec![parts.clone()], 1 << 16),
@@ -547,10 +544,41 @@ fn choose_layout(
         }
         _ => candidates,
     };
-    measured(candidates, last)
+    let whole = |l: &Layout| {
+        c.peers.count() == 1 && l.size() <= last && !opts.is_cut(l.size()) && longer.is_some()
+    };
+    if candidates.iter().all(whole) {
+        // One sample range per layout, all its numbers: its stream (`Choices::written`).
+        let streams = candidates.into_par_iter().map(|layout| {
+            let stream = c.stream(kind, &layout, 0..layout.size(), opts);
+            (stream.len() as u64, layout, stream)
+        });
+        let (bytes, layout, stream) = streams
+            .min_by_key(|(bytes, layout, _)| (*bytes, layout.to_bytes()))
+            .expect("at least one layout");
+        return Chosen {
+            layout,
+            bytes,
+            stream: Some(stream),
+        };
+    }
+    let (layout, bytes) = measured(candidates, last)
         .into_iter()
         .min_by_key(by_size)
-        .expect("at least one layout")
+        .expect("at least one layout");
+    Chosen {
+        layout,
+        bytes,
+        stream: None,
+    }
+}
+
+/// What `choose_layout` chose: the layout, its sample's compressed size, and the stream
+/// where the sample was the whole of it.
+struct Chosen {
+    layout: Layout,
+    bytes: u64,
+    stream: Option<Vec<u8>>,
 }
 
 /// The values the shortlisted orders of a DTZ layer are compared on: 16 ranges of 256K.
@@ -621,7 +649,7 @@ pub(crate) fn write_table_sides(
         owners,
     };
     let trials = |c: &Choices, side: usize| {
-        let wdl = choose_layout(c, Kind::Wdl(side), opts, None).0;
+        let wdl = choose_layout(c, Kind::Wdl(side), opts, None).layout;
         (wdl, choose_layout(c, Kind::Dtm(side), opts, None))
     };
     let ([(wdl0, dtm0), (wdl1, dtm1)], held) = match held {
@@ -641,8 +669,12 @@ pub(crate) fn write_table_sides(
     give_back_free_memory();
     phases.lap("layouts");
     let wdl_layouts = [wdl0, wdl1];
-    let dtm_side = usize::from(dtm1.1 < dtm0.1);
-    let dtm_layout = if dtm_side == 0 { dtm0.0 } else { dtm1.0 };
+    let dtm_side = usize::from(dtm1.bytes < dtm0.bytes);
+    let dtm_layout = if dtm_side == 0 {
+        dtm0.layout
+    } else {
+        dtm1.layout
+    };
     // Every order of the parts has as many numbers.
     let segmented = opts.is_cut(dtm_layout.size());
     let mut header = Header {
@@ -803,22 +835,22 @@ pub(crate) fn dtz_layer(
     shares.release(&mut c.solution, 0);
     shares.unpack_last(&mut c.solution, 1);
     let black = choose_layout(&c, Kind::Dtm(1), opts, longer);
-    let written = |c: &Choices, side: usize, layout: Layout| DtzStream {
+    let written = |c: &Choices, side: usize, chosen: Chosen| DtzStream {
         side,
-        stream: c.written(Kind::Dtm(side), &layout, opts),
-        layout,
+        stream: (chosen.stream).unwrap_or_else(|| c.written(Kind::Dtm(side), &chosen.layout, opts)),
+        layout: chosen.layout,
     };
-    let black = match sides_apart(white.1, black.1) {
+    let black = match sides_apart(white.bytes, black.bytes) {
         Some(1) => {
             shares.forget(0);
-            return written(&c, 1, black.0);
+            return written(&c, 1, black);
         }
         Some(_) => None,
-        None => Some(written(&c, 1, black.0)),
+        None => Some(written(&c, 1, black)),
     };
     shares.release(&mut c.solution, 1);
     shares.unpack_last(&mut c.solution, 0);
-    let white = written(&c, 0, white.0);
+    let white = written(&c, 0, white);
     // The first of equals: white's side where the two take as many bytes.
     match black {
         Some(black) if black.stream.len() < white.stream.len() => black,
