@@ -1345,9 +1345,8 @@ impl<'g, G: RetroGame> State<'g, G> {
                             let mut mail = self.mail();
                             for block in (first..end).step_by(BLOCK) {
                                 if self.marked(side, block, level) {
-                                    for i in block..(block + BLOCK).min(end) {
-                                        self.visit(side, (start + i) as u64, level, &mut mail);
-                                    }
+                                    let to = (block + BLOCK).min(end);
+                                    self.visit(side, block..to, level, &mut mail);
                                 }
                             }
                             self.post(mail);
@@ -1626,12 +1625,16 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
     }
 
-    /// One position during the pass for `level`: take back its moves if it was resolved at
-    /// the previous level (fixed moves' values are stored when known).
+    /// The positions `ats` (places in the arrays) during the pass for `level`: takes back
+    /// the moves of those resolved at the previous level (fixed moves' values are stored
+    /// when known). A slice read in order, each byte once.
     #[inline]
-    fn visit(&self, side: usize, idx: u64, level: u32, mail: &mut Mail) {
-        if self.values[side][self.at(idx)].load(Relaxed) as u32 == level {
-            self.expand(side, idx, level, mail);
+    fn visit(&self, side: usize, ats: Range<usize>, level: u32, mail: &mut Mail) {
+        let first = self.own.start + ats.start as u64;
+        for (idx, cell) in (first..).zip(&self.values[side][ats]) {
+            if u32::from(cell.load(Relaxed)) == level {
+                self.expand(side, idx, level, mail);
+            }
         }
     }
 
