@@ -250,9 +250,9 @@ impl PartDtz {
     /// Lowers the distance of `idx`, a winner, to `d` (one not found counts as infinitely
     /// far); Some(true) where it was lowered beyond `NEAR` (the caller lists it for its
     /// level), Some(false) within it, None where it was not lowered (or `idx` is no winner).
-    /// A distance lowered from one its resets gave is no longer theirs (`decides`); one
-    /// lowered from none had no reset to keep the win, and its bit is left unread, as the
-    /// search lowers most winners so.
+    /// A distance lowered from one its resets gave (within `NEAR`: they cost no more) is no
+    /// longer theirs (`decides`); one lowered from none, or from one the search gave, was
+    /// never theirs, and its bit is left unread, as the search lowers most winners so.
     fn lower(&self, side: usize, idx: u64, d: u32) -> Option<bool> {
         let cell = self.cell(side, idx);
         if d > NEAR {
@@ -267,7 +267,6 @@ impl PartDtz {
                 }
                 WIN_FAR if far[&idx] > d => {
                     far.insert(idx, d);
-                    self.decides[side].clear(self.bit(idx));
                     Some(true)
                 }
                 _ => None,

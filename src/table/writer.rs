@@ -544,17 +544,17 @@ fn choose_layout(c: &Choices, kind: Kind, opts: &WriteOptions, longer: Option<u6
         }
         _ => candidates,
     };
-    let whole = |l: &Layout| {
-        c.peers.count() == 1 && l.size() <= last && !opts.is_cut(l.size()) && longer.is_some()
-    };
-    if candidates.iter().all(whole) {
-        // One sample range per layout, all its numbers: its stream (`Choices::written`).
+    // Every order has as many numbers: where a DTZ layer's are all in the sample and its
+    // stream is written whole by this process alone, each candidate's sample is its stream
+    // (`Choices::written`), kept for the chosen one.
+    let n = candidates.first().map_or(0, Layout::size);
+    if longer.is_some() && c.peers.count() == 1 && n <= last && !opts.is_cut(n) {
         let streams = candidates.into_par_iter().map(|layout| {
-            let stream = c.stream(kind, &layout, 0..layout.size(), opts);
-            (stream.len() as u64, layout, stream)
+            let stream = c.stream(kind, &layout, 0..n, opts);
+            ((layout, stream.len() as u64), stream)
         });
-        let (bytes, layout, stream) = streams
-            .min_by_key(|(bytes, layout, _)| (*bytes, layout.to_bytes()))
+        let ((layout, bytes), stream) = streams
+            .min_by_key(|(chosen, _)| by_size(chosen))
             .expect("at least one layout");
         return Chosen {
             layout,
@@ -849,7 +849,11 @@ pub(crate) fn dtz_layer(
         None => Some(written(&c, 1, black)),
     };
     shares.release(&mut c.solution, 1);
-    shares.unpack_last(&mut c.solution, 0);
+    // White's values are read again only where its stream was not kept from its trials.
+    match white.stream {
+        Some(_) => shares.forget(0),
+        None => shares.unpack_last(&mut c.solution, 0),
+    }
     let white = written(&c, 0, white);
     // The first of equals: white's side where the two take as many bytes.
     match black {
