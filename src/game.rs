@@ -1,8 +1,6 @@
 //! The games retrobook plays: each table and book file names its game, so that a reader
-//! refuses a file of a game it was not asked for. Chess is the first; Chinese chess
-//! (xiangqi, DESIGN.md §10) has its rules beside `chess/` and its books; its tables are to
-//! come (a `RetroGame` beside `retro/chess.rs`), until then a table file naming it is
-//! refused.
+//! refuses a file of a game it was not asked for: chess, and Chinese chess (xiangqi,
+//! `docs/design.md`, Chinese chess), each with its rules, tables and books.
 
 use std::fmt;
 use std::str::FromStr;
@@ -10,10 +8,10 @@ use std::str::FromStr;
 /// A game with tables.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Game {
-    /// Western chess (FIDE rules, DESIGN.md §2).
+    /// Western chess (FIDE rules; `docs/design.md`, Values).
     #[default]
     Chess,
-    /// Chinese chess (DESIGN.md §10).
+    /// Chinese chess (`docs/design.md`, Chinese chess).
     Xiangqi,
 }
 

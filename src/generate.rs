@@ -73,7 +73,7 @@
 //!
 //! The estimate (`gen --plan`) adds 5% to the model. Measured peaks (VmHWM) against it, 2
 //! threads: KQRvKR 571 MiB (estimate 679 MiB) and KRBvKR 586 MiB (679 MiB), in the DTM
-//! solve; KNNvKP 538 MiB (828 MiB); KRPvKR 666 MiB (1.6 GiB: with pawns the model holds
+//! solve; KNNvKP 538 MiB (828 MiB); KRPvKR 664 MiB (1.6 GiB: with pawns the model holds
 //! every part's values and the margin, where the parts no part left reads are packed as
 //! it goes), while its solution's sides are made whole and counted; KRNvKNN 17.3 GiB
 //! (19.4 GiB), where the zeroing search's cells are made beside the DTM solution. Earlier

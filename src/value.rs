@@ -1,5 +1,5 @@
-//! Game values: distance to mate in plies, from the side to move's view (DESIGN.md §2), and
-//! the one-byte encoding the solver and the table files use.
+//! Game values: distance to mate in plies, from the side to move's view (`docs/design.md`,
+//! Values), and the one-byte encoding the solver and the table files use.
 
 use std::cmp::Ordering;
 use std::fmt;

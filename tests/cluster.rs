@@ -2,7 +2,7 @@
 //! machine writes, byte for byte, the book one process writes, whatever the memory (runs
 //! spilled or not), the archives and `--min-games`; a job that cannot finish fails in
 //! every process with a clear message and leaves no book. Tables across processes are
-//! tested beside the one-process tables they are compared with (`tests/tables.rs`), and
+//! tested beside the one-process tables they are compared with (`tests/it/tables.rs`), and
 //! here, by hand, a 5-piece pawn table. As root, a job is also run across two network
 //! namespaces joined by a veth pair, its processes talking over TCP as on two machines.
 #![cfg(feature = "mpi")]

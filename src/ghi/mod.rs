@@ -1,5 +1,6 @@
 //! Graph history interaction: exact values of game graphs whose repetitions end the game by
-//! rule, with marks on the values that depend on the path (DESIGN.md §7).
+//! rule, with marks on the values that depend on the path (`docs/design.md`, Graph history
+//! interaction).
 
 mod graph;
 mod solve;

@@ -1,5 +1,5 @@
-//! Distance to zeroing under the 50-move rule (DESIGN.md §2, Syzygy's DTZ50″) of a solved
-//! chess table, and the rule's classes with it: for every won or lost position, the plies
+//! Distance to zeroing under the 50-move rule (`docs/design.md`, Values: Syzygy's DTZ50″) of
+//! a solved chess table, and the rule's classes with it: for every won or lost position, the plies
 //! to the next move that resets the move count (a capture, a promotion, a pawn move) or
 //! mates, with best play under the rule: the winner zeroes as soon as he can while keeping
 //! the win, the loser delays it. A win or loss is cursed (blessed) where that distance is
@@ -882,7 +882,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // A pawn table, a long pawnless one and one of two defenders' pieces, each with
         // its sub-tables; every table of up to 4 pieces is held to Syzygy's through its
-        // file in `tests/tables.rs`.
+        // file in `tests/it/tables.rs`.
         let targets: Vec<Material> = ["KPvK", "KBNvK", "KRvKN"]
             .iter()
             .map(|s| s.parse().unwrap())

@@ -1,5 +1,5 @@
-//! The 50-move rule (DESIGN.md §2): which wins and losses of a solved chess table hold when
-//! 100 plies without a capture or pawn move draw, Syzygy's cursed wins and blessed losses.
+//! The 50-move rule (`docs/design.md`, Values): which wins and losses of a solved chess table
+//! hold when 100 plies without a capture or pawn move draw, Syzygy's cursed wins and blessed losses.
 //! They are those whose distance to zeroing (`dtz`) is beyond 100 plies; a part's classes
 //! are kept as soon as its distances are found, for the parts after it, whose pawn moves
 //! lead into it, and for the writer.

@@ -99,7 +99,7 @@ pub struct Header {
     pub material: Material,
     /// Indices per side to move.
     pub size: u64,
-    /// Statistics (DESIGN.md §2 convention).
+    /// Statistics (counted as `docs/design.md`, Values, says).
     pub stats: TableStats,
     /// Side to move (0 white, 1 black) whose distances the DTM layer stores.
     pub dtm_side: usize,

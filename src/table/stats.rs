@@ -1,6 +1,6 @@
-//! Table statistics in the counting convention of DESIGN.md §2 (the one Syzygy publishes):
-//! legal positions per side to move, each symmetry class once, identical pieces told apart; win/draw/loss from the side to
-//! move's view; and the longest mate over both sides to move.
+//! Table statistics in the counting convention of `docs/design.md`, Values (the one Syzygy
+//! publishes): legal positions per side to move, each symmetry class once, identical pieces
+//! told apart; win/draw/loss from the side to move's view; and the longest mate over both sides to move.
 
 use crate::chess::Color;
 use crate::index::TableIndex;

@@ -9,7 +9,7 @@
 //! stream, and the side the DTM layer stores, are chosen by compressing samples of every
 //! candidate: which order of the parts compresses best depends on the material.
 //!
-//! Choices, measured (KQRvKR, white to move unless said; see the README for the whole set):
+//! Choices, measured (KQRvKR, white to move unless said; `docs/performance.md` has the whole set):
 //! - WDL blocks of 32 bytes: a cold probe decodes at most one, tens of codes. DTM blocks of
 //!   256 bytes: 12% smaller than 32-byte blocks, and a cold DTM probe may cost more.
 //! - Positions whose value a conversion reaches store "or better through a conversion"

@@ -5,7 +5,7 @@
  * clock from to outcome dtz fen (bitboards in hex, stm 1 = white to move, expected wdl and
  * dtm in the header's encoding; then a halfmove clock and the first move rb_probe_root_clock
  * must rank from it, with its outcome and dtz, from -1 when there is none), as written by
- * tests/capi.rs. Checks the bitboard and the FEN calls against the expected
+ * tests/it/capi.rs. Checks the bitboard and the FEN calls against the expected
  * values, then bad input; then probes BOOK (backed up by `book backup`) at the start position
  * by FEN and by bitboards and prints what it found, one line per move; PLAIN_BOOK (the same
  * book before the back-up) must have the same moves without values. Exits non-zero on any

@@ -2,7 +2,7 @@
  *
  * usage: xiangqi TABLES < CASES
  * Each line of CASES: wdl dtm by_rule fen (the values expected, in the header's encoding),
- * as written by tests/capi.rs. Then bad input must fail. Prints "cases N failures F" and
+ * as written by tests/it/capi.rs. Then bad input must fail. Prints "cases N failures F" and
  * exits non-zero on any mismatch. */
 #include "retrobook.h"
 

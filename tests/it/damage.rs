@@ -12,7 +12,6 @@
 //! probes (by distance to mate, and for play from the move count) at every 16th, compared
 //! by a 64-bit fingerprint.
 
-mod common;
 
 use retrobook::book::pgn::{replay_from, start_position, PgnReader};
 use retrobook::book::rules::Chess;
@@ -823,7 +822,7 @@ fn gen_args(dir: &Path) -> Vec<&str> {
 fn killed_gen_runs_leave_whole_tables_and_resume_to_a_clean_build() {
     let clean = tempfile::tempdir().unwrap();
     let started = std::time::Instant::now();
-    common::run_ok(&gen_args(clean.path()));
+    crate::common::run_ok(&gen_args(clean.path()));
     let duration = started.elapsed();
     let dir = tempfile::tempdir().unwrap();
     let spawn = || {
@@ -855,7 +854,7 @@ fn killed_gen_runs_leave_whole_tables_and_resume_to_a_clean_build() {
             break;
         }
     }
-    common::run_ok(&gen_args(dir.path()));
+    crate::common::run_ok(&gen_args(dir.path()));
     assert!(temporaries(dir.path()).is_empty());
     assert_same_files(dir.path(), clean.path());
     // In fresh folders, runs die at spread moments of a build, whatever it is doing then.
@@ -872,7 +871,7 @@ fn killed_gen_runs_leave_whole_tables_and_resume_to_a_clean_build() {
         let _ = child.kill();
         child.wait().unwrap();
         seen2.push(answers_as_clean(dir.path(), clean.path()).len());
-        common::run_ok(&gen_args(dir.path()));
+        crate::common::run_ok(&gen_args(dir.path()));
         assert!(temporaries(dir.path()).is_empty());
         assert_same_files(dir.path(), clean.path());
     }
@@ -923,7 +922,7 @@ fn failed_in_one_line(out: &std::process::Output, needle: &str) -> String {
 #[test]
 fn gen_on_a_full_disk_fails_cleanly_and_keeps_finished_tables() {
     let clean = tempfile::tempdir().unwrap();
-    common::run_ok(&gen_args(clean.path()));
+    crate::common::run_ok(&gen_args(clean.path()));
     let size = |n: &str| std::fs::metadata(clean.path().join(n)).unwrap().len();
     // Room for every table but KPvK, the largest.
     let largest = size("KPvK.rbt");
@@ -936,7 +935,7 @@ fn gen_on_a_full_disk_fails_cleanly_and_keeps_finished_tables() {
     let limit = (second + largest) / 2;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    common::run_ok(&["gen", "KRvK", "--tables", d]); // finished before the disk fills
+    crate::common::run_ok(&["gen", "KRvK", "--tables", d]); // finished before the disk fills
     let before = std::fs::read(dir.path().join("KRvK.rbt")).unwrap();
     let out = run_with_file_limit(&gen_args(dir.path()), limit);
     let err = failed_in_one_line(&out, "KPvK");
@@ -963,7 +962,7 @@ fn gen_on_a_full_disk_fails_cleanly_and_keeps_finished_tables() {
     failed_in_one_line(&out, ".rbt");
     assert!(final_names(empty.path()).is_empty() && temporaries(empty.path()).is_empty());
     // With room again the same command finishes as a clean build.
-    common::run_ok(&gen_args(dir.path()));
+    crate::common::run_ok(&gen_args(dir.path()));
     assert_same_files(dir.path(), clean.path());
 }
 
@@ -982,7 +981,7 @@ fn book_build_on_a_full_disk_fails_cleanly_and_keeps_finished_books() {
             .chain(["--max-ply".to_string(), plies.to_string()])
             .collect()
     };
-    let run = |v: &[String]| common::run_ok(&v.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    let run = |v: &[String]| crate::common::run_ok(&v.iter().map(|s| s.as_str()).collect::<Vec<_>>());
     let clean = tempfile::tempdir().unwrap();
     let clean_book = clean.path().join("book.rbb");
     run(&args(&clean_book, MAX_PLY));
@@ -1008,7 +1007,7 @@ fn book_build_on_a_full_disk_fails_cleanly_and_keeps_finished_books() {
         "{:?}",
         temporaries(dir.path())
     );
-    common::run_ok(&v);
+    crate::common::run_ok(&v);
     assert_eq!(
         std::fs::read(&book).unwrap(),
         std::fs::read(&clean_book).unwrap()

@@ -3,9 +3,8 @@
 //! end in mate at the distance announced, bad requests are 400s naming the fault, a
 //! damaged table is a 500 and never a wrong value, and SIGTERM stops it cleanly.
 
-mod common;
 
-use common::run_ok;
+use crate::common::run_ok;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -40,7 +39,7 @@ struct Server {
 impl Server {
     /// Starts `retrobook serve ARGS --bind 127.0.0.1:0` in `cwd` and reads its address.
     fn start(args: &[&str], cwd: &Path) -> Server {
-        let (child, url) = common::serve(args, cwd, Stdio::piped());
+        let (child, url) = crate::common::serve(args, cwd, Stdio::piped());
         Server { child, url }
     }
 

@@ -7,9 +7,8 @@
 //! random knight-shuffle games full of cycles and transpositions. Then determinism, the
 //! 3,000-game sample, damaged books, a failed rewrite, and the command line.
 
-mod common;
 
-use common::{run, run_ok};
+use crate::common::{run, run_ok};
 use retrobook::book::{backup, build, Book, BookWriter, BuildOptions, Entry};
 use retrobook::progress::Silent;
 use shakmaty::san::San;
@@ -466,7 +465,7 @@ fn damaged_books_are_refused_and_left_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let good = build_book(dir.path(), "good", SHUFFLE);
     let bytes = std::fs::read(&good).unwrap();
-    for (name, damaged) in common::damaged_books(&bytes) {
+    for (name, damaged) in crate::common::damaged_books(&bytes) {
         let path = dir.path().join(format!("{name}.rbb"));
         std::fs::write(&path, &damaged).unwrap();
         let out = run(&["book", "backup", "--book", path.to_str().unwrap()]);

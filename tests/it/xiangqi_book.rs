@@ -5,9 +5,8 @@
 //! Every entry of the book, and only those, must carry the recounted games, wins, draws,
 //! losses and repetitions.
 
-mod common;
 
-use common::{data, run, run_ok};
+use crate::common::{data, run, run_ok};
 use retrobook::book::rules::{BookRules, Xiangqi};
 use retrobook::book::Book;
 use retrobook::xiangqi::{position_key, Position};

@@ -1,9 +1,9 @@
 //! The command line's contract: exit statuses, one clear error line for bad input (never a
-//! panic), the JSON shapes of DESIGN.md §3, and `gen` building sub-tables first.
+//! panic), the JSON shapes of `docs/design.md` (Command line), and `gen` building sub-tables
+//! first.
 
-mod common;
 
-use common::run;
+use crate::common::run;
 use serde_json::Value;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -508,7 +508,7 @@ fn run_bounded(args: &[&str]) -> std::process::Output {
 fn what_is_not_a_table_file_of_its_name_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    for (name, bytes) in common::tables(small_tables()) {
+    for (name, bytes) in crate::common::tables(small_tables()) {
         std::fs::write(dir.path().join(name), bytes).unwrap();
     }
     let fen = "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1";
@@ -589,7 +589,7 @@ fn messages_name_what_is_wrong() {
     );
     // `book probe` of garbage: one line naming it, and no empty `retrobook: ` line.
     let book = dir.path().join("b.rbb");
-    common::run_ok(&[
+    crate::common::run_ok(&[
         "book",
         "build",
         archive,
@@ -619,7 +619,7 @@ fn fens_are_read_strictly_and_alike_everywhere() {
     let dir = tempfile::tempdir().unwrap();
     let book = dir.path().join("b.rbb");
     let archive = concat!(env!("CARGO_MANIFEST_DIR"), "/books/masters-3000.pgn.zst");
-    common::run_ok(&[
+    crate::common::run_ok(&[
         "book",
         "build",
         archive,
@@ -665,7 +665,7 @@ fn fens_are_read_strictly_and_alike_everywhere() {
         }
     }
     // Underscores for spaces, as Lichess writes FENs in addresses.
-    let out = common::run_ok(&["probe", "--tables", d, "8/8/8/8/8/3k4/8/K1Q5_w_-_-_0_1"]);
+    let out = crate::common::run_ok(&["probe", "--tables", d, "8/8/8/8/8/3k4/8/K1Q5_w_-_-_0_1"]);
     assert!(out.contains("white to move: win in"), "{out}");
 }
 

@@ -1,10 +1,9 @@
-//! Graph history interaction: the lecture example of DESIGN.md §7 (with the naive cached
+//! Graph history interaction: the lecture example of `docs/design.md` (with the naive cached
 //! search that gets it wrong), thousands of random cyclic graphs against a brute force that
 //! carries the full history, and the `graph solve` command.
 
-mod common;
 
-use common::run;
+use crate::common::run;
 use retrobook::ghi::{solve, Graph, Kind, Repetition, Value};
 use std::collections::HashMap;
 

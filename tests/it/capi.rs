@@ -3,9 +3,8 @@
 //! static library probes Gaviota-checked positions correctly and gets the failure value for
 //! bad input, and reads a book's statistics and back-up values as the Rust API does.
 
-mod common;
 
-use common::gaviota_samples;
+use crate::common::gaviota_samples;
 use retrobook::chess::{Color, Position, Role};
 use retrobook::generate::Session;
 use retrobook::material::Material;
@@ -38,7 +37,7 @@ fn header_is_current() {
     assert!(
         checked_in == generated,
         "include/retrobook.h is out of date: run `RETROBOOK_BLESS=1 cargo test --release \
-         --test capi header_is_current` and commit the header"
+         --test it capi::header_is_current` and commit the header"
     );
 }
 

@@ -2,9 +2,8 @@
 //! a masters archive) against an independent count made here with pgn-reader and shakmaty:
 //! the start position, every position after 1 and 2 plies, and a sample of deeper ones.
 
-mod common;
 
-use common::run_ok;
+use crate::common::run_ok;
 use pgn_reader::{Reader, SanPlus, Skip, Visitor};
 use retrobook::book::Book;
 use shakmaty::zobrist::Zobrist64;
@@ -357,7 +356,7 @@ fn spilled_runs_and_merged_halves_equal_one_build() {
         ([&merged, &book_b], same_archive),
     ] {
         let out = d.join("refused.rbb");
-        let o = common::run(&[
+        let o = crate::common::run(&[
             "book",
             "merge",
             books[0].to_str().unwrap(),
@@ -478,10 +477,10 @@ fn broken_archives_are_skipped_game_by_game_and_never_crash() {
         .contains("broken.pgn:4"));
     // A truncated or damaged book is refused with its name.
     let book = std::fs::read(&out).unwrap();
-    for (name, bytes) in common::damaged_books(&book) {
+    for (name, bytes) in crate::common::damaged_books(&book) {
         let path = dir.path().join(format!("{name}.rbb"));
         std::fs::write(&path, bytes).unwrap();
-        let out = common::run(&[
+        let out = crate::common::run(&[
             "book",
             "probe",
             "--book",
@@ -587,7 +586,7 @@ fn build_fails(archives: &[&Path], needle: &str) {
     std::fs::write(&out, b"the old book").unwrap();
     let mut args = vec!["book", "build", "--out", out.to_str().unwrap()];
     args.extend(archives.iter().map(|a| a.to_str().unwrap()));
-    let o = common::run(&args);
+    let o = crate::common::run(&args);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{archives:?}: {err}");
     assert!(
@@ -679,7 +678,7 @@ fn a_damaged_compressed_archive_fails_the_build_and_writes_nothing() {
         let archive = dir.path().join(format!("flip{i}.pgn.zst"));
         std::fs::write(&archive, &flipped).unwrap();
         let out = dir.path().join(format!("flip{i}.rbb"));
-        let o = common::run(&[
+        let o = crate::common::run(&[
             "book",
             "build",
             "--max-ply",

@@ -2,9 +2,8 @@
 //! block); they never answer a wrong value and never panic. A killed `gen` leaves no file
 //! under a final name.
 
-mod common;
 
-use common::run;
+use crate::common::run;
 use retrobook::chess::{Color, Position};
 use retrobook::generate::Session;
 use retrobook::material::Material;
@@ -139,7 +138,7 @@ fn an_older_format_is_refused_with_a_hint_to_regenerate() {
     // A real version-2 file (one zstd-compressed DTM stream for both sides).
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("KBvK.rbt");
-    std::fs::copy(common::data("v2/KBvK.rbt"), &path).unwrap();
+    std::fs::copy(crate::common::data("v2/KBvK.rbt"), &path).unwrap();
     let err = TableFile::open(&path)
         .err()
         .expect("a version-2 file is refused");

@@ -3,9 +3,8 @@
 //! python-chess's Gaviota-checked positions, and the Syzygy WDL tables themselves; and
 //! KRBvKR built on them, whose cursed wins and blessed losses are held against Syzygy's.
 
-mod common;
 
-use common::{data, expected_dtm, gaviota_samples, rewrite_table, run, run_ok};
+use crate::common::{data, expected_dtm, gaviota_samples, rewrite_table, run, run_ok};
 use rayon::prelude::*;
 use retrobook::chess::{Color, Position};
 use retrobook::material::Material;
@@ -42,7 +41,7 @@ fn krbvkr() -> &'static Path {
 /// A new folder holding a copy of every table of up to 4 pieces.
 fn small_tables_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for (name, bytes) in common::tables(tables()) {
+    for (name, bytes) in crate::common::tables(tables()) {
         std::fs::write(dir.path().join(name), bytes).unwrap();
     }
     dir
@@ -693,7 +692,7 @@ fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
 }
 
 /// DTZ equals Syzygy's on every canonical position of every table of up to 4 pieces; some
-/// minutes on two cores, so it runs when asked (`scripts/test --test tables -- --ignored`).
+/// minutes on two cores, so it runs when asked (`scripts/test --test it tables:: -- --ignored`).
 #[test]
 #[ignore = "every position of 35 tables against Syzygy's, some minutes"]
 fn the_dtz_of_every_position_of_up_to_four_pieces_equals_syzygys() {
@@ -1257,7 +1256,7 @@ fn the_fifty_move_rule_matches_syzygy_on_knnvkp() {
 
 /// Every table of 3-5 pieces, 145 of them: their counts, cursed wins and blessed losses
 /// included, equal Syzygy's published ones. Building them takes hours on two cores, so it
-/// runs only when asked (`scripts/test --test tables -- --ignored`), into a folder that
+/// runs only when asked (`scripts/test --test it tables:: -- --ignored`), into a folder that
 /// outlives the run: a killed or failed run resumes where it stopped, table by table. The
 /// folder is `five_piece_dir()`. In the 20 tables with cursed wins or blessed losses, the
 /// distance to zeroing is beyond 100 exactly where the rule spoils the value, at every
@@ -1348,12 +1347,12 @@ fn tables_built_by_three_processes_are_one_process_tables_killed_or_not() {
     let three = tempfile::tempdir().unwrap();
     // KPvKP's sub-tables given (their promotions make them the costliest to build);
     // KQvKR's and KRvKN's built by the job too, and read back by every process.
-    for (name, bytes) in common::tables(one) {
+    for (name, bytes) in crate::common::tables(one) {
         if name.contains('P') && name != "KPvKP.rbt" {
             std::fs::write(three.path().join(name), bytes).unwrap();
         }
     }
-    let given = common::tables(three.path()).len();
+    let given = crate::common::tables(three.path()).len();
     let split = three.path().display().to_string();
     let args = [
         "gen",
@@ -1366,8 +1365,8 @@ fn tables_built_by_three_processes_are_one_process_tables_killed_or_not() {
         "1",
     ];
     let kept = {
-        let _alone = common::one_job();
-        let job = common::mpirun_command(&args)
+        let _alone = crate::common::one_job();
+        let job = crate::common::mpirun_command(&args)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -1383,7 +1382,7 @@ fn tables_built_by_three_processes_are_one_process_tables_killed_or_not() {
                 .map(String::from)
                 .collect();
             // KQvK, KRvK and KNvK written: KQvKR is under way.
-            if pids.len() == 3 && common::tables(three.path()).len() >= given + 3 {
+            if pids.len() == 3 && crate::common::tables(three.path()).len() >= given + 3 {
                 break pids;
             }
             let waited = started.elapsed();
@@ -1402,9 +1401,9 @@ fn tables_built_by_three_processes_are_one_process_tables_killed_or_not() {
             "the process lost is named: {err}"
         );
         // Whatever is under a table's name is whole: the table of one process.
-        common::same_tables(three.path(), one, "after the kill")
+        crate::common::same_tables(three.path(), one, "after the kill")
     };
-    let out = common::mpirun(&args);
+    let out = crate::common::mpirun(&args);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -1414,7 +1413,7 @@ fn tables_built_by_three_processes_are_one_process_tables_killed_or_not() {
     // Rank 0 alone speaks: a line for each table left.
     assert_eq!(stdout.matches("built ").count(), 1, "{stdout}");
     assert!(stdout.contains("split across 3 processes"), "{stdout}");
-    let all = common::same_tables(three.path(), one, "resumed");
+    let all = crate::common::same_tables(three.path(), one, "resumed");
     assert!(kept < all, "the job stopped early");
     let left = stdout.lines().filter(|l| l.starts_with('K')).count();
     assert_eq!(left, all - kept, "{stdout}");
@@ -1434,7 +1433,7 @@ fn tables_built_by_three_processes_are_one_process_tables_killed_or_not() {
 fn a_table_with_cursed_wins_built_by_three_processes_is_the_one_process_table() {
     let three = small_tables_copy();
     let d = three.path().to_str().unwrap();
-    let out = common::mpirun(&["gen", "KRBvKR", "--tables", d, "--json"]);
+    let out = crate::common::mpirun(&["gen", "KRBvKR", "--tables", d, "--json"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -1445,7 +1444,7 @@ fn a_table_with_cursed_wins_built_by_three_processes_is_the_one_process_table() 
     assert_eq!(report["processes"], 3, "{report}");
     let name = "KRBvKR.rbt";
     assert!(
-        common::tables(three.path())[name] == common::tables(krbvkr())[name],
+        crate::common::tables(three.path())[name] == crate::common::tables(krbvkr())[name],
         "the files differ"
     );
 }
@@ -1457,7 +1456,7 @@ fn a_table_with_cursed_wins_built_by_three_processes_is_the_one_process_table() 
 #[cfg(feature = "mpi")]
 #[test]
 fn tables_built_across_two_network_namespaces_are_one_process_tables() {
-    let Some(pair) = common::netns::Namespaces::new() else {
+    let Some(pair) = crate::common::netns::Namespaces::new() else {
         return;
     };
     let one = tables();
@@ -1481,6 +1480,6 @@ fn tables_built_across_two_network_namespaces_are_one_process_tables() {
     }
     // KQvK, KRvK, KNvK and the two asked for.
     assert_eq!(stdout.lines().count(), 5, "{stdout}");
-    assert_eq!(common::same_tables(split.path(), one, "two namespaces"), 5);
-    common::netns::assert_share_carried(traffic, exchanged);
+    assert_eq!(crate::common::same_tables(split.path(), one, "two namespaces"), 5);
+    crate::common::netns::assert_share_carried(traffic, exchanged);
 }
