@@ -5,7 +5,6 @@ mod bits;
 mod chess;
 pub mod dtz;
 pub mod fifty;
-mod packed;
 pub mod peers;
 pub mod perpetual;
 mod solver;
@@ -14,11 +13,11 @@ mod xiangqi;
 #[cfg(test)]
 pub(crate) use chess::AllDrawn;
 pub use chess::{ChessGame, SubTables};
-pub(crate) use packed::{Packed, PackedShares, PackedSide};
 pub(crate) use solver::bit;
 #[cfg(test)]
 pub(crate) use solver::bitmap;
 pub use solver::{solve, solve_within, LossSearch, PartByPart, RetroGame, Solution, Successor};
+pub(crate) use solver::{Packed, PackedShares, PackedSide};
 pub use xiangqi::{
     by_rule, solve_table, GraphTooLarge, Solved, Verdict, XiangqiGame, XiangqiTables,
 };

@@ -6,7 +6,7 @@
 //!
 //! Not a file format: nothing packed here outlives the process.
 
-use super::solver::{or_bits_at, Solution};
+use super::solution::{or_bits_at, Solution};
 use crate::zeroed::release_pages;
 use rayon::prelude::*;
 use std::ops::Range;

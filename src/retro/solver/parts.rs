@@ -1,0 +1,412 @@
+//! Solving a game part by part (`RetroGame::parts`), each part split across processes.
+//!
+//! Parts (`RetroGame::parts`): a game whose moves between ranges of indices all lead to an
+//! earlier range (chess: pawn moves) is solved one range after another. A move into an
+//! earlier part has the value found there, fixed like a move that leaves the graph, and the
+//! un-moves out of the part are left to the later parts that hold them, so the working
+//! state is held for one part at a time.
+
+use super::game::{LossSearch, RetroGame};
+use super::packed::{Packed, PackedSide};
+use super::solution::{or_bits_at, Solution};
+use super::state::{Earlier, State};
+use crate::progress::Observer;
+use crate::retro::peers::{Alone, Owners, Peers, Shares};
+use crate::value::LongDistances;
+use crate::zeroed::release_pages;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// A game solved one part (`RetroGame::parts`) at a time, so that its caller can act
+/// between parts: class the part's positions under another rule while its values are at
+/// hand, let go of what the parts left no longer read (a chess table's promotions are
+/// played only from the first parts). Each part may be solved with a different instance
+/// of the game, as long as they number and move alike.
+pub struct PartByPart {
+    parts: Vec<Range<u64>>,
+    /// The parts solved so far.
+    solved: usize,
+    max_plies: u32,
+    search: LossSearch,
+    /// The solution of the parts solved, the others' values 0 (of a game of one part split
+    /// across processes, this process's share; of several, the others' shares given back
+    /// once no part reads them); None before the first part of a game of several parts is
+    /// solved.
+    out: Option<Solution>,
+    /// Each side's long distances listed so far.
+    long: [Vec<(u64, u32)>; 2],
+    /// Of a game of several parts, per side, the first index and bitmaps (illegal, exit
+    /// decides, exit same class) of each part's share this process holds (the whole part
+    /// alone), held compressed: no part reads another's, and only the writer needs them,
+    /// at the indices each process keeps.
+    marks: [Vec<(u64, [Packed; 3])>; 2],
+    /// Per side, the values of the parts that no part left to solve reads, held
+    /// compressed, their pages given back (`let_go_unread`).
+    unread: [Vec<(Range<usize>, Packed)>; 2],
+    /// Which parts are in `unread`.
+    pub(super) let_go: Vec<bool>,
+    /// The processes each part is split across.
+    peers: Arc<dyn Peers>,
+}
+
+impl PartByPart {
+    /// Ready to solve the parts of `game` up to `max_plies`, finding losses by `search`.
+    pub fn new<G: RetroGame>(game: &G, max_plies: u32, search: LossSearch) -> PartByPart {
+        let parts = game.parts();
+        PartByPart {
+            let_go: vec![false; parts.len()],
+            parts,
+            solved: 0,
+            max_plies,
+            search,
+            out: None,
+            long: Default::default(),
+            marks: Default::default(),
+            unread: Default::default(),
+            peers: Arc::new(Alone),
+        }
+    }
+
+    /// The same, each part split across `peers` (every one of which solves the same game
+    /// alike, in step): each process keeps its share of each part (`owned`).
+    pub fn split_across(self, peers: Arc<dyn Peers>) -> PartByPart {
+        PartByPart { peers, ..self }
+    }
+
+    /// The processes each part is split across.
+    pub fn peers(&self) -> Arc<dyn Peers> {
+        self.peers.clone()
+    }
+
+    /// How many parts there are.
+    pub fn count(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// How many parts are solved.
+    pub fn solved(&self) -> usize {
+        self.solved
+    }
+
+    /// The parts, in solving order.
+    pub fn parts(&self) -> &[Range<u64>] {
+        &self.parts
+    }
+
+    /// Solves the next part with `game` (after the parts before it) and returns its
+    /// number.
+    pub fn solve_next<G: RetroGame>(&mut self, game: &G, observer: &dyn Observer) -> usize {
+        let k = self.solved;
+        let part = self.parts[k].clone();
+        let (max_plies, search) = (self.max_plies, self.search);
+        if self.parts.len() == 1 {
+            // No later part reads it: each process keeps its share.
+            let (peers, label) = (&*self.peers, String::new());
+            let whole = solve_part(game, part, None, max_plies, search, observer, label, peers);
+            self.out = Some(whole);
+            self.solved = 1;
+            return k;
+        }
+        let n = game.size();
+        let out = self.out.get_or_insert_with(|| {
+            Solution::from_parts(
+                [vec![0; n as usize], vec![0; n as usize]],
+                Default::default(),
+            )
+        });
+        let earlier = Earlier {
+            values: &out.values,
+            long: &out.long,
+        };
+        let label = format!("part {}/{}, ", k + 1, self.parts.len());
+        let peers = &*self.peers;
+        let local = solve_part(
+            game,
+            part.clone(),
+            Some(earlier),
+            max_plies,
+            search,
+            observer,
+            label,
+            peers,
+        );
+        let at = part.start as usize..part.end as usize;
+        let Solution {
+            first,
+            values,
+            illegal: [i0, i1],
+            exit_decides: [d0, d1],
+            exit_same_wdl: [s0, s1],
+            long: local_long,
+            longest_exit,
+            ..
+        } = local;
+        // The bitmaps of this process's share: only the writer reads them, and it reads
+        // each process's own indices there.
+        self.marks[0].push((first, [i0, d0, s0].map(Packed::pack_words)));
+        self.marks[1].push((first, [i1, d1, s1].map(Packed::pack_words)));
+        // The values of the whole part: the parts to come read them.
+        let [v0, v1] = &mut out.values;
+        let whole = [&mut v0[at.clone()], &mut v1[at]];
+        let (local_long, longest_exit) = match peers.count() {
+            1 => {
+                for (w, v) in whole.into_iter().zip(&values) {
+                    w.copy_from_slice(v);
+                }
+                (local_long.map(|l| l.entries().to_vec()), longest_exit)
+            }
+            _ => gather_values(peers, values, &local_long, longest_exit, whole),
+        };
+        for (side, long) in self.long.iter_mut().enumerate() {
+            if !local_long[side].is_empty() {
+                long.extend_from_slice(&local_long[side]);
+                out.long[side] = LongDistances::new(long.clone());
+            }
+        }
+        out.longest_exit = out.longest_exit.max(longest_exit);
+        self.solved += 1;
+        k
+    }
+
+    /// The solution of the parts solved so far, to change (`solution`).
+    pub fn solution_mut(&mut self) -> &mut Solution {
+        self.out.as_mut().expect("a part is solved")
+    }
+
+    /// The solution of the parts solved so far (the others' values are 0); of a game of
+    /// several parts, its values and long distances only, until `into_solution`; of a game
+    /// of one part split across processes, this process's share (`held`).
+    pub fn solution(&self) -> &Solution {
+        self.out.as_ref().expect("a part is solved")
+    }
+
+    /// True when each process holds its share of the solution, not the whole: a game of
+    /// one part split across processes (no later part reads its values).
+    pub fn holds_share(&self) -> bool {
+        self.parts.len() == 1 && self.peers.count() > 1
+    }
+
+    /// Packs the values of the solved parts that no part left to solve reads, `last_readers`
+    /// naming for each part the last that does (`TableIndex::last_readers`), and gives
+    /// their pages back: a pawn table's later parts read only the parts one and two pawn
+    /// steps ahead. Nothing happens once every part is solved.
+    pub fn let_go_unread(&mut self, last_readers: &[usize]) {
+        let Some(out) = self.out.as_mut() else {
+            return;
+        };
+        if self.solved == self.parts.len() {
+            return;
+        }
+        for (j, part) in self.parts[..self.solved].iter().enumerate() {
+            if self.let_go[j] || last_readers[j] >= self.solved {
+                continue;
+            }
+            let at = own_of(part, &*self.peers);
+            release_others(out, part, &at);
+            for (unread, values) in self.unread.iter_mut().zip(&mut out.values) {
+                unread.push((at.clone(), Packed::take_from(&mut values[at.clone()])));
+            }
+            self.let_go[j] = true;
+        }
+    }
+
+    /// Gives back the pages of the values that this process does not keep, of the parts
+    /// still held (where the parts are split across processes): only the writer reads
+    /// them from now on, each process its own share.
+    fn release_held_others(&mut self) {
+        let out = self.out.as_mut().expect("a part is solved");
+        for (part, _) in (self.parts.iter().zip(&self.let_go)).filter(|(_, gone)| !**gone) {
+            release_others(out, part, &own_of(part, &*self.peers));
+        }
+    }
+
+    /// The indices whose values this process holds: its share of a game of one part
+    /// split across processes (`holds_share`), else every index.
+    pub fn held(&self) -> Range<u64> {
+        let n = self.parts.last().map_or(0, |p| p.end);
+        match self.holds_share() {
+            true => Shares::new(0..n, self.peers.count()).of(self.peers.rank()),
+            false => 0..n,
+        }
+    }
+
+    /// The indices this process keeps of the solution once every part is solved, a
+    /// range per part: its share of each (`peers::Owners`), every index alone. The
+    /// writer reads these alone, the values of the others' shares given back.
+    pub fn owned(&self) -> Vec<Range<u64>> {
+        Owners::new(&self.parts, self.peers.count()).of(self.peers.rank())
+    }
+
+    /// The indices of the solved parts whose values are still held: the last part solved
+    /// and those its pawn moves reach (`let_go_unread` packed the others).
+    pub fn held_span(&self) -> Range<u64> {
+        let solved = &self.parts[..self.solved];
+        let first = (solved.iter().zip(&self.let_go)).find(|(_, gone)| !**gone);
+        first.map_or(0, |(p, _)| p.start)..solved.last().map_or(0, |p| p.end)
+    }
+
+    /// Packs side `side`'s values of the solved parts still held and gives their pages
+    /// back.
+    fn pack_held(&mut self, side: usize) -> Vec<(Range<usize>, Packed)> {
+        let out = self.out.as_mut().expect("a part is solved");
+        (self.parts[..self.solved].iter().zip(&self.let_go))
+            .filter(|(_, gone)| !**gone)
+            .map(|(p, _)| {
+                let at = own_of(p, &*self.peers);
+                let packed = Packed::take_from(&mut out.values[side][at.clone()]);
+                (at, packed)
+            })
+            .collect()
+    }
+
+    /// Makes side `side` of `out` whole: the values let go put back, the parts' bitmaps
+    /// joined (split across processes: at the indices this process keeps, `owned`).
+    fn make_whole(&mut self, out: &mut Solution, side: usize) {
+        for (at, packed) in self.unread[side].drain(..) {
+            packed.unpack_into(&mut out.values[side][at]);
+        }
+        if self.marks[side].is_empty() {
+            return;
+        }
+        let words = out.values[side].len().div_ceil(64);
+        // Zeroed by the allocator: `or_bits_at` writes only the words with bits set.
+        let mut whole: [Vec<u64>; 3] = std::array::from_fn(|_| crate::zeroed::zeroed(words));
+        for (start, packed) in self.marks[side].drain(..) {
+            for (w, p) in whole.iter_mut().zip(packed.map(|p| p.unpack_words())) {
+                or_bits_at(w, start, &p);
+            }
+        }
+        let [illegal, decides, same] = whole;
+        out.illegal[side] = illegal;
+        out.exit_decides[side] = decides;
+        out.exit_same_wdl[side] = same;
+    }
+
+    /// The solution, every part solved (split across processes: at the indices this
+    /// process keeps, `owned`).
+    pub fn into_solution(mut self) -> Solution {
+        assert_eq!(self.solved, self.parts.len(), "every part is solved");
+        if self.parts.len() > 1 {
+            self.release_held_others();
+        }
+        let mut out = self.out.take().expect("a part is solved");
+        for side in 0..2 {
+            self.make_whole(&mut out, side);
+        }
+        out
+    }
+
+    /// The solution, every part solved, made whole a side at a time: side 1 first, given
+    /// to `finish` (to add what else it holds) and packed, then side 0, given to `finish`.
+    /// Both sides of a pawn table whole at once would be the most it ever holds.
+    pub fn into_sides(
+        mut self,
+        mut finish: impl FnMut(&mut Solution, usize),
+    ) -> (Solution, PackedSide) {
+        assert_eq!(self.solved, self.parts.len(), "every part is solved");
+        self.release_held_others();
+        // Side 0's parts still held go packed too while side 1 is made whole.
+        let held = self.pack_held(0);
+        self.unread[0].extend(held);
+        let mut out = self.out.take().expect("a part is solved");
+        self.make_whole(&mut out, 1);
+        finish(&mut out, 1);
+        let held = PackedSide::take(&mut out, 1);
+        self.make_whole(&mut out, 0);
+        finish(&mut out, 0);
+        (out, held)
+    }
+}
+
+/// The indices of `part` this process keeps once no part left reads it: its share (the
+/// whole part for a process alone).
+fn own_of(part: &Range<u64>, peers: &dyn Peers) -> Range<usize> {
+    let own = Shares::new(part.clone(), peers.count()).of(peers.rank());
+    own.start as usize..own.end as usize
+}
+
+/// Gives back the pages of `part`'s values outside `own` (whole pages: the values at the
+/// edges stay, unread).
+fn release_others(out: &mut Solution, part: &Range<u64>, own: &Range<usize>) {
+    for values in &mut out.values {
+        release_pages(&mut values[part.start as usize..own.start]);
+        release_pages(&mut values[own.end..part.end as usize]);
+    }
+}
+
+/// Solves the indices `part` of `game`, after the parts `earlier` holds, split across
+/// `peers`, and returns this process's share of the solution (the part's,
+/// alone).
+#[allow(clippy::too_many_arguments)]
+fn solve_part<G: RetroGame>(
+    game: &G,
+    part: Range<u64>,
+    earlier: Option<Earlier<'_>>,
+    max_plies: u32,
+    search: LossSearch,
+    observer: &dyn Observer,
+    label: String,
+    peers: &dyn Peers,
+) -> Solution {
+    let st = State::new(game, part.clone(), earlier, search, peers);
+    st.run(max_plies, observer, label);
+    st.finish()
+}
+
+/// Writes the values of every process's share of a part into `whole` (the part's values,
+/// each side), from this process's (`mine`), and returns the part's long distances and
+/// the plies of its longest best exit (collective). The bitmaps stay with their shares.
+fn gather_values(
+    peers: &dyn Peers,
+    mine: [Vec<u8>; 2],
+    long: &[LongDistances; 2],
+    longest_exit: u32,
+    mut whole: [&mut [u8]; 2],
+) -> ([Vec<(u64, u32)>; 2], u32) {
+    let mut bytes = Vec::with_capacity(2 * mine[0].len() + 64);
+    let mut put = |b: &[u8]| {
+        bytes.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(b);
+    };
+    for side in 0..2 {
+        put(&mine[side]);
+        let long = long[side].entries();
+        put(&long
+            .iter()
+            .flat_map(|&(i, p)| [i, p.into()])
+            .flat_map(u64::to_le_bytes)
+            .collect::<Vec<u8>>());
+    }
+    put(&longest_exit.to_le_bytes());
+    drop(mine);
+    let mut long: [Vec<(u64, u32)>; 2] = Default::default();
+    let mut longest = 0;
+    let mut at = 0;
+    // A share at a time: the part whole once, and one share beside it.
+    let mut bytes = Some(bytes);
+    for root in 0..peers.count() {
+        let mine = (root == peers.rank()).then(|| bytes.take()).flatten();
+        let share = peers.broadcast(root, mine.unwrap_or_default());
+        let mut rest = &share[..];
+        let mut take = || {
+            let (len, tail) = rest.split_at(8);
+            let len = u64::from_le_bytes(len.try_into().expect("a length")) as usize;
+            let (b, tail) = tail.split_at(len);
+            rest = tail;
+            b
+        };
+        let mut len = 0;
+        for (long, whole) in long.iter_mut().zip(&mut whole) {
+            let values = take();
+            len = values.len();
+            whole[at..at + len].copy_from_slice(values);
+            let l: Vec<u64> = (take().chunks_exact(8))
+                .map(|c| u64::from_le_bytes(c.try_into().expect("a word")))
+                .collect();
+            long.extend(l.chunks_exact(2).map(|e| (e[0], e[1] as u32)));
+        }
+        longest = longest.max(u32::from_le_bytes(take().try_into().expect("plies")));
+        at += len;
+    }
+    (long, longest)
+}
