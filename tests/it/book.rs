@@ -2,7 +2,6 @@
 //! a masters archive) against an independent count made here with pgn-reader and shakmaty:
 //! the start position, every position after 1 and 2 plies, and a sample of deeper ones.
 
-
 use crate::common::run_ok;
 use pgn_reader::{Reader, SanPlus, Skip, Visitor};
 use retrobook::book::Book;

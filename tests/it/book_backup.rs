@@ -7,7 +7,6 @@
 //! random knight-shuffle games full of cycles and transpositions. Then determinism, the
 //! 3,000-game sample, damaged books, a failed rewrite, and the command line.
 
-
 use crate::common::{run, run_ok};
 use retrobook::book::{backup, build, Book, BookWriter, BuildOptions, Entry};
 use retrobook::progress::Silent;

@@ -3,7 +3,6 @@
 //! static library probes Gaviota-checked positions correctly and gets the failure value for
 //! bad input, and reads a book's statistics and back-up values as the Rust API does.
 
-
 use crate::common::gaviota_samples;
 use retrobook::chess::{Color, Position, Role};
 use retrobook::generate::Session;

@@ -2,7 +2,6 @@
 //! panic), the JSON shapes of `docs/design.md` (Command line), and `gen` building sub-tables
 //! first.
 
-
 use crate::common::run;
 use serde_json::Value;
 use std::path::Path;

@@ -12,7 +12,6 @@
 //! probes (by distance to mate, and for play from the move count) at every 16th, compared
 //! by a 64-bit fingerprint.
 
-
 use retrobook::book::pgn::{replay_from, start_position, PgnReader};
 use retrobook::book::rules::Chess;
 use retrobook::book::{build as build_book, polyglot_key, Book, BookAnswer, BuildOptions};
@@ -981,7 +980,8 @@ fn book_build_on_a_full_disk_fails_cleanly_and_keeps_finished_books() {
             .chain(["--max-ply".to_string(), plies.to_string()])
             .collect()
     };
-    let run = |v: &[String]| crate::common::run_ok(&v.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    let run =
+        |v: &[String]| crate::common::run_ok(&v.iter().map(|s| s.as_str()).collect::<Vec<_>>());
     let clean = tempfile::tempdir().unwrap();
     let clean_book = clean.path().join("book.rbb");
     run(&args(&clean_book, MAX_PLY));

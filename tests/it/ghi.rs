@@ -2,7 +2,6 @@
 //! search that gets it wrong), thousands of random cyclic graphs against a brute force that
 //! carries the full history, and the `graph solve` command.
 
-
 use crate::common::run;
 use retrobook::ghi::{solve, Graph, Kind, Repetition, Value};
 use std::collections::HashMap;

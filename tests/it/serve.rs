@@ -3,7 +3,6 @@
 //! end in mate at the distance announced, bad requests are 400s naming the fault, a
 //! damaged table is a 500 and never a wrong value, and SIGTERM stops it cleanly.
 
-
 use crate::common::run_ok;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,6 @@
 //! block); they never answer a wrong value and never panic. A killed `gen` leaves no file
 //! under a final name.
 
-
 use crate::common::run;
 use retrobook::chess::{Color, Position};
 use retrobook::generate::Session;

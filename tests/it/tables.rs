@@ -3,7 +3,6 @@
 //! python-chess's Gaviota-checked positions, and the Syzygy WDL tables themselves; and
 //! KRBvKR built on them, whose cursed wins and blessed losses are held against Syzygy's.
 
-
 use crate::common::{data, expected_dtm, gaviota_samples, rewrite_table, run, run_ok};
 use rayon::prelude::*;
 use retrobook::chess::{Color, Position};
@@ -1480,6 +1479,9 @@ fn tables_built_across_two_network_namespaces_are_one_process_tables() {
     }
     // KQvK, KRvK, KNvK and the two asked for.
     assert_eq!(stdout.lines().count(), 5, "{stdout}");
-    assert_eq!(crate::common::same_tables(split.path(), one, "two namespaces"), 5);
+    assert_eq!(
+        crate::common::same_tables(split.path(), one, "two namespaces"),
+        5
+    );
     crate::common::netns::assert_share_carried(traffic, exchanged);
 }

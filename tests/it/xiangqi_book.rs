@@ -5,7 +5,6 @@
 //! Every entry of the book, and only those, must carry the recounted games, wins, draws,
 //! losses and repetitions.
 
-
 use crate::common::{data, run, run_ok};
 use retrobook::book::rules::{BookRules, Xiangqi};
 use retrobook::book::Book;

@@ -2,7 +2,6 @@
 //! resumed at the table), `info`, `probe` with the perpetual-check rule's marks and a
 //! line of best play, `verify`, and damaged files.
 
-
 use crate::common::{run, run_ok};
 use serde_json::Value;
 use std::path::PathBuf;
