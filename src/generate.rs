@@ -32,24 +32,22 @@
 //! - the DTZ layer, written first (with pawns, once the solution's sides are counted,
 //!   below): the distances' solution (2.25n; with pawns a side's, 1.125n, the other
 //!   packed) and one stream at a time (below), the table's solution held packed;
-//! - then the writer: one side of the solution (values n, and five bitmaps: illegal, two exit
-//!   marks, two 50-move classes, 0.625n), the other held packed while the first side's
-//!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a byte per number of the
-//!   layout (holes included: 1.39n numbers without pawns, 1.13n with; of a stream cut into
-//!   segments, a batch of segments at most (2^24 numbers per thread); two bytes for a DTM
-//!   stream with mates beyond 255 moves) while the grammar's first rounds rewrite it in
-//!   place, then the 16-bit copy of what is left when its alphabet outgrows a byte, made as
-//!   the bytes are given back: at most 2 bytes per number (a tenth of KQRvKR's DTM stream
-//!   is left, three quarters of a KRNvKNN stream): 1.625n, the packed side and 2 bytes per
-//!   number, 4.4n without pawns (6n while the writer held the whole solution). The
-//!   solution comes a side at a time, the other packed (`PartByPart::into_sides`: 3.25n
-//!   while it came whole), and the statistics and each side's layout trials read the side
-//!   at hand. Each WDL stream is gathered from a byte per index (class and exit class), made
-//!   in place of the values of the side without DTM, and held packed for the DTM side,
-//!   whose DTM stream (values, illegal bitmap and exit marks, 1.25n, and the stream) comes
-//!   first; the compressed streams are held until the file is written in their order
-//!   (KRNvKNN peaked 3% above its estimate while the solution, the streams before and a
-//!   copy of the DTM blocks were held with it);
+//! - then the writer: one side of the solution (values n, and five bitmaps: illegal, two
+//!   exit marks, two 50-move classes, 0.625n), the other held packed while the first side's
+//!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a
+//!   byte per number of the layout (holes included: 1.39n numbers without pawns, 1.13n
+//!   with; of a stream cut into segments, a batch of segments at most (2^24 numbers per
+//!   thread); two bytes for a DTM stream with mates beyond 255 moves) while the grammar's
+//!   first rounds rewrite it in place, then the 16-bit copy of what is left when its
+//!   alphabet outgrows a byte, made as the bytes are given back: at most 2 bytes per number
+//!   (a tenth of KQRvKR's DTM stream is left, three quarters of a KRNvKNN stream): 1.625n,
+//!   the packed side and 2 bytes per number, 4.4n without pawns. The solution comes a side
+//!   at a time, the other packed (`PartByPart::into_sides`), and the statistics and each
+//!   side's layout trials read the side at hand. Each WDL stream is gathered from a byte
+//!   per index (class and exit class), made in place of the values of the side without DTM,
+//!   and held packed for the DTM side, whose DTM stream (values, illegal bitmap and exit
+//!   marks, 1.25n, and the stream) comes first; the compressed streams are held until the
+//!   file is written in their order;
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
 //!   cursed values), let go before the writer starts (those only promotions reach, after
 //!   the last part that promotes); while they are decoded, also the
@@ -71,13 +69,8 @@
 //! a process keeps are written (`Packed::unpack_into` writes the bytes that change, the
 //! WDL inputs are made at those indices alone).
 //!
-//! The estimate (`gen --plan`) adds 5% to the model. Measured peaks (VmHWM) against it, 2
-//! threads: KQRvKR 571 MiB (estimate 679 MiB) and KRBvKR 586 MiB (679 MiB), in the DTM
-//! solve; KNNvKP 538 MiB (828 MiB); KRPvKR 664 MiB (1.6 GiB: with pawns the model holds
-//! every part's values and the margin, where the parts no part left reads are packed as
-//! it goes), while its solution's sides are made whole and counted; KRNvKNN 17.3 GiB
-//! (19.4 GiB), where the zeroing search's cells are made beside the DTM solution. Earlier
-//! builds' peaks are in `docs/measurements.md`.
+//! The estimate (`gen --plan`) adds 5% to the model; `docs/performance.md` holds it against
+//! the measured peaks.
 
 use crate::atomic_file::prepare_folder;
 use crate::index::{Layout, TableIndex};

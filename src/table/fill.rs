@@ -10,7 +10,7 @@
 //!
 //! The writer fills each chunk of `FILL_CHUNK` positions on its own as it gathers them, so
 //! that a whole stream's choice sets are never held; the result does not depend on the
-//! threads. Filling whole streams instead makes KQRvKR's DTM layer 0.06% smaller.
+//! threads, at a cost in size too small to matter (`docs/measurements.md`).
 
 use super::values::{dtm_range, UNPROBED, WDL_ANY, WDL_CODES};
 use rayon::prelude::*;

@@ -9,14 +9,13 @@
 //! stream, and the side the DTM layer stores, are chosen by compressing samples of every
 //! candidate: which order of the parts compresses best depends on the material.
 //!
-//! Choices, measured (KQRvKR, white to move unless said; `docs/performance.md` has the whole set):
+//! Choices (`docs/measurements.md` has what each was measured to give):
 //! - WDL blocks of 32 bytes: a cold probe decodes at most one, tens of codes. DTM blocks of
-//!   256 bytes: 12% smaller than 32-byte blocks, and a cold DTM probe may cost more.
+//!   256 bytes: smaller files than 32-byte blocks, and a cold DTM probe may cost more.
 //! - Positions whose value a conversion reaches store "or better through a conversion"
-//!   where that merges runs. KQRvKR's WDL layer, by the cost of such a code against one
-//!   more run: 1.74 MB at cost 4 (cold probe 362 ns), 706 KB at cost 1 (377 ns), 183 KB at
-//!   cost 0 (428 ns; Fathom 536 ns on Syzygy's 280 KB file, same positions and run). Cost 1
-//!   keeps probes of pawn tables, whose conversions reach larger tables, cheap.
+//!   where that merges runs, at a cost of 1 against one more run (`fill`): a smaller WDL
+//!   layer for little more probe time, which keeps probes of pawn tables, whose
+//!   conversions reach larger tables, cheap.
 //! - Distances as moves, the sign read from the WDL layer: wins and losses share symbols.
 
 use super::codec::{encode, encode_by_frequency, join, StreamOptions, Symbol};
