@@ -2,12 +2,14 @@
 //! Exit status: 0 success, 1 runtime failure, 2 usage error.
 
 mod cli;
+mod defaults;
+mod output;
 mod serve;
 mod shown;
 
 use clap::Parser;
 use cli::args::{BookCommand, Cli, Command, GameArg, GraphCommand};
-use cli::output::Failure;
+use output::Failure;
 use std::process::ExitCode;
 
 /// Keeps glibc's allocator from holding on to freed blocks of 128 KiB or more: `gen`
@@ -60,13 +62,13 @@ fn main() -> ExitCode {
             game,
             all_attackers,
         } => match game {
-            GameArg::Chess if all_attackers.is_some() => Err(cli::output::usage(
+            GameArg::Chess if all_attackers.is_some() => Err(output::usage(
                 "--all-attackers builds xiangqi tables: give --game xiangqi",
             )),
             GameArg::Chess => {
                 cli::tables::cmd_gen(&signatures, all, &tables, threads, memory, plan, json)
             }
-            GameArg::Xiangqi if all.is_some() => Err(cli::output::usage(
+            GameArg::Xiangqi if all.is_some() => Err(output::usage(
                 "--all is for chess tables; xiangqi takes signatures or --all-attackers",
             )),
             GameArg::Xiangqi => cli::args::threads_arg(threads).and_then(|threads| {
@@ -99,7 +101,7 @@ fn main() -> ExitCode {
             all_dtz,
             game: GameArg::Chess,
         } => cli::tables::cmd_verify(&signatures, &tables, all_dtz),
-        Command::Verify { all_dtz: true, .. } => Err(cli::output::usage(
+        Command::Verify { all_dtz: true, .. } => Err(output::usage(
             "--all-dtz: Chinese chess tables hold no distances to zeroing",
         )),
         Command::Verify {
@@ -126,7 +128,7 @@ fn main() -> ExitCode {
                 game: game.into(),
                 share: Default::default(),
             };
-            let out = cli::book::book_path(out, opts.game);
+            let out = defaults::book_path(out, opts.game);
             cli::book::cmd_build(&archives, &out, &opts, json)
         }),
         Command::Book(BookCommand::Probe {
@@ -136,7 +138,7 @@ fn main() -> ExitCode {
             json,
         }) => {
             let game = game.map(Into::into);
-            let book = cli::book::book_path(book, game.unwrap_or(retrobook::Game::Chess));
+            let book = defaults::book_path(book, game.unwrap_or(retrobook::Game::Chess));
             cli::book::cmd_probe(&fens, &book, game, json)
         }
         Command::Graph(GraphCommand::Solve { file, root, json }) => {

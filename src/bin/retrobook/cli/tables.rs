@@ -1,10 +1,10 @@
 //! `retrobook gen | info | probe | verify`: the table commands.
 
 use super::args::{parse_signature, threads_arg};
-use super::output::{runtime, say, usage, write_failed, Failure, Failures};
 use super::plan::{nothing_to_build, report_header, report_row, Limit, Plan};
 use super::progress::Bars;
 use super::said::{merge, words, Ending};
+use crate::output::{runtime, say, usage, write_failed, Failure, Failures};
 use retrobook::chess::{Color, Position};
 use retrobook::generate::{estimate, plan, GenOptions, PhaseTime, Report, Session};
 use retrobook::index::TableIndex;

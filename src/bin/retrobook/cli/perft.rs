@@ -1,7 +1,7 @@
 //! `retrobook perft`: the move generator's standard check, for each game.
 
 use super::args::GameArg;
-use super::output::{usage, write_failed, Failure};
+use crate::output::{usage, write_failed, Failure};
 use retrobook::{chess, xiangqi};
 use std::io::Write;
 

@@ -1,10 +1,9 @@
-//! The command line's parts: its grammar (`args`), what it prints (`output`), progress on
+//! The command line's parts: its grammar (`args`), progress on
 //! stderr (`progress`, `plan`), and the commands of each wing (`tables`, `book`, `graph`, `perft`).
 
 pub mod args;
 pub mod book;
 pub mod graph;
-pub mod output;
 pub mod perft;
 pub mod plan;
 pub mod progress;

@@ -1,7 +1,6 @@
 //! `retrobook gen | info | probe | verify --game xiangqi`: the table commands for Chinese
 //! chess.
 
-use super::output::{runtime, say, usage, write_failed, Failure, Failures};
 use super::plan::{
     available_memory, bytes as plan_bytes, nothing_to_build, planned_json, planned_line,
     report_header, report_row, summary_line,
@@ -9,6 +8,7 @@ use super::plan::{
 use super::progress::Bars;
 use super::said::{merge, words, Ending};
 use super::tables::{no_table, with_hint};
+use crate::output::{runtime, say, usage, write_failed, Failure, Failures};
 use retrobook::chess::Color;
 use retrobook::generate::{peak_memory, Estimate};
 use retrobook::probe::{ProbeError, XiangqiTablebase};

@@ -10,8 +10,8 @@ mod standard;
 
 pub use connections::Limits;
 
-use crate::cli::book::DEFAULT_BOOK;
-use crate::cli::output::{runtime, usage, Failure};
+use crate::defaults::{DEFAULT_BOOK, DEFAULT_TABLES};
+use crate::output::{runtime, usage, Failure};
 use retrobook::book::Book;
 use retrobook::probe::Tablebase;
 use std::io::Write;
@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Default folder of tables.
-const DEFAULT_TABLES: &str = "tables";
 
 /// What every request reads: the tables and the book, either possibly absent.
 pub struct Shared {
@@ -144,7 +143,7 @@ fn announce(shared: &Shared, addr: std::net::SocketAddr) -> Result<(), Failure> 
         "retrobook: serving {tables} and {book} on http://{addr}"
     )
     .and_then(|()| out.flush())
-    .map_err(crate::cli::output::write_failed)
+    .map_err(crate::output::write_failed)
 }
 
 /// Resolves at the first SIGINT (Ctrl-C) or SIGTERM.

@@ -1,7 +1,7 @@
 //! The command line's grammar: commands and their arguments (clap), and the reading of
 //! arguments clap leaves as text.
 
-use super::output::{usage, Failure};
+use crate::output::{usage, Failure};
 use clap::{Parser, Subcommand, ValueEnum};
 use retrobook::material::Material;
 use retrobook::{Game, Threads};
@@ -27,7 +27,7 @@ pub enum Command {
         /// Build every table of up to N pieces.
         #[arg(long, value_name = "N")]
         all: Option<u32>,
-        #[arg(long, value_name = "DIR", default_value = "tables")]
+        #[arg(long, value_name = "DIR", default_value = crate::defaults::DEFAULT_TABLES)]
         tables: PathBuf,
         /// Worker threads (default: all cores).
         #[arg(long, value_name = "N")]
@@ -54,7 +54,7 @@ pub enum Command {
     Info {
         /// A signature (KRvKN) or a table file.
         table: String,
-        #[arg(long, value_name = "DIR", default_value = "tables")]
+        #[arg(long, value_name = "DIR", default_value = crate::defaults::DEFAULT_TABLES)]
         tables: PathBuf,
         #[arg(long)]
         json: bool,
@@ -67,7 +67,7 @@ pub enum Command {
         /// Positions as FEN or EPD.
         #[arg(required = true)]
         fens: Vec<String>,
-        #[arg(long, value_name = "DIR", default_value = "tables")]
+        #[arg(long, value_name = "DIR", default_value = crate::defaults::DEFAULT_TABLES)]
         tables: PathBuf,
         /// One JSON object per position (JSON Lines).
         #[arg(long)]
@@ -79,7 +79,7 @@ pub enum Command {
     /// Re-check tables one ply deep against their successors. Without signatures: all tables.
     Verify {
         signatures: Vec<String>,
-        #[arg(long, value_name = "DIR", default_value = "tables")]
+        #[arg(long, value_name = "DIR", default_value = crate::defaults::DEFAULT_TABLES)]
         tables: PathBuf,
         /// Check the distance to zeroing of every position the DTZ layer stores, not one in
         /// 256 (each two plies deep: about seven times as long as the rest of the check).
@@ -204,7 +204,7 @@ pub enum BookCommand {
         /// Output format: polyglot.
         #[arg(long, value_name = "FORMAT")]
         format: String,
-        #[arg(long, value_name = "FILE", default_value = super::book::DEFAULT_BOOK)]
+        #[arg(long, value_name = "FILE", default_value = crate::defaults::DEFAULT_BOOK)]
         book: PathBuf,
         #[arg(long, value_name = "FILE", required = true)]
         out: PathBuf,
@@ -212,7 +212,7 @@ pub enum BookCommand {
     /// Back values up through the book graph from the start position (negamax, repetitions
     /// scored as draws) and store them, with path-dependence marks, in the book.
     Backup {
-        #[arg(long, value_name = "FILE", default_value = super::book::DEFAULT_BOOK)]
+        #[arg(long, value_name = "FILE", default_value = crate::defaults::DEFAULT_BOOK)]
         book: PathBuf,
         /// Follow only moves played in at least N games (others get no value).
         #[arg(long, value_name = "N", default_value_t = 1)]

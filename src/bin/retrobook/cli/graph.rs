@@ -1,6 +1,6 @@
 //! `retrobook graph solve`.
 
-use super::output::{runtime, say, Failure};
+use crate::output::{runtime, say, Failure};
 use retrobook::ghi::{solve, Graph};
 use serde_json::json;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! `retrobook book build | probe | merge | export | backup`.
 
-use super::output::{runtime, say, usage, Failure, Failures};
 use super::progress;
+use crate::output::{runtime, say, usage, Failure, Failures};
 use crate::shown::{book_json, Shown};
 use indicatif::ProgressBar;
 use retrobook::book::rules::{Chess, Xiangqi};
@@ -13,21 +13,6 @@ use retrobook::Game;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-/// Default book file.
-pub const DEFAULT_BOOK: &str = "books/book.rbb";
-/// Default book file of Chinese chess.
-pub const DEFAULT_XIANGQI_BOOK: &str = "books/xiangqi.rbb";
-
-/// The book `given`, or the default one of `game`.
-pub fn book_path(given: Option<PathBuf>, game: Game) -> PathBuf {
-    given.unwrap_or_else(|| {
-        PathBuf::from(match game {
-            Game::Chess => DEFAULT_BOOK,
-            Game::Xiangqi => DEFAULT_XIANGQI_BOOK,
-        })
-    })
-}
 
 /// Progress of a book command on stderr: the phase and its steps (a build's steps are
 /// input bytes, with an ETA when the input sizes are known), then the games read so far.
