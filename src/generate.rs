@@ -54,7 +54,7 @@
 //!   sides needed only to decode them, and the decoder's working memory
 //!   (`probe::Schedule`).
 //!
-//! Split across K processes (`retro::peers`), each holds its share of each part (n/K
+//! Split across K processes (`peers`), each holds its share of each part (n/K
 //! indices a side) from the solve to the writer: the solver's state and values of its
 //! share, and its share's cells in the search of the distances to zeroing (each level's
 //! notes for the others' positions sent at its end; a pawn table's parts are searched
@@ -75,13 +75,13 @@
 use crate::atomic_file::prepare_folder;
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
+use crate::peers::{Alone, Peers};
 pub use crate::phases::PhaseTime;
 use crate::phases::Phases;
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
 use crate::progress::Observer;
 use crate::retro::dtz::{self, PartDtz};
 use crate::retro::fifty::RULE_PLIES;
-use crate::retro::peers::{Alone, Peers};
 use crate::retro::{
     bit, fifty, ChessGame, LossSearch, PackedShares, PackedSide, PartByPart, Solution,
 };
@@ -360,7 +360,7 @@ pub fn estimate(material: Material, tb: &Tablebase) -> Estimate {
 pub struct GenOptions {
     /// Threads solving and compressing.
     pub threads: Threads,
-    /// The processes each table is split across (`retro::peers`): every one of them builds
+    /// The processes each table is split across (`peers`): every one of them builds
     /// the same tables in step, reading the sub-tables from one shared folder, and the
     /// first writes each table. One process (`Alone`) by default.
     pub peers: Arc<dyn Peers>,

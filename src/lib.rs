@@ -126,6 +126,7 @@ pub mod chess;
 pub mod game;
 pub mod index;
 pub mod material;
+pub mod peers;
 pub mod retro;
 pub mod value;
 pub mod xiangqi;

@@ -1,8 +1,8 @@
-//! The processes of an MPI job as the solver's peers (`retro::peers::Peers`): a table's
+//! The processes of an MPI job as the solver's peers (`peers::Peers`): a table's
 //! parts are split across them (`mpirun -np N retrobook gen SIG`).
 
 use super::Cluster;
-use crate::retro::peers::Peers;
+use crate::peers::Peers;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::traits::*;

@@ -241,10 +241,10 @@ fn first_wrong(
 mod tests {
     use super::*;
     use crate::generate::Session;
+    use crate::peers::Alone;
     use crate::probe::LoadedTables;
     use crate::progress::Silent;
     use crate::retro::dtz::as_distance;
-    use crate::retro::peers::Alone;
     use crate::retro::Solution;
     use crate::table::{dtz_layer, write_table_sides, WriteOptions};
     use crate::value::Wdl5;

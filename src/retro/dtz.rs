@@ -24,9 +24,9 @@
 use super::bits::AtomicBits;
 use super::chess::ChessGame;
 use super::fifty::RULE_PLIES;
-use super::peers::{Alone, Peers, Shares};
 use super::solver::Solution;
 use crate::chess::{MoveList, Role};
+use crate::peers::{Alone, Peers, Shares};
 use crate::progress::Observer;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
 use rayon::prelude::*;

@@ -5,7 +5,6 @@ mod bits;
 mod chess;
 pub mod dtz;
 pub mod fifty;
-pub mod peers;
 pub mod perpetual;
 mod solver;
 mod xiangqi;

@@ -1,4 +1,4 @@
-//! The writer's work split across the processes of a job (`retro::peers`), each holding
+//! The writer's work split across the processes of a job (`peers`), each holding
 //! its share of the solution alone (`Owners`: a share of each part's indices): no process
 //! holds the whole table.
 //!
@@ -296,8 +296,8 @@ mod tests {
     use super::super::{TableFile, TableStats, WriteOptions};
     use crate::index::TableIndex;
     use crate::material::Material;
+    use crate::peers::{InProcess, Owners, Peers};
     use crate::progress::Silent;
-    use crate::retro::peers::{InProcess, Owners, Peers};
     use crate::retro::{bitmap, solve, AllDrawn, ChessGame, Solution};
     use crate::value::{Dtm, LongDistances, Wdl};
     use std::ops::Range;

@@ -126,7 +126,7 @@ impl Packed {
     /// The bytes as they were packed, into `out`, which has their length. Only the bytes
     /// that differ from what `out` holds are written: pages that stay zero (given back, or
     /// never written) take no memory, such as those of the indices other processes keep
-    /// (`retro::peers::Owners`).
+    /// (`peers::Owners`).
     pub fn unpack_into(&self, out: &mut [u8]) {
         assert_eq!(out.len(), self.len, "unpacked where they fit");
         out.par_chunks_mut(PIECE)

@@ -2,8 +2,8 @@
 
 use super::solution::or_bits_at;
 use super::*;
+use crate::peers::Owners;
 use crate::progress::Silent;
-use crate::retro::peers::Owners;
 use crate::value::{Wdl, Wdl5};
 use std::ops::Range;
 use std::sync::Arc;
@@ -264,7 +264,7 @@ fn parts_let_go_come_back_whole() {
 /// `g` solved by `count` processes (threads here), each part split across them, with
 /// `search`: what each process gets.
 fn split(g: &Graph, count: usize, search: LossSearch) -> Vec<Solution> {
-    let group = crate::retro::peers::InProcess::group(count);
+    let group = crate::peers::InProcess::group(count);
     std::thread::scope(|s| {
         let solves: Vec<_> = group
             .into_iter()

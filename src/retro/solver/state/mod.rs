@@ -32,9 +32,9 @@ use exchange::{Mail, Note};
 
 use super::game::{LossSearch, RetroGame, Successor};
 use super::solution::{bit, bitmap, Solution};
+use crate::peers::{Peers, Shares};
 use crate::progress::Observer;
 use crate::retro::bits::AtomicBits;
-use crate::retro::peers::{Peers, Shares};
 use crate::value::{Dtm, LongDistances, Wdl};
 use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;

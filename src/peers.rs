@@ -1,9 +1,9 @@
-//! The processes one solve is split across (`Peers`): each holds an equal share of every
-//! part's positions (`Shares`), takes back the moves of the positions it holds, and passes
-//! the un-moves that land in another's share to that process, a batch per pass. The
-//! solver (`solver`) needs only two collective operations of them; an MPI job
-//! (`cluster`) provides them across machines, `InProcess` between threads of one process
-//! (for tests), `Alone` for the one process of a plain run.
+//! The processes one solve, or one table's writing, is split across (`Peers`): each holds
+//! an equal share of every part's positions (`Shares`), takes back the moves of the
+//! positions it holds, and passes the un-moves that land in another's share to that
+//! process, a batch per pass. An MPI job (`cluster`) provides the collective calls across
+//! machines, `InProcess` between threads of one process (for tests), `Alone` for the one
+//! process of a plain run.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
