@@ -18,8 +18,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Default folder of tables.
-
 /// What every request reads: the tables and the book, either possibly absent.
 pub struct Shared {
     tables: Option<Tablebase>,
