@@ -81,7 +81,6 @@ use crate::phases::Phases;
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
 use crate::progress::Observer;
 use crate::retro::dtz::{self, PartDtz};
-use crate::retro::fifty::RULE_PLIES;
 use crate::retro::{
     bit, fifty, ChessGame, LossSearch, PackedShares, PackedSide, PartByPart, Solution,
 };
@@ -90,7 +89,7 @@ use crate::table::{
     TableError, TableStats, WriteOptions,
 };
 use crate::threads::Threads;
-use crate::value::{Dtm, Wdl5};
+use crate::value::{Dtm, Wdl5, RULE_PLIES};
 use crate::zeroed::give_back_free_memory;
 use std::ops::Range;
 use std::path::{Path, PathBuf};

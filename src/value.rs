@@ -4,6 +4,10 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+/// Plies without a capture or pawn move after which a chess game is drawn (the 50-move
+/// rule): a win or loss beyond them is cursed or blessed (`Wdl5`).
+pub const RULE_PLIES: u32 = 100;
+
 /// Win, draw or loss, from the side to move's view.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
 pub enum Wdl {

@@ -13,8 +13,8 @@ use super::tablebase::{Entry, Located, Tablebase};
 use crate::chess::{Color, MoveList, Position, Role};
 use crate::material::Material;
 use crate::retro::dtz::as_distance;
-use crate::retro::fifty::RULE_PLIES;
 use crate::table::values::code_wdl;
+use crate::value::RULE_PLIES;
 use crate::value::{Dtm, Dtz, Wdl, Wdl5};
 
 /// The distance, for the side that plays it, of a reset into a position of `class` (for

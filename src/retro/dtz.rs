@@ -23,12 +23,11 @@
 
 use super::bits::AtomicBits;
 use super::chess::ChessGame;
-use super::fifty::RULE_PLIES;
 use super::solver::Solution;
 use crate::chess::{MoveList, Role};
 use crate::peers::{Alone, Peers, Shares};
 use crate::progress::Observer;
-use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
+use crate::value::{Dtm, LongDistances, Wdl, Wdl5, RULE_PLIES};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::ops::Range;

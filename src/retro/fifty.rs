@@ -12,9 +12,6 @@ use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Plies without a capture or pawn move after which the game is drawn.
-pub const RULE_PLIES: u32 = 100;
-
 /// The classes under the 50-move rule of a table's wins and losses, and of each position's
 /// best conversion, kept a part at a time as each part's distances to zeroing are found
 /// (`PartByPart`): a part's search reads the classes of the parts before it.
