@@ -6,9 +6,6 @@ use super::square::Square;
 use std::fmt;
 use std::str::FromStr;
 
-/// The standard starting position.
-pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
 /// Why a FEN was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FenError(pub String);

@@ -20,10 +20,10 @@ pub use attacks::{
 pub use bitboard::Bitboard;
 pub use checks::CheckFilter;
 pub use color::{Color, Piece, Role};
-pub use fen::{FenError, START_FEN};
+pub use fen::FenError;
 pub use moves::{Move, MoveKind, MoveList};
 pub use perft::perft;
-pub use position::{Castling, Position};
+pub use position::{Castling, Position, START_FEN};
 pub use san::SanError;
 pub use square::{ParseSquareError, Square};
 pub use uci::IllegalUci;

@@ -6,6 +6,9 @@ use super::bitboard::Bitboard;
 use super::color::{Color, Piece, Role};
 use super::square::Square;
 
+/// The standard starting position, in FEN.
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
 /// Castling rights as four flags (standard chess only).
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Default)]
 pub struct Castling(pub u8);
@@ -67,7 +70,7 @@ impl Position {
     /// The standard starting position.
     pub fn start() -> Position {
         static START: std::sync::OnceLock<Position> = std::sync::OnceLock::new();
-        *START.get_or_init(|| super::fen::START_FEN.parse().expect("the start FEN parses"))
+        *START.get_or_init(|| START_FEN.parse().expect("the start FEN parses"))
     }
 
     /// Side to move.
