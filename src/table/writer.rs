@@ -280,12 +280,15 @@ impl Choices<'_> {
         conversion_cost: u32,
     ) -> Vec<S> {
         let mut out = vec![S::from_usize(0); (range.end - range.start) as usize];
-        out.par_chunks_mut(FILL_CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
+        // A task's chunks share one list of choices: a list per chunk would be a fresh
+        // mapping each time (the binary maps blocks of 128 KiB and more apart), its pages
+        // faulted in again and again.
+        out.par_chunks_mut(FILL_CHUNK).enumerate().for_each_init(
+            Vec::new,
+            |choices, (c, chunk)| {
                 let first = range.start + (c * FILL_CHUNK) as u64;
                 let choice = |idx: Option<u64>| idx.map_or_else(|| any(kind), |i| self.at(kind, i));
-                let mut choices = Vec::with_capacity(chunk.len());
+                choices.clear();
                 // The indices asked for and not yet read, oldest first.
                 let mut ahead = VecDeque::with_capacity(PREFETCH_AHEAD);
                 layout.for_each_index(self.index, first..first + chunk.len() as u64, |idx| {
@@ -298,8 +301,9 @@ impl Choices<'_> {
                     ahead.push_back(idx);
                 });
                 choices.extend(ahead.into_iter().map(choice));
-                fill_into(kind, &mut choices, conversion_cost, chunk);
-            });
+                fill_into(kind, choices, conversion_cost, chunk);
+            },
+        );
         out
     }
 
