@@ -19,18 +19,11 @@
 
 use super::codec::Symbol;
 use super::fill::FILL_CHUNK;
-use super::writer::{any, compress, fill_into, Choices, Kind, WriteOptions, PREFETCH_AHEAD};
+use super::writer::{any, compress, fill_into, Choices, Job, Kind, WriteOptions, PREFETCH_AHEAD};
 use crate::index::Layout;
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::ops::Range;
-
-/// A range of a layout's numbers, and the process that fills them.
-pub(super) struct Job<'l> {
-    pub(super) layout: &'l Layout,
-    pub(super) range: Range<u64>,
-    pub(super) to: usize,
-}
 
 /// The fill chunks of `range`, from its start (as one process fills it).
 fn chunks(range: &Range<u64>) -> impl IndexedParallelIterator<Item = Range<u64>> {

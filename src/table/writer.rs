@@ -22,7 +22,6 @@ use super::codec::{encode, encode_by_frequency, join, StreamOptions, Symbol};
 use super::error::TableError;
 use super::fill::{fill_dtm, fill_wdl, FILL_CHUNK};
 use super::format::{DtzLayer, Extent, Header, EXTENSION, HEADER_LEN};
-use super::split::Job;
 use super::stats::TableStats;
 use super::values::{dtm_choice, dtm_moves, wdl_choices, DTM_ANY, WDL_ANY, WDL_CODES};
 use crate::atomic_file::AtomicFile;
@@ -438,6 +437,13 @@ pub(super) fn any(kind: Kind) -> u16 {
         Kind::Wdl(_) => WDL_ANY,
         Kind::Dtm(_) => DTM_ANY,
     }
+}
+
+/// A range of a layout's numbers, and the process that fills them.
+pub(super) struct Job<'l> {
+    pub(super) layout: &'l Layout,
+    pub(super) range: Range<u64>,
+    pub(super) to: usize,
 }
 
 /// Compresses the filled values of one stream.
