@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use retrobook::book::pgn::{replay_from, start_position, PgnReader, PgnState, RawGame};
-use retrobook::book::rules::Chess;
+use retrobook::book::pgn::{start_position, PgnReader, PgnState, RawGame};
+use retrobook::book::rules::{replay_from, Chess};
 
 fuzz_target!(|data: &[u8]| {
     let mut whole = Vec::new();

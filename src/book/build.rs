@@ -14,10 +14,10 @@
 use super::archive::{open_archive, Tally};
 use super::error::BookError;
 use super::format::{BookInfo, Source};
-use super::pgn::{replay_from, PgnState, RawGame, SkipReason, Skipped};
+use super::pgn::{PgnState, RawGame, SkipReason, Skipped};
 use super::pieces::{parse_in_order, PIECE};
 use super::records::{Batch, Record, Records, DRAW, LOSS, REPEATS, WIN};
-use super::rules::{BookRules, Chess, Xiangqi};
+use super::rules::{replay_from, BookRules, Chess, Xiangqi};
 use super::runs::{merge_into, read_run, EntryStream, Runs};
 use super::writer::BookWriter;
 use crate::atomic_file::prepare_folder_of;

@@ -2,15 +2,14 @@
 //! comments `{...}` and `;`, nested variations (skipped), NAGs and annotation marks, move
 //! numbers with `...`, `%` escape lines, a UTF-8 byte-order mark, CRLF, lines of any length,
 //! and games without tags that follow another game. It splits the input into games;
-//! `start_position` and `replay_from` turn a game into positions and moves, or say why the
-//! game cannot be used.
+//! `start_position` gives a game's chess start position, or says why the game cannot be
+//! used (`rules::replay_from` plays its moves).
 //!
 //! The reading state between lines is a value ([`PgnState`]), so an archive cut into pieces
 //! can be parsed piece by piece, in parallel, with the same result as reading it whole: a
 //! piece that starts after a line which ended a game starts from a fresh state.
 //! Games are collected into reused buffers, so reading allocates nothing per game.
 
-use super::rules::BookRules;
 use crate::chess::Position;
 use std::io::{self, BufRead};
 use std::ops::Range;
@@ -460,31 +459,10 @@ pub fn start_position(raw: &RawGame) -> Result<Position, Skipped> {
     }
 }
 
-/// Plays `raw`'s moves from `start` by the rules `R`, calling `each(position, move, next
-/// position)` for each move, and returns the final position; every move must be legal.
-pub fn replay_from<R: BookRules>(
-    raw: &RawGame,
-    start: R::Position,
-    mut each: impl FnMut(&R::Position, &R::Move, &R::Position),
-) -> Result<R::Position, Skipped> {
-    let mut pos = start;
-    for (token, line) in raw.moves() {
-        let m = R::parse(&pos, token).map_err(|detail| Skipped {
-            reason: SkipReason::BadMove,
-            line,
-            detail,
-        })?;
-        let next = R::play(&pos, &m);
-        each(&pos, &m, &next);
-        pos = next;
-    }
-    Ok(pos)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::book::rules::Chess;
+    use crate::book::rules::{replay_from, Chess};
     use crate::chess::Move;
 
     /// The moves of `raw` replayed from its start position, or why it cannot be.

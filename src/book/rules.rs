@@ -43,6 +43,27 @@ pub trait BookRules: Sync + 'static {
     fn first_to_move(pos: &Self::Position) -> bool;
 }
 
+/// Plays `raw`'s moves from `start` by the rules `R`, calling `each(position, move, next
+/// position)` for each move, and returns the final position; every move must be legal.
+pub fn replay_from<R: BookRules>(
+    raw: &RawGame,
+    start: R::Position,
+    mut each: impl FnMut(&R::Position, &R::Move, &R::Position),
+) -> Result<R::Position, Skipped> {
+    let mut pos = start;
+    for (token, line) in raw.moves() {
+        let m = R::parse(&pos, token).map_err(|detail| Skipped {
+            reason: SkipReason::BadMove,
+            line,
+            detail,
+        })?;
+        let next = R::play(&pos, &m);
+        each(&pos, &m, &next);
+        pos = next;
+    }
+    Ok(pos)
+}
+
 /// Chess books: Polyglot keys and move codes, so that a book exports to Polyglot as it is.
 pub struct Chess;
 

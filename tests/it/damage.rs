@@ -12,7 +12,8 @@
 //! probes (by distance to mate, and for play from the move count) at every 16th, compared
 //! by a 64-bit fingerprint.
 
-use retrobook::book::pgn::{replay_from, start_position, PgnReader};
+use retrobook::book::pgn::{start_position, PgnReader};
+use retrobook::book::rules::replay_from;
 use retrobook::book::rules::Chess;
 use retrobook::book::{build as build_book, polyglot_key, Book, BookAnswer, BuildOptions};
 use retrobook::chess::{Color, Position};
