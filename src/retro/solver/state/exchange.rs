@@ -16,8 +16,7 @@
 //! parts also gathers the part's values in every process, as the parts to come read them,
 //! and gives back the others' shares once none does (`PartByPart::owned`).
 
-use super::super::game::RetroGame;
-use super::{lock, Deferred, State, BLOCK, CHUNK, MARKED_LEVELS};
+use super::{lock, Deferred, RetroGame, State, BLOCK, CHUNK, MARKED_LEVELS};
 use crate::value::Dtm;
 use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;

@@ -1,7 +1,6 @@
 //! Setting up a part's positions before the levels: each position's moves summed up, and
 //! its value where the moves that leave the graph decide it.
 
-use super::exchange::{Mail, Note};
 use super::*;
 
 /// What the setup learns of a position's moves (`State::init`).
