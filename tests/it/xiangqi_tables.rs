@@ -250,14 +250,21 @@ fn xiangqi_tables_from_the_command_line() {
         probe("9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1")["by_rule"],
         true
     );
-    // A file under another table's name is built again.
+    // A file under another table's name is built again; a killed run's temporary is
+    // swept.
     std::fs::copy(dir.join("KRvKN.rbx"), dir.join("KRvKC.rbx")).unwrap();
+    let stale = dir.join(".KRvKC.rbx.4000000000.tmp");
+    std::fs::write(&stale, b"half a table").unwrap();
     let rebuilt = run(&["gen", "--game", "xiangqi", "KRvKC", "--tables", d]);
     let stderr = String::from_utf8_lossy(&rebuilt.stderr);
+    let named = "KRvKC.rbx: holds KRvKN, not KRvKC as its name says; built again";
     assert!(
-        rebuilt.status.success() && stderr.contains("holds KRvKN, not KRvKC: built again"),
+        rebuilt.status.success()
+            && stderr.contains(named)
+            && stderr.contains("removed 1 unfinished file"),
         "{stderr}"
     );
+    assert!(!stale.exists());
     let info = json(&run_ok(&[
         "info", "--game", "xiangqi", "KRvKC", "--tables", d, "--json",
     ]));

@@ -10,37 +10,21 @@ use super::said::{merge, words, Ending};
 use super::tables::{no_table, with_hint};
 use crate::output::{runtime, say, usage, write_failed, Failure, Failures};
 use retrobook::chess::Color;
-use retrobook::generate::{peak_memory, Estimate};
+use retrobook::generate::xiangqi::{
+    estimate, in_order, indices, with_attackers, Built, Skip, XiangqiOptions, XiangqiSession,
+};
 use retrobook::probe::{ProbeError, XiangqiTablebase};
-use retrobook::retro::{solve_table, Verdict};
-use retrobook::table::xiangqi::{table_path, write, SideCounts, XiangqiFile, EXTENSION};
+use retrobook::retro::Verdict;
+use retrobook::table::xiangqi::{table_path, SideCounts, XiangqiFile, EXTENSION};
 use retrobook::xiangqi::{Move, Position, Script, Signature, XiangqiIndex};
-use retrobook::Dtm;
+use retrobook::Threads;
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// Width of the table column of `gen --game xiangqi`'s report (KRRAABBvKAABB is 13 long).
 const NAME_WIDTH: usize = 14;
-
-/// Peak memory of a xiangqi solve per index (both sides counted), with some room: the
-/// values, the solver's state and the index's work. Measured peaks, each table alone:
-/// KCAABBvKAABB 10.6 bytes an index (357 million indices, 3.6 GiB), KCAABBvKAB 11.5,
-/// KPAABBvKAAB 10.9.
-const BYTES_PER_INDEX: u64 = 12;
-/// CPU time of a xiangqi solve per index (both sides counted), roughly: the two-attacker
-/// tables against KAABB took 0.5-1.1 microseconds (KPP the least, KNC the most).
-const CPU_SECONDS_PER_INDEX: f64 = 1.0e-6;
-/// Bytes per index (both sides counted) a solved table holds while the perpetual-check
-/// rule's graph is built: a value byte and three bits, rounded up.
-const SOLVED_BYTES_PER_INDEX: u64 = 2;
-
-/// The attacking pieces: the roles that can give check.
-const ATTACKERS: [&str; 4] = ["R", "N", "C", "P"];
-/// The defender sets one side may have: up to two advisors and two elephants.
-const DEFENDERS: [&str; 9] = ["", "A", "AA", "B", "AB", "AAB", "BB", "ABB", "AABB"];
 
 fn parse(s: &str) -> Result<Signature, Failure> {
     let sig: Signature = s
@@ -59,82 +43,11 @@ fn parse(s: &str) -> Result<Signature, Failure> {
     }
 }
 
-/// Whether the table of `sig` is in `dir`, whole and of that material; a file there that
-/// is not is named on stderr, to be built again.
-fn built(dir: &Path, sig: &Signature) -> bool {
-    let path = table_path(dir, sig);
-    if !path.exists() {
-        return false;
-    }
-    match XiangqiFile::open(&path) {
-        Ok(f) if f.header().signature == *sig => true,
-        Ok(f) => {
-            eprintln!(
-                "retrobook: {} holds {}, not {sig}: built again",
-                path.display(),
-                f.header().signature
-            );
-            false
-        }
-        Err(e) => {
-            eprintln!("retrobook: {e}: built again");
-            false
-        }
-    }
-}
-
-/// Every table with `attackers` attacking pieces (R, N, C, P) on Red's side, none on
-/// Black's, and any advisors and elephants on both.
-fn with_attackers(attackers: u32) -> Result<Vec<Signature>, Failure> {
-    if attackers == 0 || attackers > 2 {
-        return Err(usage("--all-attackers takes 1 or 2"));
-    }
-    let mut sets: Vec<String> = ATTACKERS.iter().map(|a| a.to_string()).collect();
-    if attackers == 2 {
-        sets = (0..4)
-            .flat_map(|i| (i..4).map(move |j| format!("{}{}", ATTACKERS[i], ATTACKERS[j])))
-            .collect();
-    }
-    let mut out = Vec::new();
-    for attack in &sets {
-        for red in DEFENDERS {
-            for black in DEFENDERS {
-                out.push(parse(&format!("K{attack}{red}vK{black}"))?);
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// `targets` and their sub-tables, each once, every table after those its captures lead to.
-fn in_order(targets: &[Signature]) -> Vec<Signature> {
-    fn visit(sig: Signature, out: &mut Vec<Signature>) {
-        if out.contains(&sig) {
-            return;
-        }
-        for sub in sig.captures() {
-            visit(
-                if sub.is_canonical() {
-                    sub
-                } else {
-                    sub.flipped()
-                },
-                out,
-            );
-        }
-        out.push(sig);
-    }
-    let mut out = Vec::new();
-    for &t in targets {
-        visit(t, &mut out);
-    }
-    out
-}
-
 pub fn cmd_gen(
     signatures: &[String],
     all_attackers: Option<u32>,
     dir: &Path,
+    threads: Threads,
     memory_mib: Option<u64>,
     show_plan: bool,
     json: bool,
@@ -144,165 +57,124 @@ pub fn cmd_gen(
         .map(|s| parse(s))
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(n) = all_attackers {
-        targets.extend(with_attackers(n)?);
+        targets.extend(with_attackers(n).ok_or_else(|| usage("--all-attackers takes 1 or 2"))?);
     }
     if targets.is_empty() {
         return Err(usage(
             "name the xiangqi tables to build (KRvKAABB) or give --all-attackers 1",
         ));
     }
-    let order = in_order(&targets);
-    let tb = XiangqiTablebase::new(dir);
-    let todo: Vec<&Signature> = order.iter().filter(|sig| !built(dir, sig)).collect();
-    let size = |sig: &Signature| XiangqiIndex::new(*sig).size().saturating_mul(2);
-    if show_plan {
-        return plan(&todo, size, dir, json);
+    let mut session = XiangqiSession::open(dir, &targets);
+    for problem in &session.damaged {
+        eprintln!("retrobook: {problem}; built again");
     }
-    std::fs::create_dir_all(dir).map_err(|e| {
-        runtime(format!(
-            "cannot create tables folder {}: {e}",
-            dir.display()
-        ))
-    })?;
-    let all: u64 = todo.iter().map(|s| size(s)).sum();
-    let threads = rayon::current_num_threads();
-    let estimate = |sig: &Signature| estimate_of(size(sig));
+    let todo = session.todo().to_vec();
+    if show_plan {
+        return plan(&todo, dir, threads.count(), json);
+    }
+    let stale = session.prepare().map_err(runtime)?;
+    if stale > 0 {
+        eprintln!("retrobook: removed {stale} unfinished file(s) of an interrupted run");
+    }
+    let all: u64 = todo.iter().map(|&s| indices(s)).sum();
+    let threads_count = threads.count();
     if !json && !todo.is_empty() {
-        let cpu = todo.iter().map(|s| estimate(s).cpu_seconds).sum();
-        let largest = todo
-            .iter()
-            .max_by_key(|s| size(s))
-            .map(|s| (s.to_string(), estimate(s).peak_bytes));
-        let present = order.len() - todo.len();
+        let cpu = todo.iter().map(|&s| estimate(s).cpu_seconds).sum();
+        let largest = (todo.iter())
+            .max_by_key(|&&s| indices(s))
+            .map(|s| (s.to_string(), estimate(*s).peak_bytes));
+        let present = session.order().len() - todo.len();
         say(summary_line(
             todo.len(),
             present,
             all,
             cpu,
-            threads,
+            threads_count,
             largest,
         ))?;
         say(report_header(NAME_WIDTH, "  by the rule"))?;
     }
     let bars = Bars::new(!json, all);
-    let (start, mut built, mut bytes, mut done) = (Instant::now(), 0, 0u64, 0u64);
-    let mut built_indices = 0u64;
-    let mut skipped: Vec<Signature> = Vec::new();
-    let skip = |sig: &Signature, why: &str| {
-        bars.multi
-            .suspend(|| eprintln!("retrobook: {sig}: skipped, {why}"));
-    };
-    for (i, sig) in todo.iter().enumerate() {
-        // A table too large for the memory there is, or above one that was, is skipped:
-        // the run builds what fits.
-        let need = size(sig).saturating_mul(BYTES_PER_INDEX);
-        let available = memory_mib
-            .map(|m| m.saturating_mul(1 << 20))
-            .or_else(available_memory);
-        let missing = sig.captures().into_iter().find(|sub| {
-            let sub = if sub.is_canonical() {
-                *sub
-            } else {
-                sub.flipped()
-            };
-            skipped.contains(&sub)
-        });
-        if available.is_some_and(|a| need > a) || missing.is_some() {
-            let why = match missing {
-                Some(sub) => format!("its sub-table {sub} was skipped"),
-                None => format!(
-                    "it needs about {} of memory, {} allowed",
-                    plan_bytes(need),
-                    plan_bytes(available.unwrap_or(0))
-                ),
-            };
-            skip(sig, &why);
-            skipped.push(**sig);
-            done += size(sig);
-            bars.finish_table(size(sig));
-            continue;
-        }
-        let t0 = Instant::now();
+    let start = Instant::now();
+    let (mut built, mut bytes, mut done, mut built_indices) = (0, 0u64, 0u64, 0u64);
+    while let Some(&sig) = todo.get(session.done()) {
+        let size = indices(sig);
         // The pace so far (the estimate's at first) for what is left and for this table.
         let pace = match done {
-            0 => estimate(sig).cpu_seconds / threads as f64 / size(sig).max(1) as f64,
+            0 => estimate(sig).cpu_seconds / threads_count as f64 / size.max(1) as f64,
             _ => start.elapsed().as_secs_f64() / done as f64,
         };
         let left = pace * (all - done) as f64;
         bars.start(
-            sig,
-            (i + 1, todo.len()),
-            size(sig),
+            &sig,
+            (session.done() + 1, todo.len()),
+            size,
             Some(left),
-            Some(pace * size(sig) as f64),
+            Some(pace * size as f64),
         );
-        // A sub-table that cannot be read fails the table, which is then not written.
-        let failed: Mutex<Option<ProbeError>> = Mutex::new(None);
-        let sub = |pos: &Position| {
-            tb.probe(pos).unwrap_or_else(|e| {
-                failed.lock().expect("not poisoned").get_or_insert(e);
-                Verdict::Plain(Dtm::Draw)
-            })
-        };
-        // The rule's graph may use what the solved values leave.
-        let rule_memory = available.map(|a| a.saturating_sub(size(sig) * SOLVED_BYTES_PER_INDEX));
-        let solved = solve_table(**sig, &sub, &bars, rule_memory);
-        if let Some(e) = failed.into_inner().expect("not poisoned") {
-            return Err(runtime(format!("{sig}: a sub-table: {e}")));
-        }
-        let solved = match solved {
-            Ok(solved) => solved,
-            Err(e) => {
-                skip(sig, &e.to_string());
-                skipped.push(**sig);
-                done += size(sig);
-                bars.finish_table(size(sig));
+        // The memory there is now, unless a limit is given.
+        let memory = memory_mib
+            .map(|m| m.saturating_mul(1 << 20))
+            .or_else(available_memory);
+        let opts = XiangqiOptions { threads, memory };
+        let next = session.build_next(&opts, &bars).expect("a table left");
+        done += size;
+        bars.finish_table(size);
+        let report = match next.map_err(runtime)? {
+            Built::Table(report) => report,
+            Built::Skipped(sig, why) => {
+                let why = match why {
+                    Skip::SubTable(sub) => format!("its sub-table {sub} was skipped"),
+                    Skip::Memory { need, allowed } => format!(
+                        "it needs about {} of memory, {} allowed",
+                        plan_bytes(need),
+                        plan_bytes(allowed)
+                    ),
+                    Skip::RuleGraph(e) => e.to_string(),
+                };
+                bars.multi
+                    .suspend(|| eprintln!("retrobook: {sig}: skipped, {why}"));
                 continue;
             }
         };
-        let written = write(dir, &solved).map_err(runtime)?;
-        let (h, size) = (&written.header, written.bytes);
-        let seconds = t0.elapsed().as_secs_f64();
-        let by_rule: u64 = h.sides.iter().map(|c| c.win_by_rule + c.loss_by_rule).sum();
         let line = if json {
             json!({
-                "signature": sig.to_string(),
-                "indices": 2 * h.size,
-                "seconds": seconds,
-                "bytes": size,
-                "longest_mate_plies": h.longest.0,
-                "by_rule": by_rule,
+                "signature": report.signature.to_string(),
+                "indices": report.indices,
+                "seconds": report.seconds,
+                "bytes": report.bytes,
+                "longest_mate_plies": report.longest_plies,
+                "by_rule": report.by_rule,
             })
             .to_string()
         } else {
             let row = report_row(
-                &sig.to_string(),
+                &report.signature.to_string(),
                 NAME_WIDTH,
-                2 * h.size,
-                seconds,
-                peak_memory(),
-                size,
-                h.longest.0,
+                report.indices,
+                report.seconds,
+                report.peak_memory,
+                report.bytes,
+                report.longest_plies,
             );
-            format!("{row}  {by_rule:>11}")
+            format!("{row}  {:>11}", report.by_rule)
         };
         bars.multi.suspend(|| say(line))?;
-        bars.finish_table(2 * h.size);
         built += 1;
-        bytes += size;
-        done += 2 * h.size;
-        built_indices += 2 * h.size;
+        bytes += report.bytes;
+        built_indices += report.indices;
     }
     bars.total.finish_and_clear();
     bars.table.finish_and_clear();
     if !json {
         say(format!(
             "built {built} tables ({} already present) in {:.2} s, {built_indices} indices, {bytes} bytes, into {}",
-            order.len() - todo.len(),
+            session.order().len() - todo.len(),
             start.elapsed().as_secs_f64(),
             dir.display()
         ))?;
     }
+    let skipped = session.skipped();
     if !skipped.is_empty() {
         let names: Vec<String> = skipped.iter().map(|s| s.to_string()).collect();
         return Err(runtime(format!(
@@ -316,32 +188,16 @@ pub fn cmd_gen(
 
 /// `gen --plan`: each table to build, in order, with its estimate (the solve's; a table's
 /// perpetual-check graph, sized only once its draws are counted, comes on top).
-/// What a xiangqi table of `indices` indices (both sides) is expected to cost.
-fn estimate_of(indices: u64) -> Estimate {
-    Estimate {
-        peak_bytes: indices.saturating_mul(BYTES_PER_INDEX),
-        cpu_seconds: indices as f64 * CPU_SECONDS_PER_INDEX,
-    }
-}
-
-fn plan(
-    todo: &[&Signature],
-    size: impl Fn(&Signature) -> u64,
-    dir: &Path,
-    json: bool,
-) -> Result<(), Failure> {
-    let threads = rayon::current_num_threads();
+fn plan(todo: &[Signature], dir: &Path, threads: usize, json: bool) -> Result<(), Failure> {
     if todo.is_empty() && !json {
         return say(nothing_to_build(dir));
     }
-    for sig in todo {
-        let indices = size(sig);
-        let e = estimate_of(indices);
-        let name = sig.to_string();
+    for &sig in todo {
+        let (n, e, name) = (indices(sig), estimate(sig), sig.to_string());
         let line = if json {
-            planned_json(&name, indices, &e, true).to_string()
+            planned_json(&name, n, &e, true).to_string()
         } else {
-            planned_line(&name, indices, &e, threads, "")
+            planned_line(&name, n, &e, threads, "")
         };
         say(line)?;
     }
@@ -559,34 +415,4 @@ pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
         say(format!("{sig:<14} ok"))?;
     }
     say(format!("verified {} tables", targets.len()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `--all-attackers 1`: 4 attackers x 9 defender sets of Red's x 9 of Black's, all
-    /// distinct, with 45 sub-tables more (advisors and elephants alone, bare kings);
-    /// every table after its sub-tables.
-    #[test]
-    fn one_attacker_tables_and_their_order() {
-        let targets = with_attackers(1).ok().unwrap();
-        assert_eq!(targets.len(), 324);
-        let order = in_order(&targets);
-        assert_eq!(order.len(), 369);
-        for (i, sig) in order.iter().enumerate() {
-            assert!(sig.is_canonical());
-            for sub in sig.captures() {
-                let sub = if sub.is_canonical() {
-                    sub
-                } else {
-                    sub.flipped()
-                };
-                assert!(order[..i].contains(&sub), "{sig} before {sub}");
-            }
-        }
-        assert!(order.contains(&"KRAABBvKAABB".parse().unwrap()));
-        assert_eq!(with_attackers(2).ok().unwrap().len(), 10 * 81);
-        assert!(with_attackers(3).is_err());
-    }
 }

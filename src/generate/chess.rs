@@ -1,6 +1,5 @@
-//! Building tables: plans the order (sub-tables first), runs the solver, classes wins and
-//! losses under the 50-move rule, counts statistics and writes the file. The CLI's `gen` is
-//! a thin layer over this.
+//! Building chess tables: plans the order (sub-tables first), runs the solver, classes wins
+//! and losses under the 50-move rule, counts statistics and writes the file.
 //!
 //! Memory of one table, with n indices per side to move and parts (`TableIndex::parts`) of
 //! at most p indices per side (`estimate` follows this model):
@@ -72,12 +71,12 @@
 //! The estimate (`gen --plan`) adds 5% to the model; `docs/performance.md` holds it against
 //! the measured peaks.
 
+use super::{peak_memory, Estimate};
 use crate::atomic_file::prepare_folder;
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
 use crate::peers::{Alone, Peers};
-pub use crate::phases::PhaseTime;
-use crate::phases::Phases;
+use crate::phases::{PhaseTime, Phases};
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
 use crate::progress::Observer;
 use crate::retro::dtz::{self, PartDtz};
@@ -264,15 +263,6 @@ pub fn plan(targets: &[Material], have: &Tablebase) -> Vec<Material> {
     }
     sort_for_generation(&mut out);
     out
-}
-
-/// What building one table is expected to cost.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Estimate {
-    /// Peak memory of the process while it builds the table, at most, in bytes.
-    pub peak_bytes: u64,
-    /// CPU time, roughly, in seconds (about the wall time times the threads).
-    pub cpu_seconds: f64,
 }
 
 /// Memory besides the tables: code, thread stacks, mapped headers.
@@ -690,18 +680,4 @@ fn promoting_from(index: &TableIndex, parts: &[Range<u64>]) -> Vec<[bool; 2]> {
         out[k] = [q[0] || after[0], q[1] || after[1]];
     }
     out
-}
-
-/// Peak resident set size of this process so far (Linux), or 0.
-pub fn peak_memory() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|kb| kb.parse::<u64>().ok())
-            })
-        })
-        .map_or(0, |kb| kb * 1024)
 }

@@ -1,0 +1,412 @@
+//! Building Chinese chess tables: the order (sub-tables first), the solve with the
+//! perpetual-check rule (`retro::solve_table`) and the file (`table::xiangqi`), one table
+//! at a time. A table the memory allowed cannot hold is skipped, with the tables above it,
+//! and the run goes on with what fits.
+
+use super::{peak_memory, Estimate};
+use crate::atomic_file::prepare_folder;
+use crate::probe::{ProbeError, XiangqiTablebase};
+use crate::progress::Observer;
+use crate::retro::{solve_table, GraphTooLarge, Verdict};
+use crate::table::xiangqi::{table_path, write, XiangqiFile};
+use crate::table::{FileFault, TableError};
+use crate::threads::Threads;
+use crate::value::Dtm;
+use crate::xiangqi::{Position, Signature, XiangqiIndex};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Peak memory of a xiangqi solve per index (both sides counted), with some room: the
+/// values, the solver's state and the index's work. Measured peaks, each table alone:
+/// KCAABBvKAABB 10.6 bytes an index (357 million indices, 3.6 GiB), KCAABBvKAB 11.5,
+/// KPAABBvKAAB 10.9.
+const BYTES_PER_INDEX: u64 = 12;
+
+/// CPU time of a xiangqi solve per index (both sides counted), roughly: the two-attacker
+/// tables against KAABB took 0.5-1.1 microseconds (KPP the least, KNC the most).
+const CPU_SECONDS_PER_INDEX: f64 = 1.0e-6;
+
+/// Bytes per index (both sides counted) a solved table holds while the perpetual-check
+/// rule's graph is built: a value byte and three bits, rounded up.
+const SOLVED_BYTES_PER_INDEX: u64 = 2;
+
+/// The attacking pieces: the roles that can give check.
+const ATTACKERS: [&str; 4] = ["R", "N", "C", "P"];
+
+/// The defender sets one side may have: up to two advisors and two elephants.
+const DEFENDERS: [&str; 9] = ["", "A", "AA", "B", "AB", "AAB", "BB", "ABB", "AABB"];
+
+/// `signature` with the stronger side as Red, as tables are kept.
+fn canonical(signature: Signature) -> Signature {
+    match signature.is_canonical() {
+        true => signature,
+        false => signature.flipped(),
+    }
+}
+
+/// Every table with `attackers` attacking pieces (R, N, C, P) on Red's side, none on
+/// Black's, and any advisors and elephants on both; None unless `attackers` is 1 or 2.
+pub fn with_attackers(attackers: u32) -> Option<Vec<Signature>> {
+    let sets: Vec<String> = match attackers {
+        1 => ATTACKERS.iter().map(|a| a.to_string()).collect(),
+        2 => (0..4)
+            .flat_map(|i| (i..4).map(move |j| format!("{}{}", ATTACKERS[i], ATTACKERS[j])))
+            .collect(),
+        _ => return None,
+    };
+    let mut out = Vec::new();
+    for attack in &sets {
+        for red in DEFENDERS {
+            for black in DEFENDERS {
+                let sig: Signature = format!("K{attack}{red}vK{black}")
+                    .parse()
+                    .expect("a signature of a king, attackers and defenders");
+                out.push(canonical(sig));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// `targets` and their sub-tables, each once under its canonical signature, every table
+/// after those its captures lead to.
+pub fn in_order(targets: &[Signature]) -> Vec<Signature> {
+    fn visit(sig: Signature, out: &mut Vec<Signature>) {
+        if out.contains(&sig) {
+            return;
+        }
+        for sub in sig.captures() {
+            visit(canonical(sub), out);
+        }
+        out.push(sig);
+    }
+    let mut out = Vec::new();
+    for &t in targets {
+        visit(canonical(t), &mut out);
+    }
+    out
+}
+
+/// The indices of `signature`'s table, both sides to move counted.
+pub fn indices(signature: Signature) -> u64 {
+    XiangqiIndex::new(signature).size().saturating_mul(2)
+}
+
+/// What building `signature`'s table is expected to cost: the solve's (a table's
+/// perpetual-check graph, sized only once its draws are counted, comes on top).
+pub fn estimate(signature: Signature) -> Estimate {
+    let indices = indices(signature);
+    Estimate {
+        peak_bytes: indices.saturating_mul(BYTES_PER_INDEX),
+        cpu_seconds: indices as f64 * CPU_SECONDS_PER_INDEX,
+    }
+}
+
+/// How xiangqi tables are built.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct XiangqiOptions {
+    /// Threads solving and compressing.
+    pub threads: Threads,
+    /// Bytes a table may take (None: no limit): a table that needs more is skipped.
+    pub memory: Option<u64>,
+}
+
+/// What one xiangqi table cost and gave.
+#[derive(Clone, Debug)]
+pub struct XiangqiReport {
+    /// The table built.
+    pub signature: Signature,
+    /// Indices over both sides to move.
+    pub indices: u64,
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// File size in bytes.
+    pub bytes: u64,
+    /// Where the file was written.
+    pub path: PathBuf,
+    /// Peak resident memory of the process so far, in bytes (0 where unknown).
+    pub peak_memory: u64,
+    /// The longest mate, in plies.
+    pub longest_plies: u32,
+    /// Positions the perpetual-check rule makes won or lost, both sides to move.
+    pub by_rule: u64,
+}
+
+/// Why a table was skipped rather than built.
+#[derive(Debug)]
+pub enum Skip {
+    /// It needs more memory than allowed.
+    Memory {
+        /// Bytes it needs, about.
+        need: u64,
+        /// Bytes allowed.
+        allowed: u64,
+    },
+    /// One of its sub-tables was skipped.
+    SubTable(Signature),
+    /// The perpetual-check rule's graph does not fit the memory allowed.
+    RuleGraph(GraphTooLarge),
+}
+
+/// What `XiangqiSession::build_next` did with a table.
+#[derive(Debug)]
+pub enum Built {
+    /// Built and written.
+    Table(XiangqiReport),
+    /// Not built, and why.
+    Skipped(Signature, Skip),
+}
+
+/// Why a xiangqi table could not be built (the run stops; tables finished are kept).
+#[derive(Debug, thiserror::Error)]
+pub enum XiangqiGenError {
+    /// A sub-table could not be read.
+    #[error("{signature}: a sub-table: {source}")]
+    SubTable {
+        /// The table to build.
+        signature: Signature,
+        /// What failed.
+        source: ProbeError,
+    },
+    /// The table could not be written, or the folder prepared.
+    #[error(transparent)]
+    Table(#[from] TableError),
+}
+
+/// A resumable build of xiangqi tables into a folder, as chess's `Session`: the tables
+/// already there are kept (a file that does not open, or holds another table, is named in
+/// `damaged` and built again), and the missing ones are built sub-tables first.
+pub struct XiangqiSession {
+    dir: PathBuf,
+    tb: XiangqiTablebase,
+    /// Every table the targets need, in order.
+    order: Vec<Signature>,
+    /// Those of `order` not in the folder.
+    todo: Vec<Signature>,
+    /// How many of `todo` were built or skipped.
+    done: usize,
+    skipped: Vec<Signature>,
+    /// The files found that do not open or hold another table, with why.
+    pub damaged: Vec<TableError>,
+}
+
+impl XiangqiSession {
+    /// The session that builds `targets` into `dir` and the sub-tables they need. Reads
+    /// the folder only: `prepare` makes it ready before the first table is built.
+    pub fn open(dir: &Path, targets: &[Signature]) -> XiangqiSession {
+        let order = in_order(targets);
+        let mut damaged = Vec::new();
+        let todo = (order.iter().copied())
+            .filter(|sig| match XiangqiFile::open(&table_path(dir, sig)) {
+                _ if !table_path(dir, sig).exists() => true,
+                Ok(f) if f.header().signature == *sig => false,
+                Ok(f) => {
+                    damaged.push(TableError::Refused {
+                        path: table_path(dir, sig),
+                        fault: FileFault::Misnamed {
+                            holds: f.header().signature.to_string(),
+                            named: sig.to_string(),
+                        },
+                    });
+                    true
+                }
+                Err(e) => {
+                    damaged.push(e);
+                    true
+                }
+            })
+            .collect();
+        XiangqiSession {
+            dir: dir.to_path_buf(),
+            tb: XiangqiTablebase::new(dir),
+            order,
+            todo,
+            done: 0,
+            skipped: Vec::new(),
+            damaged,
+        }
+    }
+
+    /// Creates the folder if missing and removes the temporaries killed runs left there;
+    /// how many it removed.
+    pub fn prepare(&self) -> Result<usize, TableError> {
+        prepare_folder(&self.dir).map_err(|source| TableError::CreateFolder {
+            path: self.dir.clone(),
+            source,
+        })
+    }
+
+    /// Every table the targets need, in order, those present included.
+    pub fn order(&self) -> &[Signature] {
+        &self.order
+    }
+
+    /// The tables to build, in order.
+    pub fn todo(&self) -> &[Signature] {
+        &self.todo
+    }
+
+    /// How many of `todo` were built or skipped so far.
+    pub fn done(&self) -> usize {
+        self.done
+    }
+
+    /// The tables skipped so far.
+    pub fn skipped(&self) -> &[Signature] {
+        &self.skipped
+    }
+
+    /// Builds the next table of `todo`, or skips it (None once all are done).
+    pub fn build_next(
+        &mut self,
+        opts: &XiangqiOptions,
+        observer: &dyn Observer,
+    ) -> Option<Result<Built, XiangqiGenError>> {
+        let sig = *self.todo.get(self.done)?;
+        self.done += 1;
+        let built = match self.why_skip(sig, opts) {
+            Some(why) => Ok(Built::Skipped(sig, why)),
+            None => opts.threads.run(|| self.build(sig, opts, observer)),
+        };
+        if let Ok(Built::Skipped(sig, _)) = &built {
+            self.skipped.push(*sig);
+        }
+        Some(built)
+    }
+
+    /// Why `sig` cannot be built with `opts`, known before its solve.
+    fn why_skip(&self, sig: Signature, opts: &XiangqiOptions) -> Option<Skip> {
+        let missing = sig.captures().into_iter().map(canonical);
+        if let Some(sub) = missing.into_iter().find(|s| self.skipped.contains(s)) {
+            return Some(Skip::SubTable(sub));
+        }
+        let need = estimate(sig).peak_bytes;
+        let allowed = opts.memory.filter(|&a| need > a)?;
+        Some(Skip::Memory { need, allowed })
+    }
+
+    /// Solves and writes `sig`'s table, in the pool of `opts.threads`.
+    fn build(
+        &self,
+        sig: Signature,
+        opts: &XiangqiOptions,
+        observer: &dyn Observer,
+    ) -> Result<Built, XiangqiGenError> {
+        let start = Instant::now();
+        // A sub-table that cannot be read fails the table, which is then not written.
+        let failed: Mutex<Option<ProbeError>> = Mutex::new(None);
+        let sub = |pos: &Position| {
+            self.tb.probe(pos).unwrap_or_else(|e| {
+                failed.lock().expect("not poisoned").get_or_insert(e);
+                Verdict::Plain(Dtm::Draw)
+            })
+        };
+        // The rule's graph may use what the solved values leave.
+        let solved_bytes = indices(sig).saturating_mul(SOLVED_BYTES_PER_INDEX);
+        let rule_memory = opts.memory.map(|a| a.saturating_sub(solved_bytes));
+        let solved = solve_table(sig, &sub, observer, rule_memory);
+        if let Some(source) = failed.into_inner().expect("not poisoned") {
+            return Err(XiangqiGenError::SubTable {
+                signature: sig,
+                source,
+            });
+        }
+        let solved = match solved {
+            Ok(solved) => solved,
+            Err(e) => return Ok(Built::Skipped(sig, Skip::RuleGraph(e))),
+        };
+        let written = write(&self.dir, &solved)?;
+        let h = &written.header;
+        Ok(Built::Table(XiangqiReport {
+            signature: sig,
+            indices: 2 * h.size,
+            seconds: start.elapsed().as_secs_f64(),
+            bytes: written.bytes,
+            path: written.path,
+            peak_memory: peak_memory(),
+            longest_plies: h.longest.0,
+            by_rule: h.sides.iter().map(|c| c.win_by_rule + c.loss_by_rule).sum(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::Silent;
+
+    /// One attacker: 4 attackers x 9 defender sets of Red's x 9 of Black's, all distinct,
+    /// with 45 sub-tables more (advisors and elephants alone, bare kings); every table
+    /// after its sub-tables.
+    #[test]
+    fn one_attacker_tables_and_their_order() {
+        let targets = with_attackers(1).unwrap();
+        assert_eq!(targets.len(), 324);
+        let order = in_order(&targets);
+        assert_eq!(order.len(), 369);
+        for (i, sig) in order.iter().enumerate() {
+            assert!(sig.is_canonical());
+            for sub in sig.captures() {
+                assert!(order[..i].contains(&canonical(sub)), "{sig} before {sub}");
+            }
+        }
+        assert!(order.contains(&"KRAABBvKAABB".parse().unwrap()));
+        assert_eq!(with_attackers(2).unwrap().len(), 10 * 81);
+        assert!(with_attackers(0).is_none() && with_attackers(3).is_none());
+    }
+
+    /// A session builds the sub-tables first, resumes where a run stopped, sweeps the
+    /// temporaries of killed runs, and skips a table above one skipped for memory.
+    #[test]
+    fn a_session_builds_in_order_resumes_and_skips() {
+        let dir = tempfile::tempdir().unwrap();
+        let krvkn: Signature = "KRvKN".parse().unwrap();
+        let session = XiangqiSession::open(dir.path(), &[krvkn]);
+        let names = |s: &[Signature]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(session.todo()), ["KvK", "KNvK", "KRvK", "KRvKN"]);
+        assert!(!dir.path().join("KvK.rbx").exists());
+        let stale = dir.path().join(".KvK.rbx.4000000000.tmp");
+        std::fs::write(&stale, b"half a table").unwrap();
+        assert_eq!(session.prepare().unwrap(), 1);
+        assert!(!stale.exists());
+        // KvK built; KNvK, allowed less than it needs, skipped; KRvK built; KRvKN skipped
+        // for KNvK, before its solve.
+        let mut session = session;
+        let mut next = |memory: Option<u64>| {
+            let opts = XiangqiOptions {
+                memory,
+                ..Default::default()
+            };
+            match session.build_next(&opts, &Silent).unwrap().unwrap() {
+                Built::Table(r) => r.signature.to_string(),
+                Built::Skipped(s, Skip::Memory { .. }) => format!("{s} skipped for memory"),
+                Built::Skipped(s, Skip::SubTable(sub)) => format!("{s} skipped for {sub}"),
+                Built::Skipped(s, why) => panic!("{s} skipped: {why:?}"),
+            }
+        };
+        let knvk = estimate("KNvK".parse().unwrap()).peak_bytes;
+        let said = [next(None), next(Some(knvk - 1)), next(None), next(None)];
+        assert_eq!(
+            said,
+            [
+                "KvK",
+                "KNvK skipped for memory",
+                "KRvK",
+                "KRvKN skipped for KNvK"
+            ]
+        );
+        assert!(session
+            .build_next(&XiangqiOptions::default(), &Silent)
+            .is_none());
+        assert_eq!(names(session.skipped()), ["KNvK", "KRvKN"]);
+        // A new session keeps what was built and builds the rest; a file under another
+        // table's name is named and built again.
+        std::fs::copy(dir.path().join("KRvK.rbx"), dir.path().join("KNvK.rbx")).unwrap();
+        let again = XiangqiSession::open(dir.path(), &[krvkn]);
+        assert_eq!(names(again.todo()), ["KNvK", "KRvKN"]);
+        assert_eq!(again.damaged.len(), 1);
+        let damaged = again.damaged[0].to_string();
+        assert!(damaged.contains("holds KRvK, not KNvK"), "{damaged}");
+    }
+}
