@@ -462,15 +462,6 @@ pub fn start_position(raw: &RawGame) -> Result<Position, Skipped> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::book::rules::{replay_from, Chess};
-    use crate::chess::Move;
-
-    /// The moves of `raw` replayed from its start position, or why it cannot be.
-    fn replay(raw: &RawGame) -> Result<Vec<Move>, Skipped> {
-        let mut moves = Vec::new();
-        replay_from::<Chess>(raw, start_position(raw)?, |_, m, _| moves.push(*m))?;
-        Ok(moves)
-    }
 
     fn games(text: &[u8]) -> Vec<RawGame> {
         PgnReader::new(text).map(|g| g.unwrap()).collect()
@@ -490,7 +481,6 @@ mod tests {
         assert_eq!(moves, ["e4", "e5", "Nf3!?", "Nc6", "Bb5", "a6", "Ba4"]);
         assert_eq!(g[0].result(), Some("1-0"));
         assert_eq!(g[0].line, 1);
-        assert_eq!(replay(&g[0]).unwrap().len(), 7);
     }
 
     #[test]
@@ -512,44 +502,5 @@ mod tests {
         assert_eq!(g.len(), 2);
         assert_eq!((g[0].tag("Event"), g[0].moves().len()), (Some("a"), 0));
         assert_eq!((g[1].tag("Event"), g[1].line), (Some("b"), 4));
-    }
-
-    #[test]
-    fn replays_from_fen_and_skips_what_cannot_be_played() {
-        let pgn =
-            b"[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n1. e4 Kd7 2. e5 1-0\n\
-[Variant \"Chess960\"]\n1. e4 1-0\n\
-[Event \"bad\"]\n1. e4 e5 2. Ke3 1-0\n\
-[FEN \"not a fen\"]\n1. e4 1-0\n\
-1. O-O 1-0\n";
-        let g = games(pgn);
-        assert_eq!(g.len(), 5);
-        assert_eq!(replay(&g[0]).unwrap().len(), 3);
-        assert_eq!(
-            replay(&g[1]).unwrap_err().reason,
-            SkipReason::Variant("Chess960".into())
-        );
-        let bad = replay(&g[2]).unwrap_err();
-        assert_eq!((bad.reason, bad.line), (SkipReason::BadMove, 7));
-        assert!(bad.detail.contains("Ke3"), "{}", bad.detail);
-        assert_eq!(replay(&g[3]).unwrap_err().reason, SkipReason::BadFen);
-        assert_eq!(replay(&g[4]).unwrap_err().reason, SkipReason::BadMove);
-    }
-
-    #[test]
-    fn long_lines_and_separate_ep_marks() {
-        let mut pgn = b"[Event \"long\"]\n".to_vec();
-        // 1. e4 d5 2. e5 f5 3. exf6 e.p. and then 200 knight shuffles on one line.
-        pgn.extend_from_slice(b"1. e4 Nh6 2. e5 f5 3. exf6 e.p. Ng8");
-        for i in 0..200 {
-            let n = 4 + i;
-            pgn.extend_from_slice(format!(" {n}. Nf3 Nf6 {}. Ng1 Ng8", n + 1000).as_bytes());
-        }
-        pgn.extend_from_slice(b" 1/2-1/2\n");
-        let g = games(&pgn);
-        assert_eq!(g.len(), 1);
-        let moves = replay(&g[0]).unwrap();
-        assert_eq!(moves.len(), 6 + 800);
-        assert_eq!(moves[4].to_string(), "e5f6");
     }
 }

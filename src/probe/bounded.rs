@@ -9,6 +9,7 @@
 //! same holds for a won position's distance to mate: a lost position's stored number is
 //! never longer than its distance, and the winner wants the nearest.
 
+use super::bounds::{Bounded, Known, Open};
 use super::error::ProbeError;
 use super::tablebase::{Located, Tablebase};
 use super::zeroing::{after_quiet, better, preference};
@@ -16,31 +17,6 @@ use crate::chess::{MoveList, Position};
 use crate::table::values::dtm_value;
 use crate::value::{Dtm, Dtz, Wdl};
 use arrayvec::ArrayVec;
-
-/// The moves of a lost position with bounded distances; on the stack, so that a probe
-/// does not allocate.
-pub(super) type Open = ArrayVec<Bounded, 256>;
-
-/// A distance found, or the number its layer stores, a bound on it.
-#[derive(Copy, Clone)]
-pub(super) enum Known<T> {
-    Exact(T),
-    Stored(u16),
-}
-
-/// A quiet move of a lost position, into a position of the side the layers asked store:
-/// its distances for the winner to move there, found or bounded (None: not asked).
-pub(super) struct Bounded {
-    /// The move's place in the position's move list.
-    pub(super) at: u8,
-    /// The value of the position it leads to, for the side to move there: a win, or
-    /// (asked of the distance to mate alone) a loss.
-    pub(super) wdl: Wdl,
-    /// The cache's keys of its distance to zeroing and its distance to mate.
-    pub(super) keys: (Option<u64>, Option<u64>),
-    pub(super) zeroing: Option<Known<Dtz>>,
-    pub(super) mate: Option<Known<Dtm>>,
-}
 
 impl Tablebase {
     /// The quiet move at `at` of a lost position's list, into `after` (located as `l`),

@@ -2,6 +2,7 @@
 //! re-checks a finished table against its successors.
 
 mod bounded;
+mod bounds;
 mod cache;
 mod en_passant;
 mod error;

@@ -5,7 +5,7 @@
 //! generate, play, locate and read the WDL code of the same moves twice. Here one search
 //! does it once and reads both stored distances of each move.
 
-use super::bounded::Open;
+use super::bounds::Open;
 use super::error::ProbeError;
 use super::tablebase::{Located, Tablebase};
 use super::zeroing::{after_quiet, better, mates, reset_value};

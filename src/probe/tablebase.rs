@@ -7,7 +7,7 @@
 //! a DTM probe of the other side searches one ply, reading the distances of the moves that
 //! keep the position's WDL value.
 
-use super::bounded::Open;
+use super::bounds::Open;
 use super::cache::{CacheTooLarge, DtmCache, DEFAULT_CACHE_BYTES};
 use super::en_passant::with_en_passant;
 use super::error::ProbeError;

@@ -7,7 +7,7 @@
 //! other side is found by a one-ply search over the stored one. Distances are signed as
 //! `Dtz` is.
 
-use super::bounded::Open;
+use super::bounds::Open;
 use super::error::ProbeError;
 use super::tablebase::{Entry, Located, Tablebase};
 use crate::chess::{Color, MoveList, Position, Role};
