@@ -2,18 +2,11 @@
 //! one shape for the command line and the server.
 
 use retrobook::book::rules::{BookRules, Chess, Xiangqi};
-use retrobook::book::{Backup, BookAnswer};
+use retrobook::book::BookAnswer;
 use retrobook::chess::{Move, Position};
 use retrobook::xiangqi::{self, Script};
-use serde_json::json;
-
-/// A back-up as JSON: the value as a fraction (0..1) and the mark, or nulls.
-fn backup_json(b: Option<Backup>) -> (serde_json::Value, serde_json::Value) {
-    match b {
-        Some(b) => (json!(b.value()), json!(b.path_dependent)),
-        None => (serde_json::Value::Null, serde_json::Value::Null),
-    }
-}
+use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// How the command line and the server show a game's positions and moves.
 pub trait Shown: BookRules {
@@ -60,41 +53,73 @@ impl Shown for Xiangqi {
 }
 
 /// A book's answer for a position as JSON (`book probe --json` and the server's `/book`).
-pub fn book_json<R: Shown>(
-    fen: &str,
-    pos: &R::Position,
-    a: &BookAnswer<R::Move>,
-) -> serde_json::Value {
-    let moves: Vec<serde_json::Value> = a
-        .moves
-        .iter()
-        .map(|m| {
-            let (value, path_dependent) = backup_json(m.entry.backup);
-            let mut o = json!({
-                "games": m.entry.games,
-                "win": m.entry.win,
-                "draw": m.entry.draw,
-                "loss": m.entry.loss,
-                "score": m.score(),
-                "goodness": m.goodness(),
-                "repetitions": m.entry.repeats,
-                "value": value,
-                "path_dependent": path_dependent,
-            });
-            for (name, text) in R::names(pos, &m.mv) {
-                o[name] = json!(text);
-            }
-            o
+#[derive(Serialize)]
+pub struct BookResponse {
+    pub fen: String,
+    /// The position's Polyglot key, in hexadecimal.
+    pub key: String,
+    /// Games through the position.
+    pub games: u32,
+    /// Games in which it came a third time.
+    pub threefold: u32,
+    /// The backed-up value, 0 to 1 for the side to move (null where none was computed).
+    pub value: Option<f64>,
+    /// Whether that value depends on the path (a repetition decided it).
+    pub path_dependent: Option<bool>,
+    pub moves: Vec<BookMoveResponse>,
+}
+
+/// A move of a book's answer.
+#[derive(Serialize)]
+pub struct BookMoveResponse {
+    /// The move's names: UCI (UCCI) coordinates, and SAN or WXF by the game.
+    #[serde(flatten)]
+    pub names: BTreeMap<&'static str, String>,
+    pub games: u32,
+    pub win: u32,
+    pub draw: u32,
+    pub loss: u32,
+    /// Win and half the draws, over the games, for the side that plays it.
+    pub score: f64,
+    pub goodness: f64,
+    /// Games in which the move repeated a position.
+    pub repetitions: u32,
+    /// The backed-up value after the move, as the position's.
+    pub value: Option<f64>,
+    pub path_dependent: Option<bool>,
+}
+
+/// A book's answer for `pos` (given as `fen`), as `BookResponse`.
+pub fn book_json<R: Shown>(fen: &str, pos: &R::Position, a: &BookAnswer<R::Move>) -> BookResponse {
+    let moves = (a.moves.iter())
+        .map(|m| BookMoveResponse {
+            names: R::names(pos, &m.mv).into_iter().collect(),
+            games: m.entry.games,
+            win: m.entry.win,
+            draw: m.entry.draw,
+            loss: m.entry.loss,
+            score: m.score(),
+            goodness: m.goodness(),
+            repetitions: m.entry.repeats,
+            value: m.entry.backup.map(|b| b.value()),
+            path_dependent: m.entry.backup.map(|b| b.path_dependent),
         })
         .collect();
-    let (value, path_dependent) = backup_json(a.backup);
-    json!({
-        "fen": fen,
-        "key": format!("0x{:016x}", a.key),
-        "games": a.games,
-        "threefold": a.threefold,
-        "value": value,
-        "path_dependent": path_dependent,
-        "moves": moves,
-    })
+    BookResponse {
+        fen: fen.to_string(),
+        key: format!("0x{:016x}", a.key),
+        games: a.games,
+        threefold: a.threefold,
+        value: a.backup.map(|b| b.value()),
+        path_dependent: a.backup.map(|b| b.path_dependent),
+        moves,
+    }
+}
+
+impl std::fmt::Display for BookResponse {
+    /// One line of JSON, as the command line prints it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let line = serde_json::to_string(self).map_err(|_| std::fmt::Error)?;
+        f.write_str(&line)
+    }
 }

@@ -5,6 +5,7 @@
 
 mod assets;
 mod connections;
+mod responses;
 mod routes;
 mod standard;
 

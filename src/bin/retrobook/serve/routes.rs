@@ -3,8 +3,12 @@
 //! that read requests. Errors are JSON `{"error": "..."}`: 400 for what the request got
 //! wrong, 404 for what is not served, 500 for a damaged table (never a wrong value).
 
+use super::responses::{
+    BatchAnswer, ErrorResponse, HealthResponse, MainlineResponse, PositionMove, PositionResponse,
+    StandardResponse,
+};
 use super::{assets, standard, Shared};
-use crate::shown::{book_json, Shown};
+use crate::shown::{book_json, BookResponse, Shown};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::{Query, State};
@@ -17,7 +21,7 @@ use retrobook::book::Book;
 use retrobook::chess::{MoveList, Position};
 use retrobook::probe::{ProbeError, Tablebase};
 use retrobook::Game;
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -91,7 +95,10 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(json!({"error": self.message}))).into_response()
+        let body = ErrorResponse {
+            error: self.message,
+        };
+        (self.status, Json(body)).into_response()
     }
 }
 
@@ -132,51 +139,53 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| ApiError::internal(format!("the probe failed: {e}")))?
 }
 
-async fn health(State(s): State<Arc<Shared>>) -> Json<Value> {
+async fn health(State(s): State<Arc<Shared>>) -> Json<HealthResponse> {
     let (tables, max_pieces) = match s.tables() {
         Ok(tb) => (tb.materials().count(), tb.max_pieces()),
         Err(_) => (0, 0),
     };
-    Json(json!({
-        "status": "ok",
-        "tables": tables,
-        "max_pieces": max_pieces,
-        "book": s.book_path().map(|p| p.display().to_string()),
-        "book_game": s.book().ok().map(|b| b.info().game.name()),
-    }))
+    Json(HealthResponse {
+        status: "ok",
+        tables,
+        max_pieces,
+        book: s.book_path().map(|p| p.display().to_string()),
+        book_game: s.book().ok().map(|b| b.info().game.name()),
+    })
 }
 
 /// `/position`: the position read back as FEN, and its legal moves with the FEN each
 /// leads to (what the explorer page needs to play moves and write the line's PGN).
-async fn position(Query(params): Params) -> Result<Json<Value>, ApiError> {
+async fn position(Query(params): Params) -> Result<Json<PositionResponse>, ApiError> {
     let pos = chess_position(&params)?;
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
-    let moves: Vec<Value> = list
-        .as_slice()
-        .iter()
-        .map(|m| json!({"uci": m.to_string(), "san": pos.san(m), "fen": pos.play(m).to_string()}))
+    let moves = (list.as_slice().iter())
+        .map(|m| PositionMove {
+            uci: m.to_string(),
+            san: pos.san(m),
+            fen: pos.play(m).to_string(),
+        })
         .collect();
-    Ok(Json(json!({
-        "fen": pos.to_string(),
-        "turn": pos.turn().fen_char().to_string(),
-        "check": pos.is_check(),
-        "pieces": pos.occupied().count(),
-        "moves": moves,
-    })))
+    Ok(Json(PositionResponse {
+        fen: pos.to_string(),
+        turn: pos.turn().fen_char().to_string(),
+        check: pos.is_check(),
+        pieces: pos.occupied().count(),
+        moves,
+    }))
 }
 
 async fn standard(
     State(s): State<Arc<Shared>>,
     Query(params): Params,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<StandardResponse>, ApiError> {
     from_tables(s, &params, standard::position).await
 }
 
 async fn mainline(
     State(s): State<Arc<Shared>>,
     Query(params): Params,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<MainlineResponse>, ApiError> {
     from_tables(s, &params, standard::mainline).await
 }
 
@@ -193,7 +202,7 @@ const BATCH_BYTES: usize = 128 << 10;
 async fn batch(
     State(s): State<Arc<Shared>>,
     body: Result<axum::body::Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Vec<BatchAnswer>>, ApiError> {
     let too_large = || ApiError {
         status: StatusCode::PAYLOAD_TOO_LARGE,
         message: format!(
@@ -219,20 +228,26 @@ async fn batch(
                     .parse::<Position>()
                     .map_err(|e| format!("{fen:?}: {e}"))
                     .and_then(|pos| standard::position(tb, &pos).map_err(|e| e.to_string()));
-                answer.unwrap_or_else(|error| json!({"fen": fen, "error": error}))
+                match answer {
+                    Ok(answer) => BatchAnswer::Answered(answer),
+                    Err(error) => BatchAnswer::Failed {
+                        fen: fen.clone(),
+                        error,
+                    },
+                }
             })
-            .collect();
-        Ok(Json(Value::Array(answers)))
+            .collect::<Vec<_>>();
+        Ok(Json(answers))
     })
     .await
 }
 
 /// The answer `answer` makes from the tables for the position of the `fen` parameter.
-async fn from_tables(
+async fn from_tables<T: Serialize + Send + 'static>(
     s: Arc<Shared>,
     params: &HashMap<String, String>,
-    answer: fn(&Tablebase, &Position) -> Result<Value, ProbeError>,
-) -> Result<Json<Value>, ApiError> {
+    answer: fn(&Tablebase, &Position) -> Result<T, ProbeError>,
+) -> Result<Json<T>, ApiError> {
     let pos = chess_position(params)?;
     blocking(move || {
         let tb = s.tables().map_err(ApiError::not_found)?;
@@ -245,7 +260,7 @@ async fn from_tables(
 async fn book(
     State(s): State<Arc<Shared>>,
     Query(params): Params,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<BookResponse>, ApiError> {
     let fen = param(&params, "fen")?.to_string();
     blocking(move || {
         let book = s.book().map_err(ApiError::not_found)?;
@@ -257,7 +272,7 @@ async fn book(
     .await
 }
 
-fn book_answer<R: Shown>(book: &Book, fen: &str) -> Result<Json<Value>, ApiError> {
+fn book_answer<R: Shown>(book: &Book, fen: &str) -> Result<Json<BookResponse>, ApiError> {
     let pos = R::read(fen).map_err(|e| ApiError::bad(format!("{fen:?}: {e}")))?;
     Ok(Json(book_json::<R>(fen, &pos, &book.probe_by::<R>(&pos))))
 }

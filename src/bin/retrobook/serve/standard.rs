@@ -7,57 +7,59 @@
 //! but not in the plies left), draw, blessed-loss or loss. Each move's values are those of
 //! the position it leads to, for the side to move there, its count one more or reset.
 
+use super::responses::{Facts, MainlineResponse, MainlineStep, StandardMove, StandardResponse};
 use retrobook::chess::{MoveList, Position};
 use retrobook::probe::{ProbeError, Tablebase};
 use retrobook::{Dtm, Wdl};
-use serde_json::{json, Value};
 
 /// A distance as the API gives it: signed plies, null for a draw.
-fn signed(d: Dtm) -> Value {
+fn signed(d: Dtm) -> Option<i64> {
     match d {
-        Dtm::Win(p) => json!(p),
-        Dtm::Loss(p) => json!(-i64::from(p)),
-        Dtm::Draw => Value::Null,
+        Dtm::Win(p) => Some(i64::from(p)),
+        Dtm::Loss(p) => Some(-i64::from(p)),
+        Dtm::Draw => None,
     }
 }
 
 /// What the API says of any position, besides its moves.
-fn facts(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
+fn facts(tb: &Tablebase, pos: &Position) -> Result<Facts, ProbeError> {
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     let stuck = list.is_empty();
     let (dtm, dtz) = (tb.probe_dtm(pos)?, tb.probe_dtz(pos)?);
     let category = dtz.class_at(pos.halfmoves(), stuck && pos.is_check());
-    Ok(json!({
-        "checkmate": stuck && pos.is_check(),
-        "stalemate": stuck && !pos.is_check(),
-        "variant_win": false,
-        "variant_loss": false,
-        "insufficient_material": pos.is_insufficient_material(),
-        "dtz": dtz.0,
-        "precise_dtz": dtz.0,
-        "dtm": signed(dtm),
-        "category": category.as_str(),
-    }))
+    Ok(Facts {
+        checkmate: stuck && pos.is_check(),
+        stalemate: stuck && !pos.is_check(),
+        variant_win: false,
+        variant_loss: false,
+        insufficient_material: pos.is_insufficient_material(),
+        dtz: dtz.0,
+        precise_dtz: dtz.0,
+        dtm: signed(dtm),
+        category: category.as_str(),
+    })
 }
 
 /// `/standard`: the position's value and every legal move's, in the order of play from the
 /// FEN's move count (`Tablebase::probe_root_clock`); each move's values are those of the
 /// position it leads to, for the side to move there, as Lichess gives them.
-pub fn position(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
-    let mut out = facts(tb, pos)?;
+pub fn position(tb: &Tablebase, pos: &Position) -> Result<StandardResponse, ProbeError> {
     let mut moves = Vec::new();
     for ranked in tb.probe_root_clock(pos, false)? {
         let m = ranked.mv;
-        let mut o = facts(tb, &pos.play(&m))?;
-        o["uci"] = json!(m.to_string());
-        o["san"] = json!(pos.san(&m));
-        o["zeroing"] = json!(m.is_zeroing());
-        o["conversion"] = json!(m.is_conversion());
-        moves.push(o);
+        moves.push(StandardMove {
+            uci: m.to_string(),
+            san: pos.san(&m),
+            zeroing: m.is_zeroing(),
+            conversion: m.is_conversion(),
+            facts: facts(tb, &pos.play(&m))?,
+        });
     }
-    out["moves"] = Value::Array(moves);
-    Ok(out)
+    Ok(StandardResponse {
+        facts: facts(tb, pos)?,
+        moves,
+    })
 }
 
 /// `/standard/mainline`: the line of play from the FEN's move count to mate, each side
@@ -65,7 +67,7 @@ pub fn position(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
 /// the win, the loser the longest resistance), each step with the distances of the position
 /// it is played from, for the side playing it; empty, with `winner` null, when the position
 /// is drawn from its count (a cursed win or blessed loss included). `winner` is "w" or "b".
-pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
+pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, ProbeError> {
     let (dtm, dtz) = (tb.probe_dtm(pos)?, tb.probe_dtz(pos)?);
     let outcome = dtz
         .class_at(pos.halfmoves(), pos.is_check() && !pos.has_legal_move())
@@ -74,8 +76,12 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
         Wdl::Win => pos.turn(),
         Wdl::Loss => !pos.turn(),
         Wdl::Draw => {
-            let none = json!({"dtm": signed(dtm), "dtz": dtz.0, "winner": null, "mainline": []});
-            return Ok(none);
+            return Ok(MainlineResponse {
+                dtm: signed(dtm),
+                dtz: dtz.0,
+                winner: None,
+                mainline: Vec::new(),
+            })
         }
     };
     let mut at = *pos;
@@ -92,18 +98,18 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
             });
         }
         let (value, zeroing) = (tb.probe_dtm(&at)?, tb.probe_dtz(&at)?);
-        steps.push(json!({
-            "uci": first.mv.to_string(),
-            "san": at.san(&first.mv),
-            "dtm": signed(value),
-            "dtz": zeroing.0,
-        }));
+        steps.push(MainlineStep {
+            uci: first.mv.to_string(),
+            san: at.san(&first.mv),
+            dtm: signed(value),
+            dtz: zeroing.0,
+        });
         at = at.play(&first.mv);
     }
-    Ok(json!({
-        "dtm": signed(dtm),
-        "dtz": dtz.0,
-        "winner": winner.fen_char().to_string(),
-        "mainline": steps,
-    }))
+    Ok(MainlineResponse {
+        dtm: signed(dtm),
+        dtz: dtz.0,
+        winner: Some(winner.fen_char().to_string()),
+        mainline: steps,
+    })
 }
