@@ -19,8 +19,8 @@ pub trait Peers: Send + Sync {
     fn count(&self) -> usize;
 
     /// Sends `outgoing[r]` to process `r` (this process's own part back to it) and returns
-    /// what every process sent this one, in rank order, laid end to end.
-    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<u8>;
+    /// what every process sent this one, in rank order.
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>>;
 
     /// Every process's `mine`, in rank order.
     fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>>;
@@ -70,8 +70,8 @@ impl Peers for Alone {
         1
     }
 
-    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<u8> {
-        outgoing.into_iter().next().unwrap_or_default()
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        vec![outgoing.into_iter().next().unwrap_or_default()]
     }
 
     fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
@@ -202,7 +202,7 @@ impl Peers for InProcess {
         self.cells().len()
     }
 
-    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<u8> {
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
         let others: usize = (outgoing.iter().enumerate())
             .filter(|&(to, _)| to != self.rank)
             .map(|(_, b)| b.len())
@@ -214,7 +214,7 @@ impl Peers for InProcess {
             let mut cells = self.cells();
             let count = cells.len();
             (0..count)
-                .flat_map(|from| std::mem::take(&mut cells[from][self.rank]))
+                .map(|from| std::mem::take(&mut cells[from][self.rank]))
                 .collect()
         };
         // No process writes its cells again before every one has read them.
@@ -313,8 +313,8 @@ mod tests {
                     .map(|to| vec![p.rank as u8, to as u8, round])
                     .collect();
                 let got = p.all_to_all(out);
-                let want: Vec<u8> = (0..3)
-                    .flat_map(|from| [from as u8, p.rank as u8, round])
+                let want: Vec<Vec<u8>> = (0..3)
+                    .map(|from| vec![from as u8, p.rank as u8, round])
                     .collect();
                 assert_eq!(got, want);
                 let all = p.all_gather(vec![p.rank as u8; p.rank + round as usize]);

@@ -19,6 +19,7 @@ mod reader;
 mod records;
 pub mod rules;
 pub(crate) mod runs;
+pub mod split;
 mod writer;
 
 pub use backup::{backup, score_permille, BackupSummary};

@@ -7,7 +7,6 @@
 //! forever. Files are written under a temporary name and renamed when whole, so a failed
 //! job leaves nothing under the final name.
 
-pub mod book;
 pub mod peers;
 
 use mpi::environment::Universe;

@@ -3,7 +3,6 @@
 
 use super::Cluster;
 use crate::peers::Peers;
-use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::traits::*;
 use mpi::Count;
@@ -45,35 +44,15 @@ impl MpiPeers {
     }
 }
 
-/// True in every process when `done` is true in all (collective).
-pub(crate) fn all_done(cluster: &Cluster, done: bool) -> bool {
-    let mut all = 0u8;
-    cluster
-        .world()
-        .all_reduce_into(&u8::from(done), &mut all, SystemOperation::min());
-    all == 1
-}
-
-/// One collective round: sends `outgoing[r]` to process r and returns what each process
-/// sent this one, laid end to end, with its length from each. Every part must be under 2
-/// GiB.
-pub(crate) fn all_to_all_round(cluster: &Cluster, outgoing: &[&[u8]]) -> (Vec<u8>, Vec<Count>) {
-    let counts = sizes(outgoing);
-    let mut incoming_counts = vec![0 as Count; outgoing.len()];
-    cluster
-        .world()
-        .all_to_all_into(&counts[..], &mut incoming_counts[..]);
-    let incoming = all_to_all_counted(cluster, outgoing, &counts, &incoming_counts);
-    (incoming, incoming_counts)
-}
-
 /// The lengths of `parts`, as MPI counts them.
-pub(crate) fn sizes(parts: &[&[u8]]) -> Vec<Count> {
+fn sizes(parts: &[&[u8]]) -> Vec<Count> {
     parts.iter().map(|b| b.len() as Count).collect()
 }
 
-/// `all_to_all_round`, with what this process sends each (`counts`, the lengths of
-/// `outgoing`) and what each sends it known beforehand.
+/// One collective round: sends `outgoing[r]` to process r, with what this process sends
+/// each (`counts`, the lengths of `outgoing`) and what each sends it known beforehand, and
+/// returns what each process sent this one, laid end to end. Every part must be under 2
+/// GiB.
 fn all_to_all_counted(
     cluster: &Cluster,
     outgoing: &[&[u8]],
@@ -99,7 +78,7 @@ fn all_to_all_counted(
 }
 
 /// Where each part starts when parts of `counts` bytes are laid end to end.
-pub(crate) fn offsets(counts: &[Count]) -> Vec<Count> {
+fn offsets(counts: &[Count]) -> Vec<Count> {
     counts
         .iter()
         .scan(0, |at, &c| {
@@ -119,7 +98,7 @@ impl Peers for MpiPeers {
         self.cluster.size() as usize
     }
 
-    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<u8> {
+    fn all_to_all(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
         let me = self.rank();
         let others: usize = (outgoing.iter().enumerate())
             .filter(|&(to, _)| to != me)
@@ -153,7 +132,7 @@ impl Peers for MpiPeers {
             }
             at += ROUND;
         }
-        from.concat()
+        from
     }
 
     fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
@@ -177,7 +156,7 @@ impl Peers for MpiPeers {
                 .collect();
             let displs = offsets(&counts);
             let total = counts.iter().map(|&c| c as usize).sum::<usize>();
-            // One byte more on each side (see `all_to_all_round`).
+            // One byte more on each side (see `all_to_all_counted`).
             let mut send = part.to_vec();
             send.push(0);
             let mut recv = vec![0u8; total + 1];

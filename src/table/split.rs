@@ -77,7 +77,7 @@ impl Choices<'_> {
             out.extend(mine.iter().flat_map(|c| (c.len() as u32).to_le_bytes()));
             out.extend(mine.iter().flatten().flat_map(|v| v.to_le_bytes()));
         }
-        let received = self.peers.all_to_all(outgoing);
+        let received = self.peers.all_to_all(outgoing).concat();
         let mine: Vec<&Job> = jobs.iter().filter(|j| j.to == me).collect();
         // Per job of this process, per sender: where in `received` each chunk's choices
         // start (read in place: no copy of them is made).
@@ -148,7 +148,7 @@ impl Choices<'_> {
             outgoing[0].extend_from_slice(&streams[k]);
         }
         drop(streams);
-        let received = self.peers.all_to_all(outgoing);
+        let received = self.peers.all_to_all(outgoing).concat();
         if me != 0 {
             return vec![Vec::new(); jobs.len()];
         }

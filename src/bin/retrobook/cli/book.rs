@@ -92,7 +92,7 @@ pub fn cmd_build(
     }
     #[cfg(feature = "mpi")]
     if let Some(cluster) = retrobook::cluster::Cluster::join() {
-        return build_across(&cluster, archives, out, opts, json);
+        return build_across(cluster, archives, out, opts, json);
     }
     let progress = build_bar(json);
     let summary = build(archives, out, opts, &progress).map_err(runtime)?;
@@ -149,7 +149,7 @@ fn report_build(
 /// a process that fails names itself and ends the job.
 #[cfg(feature = "mpi")]
 fn build_across(
-    cluster: &retrobook::cluster::Cluster,
+    cluster: retrobook::cluster::Cluster,
     archives: &[PathBuf],
     out: &Path,
     opts: &BuildOptions,
@@ -161,13 +161,15 @@ fn build_across(
         ));
     }
     let progress = build_bar(json || !cluster.is_root());
-    match retrobook::cluster::book::build(cluster, archives, out, opts, &progress) {
+    let peers = retrobook::cluster::peers::MpiPeers::new(cluster);
+    match retrobook::book::split::build(&peers, archives, out, opts, &progress) {
         Ok(None) => Ok(()),
         Ok(Some(s)) => {
             progress.bar.finish_and_clear();
             report_build(&s.build, out, json, Some((s.processes, s.bytes_sent)))
         }
         Err(e) => {
+            let cluster = peers.cluster();
             eprintln!(
                 "retrobook: process {} of {}: {e}",
                 cluster.rank(),

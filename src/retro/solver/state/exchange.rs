@@ -145,7 +145,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             return;
         }
         let outgoing = self.outbox.iter().map(|o| std::mem::take(&mut *lock(o)));
-        let received = self.peers.all_to_all(outgoing.collect());
+        let received = self.peers.all_to_all(outgoing.collect()).concat();
         let units = received.len() / UNIT;
         (0..units).into_par_iter().step_by(CHUNK).for_each(|first| {
             for u in first..(first + CHUNK).min(units) {

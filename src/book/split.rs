@@ -1,4 +1,5 @@
-//! `book build` split across the processes of a job. Every process reads every archive
+//! `book build` split across processes (`Peers`: an MPI job's, or threads' in tests).
+//! Every process reads every archive
 //! (with its threads, as one process does), but counts only its share of the games
 //! (`Share`: a game goes to one process by its archive and first line; reading the text
 //! is a small part of a build, replaying the moves and counting the rest). Each process
@@ -10,16 +11,14 @@
 //! range, then each other process's in turn. The entries are the sums one process makes,
 //! in the same order, so the book is byte for byte the one process's book.
 
-use super::peers::{all_done, all_to_all_round, offsets, sizes};
-use super::Cluster;
+use super::build::{count, BuildOptions, BuildSummary, Share};
+use super::format::ENTRY_LEN;
+use super::pgn::SkipReason;
+use super::runs::{merge_into, read_run, EntryStream, Runs};
+use super::{BookError, BookInfo, BookWriter, Entry};
 use crate::atomic_file::prepare_folder_of;
-use crate::book::build::{count, BuildOptions, BuildSummary, Share};
-use crate::book::format::ENTRY_LEN;
-use crate::book::pgn::SkipReason;
-use crate::book::runs::{merge_into, read_run, EntryStream, Runs};
-use crate::book::{BookError, BookInfo, BookWriter, Entry};
+use crate::peers::Peers;
 use crate::progress::Observer;
-use mpi::traits::*;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -29,7 +28,7 @@ const CHUNK: usize = 1 << 15;
 
 /// What a split build did, as rank 0 tells it.
 #[derive(Clone, Debug)]
-pub struct ClusterSummary {
+pub struct SplitSummary {
     /// The whole build's summary (games read, used and skipped over all processes; the
     /// entries and bytes of the book).
     pub build: BuildSummary,
@@ -55,17 +54,18 @@ fn owner(key: u64, size: u32) -> usize {
     ((u128::from(key) * u128::from(size)) >> 64) as usize
 }
 
-/// Builds the book `out` from `archives` across the processes of `cluster` (each calls
-/// it with the same arguments). Rank 0 writes the book and gets the summary; the others
-/// get None. A process that fails says why and ends the job.
+/// Builds the book `out` from `archives` across `peers` (each process calls it with the
+/// same arguments; collective). Rank 0 writes the book and gets the summary; the others
+/// get None. A process that fails returns its error, and its job is expected to end (the
+/// others would wait for it in the next collective call).
 pub fn build(
-    cluster: &Cluster,
+    peers: &dyn Peers,
     archives: &[PathBuf],
     out: &Path,
     opts: &BuildOptions,
     progress: &dyn Observer,
-) -> Result<Option<ClusterSummary>, BookError> {
-    let (rank, size) = (cluster.rank(), cluster.size());
+) -> Result<Option<SplitSummary>, BookError> {
+    let (rank, size) = (peers.rank() as u32, peers.count() as u32);
     let opts = BuildOptions {
         share: Share {
             part: rank,
@@ -82,7 +82,7 @@ pub fn build(
             .map_or("book".into(), |n| n.to_string_lossy());
         std::env::temp_dir().join(format!("{name}.{what}{rank}"))
     };
-    if cluster.is_root() {
+    if rank == 0 {
         // Before any game is read, so that a book that cannot be written fails at once.
         prepare_folder_of(out).map_err(|e| BookError::write(out, e))?;
     }
@@ -90,7 +90,7 @@ pub fn build(
     let mut received = Runs::new(&own("received"));
     let sent = {
         let (streams, _) = counted.streams(1)?;
-        exchange(cluster, streams, &mut received).map_err(|e| BookError::io(received.place(), e))?
+        exchange(peers, streams, &mut received).map_err(|e| BookError::io(received.place(), e))?
     };
     let mut streams: Vec<EntryStream<'_>> = Vec::new();
     for f in &received.files {
@@ -108,35 +108,43 @@ pub fn build(
             .collect(),
         bytes_sent: sent,
     };
-    let world = cluster.world();
-    let root = world.process_at_rank(0);
-    if !cluster.is_root() {
-        root.send(&serde_json::to_vec(&mine).expect("a summary serialises")[..]);
-        let mut chunk = Vec::with_capacity(CHUNK * ENTRY_LEN);
+    // Every process's summary, at rank 0 (the others read none).
+    let reports = peers.all_gather(serde_json::to_vec(&mine).expect("a summary serialises"));
+    let shares: Vec<Report> = (reports.iter())
+        .map(|r| serde_json::from_slice(r).expect("a summary from a process of this job"))
+        .collect();
+    if rank != 0 {
+        // This range's entries go to rank 0 in its turn, in rounds of `CHUNK` entries.
         let mut sent_to_root = 0;
-        merge_into(streams, opts.min_games, &mut |e| {
-            chunk.extend_from_slice(&e.to_bytes());
-            if chunk.len() == CHUNK * ENTRY_LEN {
-                root.send(&chunk[..]);
-                sent_to_root += chunk.len() as u64;
-                chunk.clear();
+        for turn in 1..size {
+            if turn != rank {
+                while round_to_root(peers, Vec::new()).1 {}
+                continue;
             }
-            Ok(())
-        })
-        .map_err(|e| BookError::io(received.place(), e))?;
-        sent_to_root += chunk.len() as u64;
-        if !chunk.is_empty() {
-            root.send(&chunk[..]);
+            let mut chunk = Vec::with_capacity(CHUNK * ENTRY_LEN);
+            merge_into(streams, opts.min_games, &mut |e| {
+                chunk.extend_from_slice(&e.to_bytes());
+                if chunk.len() == CHUNK * ENTRY_LEN {
+                    sent_to_root += chunk.len() as u64;
+                    round_to_root(peers, std::mem::take(&mut chunk));
+                }
+                Ok(())
+            })
+            .map_err(|e| BookError::io(received.place(), e))?;
+            sent_to_root += chunk.len() as u64;
+            if !chunk.is_empty() {
+                round_to_root(peers, chunk);
+            }
+            // The round that carries nothing ends the turn.
+            round_to_root(peers, Vec::new());
+            break;
         }
-        root.send(&[0u8; 0][..]);
-        root.send(&sent_to_root);
+        // (The turns of the ranks above this one.)
+        for _turn in rank + 1..size {
+            while round_to_root(peers, Vec::new()).1 {}
+        }
+        peers.all_gather_words(&[sent_to_root]);
         return Ok(None);
-    }
-    // Rank 0: every process's summary, then the book, range by range.
-    let mut shares = vec![mine];
-    for r in 1..size {
-        let (bytes, _) = world.process_at_rank(r as i32).receive_vec::<u8>();
-        shares.push(serde_json::from_slice(&bytes).expect("a summary from a process of this job"));
     }
     let mut summary = combine(&shares, archives);
     // Before the book is created: no book of nothing (the job then ends, as on any error).
@@ -151,24 +159,23 @@ pub fn build(
     writer.set_sources(counted.sources.iter().map(whole).collect());
     let mut entries = merge_into(streams, opts.min_games, &mut |e| writer.push(e))
         .map_err(|e| BookError::write(out, e))?;
-    let mut bytes_sent: u64 = shares.iter().map(|s| s.bytes_sent).sum();
-    for r in 1..size {
-        let from = world.process_at_rank(r as i32);
+    // Then each other process's range, in rank order.
+    for _turn in 1..size {
         loop {
-            let (chunk, _) = from.receive_vec::<u8>();
-            if chunk.is_empty() {
-                break;
-            }
-            for b in chunk.chunks_exact(ENTRY_LEN) {
+            let (came, more) = round_to_root(peers, Vec::new());
+            for b in came.chunks_exact(ENTRY_LEN) {
                 writer
                     .push(&Entry::from_bytes(b))
                     .map_err(|e| BookError::write(out, e))?;
                 entries += 1;
             }
+            if !more {
+                break;
+            }
         }
-        let (to_root, _) = from.receive::<u64>();
-        bytes_sent += to_root;
     }
+    let to_root: u64 = (peers.all_gather_words(&[0]).iter()).map(|w| w[0]).sum();
+    let bytes_sent = shares.iter().map(|s| s.bytes_sent).sum::<u64>() + to_root;
     let info = BookInfo {
         game: opts.game,
         games: summary.games_used,
@@ -177,11 +184,22 @@ pub fn build(
     };
     summary.entries = entries;
     summary.bytes = writer.finish(info).map_err(|e| BookError::write(out, e))?;
-    Ok(Some(ClusterSummary {
+    Ok(Some(SplitSummary {
         build: summary,
         processes: size,
         bytes_sent,
     }))
+}
+
+/// One round of the entries' way to rank 0: `chunk` goes to rank 0 (empty from every
+/// process but the one whose turn it is); rank 0 gets what came, and every process whether
+/// the round carried any (collective).
+fn round_to_root(peers: &dyn Peers, chunk: Vec<u8>) -> (Vec<u8>, bool) {
+    let carried = !chunk.is_empty();
+    let mut outgoing = vec![Vec::new(); peers.count()];
+    outgoing[0] = chunk;
+    let came = peers.all_to_all(outgoing).concat();
+    (came, peers.any_of(&[carried])[0])
 }
 
 /// The processes' summaries as one: sums, and for each reason of skipping the first game
@@ -221,11 +239,11 @@ fn combine(shares: &[Report], archives: &[PathBuf]) -> BuildSummary {
 /// returns the bytes sent to other processes. Rounds are collective: every process takes
 /// part in each until all have sent everything.
 fn exchange(
-    cluster: &Cluster,
+    peers: &dyn Peers,
     streams: Vec<EntryStream<'_>>,
     received: &mut Runs,
 ) -> io::Result<u64> {
-    let size = cluster.size() as usize;
+    let size = peers.count();
     let dir = received.folder()?;
     let mut files = Vec::with_capacity(size);
     for from in 0..size {
@@ -236,24 +254,18 @@ fn exchange(
     let mut outgoing: Vec<Vec<u8>> = vec![Vec::new(); size];
     let mut sent = 0u64;
     {
+        let me = peers.rank();
         let mut round = |outgoing: &mut Vec<Vec<u8>>, done: bool| -> io::Result<bool> {
-            let parts: Vec<&[u8]> = outgoing.iter().map(|b| &b[..]).collect();
-            let (incoming, incoming_counts) = all_to_all_round(cluster, &parts);
-            let counts = sizes(&parts);
-            let incoming_displs = offsets(&incoming_counts);
-            for (from, file) in files.iter_mut().enumerate() {
-                let at = incoming_displs[from] as usize;
-                file.write_all(&incoming[at..at + incoming_counts[from] as usize])?;
-            }
-            let me = cluster.rank() as usize;
-            sent += counts
-                .iter()
-                .enumerate()
+            sent += (outgoing.iter().enumerate())
                 .filter(|&(to, _)| to != me)
-                .map(|(_, &c)| c as u64)
+                .map(|(_, b)| b.len() as u64)
                 .sum::<u64>();
-            outgoing.iter_mut().for_each(Vec::clear);
-            Ok(all_done(cluster, done))
+            let parts = std::mem::replace(outgoing, vec![Vec::new(); size]);
+            for (file, came) in files.iter_mut().zip(peers.all_to_all(parts)) {
+                file.write_all(&came)?;
+            }
+            // Every process done: none is not.
+            Ok(!peers.any_of(&[!done])[0])
         };
         let mut buffered = 0;
         merge_into(streams, 1, &mut |e| {
@@ -275,7 +287,63 @@ fn exchange(
 
 #[cfg(test)]
 mod tests {
-    use super::owner;
+    use super::*;
+    use crate::peers::InProcess;
+    use crate::progress::Silent;
+    use crate::Threads;
+
+    /// A book split across three processes (threads here, each with its peers) is the one
+    /// process's book byte for byte, and its summary counts what the one process counted.
+    #[test]
+    fn a_book_split_three_ways_is_the_one_process_book() {
+        let dir = tempfile::tempdir().unwrap();
+        let openings = [
+            "1. e4 e5 2. Nf3 Nc6",
+            "1. d4 d5 2. c4 e6",
+            "1. e4 c5 2. Nf3 d6",
+        ];
+        let mut pgn = String::new();
+        for g in 0..60 {
+            let result = ["1-0", "0-1", "1/2-1/2"][g % 3];
+            let tail = ["3. Bb5 a6", "3. Nc3 Nf6", "3. d4 cxd4"][g / 20];
+            let opening = openings[g % 3];
+            pgn += &format!("[Event \"{g}\"]\n\n{opening} {tail} {result}\n\n");
+        }
+        let archive = dir.path().join("games.pgn");
+        std::fs::write(&archive, pgn).unwrap();
+        let archives = vec![archive];
+        let opts = BuildOptions {
+            min_games: 2,
+            threads: Threads::new(1),
+            ..Default::default()
+        };
+        let alone = dir.path().join("alone.bin");
+        let one = crate::book::build::build(&archives, &alone, &opts, &Silent).unwrap();
+        let split = dir.path().join("split.bin");
+        let group = InProcess::group(3);
+        let summaries: Vec<Option<SplitSummary>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (group.iter())
+                .map(|p| s.spawn(|| build(p, &archives, &split, &opts, &Silent).unwrap()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(summaries[1].is_none() && summaries[2].is_none());
+        let three = summaries[0].clone().unwrap();
+        assert_eq!(
+            std::fs::read(&split).unwrap(),
+            std::fs::read(&alone).unwrap()
+        );
+        assert_eq!(three.processes, 3);
+        assert!(three.bytes_sent > 0);
+        let (a, b) = (&one, &three.build);
+        assert_eq!(
+            (a.games_read, a.games_used, a.entries, a.bytes),
+            (b.games_read, b.games_used, b.entries, b.bytes)
+        );
+        // The tails that cannot follow their opening are skipped, alike.
+        assert_eq!(a.skipped, b.skipped);
+        assert!(a.games_used >= 30 && a.games_read == 60, "{a:?}");
+    }
 
     #[test]
     fn key_ranges_are_equal_and_in_order() {
