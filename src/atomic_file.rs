@@ -64,7 +64,7 @@ fn create_locked(tmp: &Path, new: &Path) -> io::Result<File> {
 }
 
 /// A file being written under its temporary name.
-pub struct AtomicFile {
+pub(crate) struct AtomicFile {
     path: PathBuf,
     tmp: PathBuf,
     /// None once renamed (or given up).
@@ -73,7 +73,7 @@ pub struct AtomicFile {
 
 impl AtomicFile {
     /// Starts writing `path`, under a temporary name in its folder.
-    pub fn create(path: &Path) -> io::Result<AtomicFile> {
+    pub(crate) fn create(path: &Path) -> io::Result<AtomicFile> {
         let (tmp, new) = temporary_names(path, "");
         let out = BufWriter::with_capacity(1 << 20, create_locked(&tmp, &new)?);
         Ok(AtomicFile {
@@ -84,14 +84,14 @@ impl AtomicFile {
     }
 
     /// Where the bytes go (it may seek, as a header written last does).
-    pub fn writer(&mut self) -> &mut BufWriter<File> {
+    pub(crate) fn writer(&mut self) -> &mut BufWriter<File> {
         self.out.as_mut().expect("written until finished")
     }
 
     /// Flushes, syncs and renames the file to its final name (still locked, so no sweep
     /// can take it meanwhile). On failure the temporary is removed and the final name left
     /// as it was.
-    pub fn finish(mut self) -> io::Result<()> {
+    pub(crate) fn finish(mut self) -> io::Result<()> {
         let out = self.out.take().expect("finished once");
         let done = (|| {
             let file = out.into_inner().map_err(|e| e.into_error())?;

@@ -121,6 +121,7 @@
 //! ```
 
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod chess;
 pub mod game;

@@ -17,7 +17,7 @@ pub struct PhaseTime {
 /// A stopwatch over phases: each `lap` charges the time since the one before (or since
 /// `start`) to the phase it names; phases keep the order they first ran in.
 #[derive(Clone, Debug)]
-pub struct Phases {
+pub(crate) struct Phases {
     times: Vec<PhaseTime>,
     wall: Instant,
     cpu: f64,
@@ -25,7 +25,7 @@ pub struct Phases {
 
 impl Phases {
     /// A stopwatch started now.
-    pub fn start() -> Phases {
+    pub(crate) fn start() -> Phases {
         Phases {
             times: Vec::new(),
             wall: Instant::now(),
@@ -34,7 +34,7 @@ impl Phases {
     }
 
     /// Charges the time since the last lap to `name`, and starts the next.
-    pub fn lap(&mut self, name: &'static str) {
+    pub(crate) fn lap(&mut self, name: &'static str) {
         let (wall, cpu) = (Instant::now(), process_cpu_seconds());
         let (wall_seconds, cpu_seconds) = ((wall - self.wall).as_secs_f64(), cpu - self.cpu);
         (self.wall, self.cpu) = (wall, cpu);
@@ -52,7 +52,7 @@ impl Phases {
     }
 
     /// The phases timed, in the order they first ran.
-    pub fn times(&self) -> &[PhaseTime] {
+    pub(crate) fn times(&self) -> &[PhaseTime] {
         &self.times
     }
 }

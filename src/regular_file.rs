@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Opens `path` for reading if it is a regular file (or a link to one). The open itself
 /// cannot block: it does not wait for a FIFO's writer.
-pub fn open_regular(path: &Path) -> io::Result<File> {
+pub(crate) fn open_regular(path: &Path) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(target_os = "linux")]

@@ -22,7 +22,7 @@ enum Mode {
 /// Reads UTF-8 from an input in UTF-8 (with or without a byte-order mark) or in Big5: the
 /// input is taken for UTF-8 when its first 64 KiB are (a character cut at their end aside),
 /// else decoded from Big5, with U+FFFD for bytes that are not Big5.
-pub struct Utf8Reader<R> {
+pub(super) struct Utf8Reader<R> {
     inner: R,
     mode: Mode,
     /// Input read but not yet decoded.
@@ -35,7 +35,7 @@ pub struct Utf8Reader<R> {
 
 impl<R: Read> Utf8Reader<R> {
     /// Wraps `inner`.
-    pub fn new(inner: R) -> Utf8Reader<R> {
+    pub(super) fn new(inner: R) -> Utf8Reader<R> {
         Utf8Reader {
             inner,
             mode: Mode::Unknown,

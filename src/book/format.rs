@@ -64,9 +64,9 @@ use crate::field;
 use crate::game::Game;
 
 /// Identifies a retrobook book file.
-pub const BOOK_MAGIC: [u8; 8] = *b"RBBOOK\x1a\0";
+pub(crate) const BOOK_MAGIC: [u8; 8] = *b"RBBOOK\x1a\0";
 /// The book format version this code writes (it reads 1 too).
-pub const BOOK_VERSION: u32 = 2;
+pub(crate) const BOOK_VERSION: u32 = 2;
 /// The oldest book format version this code reads: without sources.
 pub(crate) const OLDEST_BOOK_VERSION: u32 = 1;
 /// Bytes of the header, before the entries.
@@ -74,7 +74,7 @@ pub(crate) const HEADER: usize = 64;
 /// Header flag: the entries carry back-up values.
 pub(crate) const FLAG_BACKED_UP: u32 = 1;
 /// Bytes per entry.
-pub const ENTRY_LEN: usize = 32;
+pub(crate) const ENTRY_LEN: usize = 32;
 
 /// One entry: statistics of a position (`mv == 0`) or of one move played from it.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]

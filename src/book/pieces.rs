@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 /// Bytes per piece: large enough to keep the workers' hand-over rare, small enough that
 /// pieces in flight stay a few megabytes.
-pub const PIECE: usize = 1 << 20;
+pub(super) const PIECE: usize = 1 << 20;
 
 /// A stretch without a line ending in a result longer than this many pieces is cut at a
 /// line end anyway (and then parsed from the true state), so memory stays bounded.
@@ -107,7 +107,7 @@ impl<R: Read> Cutter<R> {
 }
 
 /// Reads bytes on from a state: what they produced, and the state after them.
-pub type Work<'a, T> = dyn Fn(PgnState, &[u8]) -> (T, PgnState) + Sync + 'a;
+pub(super) type Work<'a, T> = dyn Fn(PgnState, &[u8]) -> (T, PgnState) + Sync + 'a;
 
 /// What a piece produced.
 struct Parsed<T> {
@@ -123,7 +123,7 @@ struct Parsed<T> {
 /// from the last state (a game under way at the end). A read error ends the input: the
 /// error goes to `accept_error` with the line it happened after, and what was read before
 /// it is kept.
-pub fn parse_in_order<T: Send, E>(
+pub(super) fn parse_in_order<T: Send, E>(
     input: Box<dyn Read + Send + '_>,
     threads: usize,
     piece: usize,

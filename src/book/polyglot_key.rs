@@ -865,7 +865,7 @@ fn state_key(pos: &Position) -> u64 {
 /// The key of `after`, the position `m` leads to from `before`, updated from `before`'s
 /// `key`: only the pieces that moved change, so replaying a game costs a few lookups per
 /// move instead of one per piece.
-pub fn polyglot_key_after(key: u64, before: &Position, m: &Move, after: &Position) -> u64 {
+pub(super) fn polyglot_key_after(key: u64, before: &Position, m: &Move, after: &Position) -> u64 {
     let us = before.turn();
     let mut k = key ^ state_key(before) ^ state_key(after);
     k ^= piece_key(us, m.role, m.from) ^ piece_key(us, m.promotion.unwrap_or(m.role), m.to);

@@ -7,22 +7,22 @@ use rayon::prelude::*;
 /// One game's contribution to an entry, before counts are summed: 16 bytes instead of an
 /// entry's 32, so twice as many fit in the memory budget and sorting moves half the bytes.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Record {
+pub(crate) struct Record {
     pub key: u64,
     /// Move code << 16 | flags (`WIN`, `DRAW`, `LOSS`, `REPEATS`).
     pub code: u32,
 }
 
-pub const WIN: u32 = 1;
-pub const DRAW: u32 = 2;
-pub const LOSS: u32 = 4;
+pub(super) const WIN: u32 = 1;
+pub(super) const DRAW: u32 = 2;
+pub(super) const LOSS: u32 = 4;
 /// Move entry: the game played the move into a position it had already reached.
 /// Position entry: the game ended in a draw by threefold repetition.
-pub const REPEATS: u32 = 8;
+pub(super) const REPEATS: u32 = 8;
 
 impl Record {
     /// One game's record of position `key` (move 0) or of move `mv` played there.
-    pub fn new(key: u64, mv: u16, flags: u32) -> Record {
+    pub(crate) fn new(key: u64, mv: u16, flags: u32) -> Record {
         Record {
             key,
             code: (mv as u32) << 16 | flags,
@@ -30,12 +30,12 @@ impl Record {
     }
 
     /// The move (0 for the position's own record).
-    pub fn mv(&self) -> u16 {
+    pub(crate) fn mv(&self) -> u16 {
         (self.code >> 16) as u16
     }
 
     /// The record as an entry counting one game.
-    pub fn entry(&self) -> Entry {
+    pub(crate) fn entry(&self) -> Entry {
         let bit = |f: u32| (self.code & f != 0) as u32;
         Entry {
             key: self.key,
@@ -53,7 +53,7 @@ impl Record {
 /// One piece's records, grouped by their key's top byte (bucket `b` is
 /// `records[starts[b]..starts[b + 1]]`). Grouped by the worker that read the piece, so the
 /// gathering thread only keeps the batch.
-pub struct Batch {
+pub(crate) struct Batch {
     records: Vec<Record>,
     starts: Box<[usize; 257]>,
 }
@@ -82,7 +82,7 @@ fn group_by_byte(records: &[Record], shift: u32, out: &mut Vec<Record>) -> [usiz
 
 impl Batch {
     /// Groups `records` by bucket (their key's top byte).
-    pub fn new(records: &[Record]) -> Batch {
+    pub(crate) fn new(records: &[Record]) -> Batch {
         let mut grouped = Vec::new();
         let starts = Box::new(group_by_byte(records, 56, &mut grouped));
         Batch {
@@ -100,26 +100,26 @@ impl Batch {
 /// independent sorts of cache-sized buckets, done in parallel: much faster than one sort
 /// of the whole.
 #[derive(Default)]
-pub struct Records {
+pub(crate) struct Records {
     batches: Vec<Batch>,
     bytes: usize,
 }
 
 impl Records {
     /// Adds a batch.
-    pub fn add(&mut self, batch: Batch) {
+    pub(crate) fn add(&mut self, batch: Batch) {
         self.bytes += batch.records.capacity() * std::mem::size_of::<Record>();
         self.batches.push(batch);
     }
 
     /// Bytes held.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.bytes
     }
 
     /// Sorts the records by (key, move) and sums equal ones into entries with at least
     /// `min_games` games, emptying `self`.
-    pub fn sort_and_sum(&mut self, min_games: u32) -> impl Iterator<Item = Entry> {
+    pub(crate) fn sort_and_sum(&mut self, min_games: u32) -> impl Iterator<Item = Entry> {
         thread_local! {
             static GATHERED: std::cell::RefCell<Vec<Record>> =
                 const { std::cell::RefCell::new(Vec::new()) };

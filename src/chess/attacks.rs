@@ -129,13 +129,13 @@ static LINES: [[[u64; 64]; 64]; 2] = line_tables();
 /// The squares strictly between `a` and `b` when they share a rank, file or diagonal, else
 /// none.
 #[inline]
-pub fn between(a: Square, b: Square) -> Bitboard {
+pub(super) fn between(a: Square, b: Square) -> Bitboard {
     Bitboard(LINES[0][a.index()][b.index()])
 }
 
 /// The whole rank, file or diagonal through `a` and `b`, or none if they share no line.
 #[inline]
-pub fn line(a: Square, b: Square) -> Bitboard {
+pub(super) fn line(a: Square, b: Square) -> Bitboard {
     Bitboard(LINES[1][a.index()][b.index()])
 }
 
@@ -145,13 +145,13 @@ const BISHOP_RAYS: [u64; 64] = rays_union([1, 3, 5, 7]);
 /// Squares a rook on `sq` attacks on an empty board: a cheap test of whether a rook or
 /// queen could attack `sq` at all.
 #[inline]
-pub fn rook_rays(sq: Square) -> Bitboard {
+pub(super) fn rook_rays(sq: Square) -> Bitboard {
     Bitboard(ROOK_RAYS[sq.index()])
 }
 
 /// Squares a bishop on `sq` attacks on an empty board.
 #[inline]
-pub fn bishop_rays(sq: Square) -> Bitboard {
+pub(super) fn bishop_rays(sq: Square) -> Bitboard {
     Bitboard(BISHOP_RAYS[sq.index()])
 }
 
@@ -217,7 +217,7 @@ pub fn attacks(role: Role, color: Color, sq: Square, occupied: Bitboard) -> Bitb
 /// squares: a table look for most pieces, and for a slider a look at the squares between,
 /// cheaper than its whole attack set when only one square matters.
 #[inline]
-pub fn attacks_square(
+pub(super) fn attacks_square(
     role: Role,
     color: Color,
     sq: Square,

@@ -29,13 +29,13 @@ const BINOMIAL: [[u64; 7]; MAX_N + 1] = binomials();
 
 /// C(n, k) for n <= 90, k <= 6.
 #[inline]
-pub fn binomial(n: u32, k: u32) -> u64 {
+pub(crate) fn binomial(n: u32, k: u32) -> u64 {
     BINOMIAL[n as usize][k as usize]
 }
 
 /// Rank of the set of bits of `set` (at most 6 bits, all below `n`).
 #[inline]
-pub fn rank(set: u64) -> u64 {
+pub(crate) fn rank(set: u64) -> u64 {
     let mut r = 0;
     let mut s = set;
     let mut i = 1;
@@ -50,7 +50,7 @@ pub fn rank(set: u64) -> u64 {
 
 /// The set of `k` elements below `n` with rank `r`.
 #[inline]
-pub fn unrank(mut r: u64, k: u32, n: u32) -> u64 {
+pub(crate) fn unrank(mut r: u64, k: u32, n: u32) -> u64 {
     if k == 1 {
         // C(e, 1) = e: a single piece's rank is its square.
         return 1 << r;
@@ -72,7 +72,7 @@ pub fn unrank(mut r: u64, k: u32, n: u32) -> u64 {
 
 /// Rank of the sorted, distinct places `places` (at most 6, each below 90: a byte each).
 #[inline]
-pub fn rank_sorted(places: &[u8]) -> u64 {
+pub(crate) fn rank_sorted(places: &[u8]) -> u64 {
     (1..)
         .zip(places)
         .map(|(i, &p)| BINOMIAL[p as usize][i])
@@ -81,7 +81,7 @@ pub fn rank_sorted(places: &[u8]) -> u64 {
 
 /// The `out.len()` sorted places below `n` with rank `r` (the inverse of `rank_sorted`).
 #[inline]
-pub fn unrank_sorted(mut r: u64, n: u32, out: &mut [u8]) {
+pub(crate) fn unrank_sorted(mut r: u64, n: u32, out: &mut [u8]) {
     let mut top = n;
     for i in (2..=out.len()).rev() {
         let mut e = top - 1;

@@ -27,7 +27,7 @@ const FIRST_SLOTS: u64 = 1 << 16;
 const COUNT_EVERY: u64 = 64;
 
 /// Remembered DTM answers, about `bytes` bytes of them.
-pub struct DtmCache {
+pub(super) struct DtmCache {
     slots: Box<[AtomicU64]>,
     /// The slots in use, less one: a power of two, at most the budget's.
     live: AtomicU64,
@@ -73,7 +73,7 @@ impl DtmCache {
     /// A cache of about `bytes` bytes (at least one slot; a power of two of them, at most
     /// `bytes` unless that is below one slot). The memory comes zeroed and is touched only
     /// as answers fill it; more than the machine's memory is refused.
-    pub fn new(bytes: usize) -> Result<DtmCache, CacheTooLarge> {
+    pub(super) fn new(bytes: usize) -> Result<DtmCache, CacheTooLarge> {
         let memory = crate::zeroed::physical_memory();
         let too_large = CacheTooLarge { bytes, memory };
         if memory.is_some_and(|m| bytes as u64 > m) {
@@ -91,14 +91,14 @@ impl DtmCache {
 
     /// The key of a position: table number (below 2048), side to move, index.
     #[inline]
-    pub fn key(table: u32, side: usize, idx: u64) -> Option<u64> {
+    pub(super) fn key(table: u32, side: usize, idx: u64) -> Option<u64> {
         (table < 2048 && idx < 1 << INDEX_BITS)
             .then(|| (u64::from(table) << (INDEX_BITS + 1) | (side as u64) << INDEX_BITS | idx) + 1)
     }
 
     /// The key of a position's distance to zeroing: as `key`, in a space of its own.
     #[inline]
-    pub fn dtz_key(table: u32, side: usize, idx: u64) -> Option<u64> {
+    pub(super) fn dtz_key(table: u32, side: usize, idx: u64) -> Option<u64> {
         Self::key(table, side, idx).map(|k| k | 1 << (INDEX_BITS + 12))
     }
 
@@ -116,14 +116,14 @@ impl DtmCache {
 
     /// The remembered answer for `key`, if any.
     #[inline]
-    pub fn get(&self, key: u64) -> Option<Dtm> {
+    pub(super) fn get(&self, key: u64) -> Option<Dtm> {
         let e = self.slot(Self::hash(key)).load(Relaxed);
         (e >> 16 == key).then(|| unpack(e & 0xFFFF))
     }
 
     /// Remembers `value` for `key`.
     #[inline]
-    pub fn put(&self, key: u64, value: Dtm) {
+    pub(super) fn put(&self, key: u64, value: Dtm) {
         let h = Self::hash(key);
         self.slot(h).store(key << 16 | pack(value), Relaxed);
         if (h >> 38) & (COUNT_EVERY - 1) == 0 {
@@ -158,7 +158,7 @@ impl DtmCache {
 
     /// Forgets everything (writing only the slots that hold an answer, so that pages never
     /// filled stay untouched).
-    pub fn clear(&self) {
+    pub(super) fn clear(&self) {
         for s in self.slots.iter() {
             if s.load(Relaxed) != 0 {
                 s.store(0, Relaxed);

@@ -5,19 +5,19 @@
 
 /// Indices per piece (a power of two): pieces are squeezed on their own, in parallel, and
 /// never copied into one whole.
-pub const PIECE_LOG: u32 = 22;
+pub(super) const PIECE_LOG: u32 = 22;
 const PIECE: u64 = 1 << PIECE_LOG;
 
 /// Bitmap words per entry of a piece's running counts.
 const WORDS_PER_COUNT: usize = 8;
 
 /// Zero wherever no byte is held.
-pub struct SparseBytes {
+pub(super) struct SparseBytes {
     pieces: Vec<Piece>,
 }
 
 /// The bytes of `PIECE` consecutive indices (fewer in the last piece).
-pub struct Piece {
+pub(super) struct Piece {
     /// One bit per index, set where the byte is not zero.
     bits: Vec<u64>,
     /// The bits set before each run of `WORDS_PER_COUNT` words.
@@ -28,7 +28,7 @@ pub struct Piece {
 
 impl Piece {
     /// The piece holding `values`, the bytes of up to `PIECE` consecutive indices.
-    pub fn squeeze(values: &[u8]) -> Piece {
+    pub(super) fn squeeze(values: &[u8]) -> Piece {
         assert!(
             values.len() as u64 <= PIECE,
             "a piece holds at most {PIECE}"
@@ -82,13 +82,13 @@ impl Piece {
 
 impl SparseBytes {
     /// The bytes of `pieces`, piece `k` holding indices from `k << PIECE_LOG`.
-    pub fn new(pieces: Vec<Piece>) -> SparseBytes {
+    pub(super) fn new(pieces: Vec<Piece>) -> SparseBytes {
         SparseBytes { pieces }
     }
 
     /// The byte of index `idx` (zero beyond the last piece).
     #[inline]
-    pub fn get(&self, idx: u64) -> u8 {
+    pub(super) fn get(&self, idx: u64) -> u8 {
         match self.pieces.get((idx >> PIECE_LOG) as usize) {
             Some(piece) => piece.get((idx & (PIECE - 1)) as usize),
             None => 0,
@@ -97,7 +97,7 @@ impl SparseBytes {
 
     /// The bytes this holds.
     #[cfg(test)]
-    pub fn bytes_held(&self) -> usize {
+    pub(super) fn bytes_held(&self) -> usize {
         self.pieces.iter().map(Piece::bytes_held).sum()
     }
 }

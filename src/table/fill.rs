@@ -16,12 +16,12 @@ use super::values::{dtm_range, UNPROBED, WDL_ANY, WDL_CODES};
 use rayon::prelude::*;
 
 /// Positions filled as one sequence: fills of different chunks are independent.
-pub const FILL_CHUNK: usize = 1 << 16;
+pub(super) const FILL_CHUNK: usize = 1 << 16;
 const STATES: usize = WDL_CODES as usize;
 
 /// Replaces each WDL choice set (bit c: code c allowed; `UNPROBED`: never probed) by the
 /// chosen code. A run costs 16, a probed "or conversion" code `conversion_cost`.
-pub fn fill_wdl(choices: &mut [u16], conversion_cost: u32) {
+pub(super) fn fill_wdl(choices: &mut [u16], conversion_cost: u32) {
     choices
         .par_chunks_mut(FILL_CHUNK)
         .for_each(|chunk| fill_wdl_chunk(chunk, conversion_cost));
@@ -91,7 +91,7 @@ fn fill_wdl_chunk(chunk: &mut [u16], conversion_cost: u32) {
 }
 
 /// Replaces each DTM choice (`values::dtm_choice`, `DTM_ANY`) by the moves to store.
-pub fn fill_dtm(choices: &mut [u16]) {
+pub(super) fn fill_dtm(choices: &mut [u16]) {
     let n = choices.len();
     let mut i = 0;
     let mut current = 0u16;

@@ -71,13 +71,13 @@ pub const MAGIC: [u8; 8] = *b"RBTABLE\x1a";
 pub const VERSION: u32 = 4;
 /// The format version of tables whose streams are whole, the layout otherwise the same:
 /// tables of few values keep it, and their files are as before segments came.
-pub const WHOLE_VERSION: u32 = 3;
+pub(super) const WHOLE_VERSION: u32 = 3;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 512;
 /// Index scheme number of `index::TableIndex`.
-pub const INDEX_SCHEME: u32 = 1;
+pub(super) const INDEX_SCHEME: u32 = 1;
 /// Value encoding number described above.
-pub const VALUE_ENCODING: u32 = 2;
+pub(super) const VALUE_ENCODING: u32 = 2;
 /// File name extension of table files.
 pub const EXTENSION: &str = "rbt";
 

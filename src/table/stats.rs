@@ -108,7 +108,7 @@ fn better(a: Option<(u32, u64)>, b: Option<(u32, u64)>) -> Option<(u32, u64)> {
 }
 
 /// The value of each index of one side to move.
-pub type SideValues<'a> = &'a (dyn Fn(u64) -> Dtm + Sync);
+pub(super) type SideValues<'a> = &'a (dyn Fn(u64) -> Dtm + Sync);
 
 /// How many positions `idx` counts for (0: none, not a legal position).
 fn weight(index: &TableIndex, idx: u64, turn: Color) -> u64 {

@@ -4,9 +4,9 @@ use crate::chess::Color;
 use std::fmt;
 
 /// Files a-i.
-pub const FILES: i8 = 9;
+pub(super) const FILES: i8 = 9;
 /// Ranks 0-9, Red's back rank first.
-pub const RANKS: i8 = 10;
+pub(super) const RANKS: i8 = 10;
 
 /// A square: `rank * 9 + file`, a1 (Red's left corner) is 0.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

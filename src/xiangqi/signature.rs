@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 /// The order of roles in a written signature: king, then the attacking pieces from the
 /// strongest, then the defenders.
-pub const WRITTEN_ORDER: [Role; 7] = [
+pub(super) const WRITTEN_ORDER: [Role; 7] = [
     Role::King,
     Role::Chariot,
     Role::Horse,

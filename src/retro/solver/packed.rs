@@ -19,14 +19,14 @@ const PIECE: usize = 1 << 22;
 const LEVEL: i32 = 1;
 
 /// An array compressed in pieces of `PIECE` bytes.
-pub struct Packed {
+pub(crate) struct Packed {
     len: usize,
     pieces: Vec<Vec<u8>>,
 }
 
 impl Packed {
     /// Compresses `bytes`, letting them go.
-    pub fn pack(mut bytes: Vec<u8>) -> Packed {
+    pub(crate) fn pack(mut bytes: Vec<u8>) -> Packed {
         Packed::take_from(&mut bytes)
     }
 
@@ -34,7 +34,7 @@ impl Packed {
     /// array and its packed copy are never held whole together), until `unpack_into`
     /// writes them again (they read as zero meanwhile; in tests, as distances that are
     /// listed nowhere, so that a read of them fails).
-    pub fn take_from(bytes: &mut [u8]) -> Packed {
+    pub(crate) fn take_from(bytes: &mut [u8]) -> Packed {
         let pieces = bytes
             .par_chunks_mut(PIECE)
             .map_init(Squeezer::new, |squeezer, piece| {
@@ -54,7 +54,7 @@ impl Packed {
     /// Compresses the `len` bytes that `fill` makes, given the offset of each piece's first
     /// byte: a piece at a time, so that the whole is never held. `fill` writes every byte
     /// of the piece it is given (which holds an earlier piece's bytes).
-    pub fn build(len: usize, fill: impl Fn(usize, &mut [u8]) + Sync) -> Packed {
+    pub(crate) fn build(len: usize, fill: impl Fn(usize, &mut [u8]) + Sync) -> Packed {
         let pieces = (0..len.div_ceil(PIECE))
             .into_par_iter()
             .map_init(
@@ -71,7 +71,7 @@ impl Packed {
     }
 
     /// Compresses `words` as their bytes in memory, letting them go piece by piece.
-    pub fn pack_words(mut words: Vec<u64>) -> Packed {
+    pub(crate) fn pack_words(mut words: Vec<u64>) -> Packed {
         let pieces = words
             .par_chunks_mut(PIECE / 8)
             .map_init(Squeezer::new, |squeezer, piece| {
@@ -90,7 +90,7 @@ impl Packed {
     /// written: the pages of a freshly allocated zeroed array that nothing writes take no
     /// memory, and most bitmaps of a solution are empty over long stretches (or whole: the
     /// cursed ones of a table without cursed values).
-    pub fn unpack_words(&self) -> Vec<u64> {
+    pub(crate) fn unpack_words(&self) -> Vec<u64> {
         let mut out: Vec<u64> = crate::zeroed::zeroed(self.len / 8);
         out.par_chunks_mut(PIECE / 8)
             .zip(self.pieces.par_iter())
@@ -117,7 +117,7 @@ impl Packed {
     }
 
     /// The bytes as they were packed.
-    pub fn unpack(self) -> Vec<u8> {
+    pub(crate) fn unpack(self) -> Vec<u8> {
         let mut out = vec![0u8; self.len];
         self.unpack_into(&mut out);
         out
@@ -127,7 +127,7 @@ impl Packed {
     /// that differ from what `out` holds are written: pages that stay zero (given back, or
     /// never written) take no memory, such as those of the indices other processes keep
     /// (`peers::Owners`).
-    pub fn unpack_into(&self, out: &mut [u8]) {
+    pub(crate) fn unpack_into(&self, out: &mut [u8]) {
         assert_eq!(out.len(), self.len, "unpacked where they fit");
         out.par_chunks_mut(PIECE)
             .zip(self.pieces.par_iter())
@@ -153,7 +153,7 @@ impl Packed {
 /// outweigh from its first part on (2.25 bytes per index). Long distances go into the
 /// whole solution as they come.
 #[derive(Default)]
-pub struct PackedShares([Vec<PackedShare>; 2]);
+pub(crate) struct PackedShares([Vec<PackedShare>; 2]);
 
 /// One side of a share: where its values go, and they and its exit bits packed (None
 /// once nothing will unpack them again: `PackedShares::forget`).
@@ -165,7 +165,7 @@ struct PackedShare {
 impl PackedShares {
     /// Places `share` into `whole`, whose values and exit bits keep their pages untouched:
     /// they are held packed here instead.
-    pub fn place(&mut self, whole: &mut Solution, mut share: Solution) {
+    pub(crate) fn place(&mut self, whole: &mut Solution, mut share: Solution) {
         let at = share.first as usize;
         for (side, packed) in self.0.iter_mut().enumerate() {
             let values = std::mem::take(&mut share.values[side]);
@@ -179,7 +179,7 @@ impl PackedShares {
     }
 
     /// Writes the values and exit bits of side `side` into `whole`.
-    pub fn unpack(&self, whole: &mut Solution, side: usize) {
+    pub(crate) fn unpack(&self, whole: &mut Solution, side: usize) {
         for share in &self.0[side] {
             let (values, bits) = share
                 .packed
@@ -192,14 +192,14 @@ impl PackedShares {
     }
 
     /// `unpack` for the last time: the side's packed pieces go once it is whole.
-    pub fn unpack_last(&mut self, whole: &mut Solution, side: usize) {
+    pub(crate) fn unpack_last(&mut self, whole: &mut Solution, side: usize) {
         self.unpack(whole, side);
         self.forget(side);
     }
 
     /// Lets go of side `side`'s packed pieces, which nothing will unpack again (where they
     /// go in `whole` stays known, for `release`).
-    pub fn forget(&mut self, side: usize) {
+    pub(crate) fn forget(&mut self, side: usize) {
         self.0[side]
             .iter_mut()
             .for_each(|share| share.packed = None);
@@ -208,7 +208,7 @@ impl PackedShares {
     /// Gives back the pages of side `side`'s values and exit bits in `whole`, which read
     /// as zero until `unpack` writes them again; where nothing is held packed here (a
     /// whole solution placed by no share), nothing.
-    pub fn release(&self, whole: &mut Solution, side: usize) {
+    pub(crate) fn release(&self, whole: &mut Solution, side: usize) {
         if self.0[side].is_empty() {
             return;
         }

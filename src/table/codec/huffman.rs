@@ -6,11 +6,11 @@
 //! window with one limit per length, starting from a guess read off its first 8 bits.
 
 /// Longest code; a window always holds at least 57 unread bits, so any code fits.
-pub const MAX_CODE_LEN: usize = 32;
+pub(super) const MAX_CODE_LEN: usize = 32;
 
 /// Code lengths (0: the symbol never occurs) of a Huffman code for `freq`, at most
 /// `MAX_CODE_LEN` bits. A lone symbol gets a 1-bit code.
-pub fn code_lengths(freq: &[u64]) -> Vec<u8> {
+pub(super) fn code_lengths(freq: &[u64]) -> Vec<u8> {
     let mut freq = freq.to_vec();
     loop {
         let lengths = unlimited_lengths(&freq);
@@ -76,7 +76,7 @@ fn unlimited_lengths(freq: &[u64]) -> Vec<u8> {
 }
 
 /// The canonical code of every symbol (meaningless where the length is 0).
-pub fn canonical_codes(lengths: &[u8]) -> Vec<u32> {
+pub(super) fn canonical_codes(lengths: &[u8]) -> Vec<u32> {
     let mut count = [0u32; MAX_CODE_LEN + 1];
     for &l in lengths {
         count[l as usize] += 1;
@@ -104,7 +104,7 @@ pub fn canonical_codes(lengths: &[u8]) -> Vec<u32> {
 
 /// Decodes canonical codes from a left-aligned window.
 #[derive(Clone, Debug)]
-pub struct Decoder {
+pub(super) struct Decoder {
     max_len: usize,
     /// Left-aligned end of the codes of each length (the first code of the next length).
     limit: [u64; MAX_CODE_LEN + 1],
@@ -123,7 +123,7 @@ pub struct Decoder {
 impl Decoder {
     /// Tables for codes of these lengths; an error if the lengths are not a prefix code.
     #[allow(clippy::needless_range_loop)] // four tables indexed by code length
-    pub fn new(lengths: &[u8]) -> Result<Decoder, &'static str> {
+    pub(super) fn new(lengths: &[u8]) -> Result<Decoder, &'static str> {
         let mut count = [0u32; MAX_CODE_LEN + 1];
         for &l in lengths {
             if l as usize > MAX_CODE_LEN {
@@ -175,7 +175,7 @@ impl Decoder {
     /// The symbol whose code starts the window `w` and the code's length, or None if no
     /// code starts this way.
     #[inline]
-    pub fn decode(&self, w: u64) -> Option<(u16, u32)> {
+    pub(super) fn decode(&self, w: u64) -> Option<(u16, u32)> {
         let mut l = self.start[(w >> 56) as usize] as usize;
         while l < self.max_len && w >= self.limit[l] {
             l += 1;

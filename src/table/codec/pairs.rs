@@ -16,7 +16,7 @@ const CHUNK: usize = 1 << 20;
 /// The grammar: leaf symbols `0..leaves` are values; symbol `leaves + i` expands to the
 /// expansion of `pairs[i][0]` followed by that of `pairs[i][1]`, both smaller symbols.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Grammar {
+pub(super) struct Grammar {
     /// Number of leaf symbols.
     pub leaves: u16,
     /// The pair each non-leaf symbol stands for.
@@ -25,12 +25,12 @@ pub struct Grammar {
 
 impl Grammar {
     /// Number of symbols, leaves included.
-    pub fn symbols(&self) -> usize {
+    pub(super) fn symbols(&self) -> usize {
         self.leaves as usize + self.pairs.len()
     }
 
     /// How many values each symbol expands to.
-    pub fn lengths(&self) -> Vec<u64> {
+    pub(super) fn lengths(&self) -> Vec<u64> {
         let mut len = vec![1u64; self.leaves as usize];
         for &[a, b] in &self.pairs {
             len.push(len[a as usize] + len[b as usize]);
@@ -40,7 +40,7 @@ impl Grammar {
 
     /// Appends the values `sym` expands to.
     #[cfg(test)]
-    pub fn expand(&self, sym: u16, out: &mut Vec<u16>) {
+    pub(super) fn expand(&self, sym: u16, out: &mut Vec<u16>) {
         if sym < self.leaves {
             out.push(sym);
         } else {
@@ -362,7 +362,11 @@ fn replace<S: Symbol>(seq: &mut [S], left: &[Option<(S, S)>]) -> usize {
 /// Builds a grammar for `seq` (symbols below `leaves`) and rewrites `seq` into it, as
 /// 16-bit symbols. Byte sequences are rewritten in place until the alphabet outgrows a
 /// byte, and widened then, when the rounds have shortened them.
-pub fn build<S: Symbol>(mut seq: Vec<S>, leaves: u16, opts: &PairOptions) -> (Grammar, Vec<u16>) {
+pub(super) fn build<S: Symbol>(
+    mut seq: Vec<S>,
+    leaves: u16,
+    opts: &PairOptions,
+) -> (Grammar, Vec<u16>) {
     let mut rounds = Rounds {
         g: Grammar {
             leaves,

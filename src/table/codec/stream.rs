@@ -306,7 +306,7 @@ fn index_crc(bytes: &[u8], blocks_at: usize) -> u32 {
 
 /// An open stream: its tables decoded at open, its blocks read in place from the file.
 #[derive(Debug)]
-pub struct Stream {
+pub(super) struct Stream {
     n: u64,
     leaf_values: Vec<u16>,
     leaves: u16,
@@ -331,7 +331,7 @@ pub struct Stream {
 
 impl Stream {
     /// Parses and checks the stream at `at` in `file`, of at most `len` bytes.
-    pub fn open(file: &[u8], at: usize, len: usize) -> Result<Stream, FileFault> {
+    pub(super) fn open(file: &[u8], at: usize, len: usize) -> Result<Stream, FileFault> {
         let bytes = file.get(at..at.saturating_add(len)).ok_or_else(|| {
             FileFault::truncated("stream runs past the end of the file (truncated?)")
         })?;
@@ -484,12 +484,12 @@ impl Stream {
     }
 
     /// Number of values.
-    pub fn len(&self) -> u64 {
+    pub(super) fn len(&self) -> u64 {
         self.n
     }
 
     /// Number of blocks.
-    pub fn blocks(&self) -> u32 {
+    pub(super) fn blocks(&self) -> u32 {
         self.blocks
     }
 
@@ -542,7 +542,7 @@ impl Stream {
 
     /// The value at `idx` (< N).
     #[inline]
-    pub fn get(&self, file: &[u8], idx: u64) -> Result<u16, StreamError> {
+    pub(super) fn get(&self, file: &[u8], idx: u64) -> Result<u16, StreamError> {
         if self.blocks == 0 {
             return Ok(self.leaf_values[0]);
         }
@@ -588,14 +588,14 @@ impl Stream {
     }
 
     /// The largest value the stream holds.
-    pub fn max_value(&self) -> u16 {
+    pub(super) fn max_value(&self) -> u16 {
         self.leaf_values.iter().copied().max().unwrap_or(0)
     }
 
     /// Decodes every value, blocks in parallel, every check group checked, and hands each
     /// block's values to `f` with the number of its first: a reader that puts them in
     /// another order needs no copy of the stream in its own.
-    pub fn for_each_block(
+    pub(super) fn for_each_block(
         &self,
         file: &[u8],
         f: impl Fn(u64, &[u16]) + Sync,
