@@ -520,10 +520,7 @@ fn generate_in_pool(
             count_side_of(&index, side, own.clone(), first, &value, cursed, illegal)
         };
         let mine = owned.iter().map(count).fold(Default::default(), add_counts);
-        sides[side] = match peers.count() {
-            1 => mine,
-            _ => add_shares(&*peers, mine),
-        };
+        sides[side] = add_shares(&*peers, mine);
     };
     let (mut solution, held) = if parts.count() > 1 {
         let (solution, held) = parts.into_sides(finish);
@@ -602,16 +599,6 @@ fn agree_written(
     written: Result<(PathBuf, u64), TableError>,
     sent: u64,
 ) -> Result<Written, GenError> {
-    if peers.count() == 1 {
-        let (path, bytes) = written?;
-        let (peak_memory, exchanged) = (peak_memory(), 0);
-        return Ok(Written {
-            path,
-            bytes,
-            peak_memory,
-            exchanged,
-        });
-    }
     let mut said = [sent, peak_memory()].map(u64::to_le_bytes).concat();
     match (peers.rank(), &written) {
         (0, Ok(_)) => said.push(0),

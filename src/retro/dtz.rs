@@ -629,10 +629,7 @@ impl PartDtz {
         let mut level = 1;
         loop {
             let listed = (level as usize) < far.0.len();
-            let more = match peers.count() {
-                1 => listed,
-                _ => peers.any_of(&[listed])[0],
-            };
+            let more = peers.any_of(&[listed])[0];
             if level > NEAR && !more {
                 break;
             }
@@ -643,9 +640,7 @@ impl PartDtz {
                 let split = (&shares, peers.count());
                 self.far_level(game, level, now.unwrap_or_default(), split, observer)
             };
-            if peers.count() > 1 {
-                found.extend(self.deliver(mail, level, peers));
-            }
+            found.extend(self.deliver(mail, level, peers));
             far.extend(found);
             level += 1;
         }

@@ -897,9 +897,6 @@ const DTZ_APART: (u64, u64) = (5, 4);
 /// `opts` as every process of `peers` writes with: the streams are cut into the same
 /// batches in every process, whatever its threads (collective where split).
 fn agreed(opts: &WriteOptions, peers: &dyn Peers) -> WriteOptions {
-    if peers.count() == 1 {
-        return opts.clone();
-    }
     let all = peers.all_gather_words(&[opts.segments_at_once as u64]);
     WriteOptions {
         segments_at_once: all.iter().map(|theirs| theirs[0]).min().unwrap_or(1) as usize,

@@ -141,9 +141,6 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// Sends the outbox's notes to their processes and applies those the others sent this
     /// one, at `level` (collective).
     pub(super) fn exchange(&self, level: u32) {
-        if self.peers.count() == 1 {
-            return;
-        }
         let outgoing = self.outbox.iter().map(|o| std::mem::take(&mut *lock(o)));
         let received = self.peers.all_to_all(outgoing.collect()).concat();
         let units = received.len() / UNIT;
@@ -160,9 +157,6 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// reaches in any, both kept here; with checks, each process's wins of the level (when
     /// odd) noted in every one (collective).
     pub(super) fn agree(&self, level: u32) -> bool {
-        if self.peers.count() == 1 {
-            return self.found.load(Relaxed);
-        }
         let mut mine = vec![u8::from(self.found.load(Relaxed))];
         mine.extend_from_slice(&self.last_static_level.load(Relaxed).to_le_bytes());
         if level % 2 == 1 {
@@ -263,7 +257,8 @@ impl<'g, G: RetroGame> State<'g, G> {
         matches!(self.plies_now(side, j), Some(p) if p % 2 == 1 && p < level)
     }
 
-    /// How many slices of `SLICE` positions a side's scan takes, the same in every process.
+    /// How many slices of `SLICE` positions a side's scan takes, the same in every process:
+    /// one alone, whose notes are applied as they are made and never held.
     pub(super) fn slices(&self) -> usize {
         match self.peers.count() {
             1 => 1,
