@@ -1,0 +1,174 @@
+//! Xiangqi table files: the chess tables' magic, header length, checksums and compressed
+//! streams (`codec`), with their own index scheme and value encoding, all integers
+//! little-endian.
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic b"RBTABLE\x1a"
+//!      8     4  format version (4)
+//!     12     4  header length (512)
+//!     16     8  game, zero-padded ASCII ("xiangqi")
+//!     24    16  signature, zero-padded ASCII (e.g. "KRvKAABB", Red the stronger side)
+//!     40     4  index scheme (2: `xiangqi::XiangqiIndex`)
+//!     44     4  value encoding (3, below)
+//!     48     8  indices per side to move (N)
+//!     56    48  Red to move: positions, win, draw, loss, win by rule, loss by rule (u64;
+//!               legal indices, a position and its mirror image once; win and loss
+//!               count forced mates only)
+//!    104    48  Black to move: the same
+//!    152     4  longest mate in plies
+//!    156     4  side to move of a longest mate (0 Red, 1 Black)
+//!    160     8  index of that position
+//!    168    16  Red-to-move stream: offset, length (u64 each)
+//!    184    16  Black-to-move stream: offset, length
+//!    200    16  rule list: offset, length
+//!    216   292  reserved, zero
+//!    508     4  CRC-32 of bytes 0..508
+//!    512        the streams and the list, each starting at a multiple of 64
+//! ```
+//!
+//! Value encoding 3: each side's stream (cut into segments, `codec::segments`) holds a code
+//! per index, the value with every repetition a draw: 0 draw, an odd c a win in c plies,
+//! an even c a loss in c - 2 plies. Illegal indices hold whatever compresses best. The rule
+//! list names the drawn indices that the perpetual-check rule wins or loses: for each side,
+//! a count (u64) and its entries in increasing order (u64: index x 2, + 1 for a win), then
+//! a CRC-32 of the list's bytes.
+
+mod header;
+mod reader;
+mod writer;
+
+pub use header::{SideCounts, XiangqiHeader};
+pub use reader::XiangqiFile;
+pub use writer::{write, Written};
+
+use crate::value::Dtm;
+use crate::xiangqi::Signature;
+use std::path::{Path, PathBuf};
+
+/// The game field of xiangqi tables.
+pub const GAME: &str = "xiangqi";
+/// Index scheme number of `XiangqiIndex`.
+pub const INDEX_SCHEME: u32 = 2;
+/// Value encoding number described above.
+pub const VALUE_ENCODING: u32 = 3;
+/// File name extension of xiangqi tables: apart from chess's, since signatures such as
+/// KRvKN name tables of both games.
+pub const EXTENSION: &str = "rbx";
+/// log2 of the values per segment of a stream.
+const SEGMENT_LOG: u32 = 24;
+
+/// The code of a value (encoding 3).
+pub(super) fn code(d: Dtm) -> u16 {
+    match d {
+        Dtm::Draw => 0,
+        Dtm::Win(p) => p as u16,
+        Dtm::Loss(p) => p as u16 + 2,
+    }
+}
+
+/// The value of a code (encoding 3).
+pub(super) fn value_of(c: u16) -> Dtm {
+    match c {
+        0 => Dtm::Draw,
+        c if c % 2 == 1 => Dtm::Win(u32::from(c)),
+        c => Dtm::Loss(u32::from(c) - 2),
+    }
+}
+
+/// The file of `signature`'s table in `dir`.
+pub fn table_path(dir: &Path, signature: &Signature) -> PathBuf {
+    dir.join(format!("{signature}.{EXTENSION}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::header::CRC_AT;
+    use super::*;
+    use crate::retro::Verdict;
+    use crate::retro::XiangqiTables;
+    use crate::table::format::HEADER_LEN;
+    use crate::table::TableError;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("rb-xq-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// KRvKN written and read back: every legal index's value (1,597 by the rule among
+    /// them), the header's counts and longest mate; then each part damaged in turn is
+    /// refused at open or fails its probes, never giving another value.
+    #[test]
+    fn tables_read_back_and_damage_is_refused() {
+        let sig: Signature = "KRvKN".parse().unwrap();
+        let mut tables = XiangqiTables::default();
+        tables.solve(sig);
+        let solved = tables.table(&sig).unwrap();
+        let dir = temp_dir("roundtrip");
+        let Written { path, bytes, .. } = write(&dir, solved).unwrap();
+        assert_eq!(bytes, std::fs::metadata(&path).unwrap().len());
+        let file = XiangqiFile::open(&path).unwrap();
+        let mut by_rule = 0;
+        for side in 0..2 {
+            for i in 0..solved.index.size() {
+                if !solved.solution.is_illegal(side, i) {
+                    let v = solved.verdict(side, i);
+                    assert_eq!(file.verdict(side, i).unwrap(), v, "{side} {i}");
+                    by_rule += usize::from(v.by_rule());
+                }
+            }
+        }
+        assert_eq!(by_rule, 1597);
+        let h = file.header();
+        let counted: u64 = h.sides.iter().map(|c| c.win_by_rule + c.loss_by_rule).sum();
+        assert_eq!(counted, 1597);
+        assert_eq!(h.longest.0, 25);
+        let (_, side, idx) = h.longest;
+        assert_eq!(solved.verdict(side, idx), Verdict::Plain(Dtm::Win(25)));
+
+        let good = std::fs::read(&path).unwrap();
+        let damaged = dir.join("KRvKN.rbx");
+        let refused = |bytes: &[u8]| {
+            std::fs::write(&damaged, bytes).unwrap();
+            XiangqiFile::open(&damaged)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(refused(&good[..300]).contains("shorter than a table header"));
+        let cut = refused(&good[..good.len() - 10]);
+        assert!(cut.contains("truncated"), "{cut}");
+        let mut b = good.clone();
+        b[60] ^= 1;
+        assert!(refused(&b).contains("header checksum"));
+        let mut b = good.clone();
+        let list = h.extents[2].0 as usize;
+        b[list + 9] ^= 1;
+        assert!(refused(&b).contains("rule list checksum"));
+        let mut b = good.clone();
+        b[16..24].copy_from_slice(b"chess\0\0\0");
+        let crc = crc32fast::hash(&b[..CRC_AT]);
+        b[CRC_AT..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
+        assert!(refused(&b).contains("expected xiangqi"));
+        // A flipped bit inside Red's stream: its probes fail, the others answer.
+        let mut b = good.clone();
+        let (at, len) = h.extents[0];
+        b[(at + len / 2) as usize] ^= 0x10;
+        std::fs::write(&damaged, &b).unwrap();
+        let file = XiangqiFile::open(&damaged).unwrap();
+        let (mut failed, mut wrong) = (0, 0);
+        for i in 0..solved.index.size() {
+            if !solved.solution.is_illegal(0, i) {
+                match file.verdict(0, i) {
+                    Err(TableError::Block { .. }) => failed += 1,
+                    Err(e) => panic!("{e}"),
+                    Ok(v) => wrong += usize::from(v != solved.verdict(0, i)),
+                }
+            }
+        }
+        assert!(failed > 0 && wrong == 0, "{failed} failed, {wrong} wrong");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

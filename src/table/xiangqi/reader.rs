@@ -1,0 +1,177 @@
+//! Reading a xiangqi table file: its header checked, its streams and rule list mapped.
+
+use super::value_of;
+use super::XiangqiHeader;
+use crate::field;
+use crate::regular_file::open_regular;
+use crate::retro::Verdict;
+use crate::table::codec::{Segments, StreamError};
+use crate::table::error::{FileFault, TableError};
+use crate::table::format::HEADER_LEN;
+use crate::value::Wdl;
+use crate::xiangqi::XiangqiIndex;
+use memmap2::Mmap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+
+/// An open xiangqi table file, memory-mapped.
+#[derive(Debug)]
+pub struct XiangqiFile {
+    path: PathBuf,
+    map: Mmap,
+    header: XiangqiHeader,
+    index: XiangqiIndex,
+    streams: [Segments; 2],
+    by_rule: [Vec<(u64, Wdl)>; 2],
+}
+
+impl XiangqiFile {
+    /// Opens and checks `path`: the header, the streams' directories and the rule list.
+    pub fn open(path: &Path) -> Result<XiangqiFile, TableError> {
+        let io = |source| TableError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = open_regular(path).map_err(io)?;
+        // SAFETY: the file is only read; a table changed under a running probe is the
+        // caller's fault, as with any mapped file.
+        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        let refused = |fault| TableError::Refused {
+            path: path.to_path_buf(),
+            fault,
+        };
+        let header = XiangqiHeader::from_bytes(&map).map_err(refused)?;
+        let part = |i: usize| -> Result<(usize, usize), FileFault> {
+            let (offset, len) = header.extents[i];
+            let end = offset.checked_add(len).filter(|&e| e <= map.len() as u64);
+            match end {
+                Some(_) if offset >= HEADER_LEN as u64 => Ok((offset as usize, len as usize)),
+                _ => Err(FileFault::truncated(
+                    "a part runs past the end of the file (truncated?)",
+                )),
+            }
+        };
+        let stream = |side: usize| -> Result<Segments, FileFault> {
+            let (at, len) = part(side)?;
+            let s = Segments::open(&map, at, len, true)?;
+            if s.len() != header.size {
+                return Err(FileFault::corrupt("stream length does not match the table"));
+            }
+            Ok(s)
+        };
+        let name = ["Red-to-move stream", "Black-to-move stream"];
+        let streams = [
+            stream(0).map_err(|f| refused(f.within(name[0])))?,
+            stream(1).map_err(|f| refused(f.within(name[1])))?,
+        ];
+        let (at, len) = part(2).map_err(refused)?;
+        let by_rule = rule_list(&map[at..at + len], header.size)
+            .map_err(|f| refused(f.within("rule list")))?;
+        for (list, c) in by_rule.iter().zip(&header.sides) {
+            let wins = list.iter().filter(|e| e.1 == Wdl::Win).count() as u64;
+            if (wins, list.len() as u64 - wins) != (c.win_by_rule, c.loss_by_rule) {
+                return Err(refused(FileFault::corrupt(
+                    "the rule list and the header's counts differ",
+                )));
+            }
+        }
+        Ok(XiangqiFile {
+            path: path.to_path_buf(),
+            index: XiangqiIndex::new(header.signature),
+            map,
+            header,
+            streams,
+            by_rule,
+        })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &XiangqiHeader {
+        &self.header
+    }
+
+    /// The numbering.
+    pub fn index(&self) -> &XiangqiIndex {
+        &self.index
+    }
+
+    /// By side to move, the indices the rule makes won or lost, in order.
+    pub fn by_rule(&self) -> &[Vec<(u64, Wdl)>; 2] {
+        &self.by_rule
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The value of index `idx` with `side` to move (a legal position): a damaged block
+    /// is an error, never a wrong value.
+    pub fn verdict(&self, side: usize, idx: u64) -> Result<Verdict, TableError> {
+        let code = self.streams[side]
+            .get(&self.map, idx)
+            .map_err(|block| self.damaged(side, block))?;
+        Ok(self.verdict_of(side, idx, code))
+    }
+
+    /// The value of index `idx` with `side` to move whose stream holds `code`.
+    pub fn verdict_of(&self, side: usize, idx: u64, code: u16) -> Verdict {
+        Verdict::of(value_of(code), &self.by_rule[side], idx)
+    }
+
+    /// Every code of `side`'s stream, decoded in parallel (two bytes an index): for
+    /// readers that visit the whole table, as `verify` does.
+    pub fn codes(&self, side: usize) -> Result<Vec<u16>, TableError> {
+        let codes: Vec<AtomicU16> = (0..self.header.size).map(|_| AtomicU16::new(0)).collect();
+        self.streams[side]
+            .for_each_block(&self.map, |first, values| {
+                for (slot, &v) in codes[first as usize..].iter().zip(values) {
+                    slot.store(v, Relaxed);
+                }
+            })
+            .map_err(|block| self.damaged(side, block))?;
+        Ok(codes.into_iter().map(AtomicU16::into_inner).collect())
+    }
+
+    fn damaged(&self, side: usize, block: StreamError) -> TableError {
+        TableError::Block {
+            path: self.path.clone(),
+            stream: ["Red-to-move", "Black-to-move"][side],
+            block,
+        }
+    }
+}
+
+/// The rule list's entries, checked: checksum, order, indices in range.
+fn rule_list(b: &[u8], size: u64) -> Result<[Vec<(u64, Wdl)>; 2], FileFault> {
+    let short = || FileFault::truncated("the rule list is cut short");
+    let body = b.len().checked_sub(4).ok_or_else(short)?;
+    if field::get::<u32>(b, body) != crc32fast::hash(&b[..body]) {
+        return Err(FileFault::Checksum { part: "rule list" });
+    }
+    let mut at = 0;
+    let mut read = || -> Result<u64, FileFault> {
+        let v = b
+            .get(at..at + 8)
+            .filter(|_| at + 8 <= body)
+            .ok_or_else(short)?;
+        at += 8;
+        Ok(u64::from_le_bytes(v.try_into().expect("eight bytes")))
+    };
+    let mut lists = [Vec::new(), Vec::new()];
+    for list in &mut lists {
+        let count = read()?;
+        if count > size {
+            return Err(FileFault::corrupt("the rule list is longer than the table"));
+        }
+        for _ in 0..count {
+            let e = read()?;
+            let (idx, w) = (e / 2, if e % 2 == 1 { Wdl::Win } else { Wdl::Loss });
+            if idx >= size || list.last().is_some_and(|&(last, _)| last >= idx) {
+                return Err(FileFault::corrupt("the rule list is out of order or range"));
+            }
+            list.push((idx, w));
+        }
+    }
+    Ok(lists)
+}
