@@ -486,7 +486,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
         idx: u64,
         keep: impl Fn(u64) -> bool,
     ) -> u32 {
-        let Some(at) = self.placed_legal(side, idx) else {
+        let Some(at) = self.placed(side, idx) else {
             return 0;
         };
         let (mut list, mut inside) = (MoveList::new(), Scratch::new());

@@ -440,9 +440,9 @@ struct Terminal {
     exit_cursed: bool,
 }
 
-/// The `Terminal` of a won or lost position, legal as they all are (None only for a
-/// broken index), the mover a `winner` (who `mates` in one, or not) or a loser;
-/// `class_before` gives the class of a position of an earlier part.
+/// The `Terminal` of a legal position (None for an illegal index), the mover a `winner`
+/// (who `mates` in one, or not) or a loser; `class_before` gives the class of a position
+/// of an earlier part.
 fn terminal<E: Send>(
     game: &ChessGame<'_, E>,
     side: usize,
@@ -451,7 +451,7 @@ fn terminal<E: Send>(
     mates: bool,
     class_before: &(impl Fn(usize, u64) -> Wdl5 + Sync),
 ) -> Option<Terminal> {
-    let at = game.placed_legal(side, idx)?;
+    let at = game.placed(side, idx)?;
     let mut list = MoveList::new();
     let mut quiet = false;
     at.pos
