@@ -114,13 +114,16 @@ pub fn build(
         .map(|r| serde_json::from_slice(r).expect("a summary from a process of this job"))
         .collect();
     if rank != 0 {
-        // This range's entries go to rank 0 in its turn, in rounds of `CHUNK` entries.
+        // This range's entries go to rank 0 in its turn, in rounds of `CHUNK` entries; in
+        // the others' turns, this process takes part in their rounds.
         let mut sent_to_root = 0;
+        let mut streams = Some(streams);
         for turn in 1..size {
-            if turn != rank {
+            let mine = if turn == rank { streams.take() } else { None };
+            let Some(streams) = mine else {
                 while round_to_root(peers, Vec::new()).1 {}
                 continue;
-            }
+            };
             let mut chunk = Vec::with_capacity(CHUNK * ENTRY_LEN);
             merge_into(streams, opts.min_games, &mut |e| {
                 chunk.extend_from_slice(&e.to_bytes());
@@ -137,11 +140,6 @@ pub fn build(
             }
             // The round that carries nothing ends the turn.
             round_to_root(peers, Vec::new());
-            break;
-        }
-        // (The turns of the ranks above this one.)
-        for _turn in rank + 1..size {
-            while round_to_root(peers, Vec::new()).1 {}
         }
         peers.all_gather_words(&[sent_to_root]);
         return Ok(None);

@@ -37,14 +37,6 @@ const ATTACKERS: [&str; 4] = ["R", "N", "C", "P"];
 /// The defender sets one side may have: up to two advisors and two elephants.
 const DEFENDERS: [&str; 9] = ["", "A", "AA", "B", "AB", "AAB", "BB", "ABB", "AABB"];
 
-/// `signature` with the stronger side as Red, as tables are kept.
-fn canonical(signature: Signature) -> Signature {
-    match signature.is_canonical() {
-        true => signature,
-        false => signature.flipped(),
-    }
-}
-
 /// Every table with `attackers` attacking pieces (R, N, C, P) on Red's side, none on
 /// Black's, and any advisors and elephants on both; None unless `attackers` is 1 or 2.
 pub fn with_attackers(attackers: u32) -> Option<Vec<Signature>> {
@@ -62,7 +54,7 @@ pub fn with_attackers(attackers: u32) -> Option<Vec<Signature>> {
                 let sig: Signature = format!("K{attack}{red}vK{black}")
                     .parse()
                     .expect("a signature of a king, attackers and defenders");
-                out.push(canonical(sig));
+                out.push(sig.canonical());
             }
         }
     }
@@ -77,13 +69,13 @@ pub fn in_order(targets: &[Signature]) -> Vec<Signature> {
             return;
         }
         for sub in sig.captures() {
-            visit(canonical(sub), out);
+            visit(sub.canonical(), out);
         }
         out.push(sig);
     }
     let mut out = Vec::new();
     for &t in targets {
-        visit(canonical(t), &mut out);
+        visit(t.canonical(), &mut out);
     }
     out
 }
@@ -198,22 +190,26 @@ impl XiangqiSession {
         let order = in_order(targets);
         let mut damaged = Vec::new();
         let todo = (order.iter().copied())
-            .filter(|sig| match XiangqiFile::open(&table_path(dir, sig)) {
-                _ if !table_path(dir, sig).exists() => true,
-                Ok(f) if f.header().signature == *sig => false,
-                Ok(f) => {
-                    damaged.push(TableError::Refused {
-                        path: table_path(dir, sig),
-                        fault: FileFault::Misnamed {
-                            holds: f.header().signature.to_string(),
-                            named: sig.to_string(),
-                        },
-                    });
-                    true
+            .filter(|sig| {
+                let path = table_path(dir, sig);
+                if !path.exists() {
+                    return true;
                 }
-                Err(e) => {
-                    damaged.push(e);
-                    true
+                match XiangqiFile::open(&path) {
+                    Ok(f) if f.header().signature == *sig => false,
+                    Ok(f) => {
+                        let holds = f.header().signature.to_string();
+                        let fault = FileFault::Misnamed {
+                            holds,
+                            named: sig.to_string(),
+                        };
+                        damaged.push(TableError::Refused { path, fault });
+                        true
+                    }
+                    Err(e) => {
+                        damaged.push(e);
+                        true
+                    }
                 }
             })
             .collect();
@@ -277,8 +273,8 @@ impl XiangqiSession {
 
     /// Why `sig` cannot be built with `opts`, known before its solve.
     fn why_skip(&self, sig: Signature, opts: &XiangqiOptions) -> Option<Skip> {
-        let missing = sig.captures().into_iter().map(canonical);
-        if let Some(sub) = missing.into_iter().find(|s| self.skipped.contains(s)) {
+        let mut missing = sig.captures().into_iter().map(|s| s.canonical());
+        if let Some(sub) = missing.find(|s| self.skipped.contains(s)) {
             return Some(Skip::SubTable(sub));
         }
         let need = estimate(sig).peak_bytes;
@@ -348,7 +344,7 @@ mod tests {
         for (i, sig) in order.iter().enumerate() {
             assert!(sig.is_canonical());
             for sub in sig.captures() {
-                assert!(order[..i].contains(&canonical(sub)), "{sig} before {sub}");
+                assert!(order[..i].contains(&sub.canonical()), "{sig} before {sub}");
             }
         }
         assert!(order.contains(&"KRAABBvKAABB".parse().unwrap()));

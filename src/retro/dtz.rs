@@ -777,9 +777,9 @@ impl PartDtz {
     /// loser, then its index) to the processes it is for, and applies what comes here at
     /// `level`: the positions found beyond `NEAR` (collective).
     fn deliver(&self, mail: Vec<Vec<u8>>, level: u32, peers: &dyn Peers) -> Vec<(u32, u64)> {
-        let received = peers.all_to_all(mail).concat();
-        received
-            .par_chunks(NOTE * BLOCK)
+        let received = peers.all_to_all(mail);
+        (received.par_iter())
+            .flat_map(|notes| notes.par_chunks(NOTE * BLOCK))
             .fold(Vec::new, |mut found, notes| {
                 for n in notes.chunks_exact(NOTE) {
                     let q = u64::from_le_bytes(n[1..].try_into().expect("an index"));

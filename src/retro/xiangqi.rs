@@ -394,9 +394,7 @@ impl XiangqiTables {
     /// Solves `signature`'s table after its sub-tables (those missing); a table is kept
     /// under its canonical signature, the stronger side as Red.
     pub fn solve(&mut self, signature: Signature) {
-        if !signature.is_canonical() {
-            return self.solve(signature.flipped());
-        }
+        let signature = signature.canonical();
         if self.tables.contains_key(&signature) {
             return;
         }

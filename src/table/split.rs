@@ -77,13 +77,13 @@ impl Choices<'_> {
             out.extend(mine.iter().flat_map(|c| (c.len() as u32).to_le_bytes()));
             out.extend(mine.iter().flatten().flat_map(|v| v.to_le_bytes()));
         }
-        let received = self.peers.all_to_all(outgoing).concat();
+        let received = self.peers.all_to_all(outgoing);
         let mine: Vec<&Job> = jobs.iter().filter(|j| j.to == me).collect();
-        // Per job of this process, per sender: where in `received` each chunk's choices
-        // start (read in place: no copy of them is made).
+        // Per job of this process, per sender: where in what the sender sent each chunk's
+        // choices start (read in place: no copy of them is made).
         let mut from: Vec<Vec<Vec<usize>>> = vec![Vec::new(); mine.len()];
-        let mut at = 0;
-        for _sender in 0..count {
+        for received in &received {
+            let mut at = 0;
             for (job, from) in mine.iter().zip(&mut from) {
                 let n = chunks(&job.range).len();
                 let counts = &received[at..at + 4 * n];
@@ -110,9 +110,10 @@ impl Choices<'_> {
                         choices.push(match idx {
                             None => any(kind),
                             Some(i) => {
-                                let at = &mut next[self.owners.owner(i)];
+                                let sender = self.owners.owner(i);
+                                let (at, bytes) = (&mut next[sender], &received[sender]);
                                 *at += 2;
-                                u16::from_le_bytes([received[*at - 2], received[*at - 1]])
+                                u16::from_le_bytes([bytes[*at - 2], bytes[*at - 1]])
                             }
                         });
                     });
@@ -148,13 +149,13 @@ impl Choices<'_> {
             outgoing[0].extend_from_slice(&streams[k]);
         }
         drop(streams);
-        let received = self.peers.all_to_all(outgoing).concat();
+        let received = self.peers.all_to_all(outgoing);
         if me != 0 {
             return vec![Vec::new(); jobs.len()];
         }
         let mut out = vec![Vec::new(); jobs.len()];
-        let mut rest = &received[..];
-        for sender in 0..self.peers.count() {
+        for (sender, received) in received.iter().enumerate() {
+            let mut rest = &received[..];
             for k in jobs_of(jobs, sender) {
                 let (len, tail) = rest.split_at(8);
                 let len = u64::from_le_bytes(len.try_into().expect("a length")) as usize;

@@ -107,6 +107,15 @@ impl Signature {
             counts: [self.counts[1], self.counts[0]],
         }
     }
+
+    /// The signature the table is kept under: this one or the flipped one.
+    pub fn canonical(&self) -> Signature {
+        if self.is_canonical() {
+            *self
+        } else {
+            self.flipped()
+        }
+    }
 }
 
 impl FromStr for Signature {

@@ -72,8 +72,15 @@ fn main() -> ExitCode {
                 "--all is for chess tables; xiangqi takes signatures or --all-attackers",
             )),
             GameArg::Xiangqi => cli::args::threads_arg(threads).and_then(|threads| {
-                let attackers = all_attackers;
-                cli::xiangqi::cmd_gen(&signatures, attackers, &tables, threads, memory, plan, json)
+                cli::xiangqi::cmd_gen(
+                    &signatures,
+                    all_attackers,
+                    &tables,
+                    threads,
+                    memory,
+                    plan,
+                    json,
+                )
             }),
         },
         Command::Info {

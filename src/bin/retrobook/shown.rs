@@ -2,7 +2,7 @@
 //! one shape for the command line and the server.
 
 use retrobook::book::rules::{BookRules, Chess, Xiangqi};
-use retrobook::book::BookAnswer;
+use retrobook::book::{Backup, BookAnswer};
 use retrobook::chess::{Move, Position};
 use retrobook::xiangqi::{self, Script};
 use serde::Serialize;
@@ -62,11 +62,27 @@ pub struct BookResponse {
     pub games: u32,
     /// Games in which it came a third time.
     pub threefold: u32,
+    #[serde(flatten)]
+    pub backup: BackupResponse,
+    pub moves: Vec<BookMoveResponse>,
+}
+
+/// A back-up through the book graph, of a position or of the position a move leads to.
+#[derive(Serialize)]
+pub struct BackupResponse {
     /// The backed-up value, 0 to 1 for the side to move (null where none was computed).
     pub value: Option<f64>,
     /// Whether that value depends on the path (a repetition decided it).
     pub path_dependent: Option<bool>,
-    pub moves: Vec<BookMoveResponse>,
+}
+
+impl From<Option<Backup>> for BackupResponse {
+    fn from(b: Option<Backup>) -> BackupResponse {
+        BackupResponse {
+            value: b.map(|b| b.value()),
+            path_dependent: b.map(|b| b.path_dependent),
+        }
+    }
 }
 
 /// A move of a book's answer.
@@ -84,9 +100,9 @@ pub struct BookMoveResponse {
     pub goodness: f64,
     /// Games in which the move repeated a position.
     pub repetitions: u32,
-    /// The backed-up value after the move, as the position's.
-    pub value: Option<f64>,
-    pub path_dependent: Option<bool>,
+    /// The back-up after the move.
+    #[serde(flatten)]
+    pub backup: BackupResponse,
 }
 
 /// A book's answer for `pos` (given as `fen`), as `BookResponse`.
@@ -101,8 +117,7 @@ pub fn book_json<R: Shown>(fen: &str, pos: &R::Position, a: &BookAnswer<R::Move>
             score: m.score(),
             goodness: m.goodness(),
             repetitions: m.entry.repeats,
-            value: m.entry.backup.map(|b| b.value()),
-            path_dependent: m.entry.backup.map(|b| b.path_dependent),
+            backup: m.entry.backup.into(),
         })
         .collect();
     BookResponse {
@@ -110,8 +125,7 @@ pub fn book_json<R: Shown>(fen: &str, pos: &R::Position, a: &BookAnswer<R::Move>
         key: format!("0x{:016x}", a.key),
         games: a.games,
         threefold: a.threefold,
-        value: a.backup.map(|b| b.value()),
-        path_dependent: a.backup.map(|b| b.path_dependent),
+        backup: a.backup.into(),
         moves,
     }
 }

@@ -30,11 +30,7 @@ fn parse(s: &str) -> Result<Signature, Failure> {
     let sig: Signature = s
         .parse()
         .map_err(|e| usage(format!("bad xiangqi signature {s:?}: {e}")))?;
-    let sig = if sig.is_canonical() {
-        sig
-    } else {
-        sig.flipped()
-    };
+    let sig = sig.canonical();
     match XiangqiIndex::try_new(sig) {
         Some(_) => Ok(sig),
         None => Err(usage(format!(

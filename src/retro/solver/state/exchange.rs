@@ -142,15 +142,16 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// one, at `level` (collective).
     pub(super) fn exchange(&self, level: u32) {
         let outgoing = self.outbox.iter().map(|o| std::mem::take(&mut *lock(o)));
-        let received = self.peers.all_to_all(outgoing.collect()).concat();
-        let units = received.len() / UNIT;
-        (0..units).into_par_iter().step_by(CHUNK).for_each(|first| {
-            for u in first..(first + CHUNK).min(units) {
-                if let Some(note) = Note::decode(&received, u) {
-                    self.apply(note, level);
+        for received in self.peers.all_to_all(outgoing.collect()) {
+            let units = received.len() / UNIT;
+            (0..units).into_par_iter().step_by(CHUNK).for_each(|first| {
+                for u in first..(first + CHUNK).min(units) {
+                    if let Some(note) = Note::decode(&received, u) {
+                        self.apply(note, level);
+                    }
                 }
-            }
-        });
+            });
+        }
     }
 
     /// Whether any process found a position at `level`, and the last level a fixed value
