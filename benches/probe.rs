@@ -13,10 +13,11 @@
 //! are read from `../shared/data/syzygy` (or `RETROBOOK_SYZYGY`).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use retrobook::chess::{Color, Position};
+use retrobook::chess::Position;
 use retrobook::generate::Session;
 use retrobook::material::Material;
 use retrobook::progress::Silent;
+use retrobook::Side;
 use retrobook::Tablebase;
 use shakmaty::{fen::Fen, CastlingMode, Chess};
 use std::path::PathBuf;
@@ -51,7 +52,7 @@ fn positions(tb: &Tablebase, m: &Material, n: usize) -> Vec<Position> {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        let turn = Color::from_index((seed >> 63) as usize);
+        let turn = Side::from_index((seed >> 63) as usize);
         if let Some(p) = index.decode(seed % index.size(), turn) {
             if p.validate().is_ok() {
                 out.push(p);

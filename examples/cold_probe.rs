@@ -24,8 +24,9 @@
 //! from the root signed for the side to move (the root's own when that move resets
 //! soonest), and the move in UCI, as `W 13 a1a8`, or `-` when the side to move has no move.
 
-use retrobook::chess::{Color, Piece, Position, Role, Square};
+use retrobook::chess::{Piece, Position, Role, Square};
 use retrobook::material::Material;
+use retrobook::Side;
 use retrobook::{Tablebase, Wdl};
 use std::io::{BufRead, BufWriter, Write};
 use std::process::ExitCode;
@@ -49,7 +50,7 @@ impl Rng {
 
 fn random_positions(material: &Material, count: usize, seed: u64) -> Vec<Position> {
     let mut pieces = Vec::new();
-    for color in Color::ALL {
+    for color in Side::ALL {
         for role in Role::ALL {
             for _ in 0..material.count(color, role) {
                 pieces.push(Piece { color, role });
@@ -59,7 +60,7 @@ fn random_positions(material: &Material, count: usize, seed: u64) -> Vec<Positio
     let mut rng = Rng(seed.max(1));
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
-        let turn = Color::from_index(rng.below(2) as usize);
+        let turn = Side::from_index(rng.below(2) as usize);
         let mut pos = Position::empty(turn);
         let mut ok = true;
         for &p in &pieces {

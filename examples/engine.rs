@@ -249,10 +249,10 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use retrobook::chess::Color;
     use retrobook::generate::Session;
     use retrobook::material::Material;
     use retrobook::progress::Silent;
+    use retrobook::Side;
 
     /// Plays `start` out: the engine (searching `depth` plies) for the winning side, the
     /// table's best defence (the longest loss) for the other; returns the plies to mate.
@@ -289,12 +289,12 @@ mod tests {
         let index = table.index();
         let stats = table.header().stats;
         let longest = index
-            .decode(stats.max_index, Color::from_index(stats.max_side as usize))
+            .decode(stats.max_index, Side::from_index(stats.max_side as usize))
             .unwrap();
         let mut starts = vec![longest];
         let step = index.size() / samples;
         for i in 0..samples {
-            let Some(p) = index.decode(i * step + 7, Color::from_index((i % 2) as usize)) else {
+            let Some(p) = index.decode(i * step + 7, Side::from_index((i % 2) as usize)) else {
                 continue;
             };
             if p.validate().is_ok() && tb.probe_dtm(&p).unwrap() != Dtm::Draw {
@@ -371,7 +371,7 @@ mod tests {
         let m: Material = "KPvK".parse().unwrap();
         let index = tb.table(&m).unwrap().index();
         let starts: Vec<Position> = (0..400)
-            .filter_map(|i| index.decode(i * 211 + 3, Color::White))
+            .filter_map(|i| index.decode(i * 211 + 3, Side::White))
             .filter(|p| p.validate().is_ok() && tb.probe_dtm(p).unwrap() != Dtm::Draw)
             .collect();
         root_moves_beat_the_count(&tb, &starts);

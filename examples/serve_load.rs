@@ -31,8 +31,9 @@
 
 use clap::Parser;
 use retrobook::book::Book;
-use retrobook::chess::{Color, MoveList, Piece, Position, Role, Square};
+use retrobook::chess::{MoveList, Piece, Position, Role, Square};
 use retrobook::material::Material;
+use retrobook::Side;
 use retrobook::{Game, Tablebase};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -132,8 +133,8 @@ fn complete_materials(tb: &Tablebase) -> Vec<Material> {
 /// None when the pieces drawn collide or the placement is illegal.
 fn random_position(m: &Material, rng: &mut Rng) -> Option<Position> {
     let flip = rng.below(2) == 1;
-    let mut pos = Position::empty(Color::from_index(rng.below(2)));
-    for color in Color::ALL {
+    let mut pos = Position::empty(Side::from_index(rng.below(2)));
+    for color in Side::ALL {
         for role in Role::ALL {
             for _ in 0..m.count(color, role) {
                 let color = if flip { !color } else { color };
@@ -149,7 +150,7 @@ fn random_position(m: &Material, rng: &mut Rng) -> Option<Position> {
             }
         }
     }
-    let (w, b) = (pos.king(Color::White)?, pos.king(Color::Black)?);
+    let (w, b) = (pos.king(Side::White)?, pos.king(Side::Black)?);
     (w.distance(b) > 1 && pos.validate().is_ok()).then_some(pos)
 }
 

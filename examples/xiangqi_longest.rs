@@ -9,12 +9,12 @@
 //! probed again: the distance must fall by exactly one ply at each move, down to mate
 //! (the program stops with an error otherwise).
 
-use retrobook::chess::Color;
 use retrobook::probe::XiangqiTablebase;
 use retrobook::retro::Verdict;
 use retrobook::table::xiangqi::XiangqiFile;
 use retrobook::xiangqi::Script;
 use retrobook::Dtm;
+use retrobook::Side;
 use std::path::Path;
 
 fn main() -> Result<(), String> {
@@ -36,7 +36,7 @@ fn main() -> Result<(), String> {
             rows.push((h.signature.to_string(), 0, "-".into(), "-".into(), by_rule));
             continue;
         }
-        let turn = Color::from_index(side);
+        let turn = Side::from_index(side);
         let start = file
             .index()
             .decode(idx, turn)

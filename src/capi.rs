@@ -12,9 +12,10 @@
 
 use crate::book::polyglot_move::promotion_code;
 use crate::book::Book;
-use crate::chess::{Castling, Color, Move, Position, Role, Square};
+use crate::chess::{Castling, Move, Position, Role, Square};
 use crate::probe::{Tablebase, XiangqiTablebase};
 use crate::retro::Verdict;
+use crate::side::Side;
 use crate::value::{Dtm, Wdl, Wdl5};
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -221,9 +222,9 @@ fn position(
     }
     let ep = (ep != 0).then(|| Square::from_index(ep));
     let turn = if white_to_move {
-        Color::White
+        Side::White
     } else {
-        Color::Black
+        Side::Black
     };
     let roles = [pawns, knights, bishops, rooks, queens, kings];
     let pos = Position::from_bitboards([white, black], roles, turn, ep).ok()?;
@@ -592,13 +593,13 @@ fn with_castling(mut pos: Position, castling: u32) -> Option<Position> {
         return None;
     }
     for (flag, color, rook_file) in [
-        (Castling::WHITE_KING, Color::White, 7),
-        (Castling::WHITE_QUEEN, Color::White, 0),
-        (Castling::BLACK_KING, Color::Black, 7),
-        (Castling::BLACK_QUEEN, Color::Black, 0),
+        (Castling::WHITE_KING, Side::White, 7),
+        (Castling::WHITE_QUEEN, Side::White, 0),
+        (Castling::BLACK_KING, Side::Black, 7),
+        (Castling::BLACK_QUEEN, Side::Black, 0),
     ] {
         if castling & u32::from(flag) != 0 {
-            let rank = if color == Color::White { 0 } else { 7 };
+            let rank = if color == Side::White { 0 } else { 7 };
             let home = |file, role| {
                 pos.piece_at(Square::from_coords(file, rank))
                     .is_some_and(|p| p.color == color && p.role == role)

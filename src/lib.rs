@@ -146,6 +146,7 @@ mod prefetch;
 pub mod probe;
 pub mod progress;
 mod regular_file;
+pub mod side;
 pub mod table;
 #[cfg(test)]
 mod testing;
@@ -154,4 +155,5 @@ mod zeroed;
 
 pub use game::Game;
 pub use probe::{ProbeError, Tablebase};
+pub use side::{BySide, Side};
 pub use threads::Threads;

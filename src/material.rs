@@ -1,7 +1,8 @@
 //! Material signatures such as `KRvKN`: parsing, canonical (Syzygy) orientation, colour flip
 //! and the sub-table graph (which tables a table's captures and promotions lead into).
 
-use crate::chess::{Color, Position, Role};
+use crate::chess::{Position, Role};
+use crate::side::{BySide, Side};
 use std::fmt;
 use std::str::FromStr;
 
@@ -20,7 +21,7 @@ const NAMING_ORDER: [Role; 5] = [
 /// Piece counts of both sides; each side always has exactly one king.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Ord, PartialOrd)]
 pub struct Material {
-    counts: [[u8; 6]; 2],
+    counts: BySide<[u8; 6]>,
 }
 
 /// Why a signature was refused.
@@ -38,40 +39,45 @@ impl std::error::Error for MaterialError {}
 impl Material {
     /// The material of a position (its kings are counted as one each).
     pub fn from_position(pos: &Position) -> Material {
-        let mut counts = [pos.counts(Color::White), pos.counts(Color::Black)];
-        counts[0][Role::King.index()] = 1;
-        counts[1][Role::King.index()] = 1;
+        let counts = BySide::new_with(|side| {
+            let mut c = pos.counts(side);
+            c[Role::King.index()] = 1;
+            c
+        });
         Material { counts }
     }
 
     /// A number naming this material (counts as 4-bit digits), for fast table look-ups.
     #[inline]
     pub fn key(&self) -> u64 {
-        self.counts
-            .iter()
-            .flatten()
+        (self.counts.as_array().into_iter().flatten())
             .fold(0u64, |k, &c| k << 4 | u64::from(c & 15))
     }
 
     /// Number of pieces of `color` and `role`.
     #[inline]
-    pub fn count(&self, color: Color, role: Role) -> u8 {
-        self.counts[color.index()][role.index()]
+    pub fn count(&self, color: Side, role: Role) -> u8 {
+        self.counts[color][role.index()]
     }
 
     /// All pieces, kings included.
     pub fn pieces(&self) -> u32 {
-        self.counts.iter().flatten().map(|&c| c as u32).sum()
+        self.counts
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|&c| c as u32)
+            .sum()
     }
 
     /// Pieces of one side, its king included.
-    pub fn side_pieces(&self, color: Color) -> u32 {
-        self.counts[color.index()].iter().map(|&c| c as u32).sum()
+    pub fn side_pieces(&self, color: Side) -> u32 {
+        self.counts[color].iter().map(|&c| c as u32).sum()
     }
 
     /// Pawns of both sides.
     pub fn pawns(&self) -> u32 {
-        (self.count(Color::White, Role::Pawn) + self.count(Color::Black, Role::Pawn)) as u32
+        (self.count(Side::White, Role::Pawn) + self.count(Side::Black, Role::Pawn)) as u32
     }
 
     /// True when either side has a pawn.
@@ -87,14 +93,14 @@ impl Material {
     /// The same material with the colours exchanged.
     pub fn flipped(&self) -> Material {
         Material {
-            counts: [self.counts[1], self.counts[0]],
+            counts: self.counts.swapped(),
         }
     }
 
     /// (pieces, counts strongest role first): comparing these keys compares the sides piece
     /// by piece, strongest first, as Syzygy's naming does.
-    fn strength_key(&self, color: Color) -> (u32, [u8; 5]) {
-        let c = &self.counts[color.index()];
+    fn strength_key(&self, color: Side) -> (u32, [u8; 5]) {
+        let c = &self.counts[color];
         let counts = NAMING_ORDER.map(|r| c[r.index()]);
         (self.side_pieces(color), counts)
     }
@@ -103,7 +109,7 @@ impl Material {
     /// stronger pieces, comparing Q > R > B > N > P piece by piece).
     #[inline]
     pub fn is_canonical(&self) -> bool {
-        self.strength_key(Color::White) >= self.strength_key(Color::Black)
+        self.strength_key(Side::White) >= self.strength_key(Side::Black)
     }
 
     /// The canonical orientation of this material.
@@ -118,7 +124,7 @@ impl Material {
     /// Materials (canonical, bare kings excluded) that one capture and/or promotion leads to.
     pub fn subtables(&self) -> Vec<Material> {
         let mut out = Vec::new();
-        for mover in Color::ALL {
+        for mover in Side::ALL {
             for (m, _) in self.conversions(mover) {
                 if !out.contains(&m) {
                     out.push(m);
@@ -130,7 +136,7 @@ impl Material {
 
     /// Where the captures and promotions of `mover` lead: each canonical material (bare
     /// kings excluded) with the side to move there in its canonical orientation.
-    pub fn conversions(&self, mover: Color) -> Vec<(Material, Color)> {
+    pub fn conversions(&self, mover: Side) -> Vec<(Material, Side)> {
         self.conversions_promoting(mover)
             .into_iter()
             .map(|(m, side, _)| (m, side))
@@ -141,8 +147,8 @@ impl Material {
     /// capture alone). No material is reached both ways: a capture takes a piece off the
     /// board, a promotion alone does not, and a capture that promotes changes a pawn too
     /// (a colour flip, which could make two materials alike, also changes the side).
-    pub fn conversions_promoting(&self, mover: Color) -> Vec<(Material, Color, Option<Role>)> {
-        let mut out: Vec<(Material, Color, Option<Role>)> = Vec::new();
+    pub fn conversions_promoting(&self, mover: Side) -> Vec<(Material, Side, Option<Role>)> {
+        let mut out: Vec<(Material, Side, Option<Role>)> = Vec::new();
         let mut add = |m: Material, promoted: Option<Role>| {
             let (m, side) = m.after_move_by(mover);
             if !m.is_bare_kings() && !out.iter().any(|e| (e.0, e.1) == (m, side)) {
@@ -159,14 +165,14 @@ impl Material {
         for cap in captures {
             let mut base = *self;
             if let Some(r) = cap {
-                base.counts[victim.index()][r.index()] -= 1;
+                base.counts[victim][r.index()] -= 1;
                 add(base, None);
             }
             if self.count(mover, Role::Pawn) > 0 && cap != Some(Role::Pawn) {
                 for p in Role::PROMOTIONS {
                     let mut m = base;
-                    m.counts[mover.index()][Role::Pawn.index()] -= 1;
-                    m.counts[mover.index()][p.index()] += 1;
+                    m.counts[mover][Role::Pawn.index()] -= 1;
+                    m.counts[mover][p.index()] += 1;
                     add(m, Some(p));
                 }
             }
@@ -177,18 +183,18 @@ impl Material {
     /// The side reached when `mover` takes a pawn en passant (canonical material, side to
     /// move), where both colours have pawns: one of `conversions(mover)`, the one a search
     /// of the other side reads after that side's double push.
-    pub fn en_passant(&self, mover: Color) -> Option<(Material, Color)> {
-        if self.count(Color::White, Role::Pawn) == 0 || self.count(Color::Black, Role::Pawn) == 0 {
+    pub fn en_passant(&self, mover: Side) -> Option<(Material, Side)> {
+        if self.count(Side::White, Role::Pawn) == 0 || self.count(Side::Black, Role::Pawn) == 0 {
             return None;
         }
         let mut m = *self;
-        m.counts[(!mover).index()][Role::Pawn.index()] -= 1;
+        m.counts[!mover][Role::Pawn.index()] -= 1;
         Some(m.after_move_by(mover))
     }
 
     /// This material with the other side than `mover` to move, as a canonical table's side:
     /// colours flipped where it is not canonical.
-    fn after_move_by(self, mover: Color) -> (Material, Color) {
+    fn after_move_by(self, mover: Side) -> (Material, Side) {
         if self.is_canonical() {
             (self, !mover)
         } else {
@@ -214,10 +220,10 @@ impl Material {
     /// Every canonical table of 3 to `max_pieces` pieces, in generation order.
     pub fn all_up_to(max_pieces: u32) -> Vec<Material> {
         let mut out = Vec::new();
-        let mut counts = [[0u8; 6]; 2];
-        counts[0][Role::King.index()] = 1;
-        counts[1][Role::King.index()] = 1;
-        fn rec(out: &mut Vec<Material>, counts: &mut [[u8; 6]; 2], slot: usize, left: u32) {
+        let mut king = [0u8; 6];
+        king[Role::King.index()] = 1;
+        let mut counts = BySide::new_with(|_| king);
+        fn rec(out: &mut Vec<Material>, counts: &mut BySide<[u8; 6]>, slot: usize, left: u32) {
             if slot == 10 {
                 let m = Material { counts: *counts };
                 if m.pieces() >= 3 && m.is_canonical() && !out.contains(&m) {
@@ -225,7 +231,7 @@ impl Material {
                 }
                 return;
             }
-            let (c, r) = (slot / 5, slot % 5);
+            let (c, r) = (Side::from_index(slot / 5), slot % 5);
             for n in 0..=left {
                 counts[c][r] = n as u8;
                 rec(out, counts, slot + 1, left - n);
@@ -252,7 +258,7 @@ impl fmt::Display for Material {
     /// assert_eq!(m.canonical().to_string(), "KRvKN");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, c) in Color::ALL.into_iter().enumerate() {
+        for (i, c) in Side::ALL.into_iter().enumerate() {
             if i == 1 {
                 f.write_str("v")?;
             }
@@ -277,8 +283,8 @@ impl FromStr for Material {
         if sides.len() != 2 {
             return Err(bad("need exactly one 'v' between the sides"));
         }
-        let mut counts = [[0u8; 6]; 2];
-        for (c, side) in sides.iter().enumerate() {
+        let mut counts = BySide::<[u8; 6]>::default();
+        for (c, side) in Side::ALL.into_iter().zip(&sides) {
             let mut chars = side.chars();
             if chars.next().map(|ch| ch.to_ascii_uppercase()) != Some('K') {
                 return Err(bad("each side starts with its king K"));
@@ -348,12 +354,12 @@ mod tests {
         let m = |s: &str| s.parse::<Material>().unwrap();
         let ep = |sig: &str, mover| m(sig).en_passant(mover);
         // White takes Black's pawn; Black moves next.
-        assert_eq!(ep("KQPvKP", Color::White), Some((m("KQPvK"), Color::Black)));
+        assert_eq!(ep("KQPvKP", Side::White), Some((m("KQPvK"), Side::Black)));
         // Black takes White's pawn: KQvKP, Black's pawn now White's in the canonical form.
-        assert_eq!(ep("KQPvKP", Color::Black), Some((m("KQvKP"), Color::White)));
-        assert_eq!(ep("KPvKP", Color::Black), Some((m("KPvK"), Color::Black)));
-        assert_eq!(ep("KPPvK", Color::White), None);
-        for (sig, mover) in [("KPPvKP", Color::White), ("KRPvKP", Color::Black)] {
+        assert_eq!(ep("KQPvKP", Side::Black), Some((m("KQvKP"), Side::White)));
+        assert_eq!(ep("KPvKP", Side::Black), Some((m("KPvK"), Side::Black)));
+        assert_eq!(ep("KPPvK", Side::White), None);
+        for (sig, mover) in [("KPPvKP", Side::White), ("KRPvKP", Side::Black)] {
             let found = ep(sig, mover).unwrap();
             assert!(m(sig).conversions(mover).contains(&found), "{sig}");
         }

@@ -4,7 +4,8 @@
 //! en-passant file (only when a pawn of the side to move stands beside the double-pushed
 //! pawn, as Polyglot defines it, whether or not the capture is legal) and for white to move.
 
-use crate::chess::{Castling, Color, Move, MoveKind, Position, Role, Square};
+use crate::chess::{Castling, Move, MoveKind, Position, Role, Square};
+use crate::side::Side;
 
 /// The Polyglot book format's table of 781 random numbers: 768 for pieces (index
 /// `64 * kind + square`, kind = 2 * role + 1 for white, + 0 for black, roles pawn to king),
@@ -806,7 +807,7 @@ const TURN: usize = 780;
 /// ```
 pub fn polyglot_key(pos: &Position) -> u64 {
     let mut key = 0u64;
-    for color in Color::ALL {
+    for color in Side::ALL {
         for role in Role::ALL {
             for sq in pos.pieces(color, role) {
                 key ^= piece_key(color, role, sq);
@@ -818,8 +819,8 @@ pub fn polyglot_key(pos: &Position) -> u64 {
 
 /// The key of one piece on one square.
 #[inline]
-fn piece_key(color: Color, role: Role, sq: Square) -> u64 {
-    let kind = 2 * role as usize + usize::from(color == Color::White);
+fn piece_key(color: Side, role: Role, sq: Square) -> u64 {
+    let kind = 2 * role as usize + usize::from(color == Side::White);
     RANDOM[64 * kind + sq.index()]
 }
 
@@ -844,7 +845,7 @@ fn state_key(pos: &Position) -> u64 {
     if let Some(ep) = pos.ep_square() {
         // The pawn that just moved stands beside the capturing pawns' squares.
         let us = pos.turn();
-        let pushed_rank = if us == Color::White { 4 } else { 3 };
+        let pushed_rank = if us == Side::White { 4 } else { 3 };
         let beside = [
             ep.file().checked_sub(1),
             Some(ep.file() + 1).filter(|&f| f < 8),
@@ -856,7 +857,7 @@ fn state_key(pos: &Position) -> u64 {
             key ^= RANDOM[EN_PASSANT + ep.file() as usize];
         }
     }
-    if pos.turn() == Color::White {
+    if pos.turn() == Side::White {
         key ^= RANDOM[TURN];
     }
     key

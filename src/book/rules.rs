@@ -6,8 +6,9 @@
 use super::pgn::{self, RawGame, SkipReason, Skipped};
 use super::polyglot_key::{polyglot_key, polyglot_key_after};
 use super::polyglot_move::{decode_move, encode_move};
-use crate::chess::{self, Color};
+use crate::chess::{self};
 use crate::game::Game;
+use crate::side::Side;
 use crate::xiangqi;
 
 /// A game's rules as books use them: positions, their 64-bit keys, and moves as written in
@@ -100,7 +101,7 @@ impl BookRules for Chess {
         m.is_zeroing()
     }
     fn first_to_move(pos: &chess::Position) -> bool {
-        pos.turn() == Color::White
+        pos.turn() == Side::White
     }
 }
 
@@ -174,7 +175,7 @@ impl BookRules for Xiangqi {
         pos.at(m.to).is_some() || (soldier && m.from.rank() != m.to.rank())
     }
     fn first_to_move(pos: &xiangqi::Position) -> bool {
-        pos.turn() == Color::White
+        pos.turn() == Side::White
     }
 }
 

@@ -3,8 +3,9 @@
 //! which needs no magic numbers, no large table and no branch.
 
 use super::bitboard::Bitboard;
-use super::color::{Color, Role};
+use super::role::Role;
 use super::square::Square;
+use crate::side::Side;
 
 const fn step_table(deltas: &[(i32, i32)]) -> [u64; 64] {
     let mut table = [0u64; 64];
@@ -182,7 +183,7 @@ pub fn king_attacks(sq: Square) -> Bitboard {
 
 /// Squares a pawn of `color` on `sq` attacks.
 #[inline]
-pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
+pub fn pawn_attacks(color: Side, sq: Square) -> Bitboard {
     Bitboard(PAWN[color.index()][sq.index()])
 }
 
@@ -202,7 +203,7 @@ pub fn bishop_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
 
 /// Squares a piece of `role` and `color` on `sq` attacks, given the occupied squares.
 #[inline]
-pub fn attacks(role: Role, color: Color, sq: Square, occupied: Bitboard) -> Bitboard {
+pub fn attacks(role: Role, color: Side, sq: Square, occupied: Bitboard) -> Bitboard {
     match role {
         Role::Pawn => pawn_attacks(color, sq),
         Role::Knight => knight_attacks(sq),
@@ -219,7 +220,7 @@ pub fn attacks(role: Role, color: Color, sq: Square, occupied: Bitboard) -> Bitb
 #[inline]
 pub(super) fn attacks_square(
     role: Role,
-    color: Color,
+    color: Side,
     sq: Square,
     target: Square,
     occupied: Bitboard,
@@ -248,7 +249,7 @@ mod tests {
         assert_eq!(king_attacks(a1).count(), 3);
         assert_eq!(rook_attacks(e4, Bitboard::EMPTY).count(), 14);
         assert_eq!(bishop_attacks(e4, Bitboard::EMPTY).count(), 13);
-        assert_eq!(pawn_attacks(Color::White, a1).count(), 1);
+        assert_eq!(pawn_attacks(Side::White, a1).count(), 1);
     }
 
     /// `attacks_square` agrees with the attack sets on every square pair, for every role,
@@ -263,7 +264,7 @@ mod tests {
         ];
         for occ in boards.map(Bitboard) {
             for role in Role::ALL {
-                for color in Color::ALL {
+                for color in Side::ALL {
                     for sq in (0..64).map(Square::from_index) {
                         let set = attacks(role, color, sq, occ);
                         for target in (0..64).map(Square::from_index) {

@@ -3,9 +3,9 @@
 
 use super::attacks;
 use super::bitboard::Bitboard;
-use super::color::Role;
 use super::moves::{Move, MoveKind};
 use super::position::Position;
+use super::role::Role;
 use super::square::Square;
 
 /// What a move of the side to move needs to give check, found once per position.

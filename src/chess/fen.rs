@@ -1,8 +1,9 @@
 //! FEN and EPD: parsing (six fields, or the four-field EPD form without clocks) and writing.
 
-use super::color::{Color, Piece, Role};
 use super::position::{Castling, Position};
+use super::role::{Piece, Role};
 use super::square::Square;
+use crate::side::Side;
 use std::fmt;
 use std::str::FromStr;
 
@@ -58,8 +59,8 @@ impl FromStr for Position {
         }
         let clocks = read_clocks(&fields[4..])?;
         let turn = match fields[1] {
-            "w" => Color::White,
-            "b" => Color::Black,
+            "w" => Side::White,
+            "b" => Side::Black,
             other => return err(format!("side to move must be w or b, not {other:?}")),
         };
         let mut pos = Position::empty(turn);
@@ -86,9 +87,9 @@ impl FromStr for Position {
                         return err(format!("rank {} has more than 8 squares", rank + 1));
                     }
                     let color = if c.is_ascii_uppercase() {
-                        Color::White
+                        Side::White
                     } else {
-                        Color::Black
+                        Side::Black
                     };
                     pos.put(Square::from_coords(file, rank), Piece { color, role });
                     file += 1;
@@ -105,16 +106,16 @@ impl FromStr for Position {
         if fields[2] != "-" {
             for c in fields[2].chars() {
                 let (flag, color, rook_file) = match c {
-                    'K' => (Castling::WHITE_KING, Color::White, 7),
-                    'Q' => (Castling::WHITE_QUEEN, Color::White, 0),
-                    'k' => (Castling::BLACK_KING, Color::Black, 7),
-                    'q' => (Castling::BLACK_QUEEN, Color::Black, 0),
+                    'K' => (Castling::WHITE_KING, Side::White, 7),
+                    'Q' => (Castling::WHITE_QUEEN, Side::White, 0),
+                    'k' => (Castling::BLACK_KING, Side::Black, 7),
+                    'q' => (Castling::BLACK_QUEEN, Side::Black, 0),
                     other => return err(format!("unsupported castling flag {other:?}")),
                 };
                 if castling & flag != 0 {
                     return err(format!("castling flag {c:?} given twice"));
                 }
-                let rank = if color == Color::White { 0 } else { 7 };
+                let rank = if color == Side::White { 0 } else { 7 };
                 let home = |file: u32, role: Role| {
                     pos.pieces(color, role)
                         .contains(Square::from_coords(file, rank))
@@ -126,7 +127,7 @@ impl FromStr for Position {
                     );
                     return err(format!(
                         "castling right {c:?} needs the {} king on {king} and a rook on {rook}",
-                        if color == Color::White {
+                        if color == Side::White {
                             "white"
                         } else {
                             "black"
@@ -141,7 +142,7 @@ impl FromStr for Position {
             let sq: Square = fields[3]
                 .parse()
                 .map_err(|_| FenError(format!("bad en-passant square {:?}", fields[3])))?;
-            let expected_rank = if turn == Color::White { 5 } else { 2 };
+            let expected_rank = if turn == Side::White { 5 } else { 2 };
             if sq.rank() != expected_rank {
                 return err(format!("en-passant square {sq} is on the wrong rank"));
             }

@@ -4,11 +4,11 @@
 mod attacks;
 mod bitboard;
 mod checks;
-mod color;
 mod fen;
 mod moves;
 mod perft;
 mod position;
+mod role;
 mod san;
 mod square;
 mod uci;
@@ -19,11 +19,11 @@ pub use attacks::{
 };
 pub use bitboard::Bitboard;
 pub use checks::CheckFilter;
-pub use color::{Color, Piece, Role};
 pub use fen::FenError;
 pub use moves::{Move, MoveKind, MoveList};
 pub use perft::perft;
 pub use position::{Castling, Position, START_FEN};
+pub use role::{Piece, Role};
 pub use san::SanError;
 pub use square::{ParseSquareError, Square};
 pub use uci::IllegalUci;

@@ -3,9 +3,10 @@
 
 use super::attacks;
 use super::bitboard::Bitboard;
-use super::color::{Color, Piece, Role};
 use super::position::{Castling, Position};
+use super::role::{Piece, Role};
 use super::square::Square;
+use crate::side::Side;
 use std::mem::MaybeUninit;
 
 /// What kind of move, beyond from, to and promotion.
@@ -322,7 +323,7 @@ impl Position {
 
     /// The squares that stand alone between the king on `king` and a slider of `by` on a
     /// line through it: out of check, only a piece leaving one of them can expose the king.
-    pub(super) fn sole_blockers(&self, king: Square, by: Color, occ: Bitboard) -> Bitboard {
+    pub(super) fn sole_blockers(&self, king: Square, by: Side, occ: Bitboard) -> Bitboard {
         let queens = self.pieces(by, Role::Queen);
         let snipers = (attacks::rook_rays(king) & (self.pieces(by, Role::Rook) | queens))
             | (attacks::bishop_rays(king) & (self.pieces(by, Role::Bishop) | queens));
@@ -337,7 +338,7 @@ impl Position {
     }
 
     /// Every square a piece of `by` attacks, with `occupied` as the blockers.
-    fn attacked_squares(&self, by: Color, occupied: Bitboard) -> Bitboard {
+    fn attacked_squares(&self, by: Side, occupied: Bitboard) -> Bitboard {
         let mut out = Bitboard::EMPTY;
         for role in Role::ALL {
             for sq in self.pieces(by, role) {
@@ -408,7 +409,7 @@ impl Position {
     fn pawn_moves_to(&self, to: Square, list: &mut MoveList) {
         let us = self.turn();
         let pawns = self.pieces(us, Role::Pawn);
-        let back: i32 = if us == Color::White { -8 } else { 8 };
+        let back: i32 = if us == Side::White { -8 } else { 8 };
         if self.by_color(!us).contains(to) {
             let capture = self.role_at(to);
             for from in attacks::pawn_attacks(!us, to) & pawns {
@@ -444,7 +445,7 @@ impl Position {
                 }
             }
         }
-        let (forward, last_rank): (i32, u32) = if us == Color::White { (8, 7) } else { (-8, 0) };
+        let (forward, last_rank): (i32, u32) = if us == Side::White { (8, 7) } else { (-8, 0) };
         for from in self.pieces(us, Role::Pawn) {
             self.pawn_captures(list, from);
             if let Some(one) = from.offset(forward) {
@@ -500,7 +501,7 @@ impl Position {
     fn pawn_moves(&self, list: &mut MoveList) {
         let us = self.turn();
         let occ = self.occupied();
-        let (forward, start_rank): (i32, u32) = if us == Color::White { (8, 1) } else { (-8, 6) };
+        let (forward, start_rank): (i32, u32) = if us == Side::White { (8, 1) } else { (-8, 6) };
         for from in self.pieces(us, Role::Pawn) {
             self.pawn_captures(list, from);
             if let Some(one) = from.offset(forward) {
@@ -539,8 +540,8 @@ impl Position {
         }
         let us = self.turn();
         let (flags, rank) = match us {
-            Color::White => ((Castling::WHITE_KING, Castling::WHITE_QUEEN), 0),
-            Color::Black => ((Castling::BLACK_KING, Castling::BLACK_QUEEN), 7),
+            Side::White => ((Castling::WHITE_KING, Castling::WHITE_QUEEN), 0),
+            Side::Black => ((Castling::BLACK_KING, Castling::BLACK_QUEEN), 7),
         };
         let king = Square::from_coords(4, rank);
         if self.pieces(us, Role::King) != Bitboard::from_square(king) || self.is_attacked(king, !us)
@@ -621,7 +622,7 @@ impl Position {
         } else {
             self.halfmoves() + 1
         };
-        let fullmoves = self.fullmoves() + (us == Color::Black) as u32;
+        let fullmoves = self.fullmoves() + (us == Side::Black) as u32;
         p.set_turn(!us);
         p.set_ep_square(ep);
         p.set_clocks(halfmoves, fullmoves);

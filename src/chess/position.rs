@@ -3,8 +3,9 @@
 
 use super::attacks;
 use super::bitboard::Bitboard;
-use super::color::{Color, Piece, Role};
+use super::role::{Piece, Role};
 use super::square::Square;
+use crate::side::Side;
 
 /// The standard starting position, in FEN.
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -40,7 +41,7 @@ impl Castling {
 pub struct Position {
     by_color: [Bitboard; 2],
     by_role: [Bitboard; 6],
-    turn: Color,
+    turn: Side,
     castling: Castling,
     ep_square: Option<Square>,
     halfmoves: u32,
@@ -49,13 +50,13 @@ pub struct Position {
 
 impl Default for Position {
     fn default() -> Self {
-        Position::empty(Color::White)
+        Position::empty(Side::White)
     }
 }
 
 impl Position {
     /// An empty board with `turn` to move.
-    pub const fn empty(turn: Color) -> Position {
+    pub const fn empty(turn: Side) -> Position {
         Position {
             by_color: [Bitboard::EMPTY; 2],
             by_role: [Bitboard::EMPTY; 6],
@@ -75,12 +76,12 @@ impl Position {
 
     /// Side to move.
     #[inline]
-    pub fn turn(&self) -> Color {
+    pub fn turn(&self) -> Side {
         self.turn
     }
 
     /// Sets the side to move (clears the en-passant square, which belonged to the old turn).
-    pub fn set_turn(&mut self, turn: Color) {
+    pub fn set_turn(&mut self, turn: Side) {
         self.turn = turn;
         self.ep_square = None;
     }
@@ -110,8 +111,8 @@ impl Position {
     /// and that side's pawn in front of `sq`. An en-passant square is only valid then.
     pub fn ep_square_possible(&self, sq: Square) -> bool {
         let (rank, forward) = match self.turn {
-            Color::White => (5, -8),
-            Color::Black => (2, 8),
+            Side::White => (5, -8),
+            Side::Black => (2, 8),
         };
         let at = |d: i32| Square::from_index((sq.index() as i32 + d) as u32);
         sq.rank() == rank
@@ -142,7 +143,7 @@ impl Position {
 
     /// Squares occupied by `color`.
     #[inline]
-    pub fn by_color(&self, color: Color) -> Bitboard {
+    pub fn by_color(&self, color: Side) -> Bitboard {
         self.by_color[color.index()]
     }
 
@@ -154,7 +155,7 @@ impl Position {
 
     /// Squares occupied by `color`'s pieces of `role`.
     #[inline]
-    pub fn pieces(&self, color: Color, role: Role) -> Bitboard {
+    pub fn pieces(&self, color: Side, role: Role) -> Bitboard {
         self.by_color[color.index()] & self.by_role[role.index()]
     }
 
@@ -167,9 +168,9 @@ impl Position {
     /// The piece on `sq`.
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         let color = if self.by_color[0].contains(sq) {
-            Color::White
+            Side::White
         } else if self.by_color[1].contains(sq) {
-            Color::Black
+            Side::Black
         } else {
             return None;
         };
@@ -219,13 +220,13 @@ impl Position {
 
     /// The king of `color` (the lowest one if a malformed position had several).
     #[inline]
-    pub fn king(&self, color: Color) -> Option<Square> {
+    pub fn king(&self, color: Side) -> Option<Square> {
         self.pieces(color, Role::King).first()
     }
 
     /// Pieces of `by` attacking `sq`, with `occupied` as the blockers.
     #[inline]
-    pub fn attackers(&self, sq: Square, by: Color, occupied: Bitboard) -> Bitboard {
+    pub fn attackers(&self, sq: Square, by: Side, occupied: Bitboard) -> Bitboard {
         let them = self.by_color[by.index()];
         let diag = self.by_role[Role::Bishop.index()] | self.by_role[Role::Queen.index()];
         let line = self.by_role[Role::Rook.index()] | self.by_role[Role::Queen.index()];
@@ -246,7 +247,7 @@ impl Position {
 
     /// True when `by` attacks `sq`.
     #[inline]
-    pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
+    pub fn is_attacked(&self, sq: Square, by: Side) -> bool {
         !self.attackers(sq, by, self.occupied()).is_empty()
     }
 
@@ -313,7 +314,7 @@ impl Position {
     }
 
     /// Number of pieces of each role for `color`, indexed by `Role::index`.
-    pub fn counts(&self, color: Color) -> [u8; 6] {
+    pub fn counts(&self, color: Side) -> [u8; 6] {
         let mut c = [0u8; 6];
         for r in Role::ALL {
             c[r.index()] = self.pieces(color, r).count() as u8;
@@ -342,7 +343,7 @@ impl Position {
     pub fn from_bitboards(
         colors: [u64; 2],
         roles: [u64; 6],
-        turn: Color,
+        turn: Side,
         ep: Option<Square>,
     ) -> Result<Position, &'static str> {
         if colors[0] & colors[1] != 0 {
@@ -360,7 +361,7 @@ impl Position {
             return Err("colour and piece bitboards disagree");
         }
         let mut pos = Position::default();
-        for (c, color) in Color::ALL.into_iter().enumerate() {
+        for (c, color) in Side::ALL.into_iter().enumerate() {
             for (r, role) in Role::ALL.into_iter().enumerate() {
                 for sq in Bitboard(colors[c] & roles[r]) {
                     pos.put(sq, Piece { color, role });
@@ -382,7 +383,7 @@ impl Position {
     /// pawn on the first or last rank, the side not to move not in check. Returns the first
     /// problem found.
     pub fn validate(&self) -> Result<(), &'static str> {
-        for c in Color::ALL {
+        for c in Side::ALL {
             match self.pieces(c, Role::King).count() {
                 1 => {}
                 0 => return Err("a side has no king"),
@@ -428,12 +429,12 @@ mod tests {
             let mut pos = Position::default();
             let piece = |color, role| Piece { color, role };
             let mut pieces = vec![
-                piece(Color::White, Role::King),
-                piece(Color::Black, Role::King),
+                piece(Side::White, Role::King),
+                piece(Side::Black, Role::King),
             ];
             for _ in 0..rng() % 4 {
                 let role = extra[(rng() % if rng() % 8 == 0 { 5 } else { 2 }) as usize];
-                pieces.push(piece(Color::from_index((rng() % 2) as usize), role));
+                pieces.push(piece(Side::from_index((rng() % 2) as usize), role));
             }
             for p in pieces {
                 let mut sq = Square::from_index((rng() % 64) as u32);

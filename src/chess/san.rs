@@ -2,9 +2,9 @@
 //! real archives contain (`Nbd7`, `exd6 e.p.`, `e8=Q`, `e8Q`, `O-O`, `0-0`, `Qh4#`, `Nf3!?`)
 //! and writing the canonical form (`Nbd7`, `exd6`, `e8=Q+`, `O-O`).
 
-use super::color::Role;
 use super::moves::{Move, MoveKind, MoveList};
 use super::position::Position;
+use super::role::Role;
 use super::square::Square;
 use std::fmt;
 

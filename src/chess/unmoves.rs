@@ -7,9 +7,10 @@
 
 use super::attacks;
 use super::bitboard::Bitboard;
-use super::color::{Color, Piece, Role};
 use super::position::Position;
+use super::role::{Piece, Role};
 use super::square::Square;
+use crate::side::Side;
 
 /// What kind of un-move.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
@@ -57,7 +58,7 @@ impl UnMove {
 /// the side to move, which must not stand in check in the predecessor, and the lines on it.
 #[derive(Copy, Clone)]
 struct Screen {
-    mover: Color,
+    mover: Side,
     occ: Bitboard,
     /// The side to move's king.
     king: Option<Square>,
@@ -138,7 +139,7 @@ impl Position {
                 r != Role::King && (r != Role::Pawn || (1..=6).contains(&sq.rank()))
             })
         };
-        let (back, last_rank, ep_rank): (i32, u32, u32) = if mover == Color::White {
+        let (back, last_rank, ep_rank): (i32, u32, u32) = if mover == Side::White {
             (-8, 7, 5)
         } else {
             (8, 0, 2)
@@ -207,11 +208,7 @@ impl Position {
 
         // A pawn on its second rank has not moved yet; one on its fourth may have come from
         // the second in one double push.
-        let (home_rank, double_from) = if mover == Color::White {
-            (1, 3)
-        } else {
-            (6, 4)
-        };
+        let (home_rank, double_from) = if mover == Side::White { (1, 3) } else { (6, 4) };
         for from in self.pieces(mover, Role::Pawn) {
             let Some(one) = from.offset(back) else {
                 continue;
@@ -263,7 +260,7 @@ impl Position {
                     // The captured pawn stood beside `to`, having just passed `from`.
                     let victim = Square::from_coords(from.file(), to.rank());
                     let origin =
-                        Square::from_coords(from.file(), if mover == Color::White { 6 } else { 1 });
+                        Square::from_coords(from.file(), if mover == Side::White { 6 } else { 1 });
                     if !occ.contains(victim) && !occ.contains(origin) {
                         emit(
                             UnMove {

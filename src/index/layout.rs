@@ -266,7 +266,7 @@ fn permute(parts: &mut Vec<Part>, k: usize, out: &mut Vec<Vec<Part>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::Color;
+    use crate::side::Side;
 
     #[test]
     fn layouts_number_every_position_once() {
@@ -280,7 +280,7 @@ mod tests {
                 );
                 let mut seen = vec![false; layout.size() as usize];
                 for idx in 0..index.size() {
-                    if index.decode(idx, Color::White).is_none() {
+                    if index.decode(idx, Side::White).is_none() {
                         continue;
                     }
                     let d = index.split(idx);
@@ -317,7 +317,7 @@ mod tests {
     fn digits_agree_with_split() {
         let index = TableIndex::new("KRvKN".parse().unwrap());
         for idx in (0..index.size()).step_by(97) {
-            if let Some(pos) = index.decode(idx, Color::White) {
+            if let Some(pos) = index.decode(idx, Side::White) {
                 if index.is_canonical(idx, &pos) {
                     assert_eq!(index.digits(&pos), Some(index.split(idx)));
                 }

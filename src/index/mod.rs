@@ -26,13 +26,14 @@ mod symmetry;
 pub use layout::{Layout, LayoutError, Part, LAYOUT_BYTES};
 pub use symmetry::{KingPairs, Symmetry};
 
-use crate::chess::{Bitboard, Color, Piece, Position, Role, Square};
+use crate::chess::{Bitboard, Piece, Position, Role, Square};
 use crate::material::Material;
+use crate::side::Side;
 use divisor::Divisor;
 
 #[derive(Copy, Clone, Debug)]
 struct Group {
-    color: Color,
+    color: Side,
     role: Role,
     count: u32,
     /// Squares are shifted down by this much (8 for pawns: a2 becomes 0).
@@ -60,7 +61,7 @@ pub struct KingSteps<'a> {
     index: &'a TableIndex,
     /// The position's index less its king pair's part.
     base: u64,
-    color: Color,
+    color: Side,
     other: Square,
     /// Where the king forms a canonical pair with the other king.
     canonical: Bitboard,
@@ -74,8 +75,8 @@ impl KingSteps<'_> {
             return None;
         }
         let (wk, bk) = match self.color {
-            Color::White => (to, self.other),
-            Color::Black => (self.other, to),
+            Side::White => (to, self.other),
+            Side::Black => (self.other, to),
         };
         if !self.index.steps_apply(wk, bk) {
             return None;
@@ -134,8 +135,8 @@ impl Pawns {
                 let at = files[0].len();
                 for sq in Bitboard(set << g.shift) {
                     let forward = match g.color {
-                        Color::White => sq.rank(),
-                        Color::Black => 7 - sq.rank(),
+                        Side::White => sq.rank(),
+                        Side::Black => 7 - sq.rank(),
                     } as u64;
                     advance += forward;
                     ranks = ranks << 3 | forward;
@@ -231,7 +232,7 @@ impl TableIndex {
             KingPairs::pawnless()
         };
         let mut groups = Vec::new();
-        for color in Color::ALL {
+        for color in Side::ALL {
             for role in [
                 Role::Queen,
                 Role::Rook,
@@ -346,8 +347,8 @@ impl TableIndex {
                 }
                 occupied |= set;
                 let before_last = Bitboard::rank(match g.color {
-                    Color::White => 6,
-                    Color::Black => 1,
+                    Side::White => 6,
+                    Side::Black => 1,
                 });
                 promotes[g.color.index()] |= !(set & before_last).is_empty();
             }
@@ -428,7 +429,7 @@ impl TableIndex {
     /// index leaves out (adjacent kings, missing kings).
     #[inline]
     pub fn encode(&self, pos: &Position) -> Option<u64> {
-        let (wk, bk) = (pos.king(Color::White)?, pos.king(Color::Black)?);
+        let (wk, bk) = (pos.king(Side::White)?, pos.king(Side::Black)?);
         let sym = self.kings.canonicalizer(wk, bk);
         let (wk, bk) = (sym.square(wk), sym.square(bk));
         let pair = self.kings.number(wk, bk)? as u64;
@@ -558,14 +559,14 @@ impl TableIndex {
     /// only in that the king of `color` moved to `to`, the other king on `other`, or None
     /// when the new king pair needs a symmetry (or makes mirror images compete): `encode`.
     #[inline]
-    pub fn king_step(&self, idx: u64, color: Color, to: Square, other: Square) -> Option<u64> {
+    pub fn king_step(&self, idx: u64, color: Side, to: Square, other: Square) -> Option<u64> {
         self.king_steps(idx, color, other).to(to)
     }
 
     /// `king_step` for every square the king of `color` may go to from the position of
     /// index `idx`, the other king on `other`: what they share is found once.
     #[inline]
-    pub fn king_steps(&self, idx: u64, color: Color, other: Square) -> KingSteps<'_> {
+    pub fn king_steps(&self, idx: u64, color: Side, other: Square) -> KingSteps<'_> {
         KingSteps {
             index: self,
             base: idx - self.pair_of(idx) * self.per_king_pair,
@@ -578,7 +579,7 @@ impl TableIndex {
     /// The digits of `pos`'s index (see `encode`).
     #[inline]
     pub fn digits(&self, pos: &Position) -> Option<Digits> {
-        let (wk, bk) = (pos.king(Color::White)?, pos.king(Color::Black)?);
+        let (wk, bk) = (pos.king(Side::White)?, pos.king(Side::Black)?);
         let sym = self.kings.canonicalizer(wk, bk);
         let (wk, bk) = (sym.square(wk), sym.square(bk));
         let pair = self.kings.number(wk, bk)? as u32;
@@ -704,7 +705,7 @@ impl TableIndex {
     /// table without pawns.
     #[inline]
     fn kings_on_diagonal(&self, pos: &Position) -> bool {
-        match (pos.king(Color::White), pos.king(Color::Black)) {
+        match (pos.king(Side::White), pos.king(Side::Black)) {
             (Some(wk), Some(bk)) => self.both_on_diagonal(wk, bk),
             _ => false,
         }
@@ -744,7 +745,7 @@ impl TableIndex {
     /// The position with index `idx` and `turn` to move if it is legal (the side not to
     /// move not in check) and canonical: the positions a table holds values for.
     #[inline]
-    pub fn legal(&self, idx: u64, turn: Color) -> Option<Position> {
+    pub fn legal(&self, idx: u64, turn: Side) -> Option<Position> {
         let pos = self.decode(idx, turn)?;
         self.is_legal(idx, &pos).then_some(pos)
     }
@@ -770,7 +771,7 @@ impl TableIndex {
     /// (pieces overlap) or out of range. The position may still be illegal (side not to move
     /// in check).
     #[inline]
-    pub fn decode(&self, idx: u64, turn: Color) -> Option<Position> {
+    pub fn decode(&self, idx: u64, turn: Side) -> Option<Position> {
         if idx >= self.size {
             return None;
         }
@@ -781,14 +782,14 @@ impl TableIndex {
         pos.put(
             wk,
             Piece {
-                color: Color::White,
+                color: Side::White,
                 role: Role::King,
             },
         );
         pos.put(
             bk,
             Piece {
-                color: Color::Black,
+                color: Side::Black,
                 role: Role::King,
             },
         );
@@ -872,10 +873,10 @@ mod tests {
                 let mut seen = [false; 2];
                 let step = ((part.end - part.start) / 100_000).max(1) as usize | 1;
                 for i in part.clone().step_by(step) {
-                    let Some(pos) = idx.decode(i, Color::White) else {
+                    let Some(pos) = idx.decode(i, Side::White) else {
                         continue;
                     };
-                    for (c, rank) in [(Color::White, 6), (Color::Black, 1)] {
+                    for (c, rank) in [(Side::White, 6), (Side::Black, 1)] {
                         let pawns = pos.pieces(c, Role::Pawn);
                         seen[c.index()] |= !(pawns & Bitboard::rank(rank)).is_empty();
                     }
@@ -904,7 +905,7 @@ mod tests {
             for (k, part) in parts.iter().enumerate() {
                 let step = ((part.end - part.start) / 20_000).max(1) as usize | 1;
                 for i in part.clone().step_by(step) {
-                    for turn in Color::ALL {
+                    for turn in Side::ALL {
                         let Some(pos) = idx.legal(i, turn) else {
                             continue;
                         };
@@ -954,7 +955,7 @@ mod tests {
             for (k, part) in parts.iter().enumerate() {
                 let step = ((part.end - part.start) / 2_000).max(1) as usize | 1;
                 for i in part.clone().step_by(step) {
-                    let Some(pos) = idx.legal(i, Color::White) else {
+                    let Some(pos) = idx.legal(i, Side::White) else {
                         continue;
                     };
                     let mut list = MoveList::new();
@@ -967,7 +968,7 @@ mod tests {
                         let to = idx.encode(&after).expect("a position of the table");
                         assert_eq!(part_of(to), k, "{sig}: {pos} {m:?}");
                         mirrored +=
-                            usize::from(after.king(Color::White).is_some_and(|k| k.file() > 3));
+                            usize::from(after.king(Side::White).is_some_and(|k| k.file() > 3));
                     }
                 }
             }
@@ -983,13 +984,13 @@ mod tests {
         for sig in ["KPvK", "KPPvK", "KPvKP", "KRPvKR", "KQvKR"] {
             let idx = TableIndex::new(sig.parse().unwrap());
             let advance = |i: u64| -> u32 {
-                let pos = idx.decode(i, Color::White).unwrap();
+                let pos = idx.decode(i, Side::White).unwrap();
                 Square::all()
                     .filter_map(|sq| pos.piece_at(sq).map(|p| (sq, p)))
                     .filter(|(_, p)| p.role == Role::Pawn)
                     .map(|(sq, p)| match p.color {
-                        Color::White => sq.rank(),
-                        Color::Black => 7 - sq.rank(),
+                        Side::White => sq.rank(),
+                        Side::Black => 7 - sq.rank(),
                     })
                     .sum()
             };
@@ -1002,7 +1003,7 @@ mod tests {
                     assert_eq!(i, r, "{sig}");
                     continue;
                 }
-                if idx.decode(i, Color::White).is_some() {
+                if idx.decode(i, Side::White).is_some() {
                     let a = advance(i);
                     assert!(
                         last.is_none_or(|l| a <= l),
@@ -1023,10 +1024,10 @@ mod tests {
             let index = TableIndex::new(sig.parse().unwrap());
             let mut checked = 0;
             for idx in (0..index.size()).step_by(997) {
-                let Some(pos) = index.decode(idx, Color::White) else {
+                let Some(pos) = index.decode(idx, Side::White) else {
                     continue;
                 };
-                for color in [Color::White, Color::Black] {
+                for color in [Side::White, Side::Black] {
                     for role in Role::ALL {
                         let piece = Piece { color, role };
                         let wanted = match role {

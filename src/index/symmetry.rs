@@ -5,7 +5,8 @@
 //! that diagonal (462 king pairs). With pawns only the left-right mirror applies: the white
 //! king is brought onto files a-d (1806 king pairs). Adjacent kings are left out.
 
-use crate::chess::{king_attacks, Bitboard, Color, Square};
+use crate::chess::{king_attacks, Bitboard, Square};
+use crate::side::Side;
 use std::sync::OnceLock;
 
 /// One of the 8 board symmetries: mirror across a1-h8 first, then left-right, then top-bottom.
@@ -121,8 +122,8 @@ impl KingPairs {
         }
         let mut canonical = [[Bitboard::EMPTY; 64]; 2];
         for &(wk, bk) in &pairs {
-            canonical[Color::White.index()][bk.index()].add(wk);
-            canonical[Color::Black.index()][wk.index()].add(bk);
+            canonical[Side::White.index()][bk.index()].add(wk);
+            canonical[Side::Black.index()][wk.index()].add(bk);
         }
         let mut kings = KingPairs {
             pairs,
@@ -131,7 +132,7 @@ impl KingPairs {
             canonical,
             steps_apart: [[Bitboard::EMPTY; 64]; 2],
         };
-        for color in [Color::White, Color::Black] {
+        for color in [Side::White, Side::Black] {
             for other in Square::all() {
                 for king in Square::all() {
                     if king.distance(other) > 1 && kings.steps_stay_apart(color, king, other) {
@@ -145,10 +146,10 @@ impl KingPairs {
 
     /// True when the steps of the king of `color` from `king` (to squares not next to the
     /// king on `other`) reach pairs of distinct numbers, none that of the pair it leaves.
-    fn steps_stay_apart(&self, color: Color, king: Square, other: Square) -> bool {
+    fn steps_stay_apart(&self, color: Side, king: Square, other: Square) -> bool {
         let number = |king: Square| match color {
-            Color::White => self.canonical_number(king, other),
-            Color::Black => self.canonical_number(other, king),
+            Side::White => self.canonical_number(king, other),
+            Side::Black => self.canonical_number(other, king),
         };
         let mut seen = vec![number(king)];
         for to in king_attacks(king) {
@@ -224,7 +225,7 @@ impl KingPairs {
     /// king on `other`: moves of that king to them need no symmetry, and reach pairs of
     /// distinct numbers.
     #[inline]
-    pub fn canonical_squares(&self, color: Color, other: Square) -> Bitboard {
+    pub fn canonical_squares(&self, color: Side, other: Square) -> Bitboard {
         self.canonical[color.index()][other.index()]
     }
 
@@ -241,7 +242,7 @@ impl KingPairs {
     /// pair it leaves (so no step's index equals another's or that of a move of another
     /// piece).
     #[inline]
-    pub fn steps_apart(&self, color: Color, other: Square) -> Bitboard {
+    pub fn steps_apart(&self, color: Side, other: Square) -> Bitboard {
         self.steps_apart[color.index()][other.index()]
     }
 
@@ -263,13 +264,13 @@ mod tests {
     fn steps_apart_where_no_step_meets_another() {
         let kings = KingPairs::pawnless();
         let sq = |s: &str| s.parse::<Square>().unwrap();
-        assert!(!kings.steps_apart(Color::White, sq("h8")).contains(sq("b1")));
+        assert!(!kings.steps_apart(Side::White, sq("h8")).contains(sq("b1")));
         // With the white king on the diagonal, the black king's steps to f7 and g6 mirror.
-        assert!(!kings.steps_apart(Color::Black, sq("c3")).contains(sq("g7")));
-        assert!(kings.steps_apart(Color::Black, sq("c1")).contains(sq("f6")));
+        assert!(!kings.steps_apart(Side::Black, sq("c3")).contains(sq("g7")));
+        assert!(kings.steps_apart(Side::Black, sq("c1")).contains(sq("f6")));
         // With pawns a step across the middle mirrors the other king too.
         let kings = KingPairs::with_pawns();
-        assert!(kings.steps_apart(Color::White, sq("a8")).contains(sq("d4")));
+        assert!(kings.steps_apart(Side::White, sq("a8")).contains(sq("d4")));
     }
 
     #[test]

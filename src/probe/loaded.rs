@@ -12,11 +12,12 @@ use super::en_passant::with_en_passant;
 use super::error::ProbeError;
 use super::sparse::{Piece, SparseBytes, PIECE_LOG};
 use super::tablebase::Tablebase;
-use crate::chess::{self, Bitboard, Color, MoveKind, MoveList, Position, Role};
+use crate::chess::{self, Bitboard, MoveKind, MoveList, Position, Role};
 use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
 use crate::progress::{Observer, Silent};
 use crate::retro::{bit, ChessGame, SubTables};
+use crate::side::Side;
 use crate::table::values::{dtm_value, DRAW, OR_CONVERSION};
 use crate::table::TableFile;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
@@ -48,7 +49,7 @@ fn slot(key: u64, len: usize) -> usize {
 /// decoded first, given the side its file stores: where the conversions of `side` lead,
 /// and, when it is not `side`, the stored side and the capture en passant after each
 /// double push of `side` (which the search reads too).
-fn needs(material: Material, side: Color, stored: Color) -> Vec<(Material, Color)> {
+fn needs(material: Material, side: Side, stored: Side) -> Vec<(Material, Side)> {
     let mut out = material.conversions(side);
     if stored != side {
         out.push((material, stored));
@@ -58,8 +59,8 @@ fn needs(material: Material, side: Color, stored: Color) -> Vec<(Material, Color
 }
 
 /// `wanted` and every side it needs, transitively (`stored` of each material).
-fn closure(wanted: &[Side], stored: impl Fn(&Material) -> Color) -> Vec<Side> {
-    let mut all: Vec<Side> = Vec::new();
+fn closure(wanted: &[TableSide], stored: impl Fn(&Material) -> Side) -> Vec<TableSide> {
+    let mut all: Vec<TableSide> = Vec::new();
     let mut stack = wanted.to_vec();
     while let Some(x) = stack.pop() {
         if !all.contains(&x) {
@@ -71,7 +72,7 @@ fn closure(wanted: &[Side], stored: impl Fn(&Material) -> Color) -> Vec<Side> {
 }
 
 /// A side of a table: canonical material and side to move.
-type Side = (Material, Color);
+type TableSide = (Material, Side);
 
 /// Words of 64 indices a thread decodes at a time, telling the observer once.
 const CHUNK_WORDS: usize = 64;
@@ -92,7 +93,7 @@ enum Reach {
     /// The positions where `color` has a piece of one of `roles` (bits by `Role::index`)
     /// on one of `squares` (`Reach::promoted`).
     Promoted {
-        color: Color,
+        color: Side,
         roles: u8,
         squares: Bitboard,
     },
@@ -102,11 +103,11 @@ impl Reach {
     /// The positions of a side of `material` that a promotion by `color` to `role` reaches:
     /// the piece on the last rank, which is any edge in the orientations of a table without
     /// pawns and the last rank itself in one with pawns, whose orientations keep the ranks.
-    fn promoted(material: &Material, color: Color, role: Role) -> Reach {
+    fn promoted(material: &Material, color: Side, role: Role) -> Reach {
         let squares = match (material.has_pawns(), color) {
             (false, _) => EDGES,
-            (true, Color::White) => Bitboard::rank(7),
-            (true, Color::Black) => Bitboard::rank(0),
+            (true, Side::White) => Bitboard::rank(7),
+            (true, Side::Black) => Bitboard::rank(0),
         };
         Reach::Promoted {
             color,
@@ -130,7 +131,7 @@ impl Reach {
     /// Whether a piece of a promoted role stands on a square of the set, `pieces` giving
     /// the squares of each colour and role.
     #[inline]
-    fn has_promoted(self, pieces: impl Fn(Color, Role) -> Bitboard) -> bool {
+    fn has_promoted(self, pieces: impl Fn(Side, Role) -> Bitboard) -> bool {
         match self {
             Reach::All => true,
             Reach::Promoted {
@@ -175,7 +176,7 @@ impl Reach {
 
 /// The conversions of `side`, each with the positions of it they can reach; promotions
 /// only when `promotions` holds.
-fn reached_by(side: Side, promotions: bool) -> impl Iterator<Item = (Side, Reach)> {
+fn reached_by(side: TableSide, promotions: bool) -> impl Iterator<Item = (TableSide, Reach)> {
     side.0
         .conversions_promoting(side.1)
         .into_iter()
@@ -190,8 +191,11 @@ fn reached_by(side: Side, promotions: bool) -> impl Iterator<Item = (Side, Reach
 /// The positions of each side of `closure(wanted)` that are read, `wanted` reaching those
 /// given: a side's conversions reach what `reached_by` says, a searched side's stored side
 /// what it reaches itself.
-fn reaches(wanted: &[(Side, Reach)], stored: impl Fn(&Material) -> Color) -> Vec<(Side, Reach)> {
-    let mut all: Vec<(Side, Reach)> = Vec::new();
+fn reaches(
+    wanted: &[(TableSide, Reach)],
+    stored: impl Fn(&Material) -> Side,
+) -> Vec<(TableSide, Reach)> {
+    let mut all: Vec<(TableSide, Reach)> = Vec::new();
     let mut stack = wanted.to_vec();
     // The walk of `closure`, each side with what reaches it.
     while let Some((x, reach)) = stack.pop() {
@@ -232,7 +236,7 @@ pub struct Schedule {
 
 /// One side of a `Schedule`.
 struct Step {
-    side: Side,
+    side: TableSide,
     /// Indices of the table.
     size: u64,
     /// Found by a one-ply search rather than decoded from the file.
@@ -250,32 +254,32 @@ impl Schedule {
     /// unknown: where one side is asked for, the other is taken as stored, the costlier
     /// case. Each side is decoded where it is read (`reaches`, from the positions of
     /// `wanted` asked for).
-    fn new(tb: &Tablebase, wanted: &[(Side, Reach)], keep: &[Side]) -> Schedule {
-        let sides: Vec<Side> = wanted.iter().map(|w| w.0).collect();
-        let known = |m: &Material| tb.table(m).map(|t| Color::from_index(t.dtm_side()));
-        let asked = closure(&sides, |m| known(m).unwrap_or(Color::White));
+    fn new(tb: &Tablebase, wanted: &[(TableSide, Reach)], keep: &[TableSide]) -> Schedule {
+        let sides: Vec<TableSide> = wanted.iter().map(|w| w.0).collect();
+        let known = |m: &Material| tb.table(m).map(|t| Side::from_index(t.dtm_side()));
+        let asked = closure(&sides, |m| known(m).unwrap_or(Side::White));
         let stored = |m: &Material| {
             known(m).unwrap_or_else(|| {
-                let only_white = !asked.contains(&(*m, Color::Black));
+                let only_white = !asked.contains(&(*m, Side::Black));
                 if only_white {
-                    Color::Black
+                    Side::Black
                 } else {
-                    Color::White
+                    Side::White
                 }
             })
         };
         // The sides to decode, each with the positions read of it.
         let reach = reaches(wanted, stored);
-        let all: Vec<Side> = reach.iter().map(|e| e.0).collect();
+        let all: Vec<TableSide> = reach.iter().map(|e| e.0).collect();
         let mut materials: Vec<Material> = all.iter().map(|x| x.0).collect();
         sort_for_generation(&mut materials);
         materials.dedup();
-        let order: Vec<Side> = materials
+        let order: Vec<TableSide> = materials
             .iter()
             .flat_map(|&m| [(m, stored(&m)), (m, !stored(&m))])
             .filter(|x| all.contains(x))
             .collect();
-        let deps: Vec<Vec<Side>> = order
+        let deps: Vec<Vec<TableSide>> = order
             .iter()
             .map(|x| needs(x.0, x.1, stored(&x.0)))
             .collect();
@@ -369,8 +373,8 @@ impl Step {
 
 /// The sides building `material` reads when only the colours `promoting` marks can
 /// promote.
-fn sides_read(material: Material, promoting: [bool; 2]) -> Vec<Side> {
-    Color::ALL
+fn sides_read(material: Material, promoting: [bool; 2]) -> Vec<TableSide> {
+    Side::ALL
         .into_iter()
         .flat_map(|c| reached_by((material, c), promoting[c.index()]))
         .map(|(side, _)| side)
@@ -380,7 +384,7 @@ fn sides_read(material: Material, promoting: [bool; 2]) -> Vec<Side> {
 /// The schedule that decodes what building `material` needs: the sides its conversions
 /// reach, and what those need in turn.
 pub fn schedule_for_building(tb: &Tablebase, material: Material) -> Schedule {
-    let wanted: Vec<(Side, Reach)> = Color::ALL
+    let wanted: Vec<(TableSide, Reach)> = Side::ALL
         .into_iter()
         .flat_map(|c| reached_by((material, c), true))
         .collect();
@@ -391,12 +395,12 @@ impl<'a> LoadedTables<'a> {
     /// Decodes both sides of the tables of `materials` (canonical) that `tb` has open,
     /// and keeps what a one-ply search over them reads (`one_ply`, as `verify` runs it).
     pub fn load(tb: &'a Tablebase, materials: &[Material]) -> Result<LoadedTables<'a>, ProbeError> {
-        let wanted: Vec<(Side, Reach)> = materials
+        let wanted: Vec<(TableSide, Reach)> = materials
             .iter()
             .filter(|m| tb.table(m).is_some())
-            .flat_map(|&m| Color::ALL.map(|c| ((m, c), Reach::All)))
+            .flat_map(|&m| Side::ALL.map(|c| ((m, c), Reach::All)))
             .collect();
-        let keep: Vec<Side> = wanted
+        let keep: Vec<TableSide> = wanted
             .iter()
             .flat_map(|x| x.0 .0.conversions(x.0 .1))
             .collect();
@@ -463,7 +467,7 @@ impl<'a> LoadedTables<'a> {
         let read = sides_read(material, promoting);
         for (m, sides) in &mut self.tables {
             for (i, decoded) in sides.iter_mut().enumerate() {
-                if !read.contains(&(*m, Color::from_index(i))) {
+                if !read.contains(&(*m, Side::from_index(i))) {
                     *decoded = None;
                 }
             }
@@ -513,7 +517,7 @@ impl<'a> LoadedTables<'a> {
     ) -> Result<Decoded, ProbeError> {
         let codes = table.decode_wdl(side)?;
         let index = table.index();
-        let turn = Color::from_index(side);
+        let turn = Side::from_index(side);
         // The values of the indices from word `w` on (64 a word, fewer in the last), their
         // cursed bits and their distances beyond a byte; then the progress made.
         let words = |w: usize, values: &mut [u8], cursed: &mut [u64], long: &mut Vec<_>| {
@@ -876,8 +880,8 @@ mod tests {
 
     /// Replays `schedule`: each side's needs are held when it is decoded, nothing is freed
     /// twice or before it is decoded, and the sides held at the end are exactly `wanted`.
-    fn check(schedule: &Schedule, wanted: &[Side], stored: impl Fn(&Material) -> Color) {
-        let mut held: Vec<Side> = Vec::new();
+    fn check(schedule: &Schedule, wanted: &[TableSide], stored: impl Fn(&Material) -> Side) {
+        let mut held: Vec<TableSide> = Vec::new();
         for step in &schedule.steps {
             let x = &step.side;
             for d in needs(x.0, x.1, stored(&x.0)) {
@@ -908,18 +912,18 @@ mod tests {
         let tb = Tablebase::new();
         for sig in ["KPPvKP", "KRPvKR", "KQvKR", "KBNvK"] {
             let m: Material = sig.parse().unwrap();
-            let wanted: Vec<Side> = Color::ALL
+            let wanted: Vec<TableSide> = Side::ALL
                 .into_iter()
                 .flat_map(|c| m.conversions(c))
                 .collect();
             let schedule = schedule_for_building(&tb, m);
-            let asked = closure(&wanted, |_| Color::White);
+            let asked = closure(&wanted, |_| Side::White);
             // The stored sides the schedule assumed for tables not yet built.
             let stored = |x: &Material| {
-                if asked.contains(&(*x, Color::Black)) {
-                    Color::White
+                if asked.contains(&(*x, Side::Black)) {
+                    Side::White
                 } else {
-                    Color::Black
+                    Side::Black
                 }
             };
             check(&schedule, &wanted, stored);
@@ -933,18 +937,18 @@ mod tests {
         let tb = Tablebase::new();
         let m: Material = "KRPvKR".parse().unwrap();
         let schedule = schedule_for_building(&tb, m);
-        let reach = |sig: &str, side: Color| {
+        let reach = |sig: &str, side: Side| {
             let m: Material = sig.parse().unwrap();
             let step = schedule.steps.iter().find(|s| s.side == (m, side));
             step.map(|s| s.reach)
         };
         let kqrvkr: Material = "KQRvKR".parse().unwrap();
-        let queen = Reach::promoted(&kqrvkr, Color::White, Role::Queen);
+        let queen = Reach::promoted(&kqrvkr, Side::White, Role::Queen);
         // White promotes: black moves next, and the search of that side reads the other.
-        assert_eq!(reach("KQRvKR", Color::Black), Some(queen));
-        assert_eq!(reach("KQRvKR", Color::White), Some(queen));
+        assert_eq!(reach("KQRvKR", Side::Black), Some(queen));
+        assert_eq!(reach("KQRvKR", Side::White), Some(queen));
         // Captures reach anything.
-        assert_eq!(reach("KRvKR", Color::White), Some(Reach::All));
+        assert_eq!(reach("KRvKR", Side::White), Some(Reach::All));
         let on = |fen: &str| queen.holds(&fen.parse::<Position>().unwrap());
         assert!(on("4k2r/8/8/8/8/8/8/Q1R1K3 b - - 0 1"));
         assert!(on("4k2r/8/8/7Q/8/8/8/2R1K3 b - - 0 1"));
@@ -954,22 +958,22 @@ mod tests {
         // With pawns, whose tables keep the ranks, only the promoting side's last rank.
         let with_pawns: Material = "KQPvKP".parse().unwrap();
         let holds = |reach: Reach, fen: &str| reach.holds(&fen.parse::<Position>().unwrap());
-        let pawn_queen = Reach::promoted(&with_pawns, Color::White, Role::Queen);
+        let pawn_queen = Reach::promoted(&with_pawns, Side::White, Role::Queen);
         assert!(holds(pawn_queen, "Q3k3/8/8/8/8/8/P7/4K3 b - - 0 1"));
         assert!(!holds(pawn_queen, "4k3/8/8/7Q/8/8/P7/4K3 b - - 0 1"));
         assert!(!holds(pawn_queen, "4k3/8/8/8/8/8/P7/Q3K3 b - - 0 1"));
-        let pawn_black_queen = Reach::promoted(&with_pawns, Color::Black, Role::Queen);
+        let pawn_black_queen = Reach::promoted(&with_pawns, Side::Black, Role::Queen);
         assert!(holds(pawn_black_queen, "4k3/p7/8/8/8/8/8/q3K3 w - - 0 1"));
         assert!(!holds(pawn_black_queen, "q3k3/p7/8/8/8/8/8/4K3 w - - 0 1"));
         // A side reached both ways is decoded whole; promotions of both colours too.
-        let black_queen = Reach::promoted(&kqrvkr, Color::Black, Role::Queen);
-        let rook = Reach::promoted(&kqrvkr, Color::White, Role::Rook);
+        let black_queen = Reach::promoted(&kqrvkr, Side::Black, Role::Queen);
+        let rook = Reach::promoted(&kqrvkr, Side::White, Role::Rook);
         assert_eq!(queen.union(Reach::All), Reach::All);
         assert_eq!(queen.union(black_queen), Reach::All);
         assert_eq!(
             queen.union(rook),
             Reach::Promoted {
-                color: Color::White,
+                color: Side::White,
                 roles: (1 << Role::Queen.index()) | (1 << Role::Rook.index()),
                 squares: EDGES,
             }
@@ -1046,12 +1050,12 @@ mod tests {
         let m: Material = "KRPvKR".parse().unwrap();
         let schedule = schedule_for_building(&tb, m);
         let q: Material = "KQRvKR".parse().unwrap();
-        let freed: Vec<Side> = schedule
+        let freed: Vec<TableSide> = schedule
             .steps
             .iter()
             .flat_map(|s| s.free.iter().map(|&j| schedule.steps[j].side))
             .collect();
-        assert!(freed.contains(&(q, Color::White)), "{freed:?}");
+        assert!(freed.contains(&(q, Side::White)), "{freed:?}");
         let (peak, end) = schedule.bytes();
         assert!(end < peak, "less is held at the end than while decoding");
     }

@@ -7,9 +7,10 @@
 use super::error::ProbeError;
 use super::loaded::LoadedTables;
 use super::tablebase::Tablebase;
-use crate::chess::{Color, Position};
+use crate::chess::Position;
 use crate::material::Material;
 use crate::progress::Observer;
+use crate::side::Side;
 use crate::table::{compute_stats, TableFile};
 use crate::threads::Threads;
 use crate::value::{Dtm, Dtz, Wdl};
@@ -143,7 +144,7 @@ fn verify_in_pool(
         let stored_value = value(side);
         first_wrong(
             table,
-            Color::from_index(side),
+            Side::from_index(side),
             observer,
             |_| true,
             |idx, pos| {
@@ -187,7 +188,7 @@ fn verify_dtz(
     let checks = |idx| dtz.checks(idx);
     first_wrong(
         table,
-        Color::from_index(side),
+        Side::from_index(side),
         observer,
         checks,
         |_, pos| match tb.zeroing_both_ways(pos) {
@@ -204,7 +205,7 @@ fn verify_dtz(
 /// order.
 fn first_wrong(
     table: &TableFile,
-    turn: Color,
+    turn: Side,
     observer: &dyn Observer,
     picks: impl Fn(u64) -> bool + Sync,
     fault: impl Fn(u64, &Position) -> Option<Mismatch> + Sync,
@@ -261,7 +262,7 @@ mod tests {
         drop(tb);
         let n = index.size();
         let words = n.div_ceil(64) as usize;
-        let illegal = Color::ALL.map(|turn| {
+        let illegal = Side::ALL.map(|turn| {
             let mut bits = vec![0u64; words];
             for i in (0..n).filter(|&i| index.legal(i, turn).is_none()) {
                 bits[(i / 64) as usize] |= 1 << (i % 64);
@@ -315,7 +316,7 @@ mod tests {
         let index = tb.table(&m).unwrap().index().clone();
         let dtz = [0, 1].map(|side| {
             (0..index.size())
-                .map(|i| match index.legal(i, Color::from_index(side)) {
+                .map(|i| match index.legal(i, Side::from_index(side)) {
                     Some(pos) => tb.probe_dtz(&pos).unwrap(),
                     None => Dtz(0),
                 })
@@ -335,7 +336,7 @@ mod tests {
         wrong[side][idx] = short;
         assert_eq!(rewrite_dtz(dir.path(), m, &wrong), side);
         let tb = Tablebase::open(dir.path()).unwrap();
-        let pos = index.legal(idx as u64, Color::from_index(side)).unwrap();
+        let pos = index.legal(idx as u64, Side::from_index(side)).unwrap();
         let stored = dtz[side][idx];
         assert_eq!(tb.probe_dtz(&pos).unwrap(), short, "{pos}");
         let err = verify_table(&tb, &m, Threads::new(1), DtzCheck::Every, &Silent).unwrap_err();

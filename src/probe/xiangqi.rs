@@ -2,8 +2,8 @@
 //! the stronger side), every move's value, and `verify`'s one-ply check.
 
 use super::error::ProbeError;
-use crate::chess::Color;
 use crate::retro::{by_rule, GraphTooLarge, Verdict};
+use crate::side::Side;
 use crate::table::xiangqi::{table_path, SideCounts, XiangqiFile};
 use crate::table::{FileFault, TableError};
 use crate::value::Dtm;
@@ -139,7 +139,7 @@ impl XiangqiTablebase {
         // cannot tell a verdict from a consistent wrong one), and held against the list.
         let index = file.index();
         let plain = |side: usize, idx: u64| {
-            let pos = index.decode(idx, Color::from_index(side))?;
+            let pos = index.decode(idx, Side::from_index(side))?;
             let legal = !pos.in_check(!pos.turn());
             legal.then(|| {
                 file.verdict_of(side, idx, codes[side][idx as usize])
@@ -178,7 +178,7 @@ impl XiangqiTablebase {
                 (None, None) => unreachable!("the lists differ at {first}"),
             };
             let fen = index
-                .decode(idx, Color::from_index(side))
+                .decode(idx, Side::from_index(side))
                 .map_or_else(String::new, |p| p.to_fen());
             return Err(XiangqiVerifyError::Rule {
                 path: file.path().to_path_buf(),
@@ -196,7 +196,7 @@ impl XiangqiTablebase {
         side: usize,
         idx: u64,
     ) -> Result<SideCounts, XiangqiVerifyError> {
-        let turn = Color::from_index(side);
+        let turn = Side::from_index(side);
         let Some(pos) = file.index().decode(idx, turn) else {
             return Ok(SideCounts::default());
         };

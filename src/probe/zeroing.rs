@@ -10,9 +10,10 @@
 use super::bounds::Open;
 use super::error::ProbeError;
 use super::tablebase::{Entry, Located, Tablebase};
-use crate::chess::{Color, MoveList, Position, Role};
+use crate::chess::{MoveList, Position, Role};
 use crate::material::Material;
 use crate::retro::dtz::as_distance;
+use crate::side::Side;
 use crate::table::values::code_wdl;
 use crate::value::RULE_PLIES;
 use crate::value::{Dtm, Dtz, Wdl, Wdl5};
@@ -194,7 +195,7 @@ impl Tablebase {
             };
             let m = entry.file.material();
             spoilt(&m)
-                || (Color::ALL.iter()).any(|&c| m.conversions(c).iter().any(|(sub, _)| spoilt(sub)))
+                || (Side::ALL.iter()).any(|&c| m.conversions(c).iter().any(|(sub, _)| spoilt(sub)))
         })
     }
 

@@ -11,10 +11,9 @@
 //! the indexed position, or takes the best en-passant capture (a sub-table value).
 
 use super::solver::{RetroGame, Successor};
-use crate::chess::{
-    Bitboard, Color, Move, MoveKind, MoveList, Piece, Position, Role, Square, UnMove,
-};
+use crate::chess::{Bitboard, Move, MoveKind, MoveList, Piece, Position, Role, Square, UnMove};
 use crate::index::TableIndex;
+use crate::side::Side;
 use crate::value::{Dtm, Wdl5};
 use arrayvec::ArrayVec;
 use std::sync::Mutex;
@@ -187,7 +186,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
 
     /// A legal position of this table, or None.
     pub fn position(&self, side: usize, idx: u64) -> Option<Position> {
-        self.index.legal(idx, Color::from_index(side))
+        self.index.legal(idx, Side::from_index(side))
     }
 
     /// A legal position of this table with its index, or None.
@@ -199,14 +198,14 @@ impl<'a, E: Send> ChessGame<'a, E> {
     /// moves only into positions it found values for), with its index: the legality
     /// tests of `placed` are skipped.
     pub(super) fn placed_legal(&self, side: usize, idx: u64) -> Option<Placed> {
-        let pos = self.index.decode(idx, Color::from_index(side))?;
+        let pos = self.index.decode(idx, Side::from_index(side))?;
         debug_assert!(self.index.legal(idx, pos.turn()).is_some(), "{idx}");
         self.place(idx, pos)
     }
 
     /// `pos`, the legal position of index `idx`, with its index.
     fn place(&self, idx: u64, pos: Position) -> Option<Placed> {
-        let kings = (pos.king(Color::White)?, pos.king(Color::Black)?);
+        let kings = (pos.king(Side::White)?, pos.king(Side::Black)?);
         Some(Placed {
             idx,
             pos,
@@ -217,10 +216,10 @@ impl<'a, E: Send> ChessGame<'a, E> {
     /// The index of `at` after its `color` piece of `role` went from `from` to the empty
     /// square `to`, by index arithmetic where the index allows it.
     #[inline]
-    fn step(&self, at: &Placed, color: Color, role: Role, from: Square, to: Square) -> Option<u64> {
+    fn step(&self, at: &Placed, color: Side, role: Role, from: Square, to: Square) -> Option<u64> {
         let (wk, bk) = at.steps?;
         if role == Role::King {
-            let other = if color == Color::White { bk } else { wk };
+            let other = if color == Side::White { bk } else { wk };
             return self.index.king_step(at.idx, color, to, other);
         }
         let before = at.pos.pieces(color, role);
@@ -247,7 +246,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
     fn piece_indices(
         &self,
         at: &Placed,
-        color: Color,
+        color: Side,
         role: Role,
         from: Square,
         squares: Bitboard,
@@ -265,7 +264,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
         }
         let kings = match (role, at.steps) {
             (Role::King, Some((wk, bk))) => {
-                let other = if color == Color::White { bk } else { wk };
+                let other = if color == Side::White { bk } else { wk };
                 Some(self.index.king_steps(at.idx, color, other))
             }
             _ => None,
@@ -398,11 +397,11 @@ impl<'a, E: Send> ChessGame<'a, E> {
         let Some((wk, bk)) = at.steps else {
             return 0;
         };
-        let white = at.pos.turn() == Color::White;
+        let white = at.pos.turn() == Side::White;
         let (mover, other) = if white {
-            (Color::White, bk)
+            (Side::White, bk)
         } else {
-            (Color::Black, wk)
+            (Side::Black, wk)
         };
         let scheme = self.index.king_pairs();
         let king = if white { wk } else { bk };
@@ -561,10 +560,10 @@ impl<E: Send> RetroGame for ChessGame<'_, E> {
         idx: u64,
         f: &mut impl FnMut(usize, Successor),
     ) -> [Option<(Dtm, u32)>; 2] {
-        let pieces = self.index.decode(idx, Color::White);
+        let pieces = self.index.decode(idx, Side::White);
         [0, 1].map(|side| {
             let mut pos = pieces?;
-            pos.set_turn(Color::from_index(side));
+            pos.set_turn(Side::from_index(side));
             if !self.index.is_legal(idx, &pos) {
                 return None;
             }

@@ -14,8 +14,8 @@
 
 use super::perpetual::{Exit, RuleGraph};
 use super::solver::{solve, RetroGame, Solution, Successor};
-use crate::chess::Color;
 use crate::progress::{Observer, Silent};
+use crate::side::Side;
 use crate::value::{Dtm, Wdl};
 use crate::xiangqi::{Digits, Move, Position, Role, Signature, XiangqiIndex};
 use rayon::prelude::*;
@@ -131,7 +131,7 @@ impl RetroGame for XiangqiGame<'_> {
     }
 
     fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
-        let pos = self.index.decode(idx, Color::from_index(side))?;
+        let pos = self.index.decode(idx, Side::from_index(side))?;
         // The side not to move may not be in check, nor the kings face each other.
         if pos.in_check(!pos.turn()) {
             return None;
@@ -156,7 +156,7 @@ impl RetroGame for XiangqiGame<'_> {
     /// to a position as it is numbered (the moves of a position are those of its
     /// numbered view).
     fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
-        let Some(pos) = self.index.decode(idx, Color::from_index(side)) else {
+        let Some(pos) = self.index.decode(idx, Side::from_index(side)) else {
             return;
         };
         let image = XiangqiIndex::shares_index_with_mirror(&pos).then(|| pos.mirrored());
@@ -265,7 +265,7 @@ pub fn by_rule(
     let node = |&p: &u64| {
         let (side, idx) = unpacked(p);
         let pos = index
-            .decode(idx, Color::from_index(side))
+            .decode(idx, Side::from_index(side))
             .expect("a legal index");
         let digits = index.digits(&pos).expect("a legal index");
         let mut scratch = pos.clone();
@@ -480,7 +480,7 @@ mod tests {
             let (mut checked, mut decided) = (0, 0);
             for side in 0..2 {
                 for idx in (0..t.index.size()).step_by((t.index.size() / 1500).max(1) as usize) {
-                    let Some(pos) = t.index.decode(idx, Color::from_index(side)) else {
+                    let Some(pos) = t.index.decode(idx, Side::from_index(side)) else {
                         continue;
                     };
                     if pos.in_check(!pos.turn()) {
@@ -516,7 +516,7 @@ mod tests {
         let mut compared = 0;
         for side in 0..2 {
             for idx in 0..index.size() {
-                let Some(pos) = index.decode(idx, Color::from_index(side)) else {
+                let Some(pos) = index.decode(idx, Side::from_index(side)) else {
                     continue;
                 };
                 if !pos.in_check(!pos.turn()) {
@@ -628,7 +628,7 @@ mod tests {
                     if value.plain() != Dtm::Draw {
                         continue;
                     }
-                    let pos = t.index.decode(idx, Color::from_index(side)).unwrap();
+                    let pos = t.index.decode(idx, Side::from_index(side)).unwrap();
                     let mut nodes = 0;
                     let found = search_with_history(&tables, &pos, &mut Vec::new(), 8, &mut nodes);
                     let v = score(value.wdl());

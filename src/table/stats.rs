@@ -2,9 +2,9 @@
 //! publishes): legal positions per side to move, each symmetry class once, identical pieces
 //! told apart; win/draw/loss from the side to move's view; and the longest mate over both sides to move.
 
-use crate::chess::Color;
 use crate::index::TableIndex;
 use crate::retro::bit;
+use crate::side::Side;
 use crate::value::Dtm;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -111,7 +111,7 @@ fn better(a: Option<(u32, u64)>, b: Option<(u32, u64)>) -> Option<(u32, u64)> {
 pub(super) type SideValues<'a> = &'a (dyn Fn(u64) -> Dtm + Sync);
 
 /// How many positions `idx` counts for (0: none, not a legal position).
-fn weight(index: &TableIndex, idx: u64, turn: Color) -> u64 {
+fn weight(index: &TableIndex, idx: u64, turn: Side) -> u64 {
     match index.decode(idx, turn) {
         Some(pos) if !pos.opponent_in_check() => index.class_weight(idx, &pos),
         _ => 0,
@@ -164,7 +164,7 @@ pub fn count_side_of(
     cursed: &[u64],
     illegal: Option<&[u64]>,
 ) -> SideCount {
-    let turn = Color::from_index(side);
+    let turn = Side::from_index(side);
     let at = |bits: &[u64], i: u64| bit(bits, i - first);
     // Chunks of indices, each cut into runs of one king pair, whose weight is found
     // once (positions are looked at only where that leaves it open).

@@ -976,7 +976,7 @@ mod tests {
         let moves = (whole.decode_dtm().unwrap(), cut.decode_dtm().unwrap());
         for idx in (0..index.size()).step_by(97) {
             assert_eq!(moves.0.get(idx), moves.1.get(idx), "index {idx}");
-            let Some(pos) = index.decode(idx, crate::chess::Color::White) else {
+            let Some(pos) = index.decode(idx, crate::Side::White) else {
                 continue;
             };
             let Some(digits) = index.digits(&pos) else {

@@ -11,16 +11,16 @@
 
 use super::position::{Piece, Position, Role, Square};
 use super::signature::{Signature, WRITTEN_ORDER};
-use crate::chess::Color;
 use crate::index::combinations::{binomial, rank_sorted, unrank_sorted};
 use crate::index::divisor::Divisor;
+use crate::side::Side;
 
 /// Where a piece of `color` and `role` can ever stand.
-pub fn reachable(color: Color, role: Role, sq: Square) -> bool {
+pub fn reachable(color: Side, role: Role, sq: Square) -> bool {
     // Ranks counted from `color`'s side.
     let rank = match color {
-        Color::White => sq.rank(),
-        Color::Black => 9 - sq.rank(),
+        Side::White => sq.rank(),
+        Side::Black => 9 - sq.rank(),
     };
     let file = sq.file();
     let palace = (3..=5).contains(&file) && rank <= 2;
@@ -111,9 +111,9 @@ impl XiangqiIndex {
 
     /// The index of `signature`'s table, or None if it has 2^64 indices or more.
     pub fn try_new(signature: Signature) -> Option<XiangqiIndex> {
-        let palace = |c: Color| Square::all().filter(move |&s| reachable(c, Role::King, s));
-        let kings: Vec<(Square, Square)> = palace(Color::White)
-            .flat_map(|r| palace(Color::Black).map(move |b| (r, b)))
+        let palace = |c: Side| Square::all().filter(move |&s| reachable(c, Role::King, s));
+        let kings: Vec<(Square, Square)> = palace(Side::White)
+            .flat_map(|r| palace(Side::Black).map(move |b| (r, b)))
             .filter(|&(r, b)| !mirrored_kings(r, b))
             .collect();
         let mut king_digit = vec![u16::MAX; 90 * 90];
@@ -121,9 +121,9 @@ impl XiangqiIndex {
             king_digit[r.index() * 90 + b.index()] = i as u16;
         }
         let mut groups = Vec::new();
-        for (side, color) in [(0, Color::White), (1, Color::Black)] {
+        for color in Side::ALL {
             for &role in &WRITTEN_ORDER[1..] {
-                let count = signature.count(side, role) as usize;
+                let count = signature.count(color, role) as usize;
                 if count == 0 {
                     continue;
                 }
@@ -171,7 +171,7 @@ impl XiangqiIndex {
 
     /// Whether `pos` is numbered as it stands, not through the mirror.
     pub fn is_canonical(pos: &Position) -> bool {
-        match (pos.king(Color::White), pos.king(Color::Black)) {
+        match (pos.king(Side::White), pos.king(Side::Black)) {
             (Some(r), Some(b)) => !mirrored_kings(r, b),
             _ => false,
         }
@@ -181,7 +181,7 @@ impl XiangqiIndex {
     /// e-file, where each view has its own.
     pub fn shares_index_with_mirror(pos: &Position) -> bool {
         let file = |c| pos.king(c).map(Square::file);
-        !(file(Color::White) == Some(4) && file(Color::Black) == Some(4))
+        !(file(Side::White) == Some(4) && file(Side::Black) == Some(4))
     }
 
     /// The table's signature.
@@ -202,7 +202,7 @@ impl XiangqiIndex {
 
     /// `encode`, taken apart for `moved`.
     pub fn digits(&self, pos: &Position) -> Option<Digits> {
-        let (red, black) = (pos.king(Color::White)?, pos.king(Color::Black)?);
+        let (red, black) = (pos.king(Side::White)?, pos.king(Side::Black)?);
         let flip = mirrored_kings(red, black);
         let view = |s: Square| if flip { s.mirror() } else { s };
         let mut idx = u64::from(
@@ -275,7 +275,7 @@ impl XiangqiIndex {
     }
 
     /// The position of index `idx` with `turn` to move; None if two pieces share a square.
-    pub fn decode(&self, idx: u64, turn: Color) -> Option<Position> {
+    pub fn decode(&self, idx: u64, turn: Side) -> Option<Position> {
         let mut pieces = arrayvec::ArrayVec::<(Square, Piece), 32>::new();
         let mut rest = idx;
         let mut places = [0u8; GROUP_MAX];
@@ -293,14 +293,14 @@ impl XiangqiIndex {
         pieces.push((
             red,
             Piece {
-                color: Color::White,
+                color: Side::White,
                 role: Role::King,
             },
         ));
         pieces.push((
             black,
             Piece {
-                color: Color::Black,
+                color: Side::Black,
                 role: Role::King,
             },
         ));
@@ -314,7 +314,7 @@ mod tests {
 
     /// The squares a lone piece reaches from its start squares by its own moves, the kings
     /// standing where they block none of them (e0 and d9, or d0 and e9).
-    fn reached(color: Color, role: Role, starts: &[&str]) -> Vec<Square> {
+    fn reached(color: Side, role: Role, starts: &[&str]) -> Vec<Square> {
         let king = |s: &str, color| {
             (
                 s.parse::<Square>().unwrap(),
@@ -325,8 +325,8 @@ mod tests {
             )
         };
         let kings = match color {
-            Color::White => [king("e0", Color::White), king("d9", Color::Black)],
-            Color::Black => [king("d0", Color::White), king("e9", Color::Black)],
+            Side::White => [king("e0", Side::White), king("d9", Side::Black)],
+            Side::Black => [king("d0", Side::White), king("e9", Side::Black)],
         };
         let mut seen: Vec<Square> = starts.iter().map(|s| s.parse().unwrap()).collect();
         let mut i = 0;
@@ -351,19 +351,19 @@ mod tests {
     #[test]
     fn pieces_stand_where_their_moves_reach() {
         let set = |c, r| -> Vec<Square> { Square::all().filter(|&s| reachable(c, r, s)).collect() };
-        let cases: [(Color, Role, &[&str], usize); 6] = [
-            (Color::White, Role::Advisor, &["d0", "f0"], 5),
-            (Color::Black, Role::Advisor, &["d9", "f9"], 5),
-            (Color::White, Role::Elephant, &["c0", "g0"], 7),
-            (Color::Black, Role::Elephant, &["c9", "g9"], 7),
+        let cases: [(Side, Role, &[&str], usize); 6] = [
+            (Side::White, Role::Advisor, &["d0", "f0"], 5),
+            (Side::Black, Role::Advisor, &["d9", "f9"], 5),
+            (Side::White, Role::Elephant, &["c0", "g0"], 7),
+            (Side::Black, Role::Elephant, &["c9", "g9"], 7),
             (
-                Color::White,
+                Side::White,
                 Role::Soldier,
                 &["a3", "c3", "e3", "g3", "i3"],
                 55,
             ),
             (
-                Color::Black,
+                Side::Black,
                 Role::Soldier,
                 &["a6", "c6", "e6", "g6", "i6"],
                 55,
@@ -374,7 +374,7 @@ mod tests {
             assert_eq!(s.len(), n, "{color:?} {role:?}");
             assert_eq!(reached(color, role, starts), s, "{color:?} {role:?}");
         }
-        assert_eq!(set(Color::White, Role::King).len(), 9);
+        assert_eq!(set(Side::White, Role::King).len(), 9);
     }
 
     #[test]
@@ -383,13 +383,13 @@ mod tests {
             let index = XiangqiIndex::new(sig.parse().unwrap());
             let (mut whole, mut clashes) = (0, 0);
             for idx in 0..index.size() {
-                match index.decode(idx, Color::Black) {
+                match index.decode(idx, Side::Black) {
                     Some(pos) => {
                         assert_eq!(index.encode(&pos), Some(idx), "{sig} {}", pos.to_fen());
                         // The mirror has an index of its own only with both kings on the
                         // e-file, where it is no less canonical.
                         let m = index.encode(&pos.mirrored()).unwrap();
-                        let back = index.decode(m, Color::Black).unwrap();
+                        let back = index.decode(m, Side::Black).unwrap();
                         assert!(back == pos || back == pos.mirrored(), "{sig}");
                         assert_eq!(m == idx, back == pos, "{sig}");
                         whole += 1;
@@ -415,7 +415,7 @@ mod tests {
             let index = XiangqiIndex::new(sig.parse().unwrap());
             let (mut moves, mut unmoves) = (0, 0);
             for idx in (0..index.size()).step_by(7) {
-                for turn in [Color::White, Color::Black] {
+                for turn in [Side::White, Side::Black] {
                     let Some(pos) = index.decode(idx, turn) else {
                         continue;
                     };
@@ -456,11 +456,11 @@ mod tests {
     fn indices_count_the_placements() {
         let index = XiangqiIndex::new("KCvKA".parse().unwrap());
         let (mut placements, mut both_central) = (0u64, 0u64);
-        let red_king = Square::all().filter(|&s| reachable(Color::White, Role::King, s));
+        let red_king = Square::all().filter(|&s| reachable(Side::White, Role::King, s));
         for rk in red_king {
-            for bk in Square::all().filter(|&s| reachable(Color::Black, Role::King, s)) {
+            for bk in Square::all().filter(|&s| reachable(Side::Black, Role::King, s)) {
                 for c in Square::all().filter(|&s| s != rk && s != bk) {
-                    for a in Square::all().filter(|&s| reachable(Color::Black, Role::Advisor, s)) {
+                    for a in Square::all().filter(|&s| reachable(Side::Black, Role::Advisor, s)) {
                         if a == rk || a == bk || a == c {
                             continue;
                         }
@@ -471,7 +471,7 @@ mod tests {
             }
         }
         let decodable = (0..index.size())
-            .filter(|&i| index.decode(i, Color::White).is_some())
+            .filter(|&i| index.decode(i, Side::White).is_some())
             .count() as u64;
         assert_eq!(2 * decodable, placements + both_central);
     }

@@ -1,5 +1,5 @@
 //! Chinese chess (xiangqi, `docs/design.md`, Chinese chess): the board, its positions in FEN,
-//! and the legal moves, beside `chess/`. Red is `Color::White` (it moves first, uppercase in FEN).
+//! and the legal moves, beside `chess/`. Red is `Side::White` (it moves first, uppercase in FEN).
 //!
 //! The board is a mailbox of 90 squares, file a-i and rank 0-9 from Red's side: the
 //! pieces' moves are short and blocked square by square (the horse's leg, the elephant's

@@ -2,7 +2,7 @@
 //! neither attacked nor facing the other king on an open file afterwards.
 
 use super::position::{Position, Role, Square};
-use crate::chess::Color;
+use crate::side::Side;
 use std::fmt;
 
 /// A move: the piece on `from` goes to `to`, taking what stands there.
@@ -89,21 +89,21 @@ fn clear_of(mask: u128, m: &Move) -> bool {
 }
 
 /// The direction a soldier of `color` advances in, by rank.
-fn forward(color: Color) -> i8 {
+fn forward(color: Side) -> i8 {
     match color {
-        Color::White => 1,
-        Color::Black => -1,
+        Side::White => 1,
+        Side::Black => -1,
     }
 }
 
 impl Position {
     /// Whether `to` is empty or holds a piece of the side not to move from `color`'s view.
-    fn open_to(&self, color: Color, to: Square) -> bool {
+    fn open_to(&self, color: Side, to: Square) -> bool {
         self.at(to).is_none_or(|p| p.color != color)
     }
 
     /// The moves of the piece of `color` and `role` on `from`, legal or not for its king.
-    fn piece_moves(&self, color: Color, role: Role, from: Square, out: &mut Vec<Move>) {
+    fn piece_moves(&self, color: Side, role: Role, from: Square, out: &mut Vec<Move>) {
         let mut push = |to: Square| {
             if self.open_to(color, to) {
                 out.push(Move { from, to });
@@ -182,7 +182,7 @@ impl Position {
 
     /// Whether `color`'s king is attacked by a piece of the other side, or faces the other
     /// king on a file with nothing between (which the rules forbid as if it were check).
-    pub fn in_check(&self, color: Color) -> bool {
+    pub fn in_check(&self, color: Side) -> bool {
         let Some(king) = self.king(color) else {
             return false;
         };
@@ -196,8 +196,8 @@ impl Position {
         // a chariot or a cannon, only the file towards the other king can hold a threat.
         let lines = self.count(them, Role::Chariot) + self.count(them, Role::Cannon) > 0;
         let towards_king = match color {
-            Color::White => (0, 1),
-            Color::Black => (0, -1),
+            Side::White => (0, 1),
+            Side::Black => (0, -1),
         };
         for (df, dr) in ORTHOGONAL {
             if !lines && (df, dr) != towards_king {

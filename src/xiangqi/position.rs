@@ -1,6 +1,6 @@
 //! Squares, pieces and positions of xiangqi, and their FEN.
 
-use crate::chess::Color;
+use crate::side::{BySide, Side};
 use std::fmt;
 
 /// Files a-i.
@@ -63,20 +63,20 @@ impl Square {
 
     /// Whether the square lies in `color`'s palace (files d-f, its three home ranks).
     #[inline]
-    pub fn in_palace(self, color: Color) -> bool {
+    pub fn in_palace(self, color: Side) -> bool {
         let ranks = match color {
-            Color::White => 0..=2,
-            Color::Black => 7..=9,
+            Side::White => 0..=2,
+            Side::Black => 7..=9,
         };
         (3..=5).contains(&self.file()) && ranks.contains(&self.rank())
     }
 
     /// Whether the square lies on `color`'s side of the river.
     #[inline]
-    pub fn on_own_side(self, color: Color) -> bool {
+    pub fn on_own_side(self, color: Side) -> bool {
         match color {
-            Color::White => self.rank() <= 4,
-            Color::Black => self.rank() >= 5,
+            Side::White => self.rank() <= 4,
+            Side::Black => self.rank() >= 5,
         }
     }
 }
@@ -160,8 +160,8 @@ impl Role {
 /// A piece: its side and role.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
-    /// Red is `Color::White`.
-    pub color: Color,
+    /// Red is `Side::White`.
+    pub color: Side,
     /// What kind of piece.
     pub role: Role,
 }
@@ -170,15 +170,15 @@ pub struct Piece {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     board: [Option<Piece>; 90],
-    turn: Color,
+    turn: Side,
     /// Each side's king (Red's first), the first found if there are several: kept with
     /// the board, as the legality test asks for it at every move.
-    kings: [Option<Square>; 2],
+    kings: BySide<Option<Square>>,
     /// One bit per occupied square, so that walks over the pieces skip the empty ones.
     occupied: u128,
     /// Pieces of each side by role (`Role::index`), so that the check test asks only
     /// about pieces there are.
-    counts: [[u8; 7]; 2],
+    counts: BySide<[u8; 7]>,
 }
 
 /// What is wrong with a FEN.
@@ -231,10 +231,10 @@ pub enum FenError {
 
 /// Where a piece of `color` and `role` can stand in some game (every square for the
 /// pieces that go everywhere).
-fn reachable(color: Color, role: Role, sq: Square) -> bool {
+fn reachable(color: Side, role: Role, sq: Square) -> bool {
     let rank = match color {
-        Color::White => sq.rank(),
-        Color::Black => RANKS - 1 - sq.rank(),
+        Side::White => sq.rank(),
+        Side::Black => RANKS - 1 - sq.rank(),
     };
     let at = (sq.file(), rank);
     match role {
@@ -275,10 +275,10 @@ fn check_fields(rest: &[&str]) -> Result<(), FenError> {
 }
 
 /// "red" or "black".
-fn side_name(c: Color) -> &'static str {
+fn side_name(c: Side) -> &'static str {
     match c {
-        Color::White => "red",
-        Color::Black => "black",
+        Side::White => "red",
+        Side::Black => "black",
     }
 }
 
@@ -320,8 +320,8 @@ impl Position {
                 }
                 let role = Role::from_letter(c).ok_or(FenError::Letter(c))?;
                 let color = match c.is_ascii_uppercase() {
-                    true => Color::White,
-                    false => Color::Black,
+                    true => Side::White,
+                    false => Side::Black,
                 };
                 let sq = Square::new(file, rank).ok_or(FenError::RankLength { rank })?;
                 board[sq.index()] = Some(Piece { color, role });
@@ -332,14 +332,14 @@ impl Position {
             }
         }
         let turn = match fields.next().unwrap_or("w") {
-            "w" | "r" => Color::White,
-            "b" => Color::Black,
+            "w" | "r" => Side::White,
+            "b" => Side::Black,
             other => return Err(FenError::Turn(other.to_string())),
         };
         check_fields(&fields.collect::<Vec<_>>())?;
         let pieces = (0..90u8).filter_map(|i| board[usize::from(i)].map(|p| (Square(i), p)));
         let pos = Position::from_pieces(turn, pieces).expect("one piece a square");
-        for color in Color::ALL {
+        for color in Side::ALL {
             let kings: Vec<Square> = pos.squares_of(color, Role::King).collect();
             if kings.len() != 1 || !kings[0].in_palace(color) {
                 return Err(FenError::Kings);
@@ -357,7 +357,7 @@ impl Position {
                 });
             }
         }
-        for color in Color::ALL {
+        for color in Side::ALL {
             for (role, most) in [
                 (Role::Advisor, 2),
                 (Role::Elephant, 2),
@@ -383,15 +383,15 @@ impl Position {
 
     /// The position of `pieces` with `turn` to move, or None if two share a square.
     pub fn from_pieces(
-        turn: Color,
+        turn: Side,
         pieces: impl IntoIterator<Item = (Square, Piece)>,
     ) -> Option<Position> {
         let mut pos = Position {
             board: [None; 90],
             turn,
-            kings: [None; 2],
+            kings: BySide::default(),
             occupied: 0,
-            counts: [[0; 7]; 2],
+            counts: BySide::default(),
         };
         for (sq, piece) in pieces {
             pos.board[sq.index()]
@@ -399,8 +399,8 @@ impl Position {
                 .is_none()
                 .then_some(())?;
             pos.occupied |= 1 << sq.index();
-            pos.counts[piece.color.index()][piece.role.index()] += 1;
-            let king = &mut pos.kings[piece.color.index()];
+            pos.counts[piece.color][piece.role.index()] += 1;
+            let king = &mut pos.kings[piece.color];
             if piece.role == Role::King && king.is_none() {
                 *king = Some(sq);
             }
@@ -436,7 +436,7 @@ impl Position {
 
     /// The side to move.
     #[inline]
-    pub fn turn(&self) -> Color {
+    pub fn turn(&self) -> Side {
         self.turn
     }
 
@@ -447,14 +447,14 @@ impl Position {
     }
 
     /// The squares of `color`'s pieces of `role`.
-    pub fn squares_of(&self, color: Color, role: Role) -> impl Iterator<Item = Square> + '_ {
+    pub fn squares_of(&self, color: Side, role: Role) -> impl Iterator<Item = Square> + '_ {
         let piece = Some(Piece { color, role });
         self.occupied_squares()
             .filter(move |sq| self.board[sq.index()] == piece)
     }
 
     /// Every square with a piece of `color`, and the piece's role.
-    pub fn pieces(&self, color: Color) -> impl Iterator<Item = (Square, Role)> + '_ {
+    pub fn pieces(&self, color: Side) -> impl Iterator<Item = (Square, Role)> + '_ {
         self.occupied_squares()
             .filter_map(move |sq| match self.at(sq) {
                 Some(p) if p.color == color => Some((sq, p.role)),
@@ -476,14 +476,14 @@ impl Position {
 
     /// How many pieces of `color` and `role` stand on the board.
     #[inline]
-    pub fn count(&self, color: Color, role: Role) -> u8 {
-        self.counts[color.index()][role.index()]
+    pub fn count(&self, color: Side, role: Role) -> u8 {
+        self.counts[color][role.index()]
     }
 
     /// `color`'s king.
     #[inline]
-    pub fn king(&self, color: Color) -> Option<Square> {
-        self.kings[color.index()]
+    pub fn king(&self, color: Side) -> Option<Square> {
+        self.kings[color]
     }
 
     /// Whether `test` holds of the position after the piece on `from` goes to `to` (taking
@@ -506,13 +506,13 @@ impl Position {
             role: Role::King,
         }) = piece
         {
-            self.kings[color.index()] = Some(from);
+            self.kings[color] = Some(from);
         }
         self.occupied = occupied;
         if let Some(t) = taken {
-            self.counts[t.color.index()][t.role.index()] += 1;
+            self.counts[t.color][t.role.index()] += 1;
             if t.role == Role::King {
-                self.kings[t.color.index()] = Some(to);
+                self.kings[t.color] = Some(to);
             }
         }
         self.turn = !self.turn;
@@ -523,9 +523,9 @@ impl Position {
     pub(super) fn apply(&mut self, from: Square, to: Square) {
         debug_assert!(self.board[from.index()].is_some(), "a piece moves");
         if let Some(t) = self.board[to.index()] {
-            self.counts[t.color.index()][t.role.index()] -= 1;
+            self.counts[t.color][t.role.index()] -= 1;
             if t.role == Role::King {
-                self.kings[t.color.index()] = None;
+                self.kings[t.color] = None;
             }
         }
         let piece = self.board[from.index()].take();
@@ -534,7 +534,7 @@ impl Position {
             role: Role::King,
         }) = piece
         {
-            self.kings[color.index()] = Some(to);
+            self.kings[color] = Some(to);
         }
         self.board[to.index()] = piece;
         self.occupied = (self.occupied & !(1 << from.index())) | 1 << to.index();
@@ -557,8 +557,8 @@ impl Position {
                         }
                         let c = p.role.letter();
                         s.push(match p.color {
-                            Color::White => c,
-                            Color::Black => c.to_ascii_lowercase(),
+                            Side::White => c,
+                            Side::Black => c.to_ascii_lowercase(),
                         });
                     }
                 }
@@ -571,8 +571,8 @@ impl Position {
             }
         }
         let turn = match self.turn {
-            Color::White => 'w',
-            Color::Black => 'b',
+            Side::White => 'w',
+            Side::Black => 'b',
         };
         format!("{s} {turn} - - 0 1")
     }

@@ -4,7 +4,7 @@
 //! through the colour-flipped table.
 
 use super::position::{Position, Role};
-use crate::chess::Color;
+use crate::side::{BySide, Side};
 use std::fmt;
 use std::str::FromStr;
 
@@ -38,7 +38,7 @@ fn most(role: Role) -> u8 {
 /// `WRITTEN_ORDER`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Signature {
-    counts: [[u8; 7]; 2],
+    counts: BySide<[u8; 7]>,
 }
 
 /// What is wrong with a signature.
@@ -64,16 +64,17 @@ pub enum SignatureError {
 }
 
 impl Signature {
-    /// How many pieces of `role` side `side` (0: the first written, Red in the table) has.
-    pub fn count(&self, side: usize, role: Role) -> u8 {
+    /// How many pieces of `role` side `side` (white: the first written, Red in the table)
+    /// has.
+    pub fn count(&self, side: Side, role: Role) -> u8 {
         self.counts[side][written(role)]
     }
 
     /// The material of `pos`, Red first.
     pub fn of(pos: &Position) -> Signature {
-        let mut counts = [[0u8; 7]; 2];
-        for (side, color) in [Color::White, Color::Black].into_iter().enumerate() {
-            for (_, role) in pos.pieces(color) {
+        let mut counts = BySide::<[u8; 7]>::default();
+        for side in Side::ALL {
+            for (_, role) in pos.pieces(side) {
                 counts[side][written(role)] += 1;
             }
         }
@@ -83,7 +84,7 @@ impl Signature {
     /// The signatures one capture leads to: one piece other than a king fewer on a side.
     pub fn captures(&self) -> Vec<Signature> {
         let mut out = Vec::new();
-        for side in 0..2 {
+        for side in Side::ALL {
             for r in 1..7 {
                 if self.counts[side][r] > 0 {
                     let mut counts = self.counts;
@@ -98,13 +99,13 @@ impl Signature {
     /// Whether the table is kept under this signature rather than the flipped one: the
     /// side with more (compared piece by piece in written order) first.
     pub fn is_canonical(&self) -> bool {
-        self.counts[0] >= self.counts[1]
+        self.counts.white >= self.counts.black
     }
 
     /// The signature with its sides swapped.
     pub fn flipped(&self) -> Signature {
         Signature {
-            counts: [self.counts[1], self.counts[0]],
+            counts: self.counts.swapped(),
         }
     }
 
@@ -126,8 +127,8 @@ impl FromStr for Signature {
         let (Some(a), Some(b), None) = (sides.next(), sides.next(), sides.next()) else {
             return Err(SignatureError::Sides);
         };
-        let mut counts = [[0u8; 7]; 2];
-        for (side, text) in [a, b].into_iter().enumerate() {
+        let mut counts = BySide::<[u8; 7]>::default();
+        for (side, text) in Side::ALL.into_iter().zip([a, b]) {
             for c in text.chars() {
                 let role = match c {
                     'E' => Role::Elephant,
@@ -156,7 +157,7 @@ impl FromStr for Signature {
 
 impl fmt::Display for Signature {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (side, counts) in self.counts.iter().enumerate() {
+        for (side, counts) in self.counts.as_array().into_iter().enumerate() {
             if side == 1 {
                 f.write_str("v")?;
             }
@@ -189,7 +190,7 @@ mod tests {
         let s: Signature = "KAABBvKNR".parse().unwrap();
         assert_eq!(s.to_string(), "KAABBvKRN");
         assert_eq!("KHEvK".parse::<Signature>().unwrap().to_string(), "KNBvK");
-        assert_eq!(s.count(1, Role::Chariot), 1);
+        assert_eq!(s.count(Side::Black, Role::Chariot), 1);
         assert_eq!(s.flipped().to_string(), "KRNvKAABB");
         let bad = |t: &str| t.parse::<Signature>().unwrap_err();
         assert_eq!(bad("KRKA"), SignatureError::Sides);

@@ -8,12 +8,12 @@
 use super::index::reachable;
 use super::moves::{Move, DIAGONAL, HORSE, ORTHOGONAL};
 use super::position::{Position, Role, Square};
-use crate::chess::Color;
+use crate::side::Side;
 
 impl Position {
     /// The squares the piece on `to`, of `color` and `role`, can have come from by a
     /// move that took nothing (to empty squares, with the way it passed open).
-    fn origins(&self, color: Color, role: Role, to: Square, out: &mut Vec<Move>) {
+    fn origins(&self, color: Side, role: Role, to: Square, out: &mut Vec<Move>) {
         let empty = |sq: Square| self.at(sq).is_none();
         let mut push = |from: Square| {
             if empty(from) && reachable(color, role, from) {
@@ -56,8 +56,8 @@ impl Position {
             }
             Role::Soldier => {
                 let back = match color {
-                    Color::White => -1,
-                    Color::Black => 1,
+                    Side::White => -1,
+                    Side::Black => 1,
                 };
                 let sideways = match to.on_own_side(color) {
                     true => [None, None],

@@ -20,7 +20,7 @@
 
 use super::moves::Move;
 use super::position::{Position, Role, Square};
-use crate::chess::Color;
+use crate::side::Side;
 
 /// How a move is written.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -108,19 +108,19 @@ fn chinese_role(c: char) -> Option<Role> {
 }
 
 /// The Chinese name of `color`'s piece of `role`, as the archive writes it.
-fn chinese_name(color: Color, role: Role) -> char {
+fn chinese_name(color: Side, role: Role) -> char {
     match (role, color) {
-        (Role::King, Color::White) => '帥',
-        (Role::King, Color::Black) => '將',
-        (Role::Advisor, Color::White) => '仕',
-        (Role::Advisor, Color::Black) => '士',
-        (Role::Elephant, Color::White) => '相',
-        (Role::Elephant, Color::Black) => '象',
+        (Role::King, Side::White) => '帥',
+        (Role::King, Side::Black) => '將',
+        (Role::Advisor, Side::White) => '仕',
+        (Role::Advisor, Side::Black) => '士',
+        (Role::Elephant, Side::White) => '相',
+        (Role::Elephant, Side::Black) => '象',
         (Role::Horse, _) => '馬',
         (Role::Chariot, _) => '車',
         (Role::Cannon, _) => '炮',
-        (Role::Soldier, Color::White) => '兵',
-        (Role::Soldier, Color::Black) => '卒',
+        (Role::Soldier, Side::White) => '兵',
+        (Role::Soldier, Side::Black) => '卒',
     }
 }
 
@@ -189,18 +189,18 @@ impl Written {
 }
 
 /// The file of `sq` in `color`'s numbering: 1-9 from its right.
-fn own_file(sq: Square, color: Color) -> i8 {
+fn own_file(sq: Square, color: Side) -> i8 {
     match color {
-        Color::White => 9 - sq.file(),
-        Color::Black => sq.file() + 1,
+        Side::White => 9 - sq.file(),
+        Side::Black => sq.file() + 1,
     }
 }
 
 /// Ranks from `from` to `to` in `color`'s forward direction.
-fn advance(from: Square, to: Square, color: Color) -> i8 {
+fn advance(from: Square, to: Square, color: Side) -> i8 {
     match color {
-        Color::White => to.rank() - from.rank(),
-        Color::Black => from.rank() - to.rank(),
+        Side::White => to.rank() - from.rank(),
+        Side::Black => from.rank() - to.rank(),
     }
 }
 
@@ -212,14 +212,14 @@ fn diagonal(role: Role) -> bool {
 impl Position {
     /// `color`'s pieces of `role` that share a file with another, right to left (in the
     /// mover's numbering) and front to back.
-    fn grouped(&self, color: Color, role: Role) -> Vec<Square> {
+    fn grouped(&self, color: Side, role: Role) -> Vec<Square> {
         let squares: Vec<Square> = self.squares_of(color, role).collect();
         let shares = |s: &Square| squares.iter().filter(|t| t.file() == s.file()).count() >= 2;
         let mut kept: Vec<Square> = squares.iter().copied().filter(shares).collect();
         // Front first: the higher rank for Red, the lower for Black.
         let depth = |s: Square| match color {
-            Color::White => -s.rank(),
-            Color::Black => s.rank(),
+            Side::White => -s.rank(),
+            Side::Black => s.rank(),
         };
         kept.sort_by_key(|&s| (own_file(s, color), depth(s)));
         kept
@@ -336,10 +336,10 @@ impl Position {
 }
 
 impl Written {
-    fn chinese(&self, color: Color) -> String {
+    fn chinese(&self, color: Side) -> String {
         let digits = match color {
-            Color::White => &RED_DIGITS,
-            Color::Black => &BLACK_DIGITS,
+            Side::White => &RED_DIGITS,
+            Side::Black => &BLACK_DIGITS,
         };
         let d = |n: i8| digits[n as usize - 1];
         let name = chinese_name(color, self.role);

@@ -17,7 +17,7 @@
 
 use super::moves::Move;
 use super::position::{Position, Role};
-use crate::chess::Color;
+use crate::side::Side;
 
 /// Piece-square keys (2 sides x 7 roles x 90 squares), then the side key.
 const KEYS: [u64; 2 * 7 * 90 + 1] = {
@@ -36,23 +36,23 @@ const KEYS: [u64; 2 * 7 * 90 + 1] = {
 };
 
 /// The key of `color`'s `role` on square `sq` (0-89).
-fn piece_key(color: Color, role: Role, sq: usize) -> u64 {
+fn piece_key(color: Side, role: Role, sq: usize) -> u64 {
     let side = match color {
-        Color::White => 0,
-        Color::Black => 1,
+        Side::White => 0,
+        Side::Black => 1,
     };
     KEYS[(side * 7 + role.index()) * 90 + sq]
 }
 
 /// The key of `pos` (module documentation).
 pub fn position_key(pos: &Position) -> u64 {
-    let pieces = Color::ALL.into_iter().flat_map(|c| {
+    let pieces = Side::ALL.into_iter().flat_map(|c| {
         pos.pieces(c)
             .map(move |(sq, role)| piece_key(c, role, sq.index()))
     });
     let side = match pos.turn() {
-        Color::White => 0,
-        Color::Black => KEYS[2 * 7 * 90],
+        Side::White => 0,
+        Side::Black => KEYS[2 * 7 * 90],
     };
     pieces.fold(side, |k, p| k ^ p)
 }

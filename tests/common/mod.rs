@@ -103,10 +103,10 @@ pub fn expected_dtm(line: &str) -> Option<(String, Option<retrobook::Dtm>)> {
 /// changed its values (`Dtm::encode`, by side to move and solver index), so that a
 /// deliberately altered value passes every file check and only `verify` can catch it.
 pub fn rewrite_table(dir: &Path, signature: &str, edit: impl FnOnce(&mut [Vec<u8>; 2])) {
-    use retrobook::chess::Color;
     use retrobook::probe::LoadedTables;
     use retrobook::retro::Solution;
     use retrobook::table::{write_table, WriteOptions};
+    use retrobook::Side;
     let m: retrobook::material::Material = signature.parse().unwrap();
     let tb = retrobook::Tablebase::open(dir).unwrap();
     let table = tb.table(&m).unwrap();
@@ -116,7 +116,7 @@ pub fn rewrite_table(dir: &Path, signature: &str, edit: impl FnOnce(&mut [Vec<u8
     drop(loaded);
     drop(tb);
     let n = index.size();
-    let illegal = Color::ALL.map(|turn| {
+    let illegal = Side::ALL.map(|turn| {
         let mut bits = vec![0u64; n.div_ceil(64) as usize];
         for i in 0..n {
             let legal = index

@@ -4,11 +4,12 @@
 //! bad input, and reads a book's statistics and back-up values as the Rust API does.
 
 use crate::common::gaviota_samples;
-use retrobook::chess::{Color, Position, Role};
+use retrobook::chess::{Position, Role};
 use retrobook::generate::Session;
 use retrobook::material::Material;
 use retrobook::probe::Tablebase;
 use retrobook::progress::Silent;
+use retrobook::Side;
 use retrobook::{Dtm, Wdl};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -126,7 +127,7 @@ fn case_line(tb: &Tablebase, pos: &Position, dtm: Dtm, clock: u32) -> String {
         None => "-1 -1 0 0".into(),
     };
     let hex = |b: u64| format!("{b:x}");
-    let c = |c: Color| pos.by_color(c).0;
+    let c = |c: Side| pos.by_color(c).0;
     let r = |r: Role| pos.by_role(r).0;
     let wdl = match dtm.wdl() {
         Wdl::Win => 1,
@@ -136,8 +137,8 @@ fn case_line(tb: &Tablebase, pos: &Position, dtm: Dtm, clock: u32) -> String {
     let dtm_code = dtm.plies().map_or(-1, |p| p as i64);
     format!(
         "{} {} {} {} {} {} {} {} {} {} {wdl} {dtm_code} {clock} {first} {pos}\n",
-        hex(c(Color::White)),
-        hex(c(Color::Black)),
+        hex(c(Side::White)),
+        hex(c(Side::Black)),
         hex(r(Role::King)),
         hex(r(Role::Queen)),
         hex(r(Role::Rook)),
@@ -145,7 +146,7 @@ fn case_line(tb: &Tablebase, pos: &Position, dtm: Dtm, clock: u32) -> String {
         hex(r(Role::Knight)),
         hex(r(Role::Pawn)),
         pos.ep_square().map_or(0, |s| s.index()),
-        u8::from(pos.turn() == Color::White),
+        u8::from(pos.turn() == Side::White),
     )
 }
 
@@ -284,7 +285,7 @@ fn a_c_program_probes_xiangqi_tables_by_fen() {
     let file = tb.file(&"KRvKN".parse::<Signature>().unwrap()).unwrap();
     let (mut cases, mut count, mut by_rule) = (String::new(), 0, 0);
     for side in 0..2 {
-        let turn = Color::from_index(side);
+        let turn = Side::from_index(side);
         for idx in 0..file.index().size() {
             let Some(pos) = file.index().decode(idx, turn) else {
                 continue;

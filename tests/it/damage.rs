@@ -16,10 +16,11 @@ use retrobook::book::pgn::{start_position, PgnReader};
 use retrobook::book::rules::replay_from;
 use retrobook::book::rules::Chess;
 use retrobook::book::{build as build_book, polyglot_key, Book, BookAnswer, BuildOptions};
-use retrobook::chess::{Color, Position};
+use retrobook::chess::Position;
 use retrobook::generate::{GenOptions, Session};
 use retrobook::material::Material;
 use retrobook::progress::Silent;
+use retrobook::Side;
 use retrobook::{ProbeError, Tablebase, Threads};
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -439,20 +440,20 @@ fn built() -> &'static Path {
 fn positions(tb: &Tablebase, sig: &str, sample: Option<usize>, rng: &mut Rng) -> Vec<Position> {
     let m: Material = sig.parse().unwrap();
     let index = tb.table(&m).unwrap().index();
-    let at = |i: u64, turn: Color| {
+    let at = |i: u64, turn: Side| {
         let p = index.decode(i, turn)?;
         (!p.opponent_in_check() && index.is_canonical(i, &p)).then_some(p)
     };
     match sample {
         None => (0..index.size())
-            .flat_map(|i| Color::ALL.map(|c| at(i, c)))
+            .flat_map(|i| Side::ALL.map(|c| at(i, c)))
             .flatten()
             .collect(),
         Some(n) => {
             let mut out = Vec::with_capacity(n);
             while out.len() < n {
                 let i = rng.next() % index.size();
-                out.extend(at(i, Color::ALL[rng.below(2)]));
+                out.extend(at(i, Side::ALL[rng.below(2)]));
             }
             out
         }

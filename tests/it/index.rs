@@ -2,9 +2,9 @@
 //! decodes to a position that encodes back to it, every symmetric image of that position has
 //! the same index, and the non-canonical indices are the few mirror images left over.
 
-use retrobook::chess::Color;
 use retrobook::index::TableIndex;
 use retrobook::material::Material;
+use retrobook::Side;
 
 fn round_trip(sig: &str) {
     round_trip_every(sig, 1, 80);
@@ -17,7 +17,7 @@ fn round_trip_every(sig: &str, step: usize, percent: u64) {
     let (mut decoded, mut seen) = (0u64, 0u64);
     for idx in (0..index.size()).step_by(step) {
         seen += 1;
-        let Some(pos) = index.decode(idx, Color::White) else {
+        let Some(pos) = index.decode(idx, Side::White) else {
             continue;
         };
         assert_eq!(
@@ -29,7 +29,7 @@ fn round_trip_every(sig: &str, step: usize, percent: u64) {
             // A left-over mirror image: its class is encoded elsewhere, and back to itself.
             let canonical = index.encode(&pos).unwrap();
             assert_ne!(canonical, idx);
-            let other = index.decode(canonical, Color::White).unwrap();
+            let other = index.decode(canonical, Side::White).unwrap();
             assert_eq!(index.encode(&other), Some(canonical));
             continue;
         }
@@ -106,7 +106,7 @@ fn pawn_moves_lead_to_earlier_parts_and_no_other_move_leaves_one() {
         assert_eq!(parts.last().unwrap().end, index.size());
         let (mut pawn_moves, mut others) = (0u64, 0u64);
         for idx in (0..index.size()).step_by(7) {
-            for turn in Color::ALL {
+            for turn in Side::ALL {
                 let Some(pos) = index.legal(idx, turn) else {
                     continue;
                 };

@@ -81,7 +81,7 @@ fn round_trip(extra: u32) {
             "index {idx}: decoded"
         );
         if checked % 97 == 0 {
-            let pos = TableIndex::new(m).legal(idx, retrobook::chess::Color::from_index(side));
+            let pos = TableIndex::new(m).legal(idx, retrobook::Side::from_index(side));
             let pos = pos.expect("a legal index");
             assert_eq!(tb.probe_dtm(&pos).unwrap(), want, "{pos}: probed");
         }

@@ -86,7 +86,7 @@ fn probes_and_errors() {
 }
 
 /// Legal positions of KPvK with `turn` to move, spread over the index.
-fn spread(tb: &Tablebase, turn: retrobook::chess::Color) -> Vec<Position> {
+fn spread(tb: &Tablebase, turn: retrobook::Side) -> Vec<Position> {
     let m: Material = "KPvK".parse().unwrap();
     let index = tb.table(&m).unwrap().index();
     (0..index.size())
@@ -98,9 +98,9 @@ fn spread(tb: &Tablebase, turn: retrobook::chess::Color) -> Vec<Position> {
 
 #[test]
 fn wdl_probes_and_warm_dtm_probes_do_not_allocate() {
-    use retrobook::chess::Color;
+    use retrobook::Side;
     let (_dir, tb) = tables();
-    let positions: Vec<Position> = [Color::White, Color::Black]
+    let positions: Vec<Position> = [Side::White, Side::Black]
         .into_iter()
         .flat_map(|turn| spread(&tb, turn))
         .collect();
@@ -134,10 +134,10 @@ fn wdl_probes_and_warm_dtm_probes_do_not_allocate() {
 
 #[test]
 fn the_root_probe_keeps_the_moves_that_keep_the_value() {
-    use retrobook::chess::Color;
+    use retrobook::Side;
     let (_dir, tb) = tables();
     let mut seen_choice = false;
-    for pos in spread(&tb, Color::White).into_iter().step_by(13) {
+    for pos in spread(&tb, Side::White).into_iter().step_by(13) {
         let own = tb.probe_dtm(&pos).unwrap();
         let root = tb.probe_root(&pos).unwrap();
         let all = tb.best_moves(&pos).unwrap();

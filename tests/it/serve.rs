@@ -90,7 +90,8 @@ impl Drop for Server {
 /// Random legal positions of the given pieces (white king and black king first), each side
 /// to move, as FEN.
 fn positions(pieces: &str, count: usize, seed: u64) -> Vec<String> {
-    use retrobook::chess::{Color, Piece, Position, Role, Square};
+    use retrobook::chess::{Piece, Position, Role, Square};
+    use retrobook::Side;
     let mut state = seed;
     let mut rng = move || {
         state ^= state << 13;
@@ -100,12 +101,12 @@ fn positions(pieces: &str, count: usize, seed: u64) -> Vec<String> {
     };
     let mut out = Vec::new();
     while out.len() < count {
-        let mut pos = Position::empty(Color::from_index((rng() % 2) as usize));
+        let mut pos = Position::empty(Side::from_index((rng() % 2) as usize));
         for c in pieces.chars() {
             let color = if c.is_ascii_uppercase() {
-                Color::White
+                Side::White
             } else {
-                Color::Black
+                Side::Black
             };
             let role = Role::from_char(c).unwrap();
             let mut sq = Square::from_index((rng() % 64) as u32);

@@ -3,12 +3,13 @@
 //! under a final name.
 
 use crate::common::run;
-use retrobook::chess::{Color, Position};
+use retrobook::chess::Position;
 use retrobook::generate::Session;
 use retrobook::material::Material;
 use retrobook::progress::Silent;
 use retrobook::table::codec::StreamError;
 use retrobook::table::{FileFault, TableError, TableFile};
+use retrobook::Side;
 use retrobook::{ProbeError, Tablebase};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -176,7 +177,7 @@ fn foreign_files_are_refused() {
 }
 
 /// Legal positions of KRvKN with `turn` to move, spread over the whole index.
-fn spread_positions(tb: &Tablebase, turn: Color) -> Vec<Position> {
+fn spread_positions(tb: &Tablebase, turn: Side) -> Vec<Position> {
     let m: Material = "KRvKN".parse().unwrap();
     let index = tb.table(&m).unwrap().index();
     (0..index.size())
@@ -251,8 +252,8 @@ fn some_fail_none_lie<T: PartialEq + std::fmt::Debug>(
 #[test]
 fn a_damaged_block_fails_its_probes_and_only_those() {
     let good = Tablebase::open(built()).unwrap();
-    let white = spread_positions(&good, Color::White);
-    let black = spread_positions(&good, Color::Black);
+    let white = spread_positions(&good, Side::White);
+    let black = spread_positions(&good, Side::Black);
     for stream in 0..3 {
         let (dir, path) = copy();
         damage_blocks(&path, stream);
@@ -342,7 +343,7 @@ fn probes_after_pages_are_released_answer_the_same() {
     for sig in ["KRvKN", "KRvK", "KNvK"] {
         tb.add_file(&dir.path().join(format!("{sig}.rbt"))).unwrap();
     }
-    let positions = spread_positions(&tb, Color::Black);
+    let positions = spread_positions(&tb, Side::Black);
     let probe = |tb: &Tablebase| -> Vec<_> {
         (positions.iter())
             .map(|p| (tb.probe_wdl(p).unwrap(), tb.probe_dtm(p).unwrap()))

@@ -5,8 +5,9 @@
 
 use crate::common::{data, expected_dtm, gaviota_samples, rewrite_table, run, run_ok};
 use rayon::prelude::*;
-use retrobook::chess::{Color, Position};
+use retrobook::chess::Position;
 use retrobook::material::Material;
+use retrobook::Side;
 use retrobook::{Dtm, Tablebase, Wdl5};
 use serde_json::Value;
 use std::path::Path;
@@ -249,7 +250,7 @@ fn wdl_equals_syzygy_on_every_position() {
             let checked: u64 = (0..index.size())
                 .into_par_iter()
                 .map(|idx| {
-                    let Some(pos) = index.legal(idx, Color::from_index(side)) else {
+                    let Some(pos) = index.legal(idx, Side::from_index(side)) else {
                         return 0;
                     };
                     let ours = tb.probe_wdl5(&pos).unwrap();
@@ -327,7 +328,7 @@ fn dtz_equals_syzygy_at(
                 .into_par_iter()
                 .map(|k| {
                     let idx = pick(k) % index.size();
-                    let Some(pos) = index.legal(idx, Color::from_index(side)) else {
+                    let Some(pos) = index.legal(idx, Side::from_index(side)) else {
                         return 0;
                     };
                     let ours = dtz_agreeing_with(tb, sig, &pos, tb.probe_wdl5(&pos).unwrap());
@@ -742,7 +743,7 @@ fn verify_names_the_position_of_an_altered_value() {
     // The first white-to-move position that is won: make it a draw.
     let (idx, pos) = (0..table.index().size())
         .find_map(|i| {
-            let p = table.index().decode(i, Color::White)?;
+            let p = table.index().decode(i, Side::White)?;
             (!p.opponent_in_check()
                 && table.index().is_canonical(i, &p)
                 && matches!(Dtm::decode(white[i as usize]), Dtm::Win(_)))
@@ -1024,7 +1025,7 @@ fn random_positions(tb: &Tablebase, per_table: usize) -> Vec<Position> {
         let index = tb.table(&m).unwrap().index();
         let mut found = 0;
         while found < per_table {
-            let turn = Color::from_index((next() % 2) as usize);
+            let turn = Side::from_index((next() % 2) as usize);
             if let Some(p) = index.decode(next() % index.size(), turn) {
                 if !p.opponent_in_check() {
                     out.push(p);
@@ -1178,7 +1179,7 @@ fn the_fifty_move_rule_matches_syzygy_on_krbvkr() {
         let found: Vec<Position> = (0..index.size())
             .into_par_iter()
             .filter_map(|idx| {
-                let pos = index.decode(idx, Color::from_index(side))?;
+                let pos = index.decode(idx, Side::from_index(side))?;
                 if pos.opponent_in_check() || !index.is_canonical(idx, &pos) {
                     return None;
                 }
@@ -1319,7 +1320,7 @@ fn dtz_beyond_100_where_the_rule_spoils(tb: &Tablebase, sig: &str) -> u64 {
             (0..index.size())
                 .into_par_iter()
                 .filter_map(|idx| {
-                    let pos = index.legal(idx, Color::from_index(side))?;
+                    let pos = index.legal(idx, Side::from_index(side))?;
                     let class = tb.probe_wdl5(&pos).unwrap();
                     if !class.is_cursed() && idx % 997 != 0 {
                         return None;

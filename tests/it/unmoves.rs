@@ -2,7 +2,8 @@
 //! returns to the position, and every legal move's reverse is among the un-moves of the
 //! position it leads to.
 
-use retrobook::chess::{Color, MoveKind, MoveList, Piece, Position, Role, Square, UnMoveKind};
+use retrobook::chess::{MoveKind, MoveList, Piece, Position, Role, Square, UnMoveKind};
+use retrobook::Side;
 
 /// A small deterministic generator (xorshift), so failures reproduce.
 struct Rng(u64);
@@ -24,9 +25,9 @@ impl Rng {
 fn random_position(rng: &mut Rng) -> Position {
     loop {
         let turn = if rng.below(2) == 0 {
-            Color::White
+            Side::White
         } else {
-            Color::Black
+            Side::Black
         };
         let mut pos = Position::empty(turn);
         if rng.below(3) == 0 {
@@ -37,7 +38,7 @@ fn random_position(rng: &mut Rng) -> Position {
             } else {
                 file - 1
             };
-            let (home, enemy_rank) = if turn == Color::White { (1, 3) } else { (6, 4) };
+            let (home, enemy_rank) = if turn == Side::White { (1, 3) } else { (6, 4) };
             pos.put(
                 Square::from_coords(file, home),
                 Piece {
@@ -57,19 +58,19 @@ fn random_position(rng: &mut Rng) -> Position {
         let mut ok = true;
         let mut pieces = vec![
             Piece {
-                color: Color::White,
+                color: Side::White,
                 role: Role::King,
             },
             Piece {
-                color: Color::Black,
+                color: Side::Black,
                 role: Role::King,
             },
         ];
         for _ in 0..extra {
             let color = if rng.below(2) == 0 {
-                Color::White
+                Side::White
             } else {
-                Color::Black
+                Side::Black
             };
             let role = Role::ALL[rng.below(5) as usize];
             pieces.push(Piece { color, role });

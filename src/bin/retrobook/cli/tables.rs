@@ -5,12 +5,13 @@ use super::plan::{nothing_to_build, report_header, report_row, Limit, Plan};
 use super::progress::Bars;
 use super::said::{merge, words, Ending};
 use crate::output::{runtime, say, usage, write_failed, Failure, Failures};
-use retrobook::chess::{Color, Position};
+use retrobook::chess::Position;
 use retrobook::generate::{estimate, plan, GenOptions, PhaseTime, Report, Session};
 use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
 use retrobook::probe::{verify_table, verify_work, DtzCheck, ProbeError, VerifyError};
 use retrobook::table::{table_path, TableFile};
+use retrobook::Side;
 use retrobook::{Dtm, Dtz, Tablebase, Threads, Wdl, Wdl5};
 use serde_json::json;
 use std::io::Write;
@@ -275,7 +276,7 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     let st = &h.stats;
     let index = t.index();
     let fen = (index.from_record_number(st.max_index))
-        .and_then(|idx| index.decode(idx, Color::from_index(st.max_side as usize)))
+        .and_then(|idx| index.decode(idx, Side::from_index(st.max_side as usize)))
         .filter(|_| st.max_plies > 0)
         .map_or("-".to_string(), |p| p.to_string());
     let side = |s: usize| {
@@ -405,10 +406,10 @@ impl ChessValue {
 }
 
 /// The side to move's name, as the text output says it.
-fn side(c: Color) -> &'static str {
+fn side(c: Side) -> &'static str {
     match c {
-        Color::White => "white",
-        Color::Black => "black",
+        Side::White => "white",
+        Side::Black => "black",
     }
 }
 

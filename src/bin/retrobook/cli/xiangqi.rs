@@ -9,7 +9,6 @@ use super::progress::Bars;
 use super::said::{merge, words, Ending};
 use super::tables::{no_table, with_hint};
 use crate::output::{runtime, say, usage, write_failed, Failure, Failures};
-use retrobook::chess::Color;
 use retrobook::generate::xiangqi::{
     estimate, in_order, indices, with_attackers, Built, Skip, XiangqiOptions, XiangqiSession,
 };
@@ -17,6 +16,7 @@ use retrobook::probe::{ProbeError, XiangqiTablebase};
 use retrobook::retro::Verdict;
 use retrobook::table::xiangqi::{table_path, SideCounts, XiangqiFile, EXTENSION};
 use retrobook::xiangqi::{Move, Position, Script, Signature, XiangqiIndex};
+use retrobook::Side;
 use retrobook::Threads;
 use serde_json::json;
 use std::io::Write;
@@ -234,7 +234,7 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     let file = open(arg, dir)?;
     let h = file.header();
     let (plies, side, idx) = h.longest;
-    let turn = retrobook::chess::Color::from_index(side);
+    let turn = retrobook::Side::from_index(side);
     let fen = (plies > 0)
         .then(|| file.index().decode(idx, turn))
         .flatten()
@@ -309,10 +309,10 @@ impl XiangqiValue {
 }
 
 /// The side to move's name, as the text output says it.
-fn side(c: Color) -> &'static str {
+fn side(c: Side) -> &'static str {
     match c {
-        Color::White => "red",
-        Color::Black => "black",
+        Side::White => "red",
+        Side::Black => "black",
     }
 }
 

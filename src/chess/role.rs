@@ -1,56 +1,6 @@
-//! The two sides and the six piece roles.
+//! The six piece roles, and a piece: a side and a role.
 
-use std::ops::Not;
-
-/// A side: white or black.
-#[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
-#[repr(u8)]
-pub enum Color {
-    /// The side that moves first.
-    White = 0,
-    /// The other side.
-    Black = 1,
-}
-
-impl Color {
-    /// Both colours, white first.
-    pub const ALL: [Color; 2] = [Color::White, Color::Black];
-
-    /// 0 for white, 1 for black.
-    #[inline]
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The colour with index 0 (white) or 1 (black).
-    #[inline]
-    pub const fn from_index(i: usize) -> Color {
-        if i & 1 == 0 {
-            Color::White
-        } else {
-            Color::Black
-        }
-    }
-
-    /// `w` or `b`, as in FEN.
-    pub const fn fen_char(self) -> char {
-        match self {
-            Color::White => 'w',
-            Color::Black => 'b',
-        }
-    }
-}
-
-impl Not for Color {
-    type Output = Color;
-    #[inline]
-    fn not(self) -> Color {
-        match self {
-            Color::White => Color::Black,
-            Color::Black => Color::White,
-        }
-    }
-}
+use crate::side::Side;
 
 /// A kind of piece, without colour.
 #[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
@@ -135,7 +85,7 @@ impl Role {
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
 pub struct Piece {
     /// Whose piece.
-    pub color: Color,
+    pub color: Side,
     /// What kind.
     pub role: Role,
 }
@@ -145,8 +95,8 @@ impl Piece {
     pub fn fen_char(self) -> char {
         let c = self.role.upper_char();
         match self.color {
-            Color::White => c,
-            Color::Black => c.to_ascii_lowercase(),
+            Side::White => c,
+            Side::Black => c.to_ascii_lowercase(),
         }
     }
 }

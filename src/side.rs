@@ -1,0 +1,132 @@
+//! The two sides of a board game, and a value for each: shared by chess and Chinese chess,
+//! so that neither game's rules borrow the other's.
+
+use std::ops::{Index, IndexMut, Not};
+
+/// A side. Both games' FEN write the side that moves first `w`: white in chess, red in
+/// Chinese chess.
+#[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug)]
+#[repr(u8)]
+pub enum Side {
+    /// The side that moves first (red in Chinese chess).
+    White = 0,
+    /// The other side.
+    Black = 1,
+}
+
+impl Side {
+    /// Both sides, white first.
+    pub const ALL: [Side; 2] = [Side::White, Side::Black];
+
+    /// 0 for white, 1 for black.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The side with index 0 (white) or 1 (black).
+    #[inline]
+    pub const fn from_index(i: usize) -> Side {
+        if i & 1 == 0 {
+            Side::White
+        } else {
+            Side::Black
+        }
+    }
+
+    /// `w` or `b`, as in FEN.
+    pub const fn fen_char(self) -> char {
+        match self {
+            Side::White => 'w',
+            Side::Black => 'b',
+        }
+    }
+}
+
+impl Not for Side {
+    type Output = Side;
+    #[inline]
+    fn not(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+}
+
+/// A value for each side, read and written by `Side`.
+#[derive(Copy, Clone, Eq, PartialEq, Ord, PartialOrd, Hash, Debug, Default)]
+pub struct BySide<T> {
+    /// White's (red's in Chinese chess).
+    pub white: T,
+    /// Black's.
+    pub black: T,
+}
+
+impl<T> BySide<T> {
+    /// Each side's value, `f` of the side.
+    pub fn new_with(mut f: impl FnMut(Side) -> T) -> BySide<T> {
+        BySide {
+            white: f(Side::White),
+            black: f(Side::Black),
+        }
+    }
+
+    /// The values, white's first.
+    pub fn as_array(&self) -> [&T; 2] {
+        [&self.white, &self.black]
+    }
+
+    /// The values with the sides exchanged.
+    pub fn swapped(self) -> BySide<T> {
+        BySide {
+            white: self.black,
+            black: self.white,
+        }
+    }
+
+    /// Each value through `f`.
+    pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> BySide<U> {
+        BySide {
+            white: f(self.white),
+            black: f(self.black),
+        }
+    }
+}
+
+impl<T> Index<Side> for BySide<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, side: Side) -> &T {
+        match side {
+            Side::White => &self.white,
+            Side::Black => &self.black,
+        }
+    }
+}
+
+impl<T> IndexMut<Side> for BySide<T> {
+    #[inline]
+    fn index_mut(&mut self, side: Side) -> &mut T {
+        match side {
+            Side::White => &mut self.white,
+            Side::Black => &mut self.black,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_side_reads_its_own_value() {
+        let mut by = BySide::new_with(|s| s.index() * 10);
+        assert_eq!((by[Side::White], by[Side::Black]), (0, 10));
+        by[!Side::White] += 1;
+        assert_eq!(by.map(|v| v + 1).as_array(), [&1, &12]);
+        assert_eq!(by.swapped().as_array(), [&11, &0]);
+        assert_eq!(Side::ALL.map(|s| s.fen_char()), ['w', 'b']);
+        assert_eq!(Side::from_index(3), Side::Black);
+    }
+}
