@@ -230,7 +230,7 @@ const SEARCH_BYTES: u64 = 3;
 /// needed to decode others (a sub-table's stored side, where the solver reads the other;
 /// the conversions of a side found by search) is freed once the last of them is done, so
 /// that only the sides asked for stay.
-pub struct Schedule {
+pub(crate) struct Schedule {
     steps: Vec<Step>,
 }
 
@@ -313,7 +313,7 @@ impl Schedule {
 
     /// The bytes held once done of the sides building `material` still reads when only the
     /// colours `promoting` marks can promote (`LoadedTables::release_unread`).
-    pub fn held_reading(&self, material: Material, promoting: [bool; 2]) -> u64 {
+    pub(crate) fn held_reading(&self, material: Material, promoting: [bool; 2]) -> u64 {
         let read = sides_read(material, promoting);
         let freed: Vec<usize> = self.steps.iter().flat_map(|s| s.free.clone()).collect();
         (self.steps.iter().enumerate())
@@ -323,12 +323,12 @@ impl Schedule {
     }
 
     /// Indices of all the sides decoded.
-    pub fn indices(&self) -> u64 {
+    pub(crate) fn indices(&self) -> u64 {
         self.steps.iter().map(|s| s.size).sum()
     }
 
     /// The most bytes held while decoding, and the bytes held once done.
-    pub fn bytes(&self) -> (u64, u64) {
+    pub(crate) fn bytes(&self) -> (u64, u64) {
         let (mut held, mut peak) = (0u64, 0u64);
         for step in &self.steps {
             let work = if step.searched {
@@ -383,7 +383,7 @@ fn sides_read(material: Material, promoting: [bool; 2]) -> Vec<TableSide> {
 
 /// The schedule that decodes what building `material` needs: the sides its conversions
 /// reach, and what those need in turn.
-pub fn schedule_for_building(tb: &Tablebase, material: Material) -> Schedule {
+pub(crate) fn schedule_for_building(tb: &Tablebase, material: Material) -> Schedule {
     let wanted: Vec<(TableSide, Reach)> = Side::ALL
         .into_iter()
         .flat_map(|c| reached_by((material, c), true))

@@ -17,7 +17,8 @@ mod zeroing;
 
 pub use cache::{CacheTooLarge, DEFAULT_CACHE_BYTES};
 pub use error::ProbeError;
-pub use loaded::{schedule_for_building, LoadedTables, Schedule};
+pub(crate) use loaded::schedule_for_building;
+pub use loaded::LoadedTables;
 pub use root::PlayMove;
 pub use tablebase::{RootMove, Tablebase};
 pub use verify::{verify_table, verify_work, DtzCheck, Mismatch, VerifyError};

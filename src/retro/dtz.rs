@@ -94,7 +94,7 @@ fn cursed(cell: u8) -> bool {
 }
 
 /// The distances of one part of a table, found and being found.
-pub struct PartDtz {
+pub(crate) struct PartDtz {
     /// The part: its quiet moves stay inside.
     part: Range<u64>,
     /// The indices of the part held here: the whole part, or this process's share where
@@ -145,7 +145,7 @@ impl PartDtz {
     }
 
     /// The indices of the part held here.
-    pub fn own(&self) -> &Range<u64> {
+    pub(crate) fn own(&self) -> &Range<u64> {
         &self.own
     }
 
@@ -189,7 +189,10 @@ impl PartDtz {
 
     /// Side `side`'s classes under the rule, a word of 64 indices held at a time (from
     /// `own`'s first): where the win or loss is cursed, and where the best conversion is.
-    pub fn class_words(&self, side: usize) -> impl IndexedParallelIterator<Item = [u64; 2]> + '_ {
+    pub(crate) fn class_words(
+        &self,
+        side: usize,
+    ) -> impl IndexedParallelIterator<Item = [u64; 2]> + '_ {
         let exit_cursed = self.exit_cursed[side].words();
         (self.cells[side].par_chunks(64).zip(exit_cursed)).map(|(cells, exit)| {
             let bits = cells.iter().enumerate();
@@ -340,7 +343,7 @@ impl PartDtz {
     /// in 2d - 1 plies, a loss in 2d), so that a table's DTZ layer is written, and read,
     /// as its DTM layer is: exact, the sign from the WDL layer, "or better through a reset
     /// or mate" where one gives the value (`decides`). Made in place of the cells.
-    pub fn into_share(self) -> Solution {
+    pub(crate) fn into_share(self) -> Solution {
         let first = self.own.start;
         let mut values: [Vec<u8>; 2] = Default::default();
         let mut long: [Vec<(u64, u32)>; 2] = Default::default();
@@ -376,7 +379,7 @@ impl PartDtz {
 
 /// A distance to zeroing `d` of a position of `class` as the distance to mate that a DTM
 /// layer stores as d moves (`PartDtz::into_share`); a draw for 0.
-pub fn as_distance(d: u32, class: Wdl5) -> Dtm {
+pub(crate) fn as_distance(d: u32, class: Wdl5) -> Dtm {
     match (d, class.wdl()) {
         (0, _) | (_, Wdl::Draw) => Dtm::Draw,
         (d, Wdl::Win) => Dtm::Win(2 * d - 1),
@@ -492,7 +495,7 @@ fn terminal<E: Send>(
 /// moves reach, also their class under the rule), the sub-tables read through `game`:
 /// `PartDtz::from_outcomes`, `set_up` and `search` in turn. Also the number of won or
 /// lost legal positions left without a distance: a fault of the solver, 0 otherwise.
-pub fn solve_part<E: Send>(
+pub(crate) fn solve_part<E: Send>(
     game: &ChessGame<'_, E>,
     part: Range<u64>,
     value: &(impl Fn(usize, u64) -> (Dtm, Wdl5) + Sync),
@@ -512,7 +515,7 @@ impl PartDtz {
     /// pawn, and no class the rule turns is in reach: nothing is cursed), and a winner
     /// whose best conversion wins (`exit_wins`) is settled at 1 here, so that `set_up`
     /// decodes only the losers, to count their quiet moves.
-    pub fn from_outcomes(
+    pub(crate) fn from_outcomes(
         part: Range<u64>,
         own: Range<u64>,
         dtm: &(impl Fn(usize, u64) -> Dtm + Sync),
@@ -540,7 +543,7 @@ impl PartDtz {
     /// Sets the cells up and searches (`set_up`, `search`), split across `peers` where each
     /// holds its share; gives the won or lost legal positions left without a distance over
     /// every process (collective where split): a fault of the solver, 0 otherwise.
-    pub fn solve<E: Send>(
+    pub(crate) fn solve<E: Send>(
         &self,
         game: &ChessGame<'_, E>,
         class_before: &(impl Fn(usize, u64) -> Wdl5 + Sync),

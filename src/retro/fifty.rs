@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering::Relaxed;
 /// The classes under the 50-move rule of a table's wins and losses, and of each position's
 /// best conversion, kept a part at a time as each part's distances to zeroing are found
 /// (`PartByPart`): a part's search reads the classes of the parts before it.
-pub struct Rule {
+pub(crate) struct Rule {
     /// The indices classed here: the whole table, or this process's share where each
     /// process holds its own (`PartByPart::holds_share`). The bitmaps hold them from 0.
     held: Range<u64>,
@@ -28,7 +28,7 @@ pub struct Rule {
 impl Rule {
     /// Nothing classed yet, of the indices `held` (as the solution of `parts` holds
     /// them).
-    pub fn new(parts: &PartByPart) -> Rule {
+    pub(crate) fn new(parts: &PartByPart) -> Rule {
         let held = parts.held();
         let n = (held.end - held.start) as usize;
         let bits = || std::array::from_fn(|_| AtomicBits::new(n));
@@ -42,7 +42,7 @@ impl Rule {
     /// Keeps the classes of the indices `dtz` holds (a part, or this process's share of
     /// it, which start on a word of the bitmaps), its distances to zeroing found: a win or
     /// loss beyond 100 plies of a reset or mate is cursed.
-    pub fn class_part(&self, dtz: &PartDtz) {
+    pub(crate) fn class_part(&self, dtz: &PartDtz) {
         let own = dtz.own();
         debug_assert!(self.held.start <= own.start && own.end <= self.held.end);
         debug_assert_eq!((own.start - self.held.start) % 64, 0);
@@ -62,7 +62,7 @@ impl Rule {
 
     /// Adds the classes of side `side` to `solution`, every part classed, and lets them
     /// go here: the sides are made whole one at a time (`PartByPart::into_sides`).
-    pub fn finish_side(&mut self, solution: &mut Solution, side: usize) {
+    pub(crate) fn finish_side(&mut self, solution: &mut Solution, side: usize) {
         debug_assert_eq!(solution.first, self.held.start);
         let take = |bits: &mut AtomicBits| std::mem::replace(bits, AtomicBits::new(0)).into_words();
         solution.cursed[side] = take(&mut self.cursed[side]);
@@ -71,7 +71,7 @@ impl Rule {
 
     /// The class under the rule of `idx` (of a part classed), whose value without the rule
     /// is `wdl`.
-    pub fn class_of(&self, side: usize, idx: u64, wdl: Wdl) -> Wdl5 {
+    pub(crate) fn class_of(&self, side: usize, idx: u64, wdl: Wdl) -> Wdl5 {
         Wdl5::new(wdl, self.is_cursed(side, idx))
     }
 

@@ -3,9 +3,9 @@
 
 mod bits;
 mod chess;
-pub mod dtz;
-pub mod fifty;
-pub mod perpetual;
+pub(crate) mod dtz;
+pub(crate) mod fifty;
+pub(crate) mod perpetual;
 mod solver;
 mod xiangqi;
 

@@ -20,7 +20,7 @@ use crate::value::Wdl;
 
 /// The best move out of the graph of a position, for the side to move there.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Exit {
+pub(crate) enum Exit {
     /// No move leaves the graph.
     None,
     /// The best move out loses.
@@ -34,7 +34,7 @@ pub enum Exit {
 /// A game graph whose moves are marked as checks: the positions of a table that neither
 /// side can win by mate, with their moves among themselves and their best moves out.
 #[derive(Default)]
-pub struct RuleGraph {
+pub(crate) struct RuleGraph {
     /// The side to move (0 or 1) at each position.
     mover: Vec<u8>,
     exit: Vec<Exit>,
@@ -48,7 +48,7 @@ const CHECK: u32 = 1 << 31;
 
 impl RuleGraph {
     /// An empty graph: positions are added in the order of their numbers.
-    pub fn new() -> RuleGraph {
+    pub(crate) fn new() -> RuleGraph {
         RuleGraph {
             starts: vec![0],
             ..Default::default()
@@ -57,7 +57,12 @@ impl RuleGraph {
 
     /// Adds the next position: its side to move, its best move out of the graph, and its
     /// moves inside (target number, whether the move gives check).
-    pub fn push(&mut self, mover: usize, exit: Exit, moves: impl IntoIterator<Item = (u32, bool)>) {
+    pub(crate) fn push(
+        &mut self,
+        mover: usize,
+        exit: Exit,
+        moves: impl IntoIterator<Item = (u32, bool)>,
+    ) {
         self.mover.push(mover as u8);
         self.exit.push(exit);
         for (t, check) in moves {
@@ -68,17 +73,12 @@ impl RuleGraph {
     }
 
     /// Number of positions.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.mover.len()
     }
 
-    /// True without positions.
-    pub fn is_empty(&self) -> bool {
-        self.mover.is_empty()
-    }
-
     /// Number of moves inside.
-    pub fn moves(&self) -> usize {
+    pub(crate) fn moves(&self) -> usize {
         self.targets.len()
     }
 
@@ -89,7 +89,7 @@ impl RuleGraph {
     }
 
     /// The value of every position under the rule, for its side to move.
-    pub fn values(&self) -> Vec<Wdl> {
+    pub(crate) fn values(&self) -> Vec<Wdl> {
         let checks = Checks::of(self);
         let won = [0, 1].map(|p| self.won_by(p, &checks));
         (0..self.len())
