@@ -75,7 +75,7 @@ use super::{peak_memory, Estimate};
 use crate::atomic_file::prepare_folder;
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
-use crate::peers::{Alone, Peers};
+use crate::peers::{Alone, Peers, Reader, Wire};
 use crate::phases::{PhaseTime, Phases};
 use crate::probe::{schedule_for_building, LoadedTables, ProbeError, Tablebase};
 use crate::progress::Observer;
@@ -420,7 +420,7 @@ fn generate_in_pool(
         LossSearch::Counters,
     )
     .split_across(peers.clone());
-    let mut rule = fifty::Rule::new(&parts);
+    let mut rule = fifty::Rule::over(parts.held());
     let promoting = promoting_from(&index, parts.parts());
     let last_readers = index.last_readers();
     // The distances to zeroing, laid out as the solution is: a table of one part as its
@@ -599,17 +599,18 @@ fn agree_written(
     written: Result<(PathBuf, u64), TableError>,
     sent: u64,
 ) -> Result<Written, GenError> {
-    let mut said = [sent, peak_memory()].map(u64::to_le_bytes).concat();
+    let mut said = Vec::new();
+    (sent, peak_memory()).put(&mut said);
     match (peers.rank(), &written) {
         (0, Ok(_)) => said.push(0),
         (0, Err(e)) => said.extend([&[1], e.to_string().as_bytes()].concat()),
         _ => {}
     };
     let all = peers.all_gather(said);
-    let word = |a: &[u8], k: usize| u64::from_le_bytes(a[8 * k..8 * k + 8].try_into().unwrap());
-    let exchanged = all.iter().map(|a| word(a, 0)).sum();
-    let peak_memory = all.iter().map(|a| word(a, 1)).max().unwrap_or(0);
-    match all[0][16..].split_first() {
+    let told: Vec<(u64, u64)> = all.iter().map(|a| Reader::new(a).take()).collect();
+    let exchanged = told.iter().map(|t| t.0).sum();
+    let peak_memory = told.iter().map(|t| t.1).max().unwrap_or(0);
+    match all[0][<(u64, u64)>::BYTES..].split_first() {
         Some((0, _)) => {
             let (path, bytes) = written?;
             let bytes = std::fs::metadata(&path).map_or(bytes, |m| m.len());

@@ -25,7 +25,7 @@ use super::bits::AtomicBits;
 use super::chess::ChessGame;
 use super::solver::Solution;
 use crate::chess::{MoveList, Role};
-use crate::peers::{Alone, Peers, Shares};
+use crate::peers::{each, Alone, Peers, Shares, Wire};
 use crate::progress::Observer;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5, RULE_PLIES};
 use rayon::prelude::*;
@@ -396,8 +396,9 @@ fn side_idx(e: u64) -> (usize, u64) {
     ((e >> 63) as usize, e & (u64::MAX >> 1))
 }
 
-/// The bytes of a note to another process (`PartDtz::deliver`).
-const NOTE: usize = 9;
+/// A note to another process (`PartDtz::deliver`): the side of a predecessor and whether
+/// it comes from a loser (bits 0 and 1), and its index.
+type Note = (u8, u64);
 
 /// What a level found: the positions settled beyond `NEAR` with their distances, and the
 /// notes for each process (`PartDtz::deliver`; none for this one, nor where alone).
@@ -753,9 +754,7 @@ impl PartDtz {
             if self.own.contains(&q) {
                 self.note(other, q, from_loser, level, found);
             } else {
-                let to = &mut mail[shares.owner(q)];
-                to.push(other as u8 | u8::from(from_loser) << 1);
-                to.extend_from_slice(&q.to_le_bytes());
+                (other as u8 | u8::from(from_loser) << 1, q).put(&mut mail[shares.owner(q)]);
             }
         });
     }
@@ -776,17 +775,15 @@ impl PartDtz {
         }
     }
 
-    /// Sends `mail` (a note of `NOTE` bytes a predecessor: side and whether it comes from a
-    /// loser, then its index) to the processes it is for, and applies what comes here at
+    /// Sends `mail` (a `Note` per predecessor) to the processes it is for, and applies what comes here at
     /// `level`: the positions found beyond `NEAR` (collective).
     fn deliver(&self, mail: Vec<Vec<u8>>, level: u32, peers: &dyn Peers) -> Vec<(u32, u64)> {
         let received = peers.all_to_all(mail);
         (received.par_iter())
-            .flat_map(|notes| notes.par_chunks(NOTE * BLOCK))
+            .flat_map(|notes| notes.par_chunks(Note::BYTES * BLOCK))
             .fold(Vec::new, |mut found, notes| {
-                for n in notes.chunks_exact(NOTE) {
-                    let q = u64::from_le_bytes(n[1..].try_into().expect("an index"));
-                    let (side, from_loser) = (usize::from(n[0] & 1), n[0] & 2 != 0);
+                for (tag, q) in each::<Note>(notes) {
+                    let (side, from_loser) = (usize::from(tag & 1), tag & 2 != 0);
                     self.note(side, q, from_loser, level, &mut found);
                 }
                 found
@@ -817,6 +814,7 @@ mod tests {
     use crate::probe::{LoadedTables, Tablebase};
     use crate::progress::Silent;
     use crate::retro::bit;
+    use crate::retro::fifty::Rule;
     use shakmaty::{fen::Fen, CastlingMode, Chess};
 
     /// The distances of the legal positions (one index in `every`) of `signature`, built in
@@ -896,5 +894,29 @@ mod tests {
             let n = equal_syzygy(&tb, &syzygy, m, 61);
             assert!(n > 0, "{m}");
         }
+    }
+
+    /// A part that starts inside a word of the rule's bitmaps (as a pawn table's parts
+    /// do) is classed at its own indices: a cursed bit near a word's end spills into the
+    /// next word.
+    #[test]
+    fn a_part_starting_inside_a_word_is_classed_at_its_indices() {
+        let (part, cursed) = (100..300, [130, 299]);
+        let dtm = |_: usize, idx: u64| match cursed.contains(&idx) || idx == 131 {
+            true => Dtm::Win(7),
+            false => Dtm::Draw,
+        };
+        let dtz = PartDtz::from_outcomes(part.clone(), part.clone(), &dtm, None);
+        for idx in cursed {
+            dtz.settle(1, idx, Wdl::Win, NEAR);
+        }
+        dtz.settle(1, 131, Wdl::Win, 9);
+        let rule = Rule::over(0..300);
+        rule.class_part(&dtz);
+        let classes: Vec<u64> = (0..300)
+            .filter(|&idx| rule.class_of(1, idx, Wdl::Win) == Wdl5::CursedWin)
+            .collect();
+        assert_eq!(classes, cursed);
+        assert!((0..300).all(|idx| rule.class_of(0, idx, Wdl::Win) == Wdl5::Win));
     }
 }

@@ -6,7 +6,7 @@
 
 use super::bits::AtomicBits;
 use super::dtz::PartDtz;
-use super::solver::{PartByPart, Solution};
+use super::solver::Solution;
 use crate::value::{Wdl, Wdl5};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -26,10 +26,9 @@ pub(crate) struct Rule {
 }
 
 impl Rule {
-    /// Nothing classed yet, of the indices `held` (as the solution of `parts` holds
-    /// them).
-    pub(crate) fn new(parts: &PartByPart) -> Rule {
-        let held = parts.held();
+    /// Nothing classed yet, of the indices `held` (as the solution of a `PartByPart`
+    /// holds them: `PartByPart::held`).
+    pub(crate) fn over(held: Range<u64>) -> Rule {
         let n = (held.end - held.start) as usize;
         let bits = || std::array::from_fn(|_| AtomicBits::new(n));
         Rule {
@@ -40,20 +39,24 @@ impl Rule {
     }
 
     /// Keeps the classes of the indices `dtz` holds (a part, or this process's share of
-    /// it, which start on a word of the bitmaps), its distances to zeroing found: a win or
-    /// loss beyond 100 plies of a reset or mate is cursed.
+    /// it), its distances to zeroing found: a win or loss beyond 100 plies of a reset or
+    /// mate is cursed. A pawn table's parts start anywhere in a word of the bitmaps (a
+    /// part is a whole number of placements of the pieces, 3,612 king pairs each).
     pub(crate) fn class_part(&self, dtz: &PartDtz) {
         let own = dtz.own();
         debug_assert!(self.held.start <= own.start && own.end <= self.held.end);
-        debug_assert_eq!((own.start - self.held.start) % 64, 0);
-        let at = ((own.start - self.held.start) / 64) as usize;
+        let offset = own.start - self.held.start;
+        let (at, shift) = ((offset / 64) as usize, (offset % 64) as u32);
         for side in 0..2 {
             let bits = [&self.cursed[side], &self.exit_cursed[side]].map(AtomicBits::words);
             dtz.class_words(side).enumerate().for_each(|(w, words)| {
                 for (bits, word) in bits.iter().zip(words) {
                     // Pages nothing sets stay untouched.
                     if word != 0 {
-                        bits[at + w].fetch_or(word, Relaxed);
+                        bits[at + w].fetch_or(word << shift, Relaxed);
+                        if shift > 0 && word >> (64 - shift) != 0 {
+                            bits[at + w + 1].fetch_or(word >> (64 - shift), Relaxed);
+                        }
                     }
                 }
             });

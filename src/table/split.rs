@@ -21,6 +21,7 @@ use super::codec::Symbol;
 use super::fill::FILL_CHUNK;
 use super::writer::{any, compress, fill_into, Choices, Job, Kind, WriteOptions, PREFETCH_AHEAD};
 use crate::index::Layout;
+use crate::peers::{each, put_all, put_block, Reader, Wire};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -74,8 +75,8 @@ impl Choices<'_> {
                 .map(|r| self.own_choices(kind, job.layout, r))
                 .collect();
             let out = &mut outgoing[job.to];
-            out.extend(mine.iter().flat_map(|c| (c.len() as u32).to_le_bytes()));
-            out.extend(mine.iter().flatten().flat_map(|v| v.to_le_bytes()));
+            put_all(out, mine.iter().map(|c| c.len() as u32));
+            put_all(out, mine.iter().flatten().copied());
         }
         let received = self.peers.all_to_all(outgoing);
         let mine: Vec<&Job> = jobs.iter().filter(|j| j.to == me).collect();
@@ -86,12 +87,12 @@ impl Choices<'_> {
             let mut at = 0;
             for (job, from) in mine.iter().zip(&mut from) {
                 let n = chunks(&job.range).len();
-                let counts = &received[at..at + 4 * n];
-                at += 4 * n;
+                let counts = &received[at..at + u32::BYTES * n];
+                at += counts.len();
                 let mut starts = Vec::with_capacity(n);
-                for c in counts.chunks_exact(4) {
+                for c in each::<u32>(counts) {
                     starts.push(at);
-                    at += 2 * u32::from_le_bytes(c.try_into().expect("a count")) as usize;
+                    at += u16::BYTES * c as usize;
                 }
                 from.push(starts);
             }
@@ -111,9 +112,10 @@ impl Choices<'_> {
                             None => any(kind),
                             Some(i) => {
                                 let sender = self.owners.owner(i);
-                                let (at, bytes) = (&mut next[sender], &received[sender]);
-                                *at += 2;
-                                u16::from_le_bytes([bytes[*at - 2], bytes[*at - 1]])
+                                let at = &mut next[sender];
+                                let choice = u16::read(&received[sender][*at..]);
+                                *at += u16::BYTES;
+                                choice
                             }
                         });
                     });
@@ -145,8 +147,7 @@ impl Choices<'_> {
         // To process 0: this process's streams, each after its length.
         let mut outgoing = vec![Vec::new(); self.peers.count()];
         for k in jobs_of(jobs, me) {
-            outgoing[0].extend((streams[k].len() as u64).to_le_bytes());
-            outgoing[0].extend_from_slice(&streams[k]);
+            put_block(&mut outgoing[0], &streams[k]);
         }
         drop(streams);
         let received = self.peers.all_to_all(outgoing);
@@ -155,13 +156,9 @@ impl Choices<'_> {
         }
         let mut out = vec![Vec::new(); jobs.len()];
         for (sender, received) in received.iter().enumerate() {
-            let mut rest = &received[..];
+            let mut said = Reader::new(received);
             for k in jobs_of(jobs, sender) {
-                let (len, tail) = rest.split_at(8);
-                let len = u64::from_le_bytes(len.try_into().expect("a length")) as usize;
-                let (bytes, tail) = tail.split_at(len);
-                out[k] = bytes.to_vec();
-                rest = tail;
+                out[k] = said.block().to_vec();
             }
         }
         out

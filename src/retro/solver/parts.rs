@@ -10,7 +10,7 @@ use super::game::{LossSearch, RetroGame};
 use super::packed::{Packed, PackedSide};
 use super::solution::{or_bits_at, Solution};
 use super::state::{Earlier, State};
-use crate::peers::{Alone, Owners, Peers, Shares};
+use crate::peers::{each, put_all, put_block, Alone, Owners, Peers, Reader, Shares, Wire};
 use crate::progress::Observer;
 use crate::value::LongDistances;
 use crate::zeroed::release_pages;
@@ -364,20 +364,13 @@ fn gather_values(
     mut whole: [&mut [u8]; 2],
 ) -> ([Vec<(u64, u32)>; 2], u32) {
     let mut bytes = Vec::with_capacity(2 * mine[0].len() + 64);
-    let mut put = |b: &[u8]| {
-        bytes.extend_from_slice(&(b.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(b);
-    };
     for side in 0..2 {
-        put(&mine[side]);
+        put_block(&mut bytes, &mine[side]);
         let long = long[side].entries();
-        put(&long
-            .iter()
-            .flat_map(|&(i, p)| [i, p.into()])
-            .flat_map(u64::to_le_bytes)
-            .collect::<Vec<u8>>());
+        (long.len() as u64).put(&mut bytes);
+        put_all(&mut bytes, long.iter().copied());
     }
-    put(&longest_exit.to_le_bytes());
+    longest_exit.put(&mut bytes);
     drop(mine);
     let mut long: [Vec<(u64, u32)>; 2] = Default::default();
     let mut longest = 0;
@@ -387,25 +380,18 @@ fn gather_values(
     for root in 0..peers.count() {
         let mine = (root == peers.rank()).then(|| bytes.take()).flatten();
         let share = peers.broadcast(root, mine.unwrap_or_default());
-        let mut rest = &share[..];
-        let mut take = || {
-            let (len, tail) = rest.split_at(8);
-            let len = u64::from_le_bytes(len.try_into().expect("a length")) as usize;
-            let (b, tail) = tail.split_at(len);
-            rest = tail;
-            b
-        };
+        let mut said = Reader::new(&share);
         let mut len = 0;
         for (long, whole) in long.iter_mut().zip(&mut whole) {
-            let values = take();
+            let values = said.block();
             len = values.len();
             whole[at..at + len].copy_from_slice(values);
-            let l: Vec<u64> = (take().chunks_exact(8))
-                .map(|c| u64::from_le_bytes(c.try_into().expect("a word")))
-                .collect();
-            long.extend(l.chunks_exact(2).map(|e| (e[0], e[1] as u32)));
+            let entries = said.take::<u64>() as usize;
+            long.extend(each::<(u64, u32)>(
+                said.bytes(entries * <(u64, u32)>::BYTES),
+            ));
         }
-        longest = longest.max(u32::from_le_bytes(take().try_into().expect("plies")));
+        longest = longest.max(said.take::<u32>());
         at += len;
     }
     (long, longest)

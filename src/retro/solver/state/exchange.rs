@@ -17,6 +17,7 @@
 //! and gives back the others' shares once none does (`PartByPart::owned`).
 
 use super::{lock, Deferred, RetroGame, State, BLOCK, CHUNK, MARKED_LEVELS};
+use crate::peers::{each, nth, put_all, Reader, Wire};
 use crate::value::Dtm;
 use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;
@@ -40,9 +41,9 @@ const WINS_LISTED: u8 = 0;
 
 const WINS_MAPPED: u8 = 1;
 
-/// Bytes of a unit of a note: a tag and a word. A note takes one unit, deferred work two
-/// or three (the units after the first tagged `CONTINUED`).
-const UNIT: usize = 9;
+/// A unit of a note: a tag and a word. A note takes one unit, deferred work two or three
+/// (the units after the first tagged `CONTINUED`).
+type Unit = (u8, u64);
 
 const CONTINUED: u8 = 8;
 
@@ -56,10 +57,7 @@ impl Note {
     }
 
     fn encode(self, out: &mut Vec<u8>) {
-        let mut unit = |tag: u8, word: u64| {
-            out.push(tag);
-            out.extend_from_slice(&word.to_le_bytes());
-        };
+        let mut unit = |tag: u8, word: u64| (tag, word).put(out);
         match self {
             Note::Win(side, i) => unit(side, i),
             Note::Lost(side, i) => unit(2 | side, i),
@@ -77,11 +75,7 @@ impl Note {
 
     /// The note that starts at unit `u` of `units`, None if that unit continues one.
     fn decode(units: &[u8], u: usize) -> Option<Note> {
-        let unit = |k: usize| {
-            let at = (u + k) * UNIT;
-            let word = units[at + 1..at + UNIT].try_into().expect("a unit's word");
-            (units[at], u64::from_le_bytes(word))
-        };
+        let unit = |k: usize| nth::<Unit>(units, u + k);
         let (tag, i) = unit(0);
         let side = tag & 1;
         Some(match tag >> 1 {
@@ -143,7 +137,7 @@ impl<'g, G: RetroGame> State<'g, G> {
     pub(super) fn exchange(&self, level: u32) {
         let outgoing = self.outbox.iter().map(|o| std::mem::take(&mut *lock(o)));
         for received in self.peers.all_to_all(outgoing.collect()) {
-            let units = received.len() / UNIT;
+            let units = received.len() / Unit::BYTES;
             (0..units).into_par_iter().step_by(CHUNK).for_each(|first| {
                 for u in first..(first + CHUNK).min(units) {
                     if let Some(note) = Note::decode(&received, u) {
@@ -158,19 +152,20 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// reaches in any, both kept here; with checks, each process's wins of the level (when
     /// odd) noted in every one (collective).
     pub(super) fn agree(&self, level: u32) -> bool {
-        let mut mine = vec![u8::from(self.found.load(Relaxed))];
-        mine.extend_from_slice(&self.last_static_level.load(Relaxed).to_le_bytes());
+        let mut mine = Vec::new();
+        u8::from(self.found.load(Relaxed)).put(&mut mine);
+        self.last_static_level.load(Relaxed).put(&mut mine);
         if level % 2 == 1 {
             self.wins_at(level, &mut mine);
         }
         let all = self.peers.all_gather(mine);
-        let found = all.iter().any(|a| a[0] == 1);
+        let mut found = false;
         for (rank, a) in all.iter().enumerate() {
-            self.note_static(u32::from_le_bytes(a[1..5].try_into().expect("a level")));
-            if let (Some(won), Some((&tag, wins))) = (&self.won, a[5..].split_first()) {
-                let words = wins
-                    .chunks_exact(8)
-                    .map(|w| u64::from_le_bytes(w.try_into().expect("a word")));
+            let mut said = Reader::new(a);
+            found |= said.take::<u8>() == 1;
+            self.note_static(said.take::<u32>());
+            if let (Some(won), Some((&tag, wins))) = (&self.won, said.rest().split_first()) {
+                let words = each::<u64>(wins);
                 match tag {
                     WINS_LISTED => {
                         for w in words {
@@ -230,16 +225,13 @@ impl<'g, G: RetroGame> State<'g, G> {
         let words = n.div_ceil(64);
         if count < 2 * words {
             mine.push(WINS_LISTED);
-            each(&mut |side, i| {
-                let word = (start + i as u64) << 1 | side as u64;
-                mine.extend_from_slice(&word.to_le_bytes());
-            });
+            each(&mut |side, i| ((start + i as u64) << 1 | side as u64).put(mine));
             return;
         }
         mine.push(WINS_MAPPED);
         let mut bits = vec![0u64; 2 * words];
         each(&mut |side, i| bits[side * words + i / 64] |= 1 << (i % 64));
-        mine.extend(bits.iter().flat_map(|w| w.to_le_bytes()));
+        put_all(mine, bits);
     }
 
     /// True when `(side, j)`, an index of the part, is won for its mover by a level before
@@ -284,7 +276,7 @@ mod tests {
         ];
         let mut units = Vec::new();
         notes.iter().for_each(|n| n.encode(&mut units));
-        let decoded: Vec<Note> = (0..units.len() / UNIT)
+        let decoded: Vec<Note> = (0..units.len() / Unit::BYTES)
             .filter_map(|u| Note::decode(&units, u))
             .collect();
         assert_eq!(decoded, notes);

@@ -5,6 +5,10 @@
 //! machines, `InProcess` between threads of one process (for tests), `Alone` for the one
 //! process of a plain run.
 
+mod wire;
+
+pub use wire::{each, nth, put_all, put_block, Reader, Wire};
+
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier, Mutex};
@@ -42,13 +46,10 @@ pub trait Peers: Send + Sync {
 
     /// Every process's `mine`, words of 64 bits, in rank order.
     fn all_gather_words(&self, mine: &[u64]) -> Vec<Vec<u64>> {
-        let bytes = mine.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut bytes = Vec::with_capacity(8 * mine.len());
+        put_all(&mut bytes, mine.iter().copied());
         (self.all_gather(bytes).iter())
-            .map(|theirs| {
-                (theirs.chunks_exact(8))
-                    .map(|b| u64::from_le_bytes(b.try_into().expect("a word")))
-                    .collect()
-            })
+            .map(|theirs| each(theirs).collect())
             .collect()
     }
 
