@@ -55,6 +55,15 @@ fn needs(material: Material, side: Side, stored: Side) -> Vec<(Material, Side)> 
         out.push((material, stored));
         out.extend(material.en_passant(stored));
     }
+    // Each once: an en-passant capture may lead where a conversion does, and a step's
+    // needs are counted down once each (`Schedule::new`).
+    let mut seen = Vec::with_capacity(out.len());
+    out.retain(|x| {
+        !seen.contains(x) && {
+            seen.push(*x);
+            true
+        }
+    });
     out
 }
 

@@ -82,10 +82,12 @@ pub(super) fn canonical_codes(lengths: &[u8]) -> Vec<u32> {
         count[l as usize] += 1;
     }
     count[0] = 0;
-    let mut next = [0u32; MAX_CODE_LEN + 2];
-    let mut code = 0u32;
+    // In 64 bits: past the last code of a length that fills its 32 bits, the next one is
+    // 2^32 (never handed out).
+    let mut next = [0u64; MAX_CODE_LEN + 2];
+    let mut code = 0u64;
     for l in 1..=MAX_CODE_LEN {
-        code = (code + count[l - 1]) << 1;
+        code = (code + u64::from(count[l - 1])) << 1;
         next[l] = code;
     }
     lengths
@@ -96,7 +98,7 @@ pub(super) fn canonical_codes(lengths: &[u8]) -> Vec<u32> {
             } else {
                 let c = next[l as usize];
                 next[l as usize] += 1;
-                c
+                u32::try_from(c).expect("lengths that Kraft's inequality allows")
             }
         })
         .collect()
