@@ -1,39 +1,45 @@
 //! Bitmaps of one bit per index that any thread sets and reads.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use bitvec::prelude::{BitSlice, BitVec, Lsb0};
+use std::sync::atomic::AtomicU64;
 
-/// One bit per index, set and cleared by any thread.
-pub(crate) struct AtomicBits(Vec<AtomicU64>);
+/// One bit per index, set and cleared by any thread: `bitvec` over atomic words.
+pub(crate) struct AtomicBits(BitVec<AtomicU64, Lsb0>);
 
 impl AtomicBits {
     /// All clear. The words come zeroed from the allocator, so that pages never set are
     /// never touched (a table's 50-move classes are set part by part, most never).
     pub(crate) fn new(n: usize) -> AtomicBits {
-        AtomicBits(crate::zeroed::zeroed(n.div_ceil(64)))
+        AtomicBits(BitVec::from_vec(crate::zeroed::zeroed(n.div_ceil(64))))
+    }
+
+    #[inline]
+    fn bits(&self) -> &BitSlice<AtomicU64, Lsb0> {
+        self.0.as_bitslice()
     }
 
     #[inline]
     pub(crate) fn get(&self, i: usize) -> bool {
-        self.0[i / 64].load(Relaxed) >> (i % 64) & 1 == 1
+        self.bits()[i]
     }
 
     #[inline]
     pub(crate) fn set(&self, i: usize) {
-        self.0[i / 64].fetch_or(1 << (i % 64), Relaxed);
+        self.bits().set_aliased(i, true);
     }
 
     #[inline]
     pub(crate) fn clear(&self, i: usize) {
-        self.0[i / 64].fetch_and(!(1 << (i % 64)), Relaxed);
+        self.bits().set_aliased(i, false);
     }
 
     /// The words, bit `i % 64` of word `i / 64` for index i.
     pub(crate) fn words(&self) -> &[AtomicU64] {
-        &self.0
+        self.0.as_raw_slice()
     }
 
     /// The words, without a pass over them: pages never set stay untouched.
     pub(crate) fn into_words(self) -> Vec<u64> {
-        crate::zeroed::from_atomic::<u64>(self.0)
+        crate::zeroed::from_atomic::<u64>(self.0.into_vec())
     }
 }

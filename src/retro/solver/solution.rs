@@ -6,7 +6,10 @@ use crate::zeroed::zeroed;
 use rayon::prelude::*;
 
 /// The solver's output: one encoded value (see `Dtm::encode`) per index and side to move;
-/// illegal and broken indices hold 0 and are marked in `illegal`.
+/// illegal and broken indices hold 0 and are marked in `illegal`. Its bitmaps are plain
+/// words, not `bitvec` (the solve's are, `retro::bits`): they are read a bit at a time only
+/// through `bit`, and otherwise packed, placed at a part's offset and sent between
+/// processes word by word, where a bit view adds nothing.
 #[derive(Clone)]
 pub struct Solution {
     /// The index of the first value held: 0 for a whole solution, the first index of a
