@@ -15,8 +15,8 @@ pub use chess::{ChessGame, SubTables};
 pub(crate) use solver::bit;
 #[cfg(test)]
 pub(crate) use solver::bitmap;
-pub use solver::{solve, solve_within, LossSearch, PartByPart, RetroGame, Solution, Successor};
+pub use solver::{solve, RetroGame, Solution, Successor};
+pub(crate) use solver::{LossSearch, PartByPart};
 pub(crate) use solver::{Packed, PackedShares, PackedSide};
-pub use xiangqi::{
-    by_rule, solve_table, GraphTooLarge, Solved, Verdict, XiangqiGame, XiangqiTables,
-};
+pub(crate) use xiangqi::solve_table;
+pub use xiangqi::{by_rule, GraphTooLarge, Solved, Verdict, XiangqiTables};

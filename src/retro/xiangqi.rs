@@ -112,7 +112,7 @@ fn quiet_index(
 }
 
 /// One table's graph, with the values of the positions its captures lead to.
-pub struct XiangqiGame<'a> {
+pub(super) struct XiangqiGame<'a> {
     index: &'a XiangqiIndex,
     /// The value of a position of a sub-table, for its side to move.
     sub: &'a (dyn Fn(&Position) -> Dtm + Sync),
@@ -120,7 +120,7 @@ pub struct XiangqiGame<'a> {
 
 impl<'a> XiangqiGame<'a> {
     /// The graph of `index`'s table, captures valued by `sub`.
-    pub fn new(index: &'a XiangqiIndex, sub: &'a (dyn Fn(&Position) -> Dtm + Sync)) -> Self {
+    pub(super) fn new(index: &'a XiangqiIndex, sub: &'a (dyn Fn(&Position) -> Dtm + Sync)) -> Self {
         XiangqiGame { index, sub }
     }
 }
@@ -347,7 +347,7 @@ fn unpacked(p: u64) -> (usize, u64) {
 /// Solves the table of `signature` (Red's material first), the values of the positions its
 /// captures lead to given by `sub`: the plain solve, then the rule's verdicts.
 /// With `rule_memory`, the rule's graph is refused as [`by_rule`] says.
-pub fn solve_table(
+pub(crate) fn solve_table(
     signature: Signature,
     sub: &(dyn Fn(&Position) -> Verdict + Sync),
     observer: &dyn Observer,

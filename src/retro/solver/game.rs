@@ -98,7 +98,7 @@ pub trait RetroGame: Sync {
 
 /// How the solver finds losses (see the module doc).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum LossSearch {
+pub(crate) enum LossSearch {
     /// A move counter per position and side (a byte): the faster.
     Counters,
     /// A mark bit per position and side, and forward checks: the smaller.

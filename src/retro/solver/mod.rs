@@ -20,9 +20,10 @@ mod state;
 #[cfg(test)]
 mod tests;
 
-pub use game::{LossSearch, RetroGame, Successor};
+pub(crate) use game::LossSearch;
+pub use game::{RetroGame, Successor};
 pub(crate) use packed::{Packed, PackedShares, PackedSide};
-pub use parts::PartByPart;
+pub(crate) use parts::PartByPart;
 pub(crate) use solution::bit;
 #[cfg(test)]
 pub(crate) use solution::bitmap;
@@ -38,7 +39,7 @@ pub fn solve<G: RetroGame>(game: &G, observer: &dyn Observer) -> Solution {
 
 /// Solves `game` up to `max_plies`, finding losses by `search`: wins and losses that take
 /// longer stay draws.
-pub fn solve_within<G: RetroGame>(
+pub(crate) fn solve_within<G: RetroGame>(
     game: &G,
     max_plies: u32,
     search: LossSearch,

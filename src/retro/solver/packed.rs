@@ -221,7 +221,7 @@ impl PackedShares {
 
 /// What a solution holds for one side to move (`Solution`: values and bitmaps), held
 /// compressed; its long distances stay where they are.
-pub struct PackedSide {
+pub(crate) struct PackedSide {
     side: usize,
     values: Packed,
     /// Illegal, exit decides, exit same class, cursed, exit cursed.
@@ -230,7 +230,7 @@ pub struct PackedSide {
 
 impl PackedSide {
     /// Compresses side `side` of `solution`, leaving its arrays empty.
-    pub fn take(solution: &mut Solution, side: usize) -> PackedSide {
+    pub(crate) fn take(solution: &mut Solution, side: usize) -> PackedSide {
         PackedSide {
             side,
             values: Packed::pack(std::mem::take(&mut solution.values[side])),
@@ -239,19 +239,19 @@ impl PackedSide {
     }
 
     /// The side held.
-    pub fn side(&self) -> usize {
+    pub(crate) fn side(&self) -> usize {
         self.side
     }
 
     /// Packs the side `solution` holds and puts this one back in its place.
-    pub fn swap(self, solution: &mut Solution) -> PackedSide {
+    pub(crate) fn swap(self, solution: &mut Solution) -> PackedSide {
         let other = PackedSide::take(solution, 1 - self.side);
         self.restore(solution);
         other
     }
 
     /// Puts the side back into `solution`.
-    pub fn restore(self, solution: &mut Solution) {
+    pub(crate) fn restore(self, solution: &mut Solution) {
         let side = self.side;
         solution.values[side] = self.values.unpack();
         for (b, packed) in bitmaps_of(solution, side).into_iter().zip(self.bitmaps) {

@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// hand, let go of what the parts left no longer read (a chess table's promotions are
 /// played only from the first parts). Each part may be solved with a different instance
 /// of the game, as long as they number and move alike.
-pub struct PartByPart {
+pub(crate) struct PartByPart {
     parts: Vec<Range<u64>>,
     /// The parts solved so far.
     solved: usize,
@@ -51,7 +51,7 @@ pub struct PartByPart {
 
 impl PartByPart {
     /// Ready to solve the parts of `game` up to `max_plies`, finding losses by `search`.
-    pub fn new<G: RetroGame>(game: &G, max_plies: u32, search: LossSearch) -> PartByPart {
+    pub(crate) fn new<G: RetroGame>(game: &G, max_plies: u32, search: LossSearch) -> PartByPart {
         let parts = game.parts();
         PartByPart {
             let_go: vec![false; parts.len()],
@@ -69,33 +69,34 @@ impl PartByPart {
 
     /// The same, each part split across `peers` (every one of which solves the same game
     /// alike, in step): each process keeps its share of each part (`owned`).
-    pub fn split_across(self, peers: Arc<dyn Peers>) -> PartByPart {
+    pub(crate) fn split_across(self, peers: Arc<dyn Peers>) -> PartByPart {
         PartByPart { peers, ..self }
     }
 
     /// The processes each part is split across.
-    pub fn peers(&self) -> Arc<dyn Peers> {
+    #[cfg(test)]
+    pub(crate) fn peers(&self) -> Arc<dyn Peers> {
         self.peers.clone()
     }
 
     /// How many parts there are.
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.parts.len()
     }
 
     /// How many parts are solved.
-    pub fn solved(&self) -> usize {
+    pub(crate) fn solved(&self) -> usize {
         self.solved
     }
 
     /// The parts, in solving order.
-    pub fn parts(&self) -> &[Range<u64>] {
+    pub(crate) fn parts(&self) -> &[Range<u64>] {
         &self.parts
     }
 
     /// Solves the next part with `game` (after the parts before it) and returns its
     /// number.
-    pub fn solve_next<G: RetroGame>(&mut self, game: &G, observer: &dyn Observer) -> usize {
+    pub(crate) fn solve_next<G: RetroGame>(&mut self, game: &G, observer: &dyn Observer) -> usize {
         let k = self.solved;
         let part = self.parts[k].clone();
         let (max_plies, search) = (self.max_plies, self.search);
@@ -169,20 +170,20 @@ impl PartByPart {
     }
 
     /// The solution of the parts solved so far, to change (`solution`).
-    pub fn solution_mut(&mut self) -> &mut Solution {
+    pub(crate) fn solution_mut(&mut self) -> &mut Solution {
         self.out.as_mut().expect("a part is solved")
     }
 
     /// The solution of the parts solved so far (the others' values are 0); of a game of
     /// several parts, its values and long distances only, until `into_solution`; of a game
     /// of one part split across processes, this process's share (`held`).
-    pub fn solution(&self) -> &Solution {
+    pub(crate) fn solution(&self) -> &Solution {
         self.out.as_ref().expect("a part is solved")
     }
 
     /// True when each process holds its share of the solution, not the whole: a game of
     /// one part split across processes (no later part reads its values).
-    pub fn holds_share(&self) -> bool {
+    pub(crate) fn holds_share(&self) -> bool {
         self.parts.len() == 1 && self.peers.count() > 1
     }
 
@@ -190,7 +191,7 @@ impl PartByPart {
     /// naming for each part the last that does (`TableIndex::last_readers`), and gives
     /// their pages back: a pawn table's later parts read only the parts one and two pawn
     /// steps ahead. Nothing happens once every part is solved.
-    pub fn let_go_unread(&mut self, last_readers: &[usize]) {
+    pub(crate) fn let_go_unread(&mut self, last_readers: &[usize]) {
         let Some(out) = self.out.as_mut() else {
             return;
         };
@@ -222,7 +223,7 @@ impl PartByPart {
 
     /// The indices whose values this process holds: its share of a game of one part
     /// split across processes (`holds_share`), else every index.
-    pub fn held(&self) -> Range<u64> {
+    pub(crate) fn held(&self) -> Range<u64> {
         let n = self.parts.last().map_or(0, |p| p.end);
         match self.holds_share() {
             true => Shares::new(0..n, self.peers.count()).of(self.peers.rank()),
@@ -233,16 +234,8 @@ impl PartByPart {
     /// The indices this process keeps of the solution once every part is solved, a
     /// range per part: its share of each (`peers::Owners`), every index alone. The
     /// writer reads these alone, the values of the others' shares given back.
-    pub fn owned(&self) -> Vec<Range<u64>> {
+    pub(crate) fn owned(&self) -> Vec<Range<u64>> {
         Owners::new(&self.parts, self.peers.count()).of(self.peers.rank())
-    }
-
-    /// The indices of the solved parts whose values are still held: the last part solved
-    /// and those its pawn moves reach (`let_go_unread` packed the others).
-    pub fn held_span(&self) -> Range<u64> {
-        let solved = &self.parts[..self.solved];
-        let first = (solved.iter().zip(&self.let_go)).find(|(_, gone)| !**gone);
-        first.map_or(0, |(p, _)| p.start)..solved.last().map_or(0, |p| p.end)
     }
 
     /// Packs side `side`'s values of the solved parts still held and gives their pages
@@ -284,7 +277,7 @@ impl PartByPart {
 
     /// The solution, every part solved (split across processes: at the indices this
     /// process keeps, `owned`).
-    pub fn into_solution(mut self) -> Solution {
+    pub(crate) fn into_solution(mut self) -> Solution {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
         if self.parts.len() > 1 {
             self.release_held_others();
@@ -299,7 +292,7 @@ impl PartByPart {
     /// The solution, every part solved, made whole a side at a time: side 1 first, given
     /// to `finish` (to add what else it holds) and packed, then side 0, given to `finish`.
     /// Both sides of a pawn table whole at once would be the most it ever holds.
-    pub fn into_sides(
+    pub(crate) fn into_sides(
         mut self,
         mut finish: impl FnMut(&mut Solution, usize),
     ) -> (Solution, PackedSide) {
