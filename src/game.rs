@@ -36,11 +36,6 @@ impl Game {
     pub fn from_code(code: u32) -> Option<Game> {
         Game::ALL.get(code as usize).copied()
     }
-
-    /// Whether this build generates and reads tables of the game.
-    pub fn has_tables(self) -> bool {
-        self == Game::Chess
-    }
 }
 
 impl fmt::Display for Game {

@@ -226,8 +226,9 @@ impl Header {
             return Err(FileFault::corrupt("unexpected header length"));
         }
         let game = get_str(b, 16, 8);
+        // Chess tables only: a xiangqi table has a format of its own (`table::xiangqi`).
         let game: Game = match game.parse() {
-            Ok(g) if Game::has_tables(g) => g,
+            Ok(Game::Chess) => Game::Chess,
             _ => {
                 return Err(FileFault::Game {
                     found: game,
