@@ -316,7 +316,7 @@ fn random_cyclic_books_match_the_independent_back_up() {
     let dir = tempfile::tempdir().unwrap();
     let (mut dependent, mut independent, mut cyclic, mut largest) = (0, 0, 0, 0);
     for seed in 1..=40u64 {
-        let pgn = random_games(seed * 0x9e37_79b9_7f4a_7c15, 16);
+        let pgn = random_games(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15), 16);
         let path = build_book(dir.path(), &format!("random{seed}"), &pgn);
         let summary = backup(&path, 1, &Silent).unwrap();
         let book = Book::open(&path).unwrap();
@@ -332,7 +332,7 @@ fn random_cyclic_books_match_the_independent_back_up() {
     // Following only moves of at least two games: other values, still exact.
     let (mut thinner, mut differ) = (0, 0);
     for seed in 1..=10u64 {
-        let pgn = random_games(seed * 0x9e37_79b9_7f4a_7c15, 16);
+        let pgn = random_games(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15), 16);
         let path = build_book(dir.path(), &format!("random{seed}"), &pgn);
         backup(&path, 1, &Silent).unwrap();
         let all: Vec<Entry> = Book::open(&path).unwrap().iter().collect();
