@@ -6,7 +6,7 @@
 use super::pgn::{self, RawGame, SkipReason, Skipped};
 use super::polyglot_key::{polyglot_key, polyglot_key_after};
 use super::polyglot_move::{decode_move, encode_move};
-use crate::chess::{self};
+use crate::chess;
 use crate::game::Game;
 use crate::side::Side;
 use crate::xiangqi;

@@ -607,10 +607,16 @@ fn agree_written(
         _ => {}
     };
     let all = peers.all_gather(said);
-    let told: Vec<(u64, u64)> = all.iter().map(|a| Reader::new(a).take()).collect();
-    let exchanged = told.iter().map(|t| t.0).sum();
-    let peak_memory = told.iter().map(|t| t.1).max().unwrap_or(0);
-    match all[0][<(u64, u64)>::BYTES..].split_first() {
+    // Each process's (sent, peak), then process 0's word on the file.
+    let told: Vec<((u64, u64), &[u8])> = (all.iter())
+        .map(|a| {
+            let mut said = Reader::new(a);
+            (said.take(), said.rest())
+        })
+        .collect();
+    let exchanged = told.iter().map(|((sent, _), _)| sent).sum();
+    let peak_memory = told.iter().map(|((_, peak), _)| *peak).max().unwrap_or(0);
+    match told[0].1.split_first() {
         Some((0, _)) => {
             let (path, bytes) = written?;
             let bytes = std::fs::metadata(&path).map_or(bytes, |m| m.len());

@@ -50,20 +50,16 @@ fn slot(key: u64, len: usize) -> usize {
 /// and, when it is not `side`, the stored side and the capture en passant after each
 /// double push of `side` (which the search reads too).
 fn needs(material: Material, side: Side, stored: Side) -> Vec<(Material, Side)> {
+    // Each once (conversions are): an en-passant capture may lead where a conversion
+    // does, and a step's needs are counted down once each (`Schedule::new`).
     let mut out = material.conversions(side);
     if stored != side {
-        out.push((material, stored));
-        out.extend(material.en_passant(stored));
-    }
-    // Each once: an en-passant capture may lead where a conversion does, and a step's
-    // needs are counted down once each (`Schedule::new`).
-    let mut seen = Vec::with_capacity(out.len());
-    out.retain(|x| {
-        !seen.contains(x) && {
-            seen.push(*x);
-            true
+        for x in std::iter::once((material, stored)).chain(material.en_passant(stored)) {
+            if !out.contains(&x) {
+                out.push(x);
+            }
         }
-    });
+    }
     out
 }
 

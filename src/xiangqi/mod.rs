@@ -15,7 +15,7 @@ mod zobrist;
 
 pub use index::{reachable, Digits, XiangqiIndex};
 pub use moves::{perft, Move, UcciError};
-pub use position::{FenError, Piece, Position, Role, Square};
+pub use position::{side_name, FenError, Piece, Position, Role, Square};
 pub use signature::{Signature, SignatureError};
 pub use wxf::{Script, WxfError};
 pub use zobrist::{key_after, position_key};

@@ -274,8 +274,8 @@ fn check_fields(rest: &[&str]) -> Result<(), FenError> {
     }
 }
 
-/// "red" or "black".
-fn side_name(c: Side) -> &'static str {
+/// A side's name in Chinese chess: "red" or "black".
+pub fn side_name(c: Side) -> &'static str {
     match c {
         Side::White => "red",
         Side::Black => "black",
@@ -570,11 +570,7 @@ impl Position {
                 s.push('/');
             }
         }
-        let turn = match self.turn {
-            Side::White => 'w',
-            Side::Black => 'b',
-        };
-        format!("{s} {turn} - - 0 1")
+        format!("{s} {} - - 0 1", self.turn.fen_char())
     }
 }
 

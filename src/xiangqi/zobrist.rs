@@ -37,11 +37,7 @@ const KEYS: [u64; 2 * 7 * 90 + 1] = {
 
 /// The key of `color`'s `role` on square `sq` (0-89).
 fn piece_key(color: Side, role: Role, sq: usize) -> u64 {
-    let side = match color {
-        Side::White => 0,
-        Side::Black => 1,
-    };
-    KEYS[(side * 7 + role.index()) * 90 + sq]
+    KEYS[(color.index() * 7 + role.index()) * 90 + sq]
 }
 
 /// The key of `pos` (module documentation).

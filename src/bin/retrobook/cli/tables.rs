@@ -267,9 +267,6 @@ pub fn with_hint(e: ProbeError, dir: &Path, game: &str) -> String {
     }
 }
 
-/// Names of the sides to move, by index.
-const SIDE_NAMES: [&str; 2] = ["white", "black"];
-
 pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     let t = open_info_table(arg, dir)?;
     let h = t.header();
@@ -279,7 +276,7 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
         .and_then(|idx| index.decode(idx, Side::from_index(st.max_side as usize)))
         .filter(|_| st.max_plies > 0)
         .map_or("-".to_string(), |p| p.to_string());
-    let side = |s: usize| {
+    let counts = |s: usize| {
         let x = &st.sides[s];
         json!({
             "positions": x.positions,
@@ -298,10 +295,10 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
             "wdl_bytes": t.layer_bytes().0,
             "dtm_bytes": t.layer_bytes().1,
             "dtz_bytes": t.layer_bytes().2,
-            "dtm_side": SIDE_NAMES[t.dtm_side()],
-            "dtz_side": t.dtz_side().map(|s| SIDE_NAMES[s]),
-            "white": side(0),
-            "black": side(1),
+            "dtm_side": side(Side::from_index(t.dtm_side())),
+            "dtz_side": t.dtz_side().map(|s| side(Side::from_index(s))),
+            "white": counts(0),
+            "black": counts(1),
             "max_dtm": {"plies": st.max_plies, "moves": st.max_plies.div_ceil(2), "fen": fen},
         });
         say(format!("{v}"))?;
@@ -315,12 +312,15 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
         ))?;
         let (wdl, dtm, dtz) = t.layer_bytes();
         let dtz = match t.dtz_side() {
-            Some(s) => format!("DTZ {dtz} bytes ({} to move stored)", SIDE_NAMES[s]),
+            Some(s) => format!(
+                "DTZ {dtz} bytes ({} to move stored)",
+                side(Side::from_index(s))
+            ),
             None => "no DTZ (built before DTZ layers: rebuild it with gen)".into(),
         };
         say(format!(
             "  layers: WDL {wdl} bytes, DTM {dtm} bytes ({} to move stored), {dtz}",
-            SIDE_NAMES[t.dtm_side()]
+            side(Side::from_index(t.dtm_side()))
         ))?;
         for (s, name) in [(0, "white to move"), (1, "black to move")] {
             let x = &st.sides[s];

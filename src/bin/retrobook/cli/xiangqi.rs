@@ -15,8 +15,7 @@ use retrobook::generate::xiangqi::{
 use retrobook::probe::{ProbeError, XiangqiTablebase};
 use retrobook::retro::Verdict;
 use retrobook::table::xiangqi::{table_path, SideCounts, XiangqiFile, EXTENSION};
-use retrobook::xiangqi::{Move, Position, Script, Signature, XiangqiIndex};
-use retrobook::Side;
+use retrobook::xiangqi::{side_name, Move, Position, Script, Signature, XiangqiIndex};
 use retrobook::Threads;
 use serde_json::json;
 use std::io::Write;
@@ -309,13 +308,6 @@ impl XiangqiValue {
 }
 
 /// The side to move's name, as the text output says it.
-fn side(c: Side) -> &'static str {
-    match c {
-        Side::White => "red",
-        Side::Black => "black",
-    }
-}
-
 pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
     let tb = XiangqiTablebase::new(dir);
     let mut failures = Failures::default();
@@ -355,9 +347,9 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
             o["mainline"] = mainline.iter().map(|m| m.to_string()).collect();
             o.to_string()
         } else {
-            let mut s = format!("{fen}\n  {} to move: {}", side(pos.turn()), v.text());
+            let mut s = format!("{fen}\n  {} to move: {}", side_name(pos.turn()), v.text());
             if !moves.is_empty() {
-                s += &format!("\n  after each move, {} to move:", side(!pos.turn()));
+                s += &format!("\n  after each move, {} to move:", side_name(!pos.turn()));
             }
             for (m, after) in &moves {
                 s += &format!(

@@ -197,7 +197,7 @@ impl<'g, G: RetroGame> State<'g, G> {
         }
         let (start, n) = (self.own.start, (self.own.end - self.own.start) as usize);
         let code = Dtm::from_plies(level).encode();
-        let each = |f: &mut dyn FnMut(usize, usize)| {
+        let for_each_win = |f: &mut dyn FnMut(usize, usize)| {
             if (level as usize) + 1 < MARKED_LEVELS {
                 // A position won at `level` is marked for the next.
                 for side in 0..2 {
@@ -218,19 +218,19 @@ impl<'g, G: RetroGame> State<'g, G> {
             }
         };
         let mut count = 0;
-        each(&mut |_, _| count += 1);
+        for_each_win(&mut |_, _| count += 1);
         if count == 0 {
             return;
         }
         let words = n.div_ceil(64);
         if count < 2 * words {
-            mine.push(WINS_LISTED);
-            each(&mut |side, i| ((start + i as u64) << 1 | side as u64).put(mine));
+            WINS_LISTED.put(mine);
+            for_each_win(&mut |side, i| ((start + i as u64) << 1 | side as u64).put(mine));
             return;
         }
-        mine.push(WINS_MAPPED);
+        WINS_MAPPED.put(mine);
         let mut bits = vec![0u64; 2 * words];
-        each(&mut |side, i| bits[side * words + i / 64] |= 1 << (i % 64));
+        for_each_win(&mut |side, i| bits[side * words + i / 64] |= 1 << (i % 64));
         put_all(mine, bits);
     }
 
