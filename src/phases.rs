@@ -1,6 +1,7 @@
-//! CPU and wall time of the phases of a table's build (`gen --json`'s `phases`), so that
-//! speed work is measured where the time goes, not guessed.
+//! CPU time, wall time and peak memory of the phases of a table's build (`gen --json`'s
+//! `phases`), so that speed and memory work is measured where the cost is, not guessed.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 /// The time one phase took, over every time it ran (a pawn table solves part by part).
@@ -12,6 +13,9 @@ pub struct PhaseTime {
     pub cpu_seconds: f64,
     /// Wall time in seconds.
     pub wall_seconds: f64,
+    /// The most memory the process held resident while the phase ran, in bytes (Linux;
+    /// 0 elsewhere).
+    pub peak_memory: u64,
 }
 
 /// A stopwatch over phases: each `lap` charges the time since the one before (or since
@@ -33,20 +37,24 @@ impl Phases {
         }
     }
 
-    /// Charges the time since the last lap to `name`, and starts the next.
+    /// Charges the time and the peak memory since the last lap to `name`, and starts the
+    /// next.
     pub(crate) fn lap(&mut self, name: &'static str) {
         let (wall, cpu) = (Instant::now(), process_cpu_seconds());
         let (wall_seconds, cpu_seconds) = ((wall - self.wall).as_secs_f64(), cpu - self.cpu);
         (self.wall, self.cpu) = (wall, cpu);
+        let peak_memory = peak_since_lap();
         match self.times.iter_mut().find(|t| t.name == name) {
             Some(t) => {
                 t.cpu_seconds += cpu_seconds;
                 t.wall_seconds += wall_seconds;
+                t.peak_memory = t.peak_memory.max(peak_memory);
             }
             None => self.times.push(PhaseTime {
                 name,
                 cpu_seconds,
                 wall_seconds,
+                peak_memory,
             }),
         }
     }
@@ -55,6 +63,40 @@ impl Phases {
     pub(crate) fn times(&self) -> &[PhaseTime] {
         &self.times
     }
+}
+
+/// The highest peak the system reported before a lap set its count back (`peak_since_lap`).
+static PEAK_BEFORE_LAPS: AtomicU64 = AtomicU64::new(0);
+
+/// Peak resident memory of this process so far, in bytes (Linux; 0 elsewhere).
+pub fn peak_memory() -> u64 {
+    PEAK_BEFORE_LAPS.load(Relaxed).max(resident_peak())
+}
+
+/// The peak resident memory since the last lap (since the start, for the first), and sets
+/// the system's count back to what is resident now, so that the next lap reads its own
+/// phase's peak. Where the count cannot be set back, the process's peak so far.
+fn peak_since_lap() -> u64 {
+    let peak = resident_peak();
+    PEAK_BEFORE_LAPS.fetch_max(peak, Relaxed);
+    // "5" sets the peak resident size (VmHWM) back to the resident size (Linux 4.0 on).
+    #[cfg(target_os = "linux")]
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    peak
+}
+
+/// The system's count of this process's peak resident memory (VmHWM), in bytes, or 0.
+fn resident_peak() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|kb| kb.parse::<u64>().ok())
+            })
+        })
+        .map_or(0, |kb| kb * 1024)
 }
 
 /// CPU time this process has used, user and system, over all its threads (0 where the
@@ -105,5 +147,20 @@ mod tests {
         assert!(second.cpu_seconds >= 0.01, "{second:?}");
         // The wall clock ran at least while this thread was on a CPU.
         assert!(second.wall_seconds > 0.0 && first.wall_seconds > 0.0);
+    }
+
+    #[test]
+    fn a_phase_that_holds_memory_reports_it_and_so_does_the_process() {
+        const HELD: usize = 96 << 20;
+        let mut phases = Phases::start();
+        phases.lap("before");
+        // Written, so that every page is resident.
+        let held = std::hint::black_box(vec![1u8; HELD]);
+        drop(held);
+        phases.lap("holding");
+        let holding = &phases.times()[1];
+        assert!(holding.peak_memory >= HELD as u64, "{holding:?}");
+        // The count set back at each lap, the process's peak is still the highest.
+        assert!(peak_memory() >= holding.peak_memory);
     }
 }

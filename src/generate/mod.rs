@@ -6,7 +6,7 @@
 mod chess;
 pub mod xiangqi;
 
-pub use crate::phases::PhaseTime;
+pub use crate::phases::{peak_memory, PhaseTime};
 pub use chess::{estimate, generate, plan, GenError, GenOptions, Report, Session};
 
 /// What building one table is expected to cost.
@@ -16,18 +16,4 @@ pub struct Estimate {
     pub peak_bytes: u64,
     /// CPU time, roughly, in seconds (about the wall time times the threads).
     pub cpu_seconds: f64,
-}
-
-/// Peak resident set size of this process so far (Linux), or 0.
-pub fn peak_memory() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|kb| kb.parse::<u64>().ok())
-            })
-        })
-        .map_or(0, |kb| kb * 1024)
 }

@@ -221,6 +221,12 @@ fn gen_builds_sub_tables_first_and_skips_finished_ones() {
         assert!(time("wall_seconds") <= seconds + 0.01, "{line}");
         assert!(time("wall_seconds") > seconds - 0.5, "{line}");
         assert!(time("cpu_seconds") > 0.0, "{line}");
+        // Each phase's peak is one the process reached, so none is above the table's.
+        let peak = v["peak_memory_bytes"].as_u64().unwrap();
+        for p in phases {
+            let phase_peak = p["peak_memory_bytes"].as_u64().unwrap();
+            assert!(phase_peak > 0 && phase_peak <= peak, "{line}");
+        }
     }
     for sig in &built {
         assert!(dir.path().join(format!("{sig}.rbt")).is_file());

@@ -55,7 +55,12 @@ fn report_json(r: &Report) -> serde_json::Value {
 /// A phase's times, to the millisecond.
 fn phase_json(p: &PhaseTime) -> serde_json::Value {
     let ms = |s: f64| (s * 1000.0).round() / 1000.0;
-    json!({"name": p.name, "cpu_seconds": ms(p.cpu_seconds), "wall_seconds": ms(p.wall_seconds)})
+    json!({
+        "name": p.name,
+        "cpu_seconds": ms(p.cpu_seconds),
+        "wall_seconds": ms(p.wall_seconds),
+        "peak_memory_bytes": p.peak_memory,
+    })
 }
 
 pub fn cmd_gen(
