@@ -522,9 +522,9 @@ fn generate_in_pool(
         let mine = owned.iter().map(count).fold(Default::default(), add_counts);
         sides[side] = add_shares(&*peers, mine);
     };
-    let (mut solution, held) = if parts.count() > 1 {
-        let (solution, held) = parts.into_sides(finish);
-        (solution, Some(held))
+    let (mut solution, mut packed) = if parts.count() > 1 {
+        let (solution, packed) = parts.into_sides(finish);
+        (solution, Some(packed))
     } else {
         let mut solution = parts.into_solution();
         (0..2).for_each(|side| finish(&mut solution, side));
@@ -534,23 +534,19 @@ fn generate_in_pool(
     phases.lap("counting");
     let stats = combine_stats(sides);
     observer.pass("compressing and writing", 1);
-    // Else the DTZ layer first, with the solution held packed meanwhile: its distances
-    // go before the other layers' streams come, so that the two are never held together.
-    let dtz = dtz.or_else(|| {
-        let distances = distances?;
-        let whole = |side: &usize| held.as_ref().is_none_or(|h| h.side() != *side);
-        let packed: Vec<PackedSide> = (0..2)
-            .filter(whole)
-            .map(|side| PackedSide::take(&mut solution, side))
-            .collect();
-        give_back_free_memory();
-        phases.lap("packing");
-        let layer = dtz_layer(&index, distances, shares, &opts, &*peers);
+    // Else (pawns) the DTZ layer first, with both sides of the solution packed: its
+    // distances go before the other layers' streams come, so that the two are never held
+    // together.
+    if let (None, Some(distances)) = (&dtz, distances) {
+        dtz = Some(dtz_layer(&index, distances, shares, &opts, &*peers));
         give_back_free_memory();
         phases.lap("dtz_layer");
-        packed.into_iter().for_each(|p| p.restore(&mut solution));
+    }
+    // The writer takes side 0 whole, side 1 packed.
+    let held = packed.take().map(|[zero, one]| {
+        zero.restore(&mut solution);
         phases.lap("packing");
-        Some(layer)
+        one
     });
     let written = write_table_sides(
         dir,

@@ -238,6 +238,21 @@ impl PackedSide {
         }
     }
 
+    /// The same, the side's two exit bitmaps (exit decides, exit same class) given packed
+    /// (its own empty).
+    pub(crate) fn take_with_exits(
+        solution: &mut Solution,
+        side: usize,
+        [decides, same]: [Packed; 2],
+    ) -> PackedSide {
+        debug_assert!(
+            solution.exit_decides[side].is_empty() && solution.exit_same_wdl[side].is_empty()
+        );
+        let mut packed = PackedSide::take(solution, side);
+        [packed.bitmaps[1], packed.bitmaps[2]] = [decides, same];
+        packed
+    }
+
     /// The side held.
     pub(crate) fn side(&self) -> usize {
         self.side

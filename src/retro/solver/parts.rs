@@ -253,26 +253,36 @@ impl PartByPart {
     }
 
     /// Makes side `side` of `out` whole: the values let go put back, the parts' bitmaps
-    /// joined (split across processes: at the indices this process keeps, `owned`).
+    /// joined (split across processes: at the indices this process keeps).
     fn make_whole(&mut self, out: &mut Solution, side: usize) {
-        for (at, packed) in self.unread[side].drain(..) {
-            packed.unpack_into(&mut out.values[side][at]);
-        }
+        self.values_whole(out, side);
         if self.marks[side].is_empty() {
             return;
         }
         let words = out.values[side].len().div_ceil(64);
-        // Zeroed by the allocator: `or_bits_at` writes only the words with bits set.
-        let mut whole: [Vec<u64>; 3] = std::array::from_fn(|_| crate::zeroed::zeroed(words));
-        for (start, packed) in self.marks[side].drain(..) {
-            for (w, p) in whole.iter_mut().zip(packed.map(|p| p.unpack_words())) {
-                or_bits_at(w, start, &p);
-            }
-        }
-        let [illegal, decides, same] = whole;
+        let [illegal, decides, same] = self.take_marks(side).map(|m| joined(words, m));
         out.illegal[side] = illegal;
         out.exit_decides[side] = decides;
         out.exit_same_wdl[side] = same;
+    }
+
+    /// Puts side `side`'s values let go back into `out`.
+    fn values_whole(&mut self, out: &mut Solution, side: usize) {
+        for (at, packed) in self.unread[side].drain(..) {
+            packed.unpack_into(&mut out.values[side][at]);
+        }
+    }
+
+    /// Side `side`'s bitmaps of each part, by kind: illegal, exit decides, exit same
+    /// class, each with the first index of its part's share.
+    fn take_marks(&mut self, side: usize) -> [Vec<(u64, Packed)>; 3] {
+        let mut kinds: [Vec<(u64, Packed)>; 3] = Default::default();
+        for (first, packed) in self.marks[side].drain(..) {
+            for (kind, p) in kinds.iter_mut().zip(packed) {
+                kind.push((first, p));
+            }
+        }
+        kinds
     }
 
     /// The solution, every part solved (split across processes: at the indices this
@@ -289,26 +299,46 @@ impl PartByPart {
         out
     }
 
-    /// The solution, every part solved, made whole a side at a time: side 1 first, given
-    /// to `finish` (to add what else it holds) and packed, then side 0, given to `finish`.
-    /// Both sides of a pawn table whole at once would be the most it ever holds.
+    /// The solution, every part solved, a side at a time, side 1 first: its values and
+    /// illegal bits made whole and given to `finish` (to count them and add what else it
+    /// holds), then the side packed. Its two exit bitmaps, which counting does not read,
+    /// are joined and packed before, one at a time. Returns the solution, both sides
+    /// let go, and the sides packed: a pawn table's side whole with every bitmap, beside
+    /// its DTZ distances held packed, was the most its build held.
     pub(crate) fn into_sides(
         mut self,
         mut finish: impl FnMut(&mut Solution, usize),
-    ) -> (Solution, PackedSide) {
+    ) -> (Solution, [PackedSide; 2]) {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
         self.release_held_others();
         // Side 0's parts still held go packed too while side 1 is made whole.
         let held = self.pack_held(0);
         self.unread[0].extend(held);
         let mut out = self.out.take().expect("a part is solved");
-        self.make_whole(&mut out, 1);
-        finish(&mut out, 1);
-        let held = PackedSide::take(&mut out, 1);
-        self.make_whole(&mut out, 0);
-        finish(&mut out, 0);
-        (out, held)
+        let mut pack = |side: usize| {
+            let words = out.values[side].len().div_ceil(64);
+            let [illegal, decides, same] = self.take_marks(side);
+            let exits = [decides, same].map(|m| Packed::pack_words(joined(words, m)));
+            self.values_whole(&mut out, side);
+            out.illegal[side] = joined(words, illegal);
+            finish(&mut out, side);
+            PackedSide::take_with_exits(&mut out, side, exits)
+        };
+        let one = pack(1);
+        let zero = pack(0);
+        (out, [zero, one])
     }
+}
+
+/// A bitmap of `words` words from the packed bitmaps of parts, each at its first index
+/// (zeroed by the allocator: `or_bits_at` writes only the words with bits set), letting
+/// each part's go once joined.
+fn joined(words: usize, parts: Vec<(u64, Packed)>) -> Vec<u64> {
+    let mut whole = crate::zeroed::zeroed(words);
+    for (start, packed) in parts {
+        or_bits_at(&mut whole, start, &packed.unpack_words());
+    }
+    whole
 }
 
 /// The indices of `part` this process keeps once no part left reads it: its share (the

@@ -250,11 +250,17 @@ fn parts_let_go_come_back_whole() {
     }
     assert!(let_go > 0, "some part let go before the end");
     let mut finished = [false; 2];
-    let (mut sides, held) = parts.into_sides(|_, side| finished[side] = true);
+    // Counting reads a side's values and illegal bits; its exit bits are packed already.
+    let (mut sides, packed) = parts.into_sides(|s, side| {
+        assert_eq!(s.values[side], whole.values[side]);
+        assert_eq!(s.illegal[side], whole.illegal[side]);
+        assert!(s.exit_decides[side].is_empty() && s.exit_same_wdl[side].is_empty());
+        finished[side] = true;
+    });
     assert_eq!(finished, [true; 2]);
-    assert_eq!(held.side(), 1);
-    assert!(sides.values[1].is_empty());
-    held.restore(&mut sides);
+    assert_eq!(packed.each_ref().map(PackedSide::side), [0, 1]);
+    assert!(sides.values.iter().all(Vec::is_empty));
+    packed.into_iter().for_each(|p| p.restore(&mut sides));
     assert_eq!(sides.values, whole.values);
     assert_eq!(sides.illegal, whole.illegal);
     assert_eq!(sides.exit_decides, whole.exit_decides);
