@@ -30,7 +30,8 @@
 //!   KRPvKR holds at most three of the 24 parts' values (of one file group) at a time;
 //! - the DTZ layer, written first (with pawns, once the solution's sides are counted,
 //!   below): the distances' solution (2.25n; with pawns a side's, 1.125n, the other
-//!   packed) and one stream at a time (below), the table's solution held packed;
+//!   packed) and one stream at a time (below), the table's solution held packed (with
+//!   pawns, the side whose DTM layer is stored, and the other's WDL inputs);
 //! - then the writer: one side of the solution (values n, and five bitmaps: illegal, two
 //!   exit marks, two 50-move classes, 0.625n), the other held packed while the first side's
 //!   WDL stream is made (`table::write_table`), and one stream in the layout's order, a
@@ -40,9 +41,12 @@
 //!   first rounds rewrite it in place, then the 16-bit copy of what is left when its
 //!   alphabet outgrows a byte, made as the bytes are given back: at most 2 bytes per number
 //!   (a tenth of KQRvKR's DTM stream is left, three quarters of a KRNvKNN stream): 1.625n,
-//!   the packed side and 2 bytes per number, 4.4n without pawns. The solution comes a side
-//!   at a time, the other packed (`PartByPart::into_sides`), and the statistics and each
-//!   side's layout trials read the side at hand. Each WDL stream is gathered from a byte
+//!   the packed side and 2 bytes per number, 4.4n without pawns. With pawns the solution
+//!   comes a side at a time, the other packed (`PartByPart::into_sides`), whole only as
+//!   its values and one bitmap at a time (1.125n: the illegal bits, to count it; the exit
+//!   decides bits, for its DTM layout's trial); the side whose DTM layer is not stored
+//!   then comes down to its WDL inputs, made and packed a piece at a time
+//!   (`table::wdl_inputs_of`), which is all its WDL layer reads. Each WDL stream is gathered from a byte
 //!   per index (class and exit class), made in place of the values of the side without DTM,
 //!   and held packed for the DTM side, whose DTM stream (values, illegal bitmap and exit
 //!   marks, 1.25n, and the stream) comes first; the compressed streams are held until the
@@ -84,8 +88,8 @@ use crate::retro::{
     bit, fifty, ChessGame, LossSearch, PackedShares, PackedSide, PartByPart, Solution,
 };
 use crate::table::{
-    add_counts, combine_stats, count_side_of, dtz_layer, write_table_sides, SideCount, SideStats,
-    TableError, TableStats, WriteOptions,
+    add_counts, combine_stats, count_side_of, dtm_trial, dtz_layer, wdl_inputs_of,
+    write_table_sides, SideCount, SideStats, Sides, TableError, TableStats, WriteOptions,
 };
 use crate::threads::Threads;
 use crate::value::{Dtm, Wdl5, RULE_PLIES};
@@ -522,8 +526,14 @@ fn generate_in_pool(
         let mine = owned.iter().map(count).fold(Default::default(), add_counts);
         sides[side] = add_shares(&*peers, mine);
     };
-    let (mut solution, mut packed) = if parts.count() > 1 {
-        let (solution, packed) = parts.into_sides(finish);
+    // A pawn table's sides come a side at a time (`PartByPart::into_sides`), each side's
+    // DTM layout tried while its values are whole.
+    let mut trials: [Option<(Layout, u64)>; 2] = [None, None];
+    let trial = |s: &mut Solution, side: usize| {
+        trials[side] = Some(dtm_trial(&index, s, side, &opts, &*peers));
+    };
+    let (mut solution, packed) = if parts.count() > 1 {
+        let (solution, packed) = parts.into_sides(finish, trial);
         (solution, Some(packed))
     } else {
         let mut solution = parts.into_solution();
@@ -534,25 +544,38 @@ fn generate_in_pool(
     phases.lap("counting");
     let stats = combine_stats(sides);
     observer.pass("compressing and writing", 1);
-    // Else (pawns) the DTZ layer first, with both sides of the solution packed: its
-    // distances go before the other layers' streams come, so that the two are never held
-    // together.
+    // The side whose DTM layer is not stored comes down to what its WDL layer reads, the
+    // other stays packed.
+    let sides = match packed {
+        None => Sides::Whole,
+        Some([zero, one]) => {
+            let [(layout0, bytes0), (layout1, bytes1)] = trials.map(|t| t.expect("tried"));
+            let (dtm, dtm_layout, other) = match bytes1 < bytes0 {
+                false => (zero, layout0, one),
+                true => (one, layout1, zero),
+            };
+            let other = wdl_inputs_of(other, &mut solution, &owned);
+            give_back_free_memory();
+            phases.lap("layouts");
+            Sides::Reduced {
+                dtm,
+                dtm_layout,
+                other,
+            }
+        }
+    };
+    // Else (pawns) the DTZ layer now, the solution's sides packed: its distances go
+    // before the other layers' streams come, so that the two are never held together.
     if let (None, Some(distances)) = (&dtz, distances) {
         dtz = Some(dtz_layer(&index, distances, shares, &opts, &*peers));
         give_back_free_memory();
         phases.lap("dtz_layer");
     }
-    // The writer takes side 0 whole, side 1 packed.
-    let held = packed.take().map(|[zero, one]| {
-        zero.restore(&mut solution);
-        phases.lap("packing");
-        one
-    });
     let written = write_table_sides(
         dir,
         &material,
         solution,
-        held,
+        sides,
         dtz,
         stats,
         &opts,

@@ -247,7 +247,7 @@ mod tests {
     use crate::progress::Silent;
     use crate::retro::dtz::as_distance;
     use crate::retro::Solution;
-    use crate::table::{dtz_layer, write_table_sides, WriteOptions};
+    use crate::table::{dtz_layer, write_table_sides, Sides, WriteOptions};
     use crate::value::Wdl5;
 
     /// Rewrites `material`'s table in `dir` with the distances to zeroing `dtz` gives
@@ -286,7 +286,7 @@ mod tests {
             dir,
             &m,
             solution,
-            None,
+            Sides::Whole,
             Some(dtz),
             stats,
             &opts,

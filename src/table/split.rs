@@ -283,7 +283,7 @@ fn jobs_of<'a>(jobs: &'a [Job], rank: usize) -> impl Iterator<Item = usize> + 'a
 
 #[cfg(test)]
 mod tests {
-    use super::super::writer::{write_table, write_table_sides};
+    use super::super::writer::{write_table, write_table_sides, Sides};
     use super::super::{TableFile, TableStats, WriteOptions};
     use crate::index::TableIndex;
     use crate::material::Material;
@@ -400,8 +400,18 @@ mod tests {
                             ..opts.clone()
                         };
                         let phases = &mut crate::phases::Phases::start();
-                        write_table_sides(dir, &m, mine, None, None, stats, &opts, &p, phases)
-                            .unwrap();
+                        write_table_sides(
+                            dir,
+                            &m,
+                            mine,
+                            Sides::Whole,
+                            None,
+                            stats,
+                            &opts,
+                            &p,
+                            phases,
+                        )
+                        .unwrap();
                     });
                 }
             });

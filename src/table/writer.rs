@@ -226,6 +226,26 @@ fn within<'a>(owned: &'a [Range<u64>], range: Range<u64>) -> impl Iterator<Item 
         .filter(|r| r.start < r.end)
 }
 
+impl<'a> Choices<'a> {
+    /// The choices of `solution`'s indices, of a table of `index`, split across `peers`
+    /// (collective).
+    fn new(index: &'a TableIndex, solution: Solution, peers: &'a dyn Peers) -> Choices<'a> {
+        let long = solution.long.iter().flat_map(|l| l.entries());
+        let here = long
+            .clone()
+            .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16);
+        Choices {
+            index,
+            solution,
+            wdl_inputs: Default::default(),
+            // Every process fills with the same symbols, whoever holds the long distances.
+            moves_beyond_a_byte: peers.any_of(&[here])[0],
+            peers,
+            owners: Owners::new(&index.parts(), peers.count()),
+        }
+    }
+}
+
 impl Choices<'_> {
     /// The choice set of solver index `idx` for `kind`.
     #[inline]
@@ -597,6 +617,57 @@ struct Chosen {
 /// within 1.03x and 1.02x per side).
 const DTZ_SAMPLE: u64 = 1 << 22;
 
+/// The layout of side `side`'s DTM layer and its sample's compressed size, from the
+/// side's values and exit decides bits (collective where split): which side the layer
+/// stores is the one of the smaller sample (`write_table_sides`).
+pub(crate) fn dtm_trial(
+    index: &TableIndex,
+    solution: &mut Solution,
+    side: usize,
+    opts: &WriteOptions,
+    peers: &dyn Peers,
+) -> (Layout, u64) {
+    let opts = &agreed(opts, peers);
+    let taken = std::mem::replace(
+        solution,
+        Solution::from_parts(Default::default(), Default::default()),
+    );
+    let c = Choices::new(index, taken, peers);
+    let chosen = choose_layout(&c, Kind::Dtm(side), opts, None);
+    *solution = c.solution;
+    (chosen.layout, chosen.bytes)
+}
+
+/// The WDL inputs (`wdl_input`) of the side `packed` holds, at the indices `owned` (0 at
+/// the others'), made and packed a piece at a time from its packed values: its bitmaps
+/// come whole into `solution` meanwhile and go after. All the WDL layer reads of a side.
+pub(crate) fn wdl_inputs_of(
+    packed: PackedSide,
+    solution: &mut Solution,
+    owned: &[Range<u64>],
+) -> Packed {
+    let side = packed.side();
+    let values = packed.into_values(solution);
+    let s = &*solution;
+    let inputs = values.map_pieces(|first, piece| {
+        let first = s.first + first as u64;
+        let mut next = 0;
+        for own in within(owned, first..first + piece.len() as u64) {
+            let at = (own.start - first) as usize..(own.end - first) as usize;
+            piece[next..at.start].fill(0);
+            next = at.end;
+            for (idx, code) in own.zip(&mut piece[at]) {
+                *code = wdl_input(s, side, idx, *code);
+            }
+        }
+        piece[next..].fill(0);
+    });
+    let long = std::mem::take(&mut solution.long[side]);
+    solution.let_go(side);
+    solution.long[side] = long;
+    inputs
+}
+
 /// Writes the table of `material` into `dir` and returns its path and size in bytes.
 pub fn write_table(
     dir: &Path,
@@ -607,20 +678,42 @@ pub fn write_table(
 ) -> Result<(PathBuf, u64), TableError> {
     let phases = &mut Phases::start();
     write_table_sides(
-        dir, material, solution, None, None, stats, opts, &Alone, phases,
+        dir,
+        material,
+        solution,
+        Sides::Whole,
+        None,
+        stats,
+        opts,
+        &Alone,
+        phases,
     )
 }
 
-/// The same for a solution that holds both sides, or one side and the other `held`
-/// packed.
+/// The sides of a solution as the writer takes them (one per table written: its size
+/// does not matter).
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Sides {
+    /// Both whole in the solution.
+    Whole,
+    /// The side the DTM layer stores, packed, with its DTM layout (`dtm_trial`), and the
+    /// other side's WDL inputs, packed (`wdl_inputs_of`): all the layers read of them.
+    Reduced {
+        dtm: PackedSide,
+        dtm_layout: Layout,
+        other: Packed,
+    },
+}
+
+/// The same for a solution whose sides come as `sides` says.
 ///
 /// Each side's layouts are chosen from samples of it while it is at hand; then the streams
 /// are made a side at a time, each side's WDL stream from a byte per index (`wdl_input`).
 /// The side without DTM goes first, while the other is held compressed: its WDL inputs are
-/// made in place of its values and the rest of it let go. The DTM side's WDL inputs are
-/// made and held compressed, its DTM stream is made, the solution let go once that
-/// stream's values are gathered (or its last segment compressed, where streams are cut
-/// into segments), and its WDL stream comes last, from the inputs alone. The
+/// made in place of its values and the rest of it let go (or come made). The DTM side's
+/// WDL inputs are made and held compressed, its DTM stream is made, the solution let go
+/// once that stream's values are gathered (or its last segment compressed, where streams
+/// are cut into segments), and its WDL stream comes last, from the inputs alone. The
 /// writer holds one side and one stream at most (the memory model in `generate`); the
 /// streams go to the file in their own order.
 ///
@@ -632,7 +725,7 @@ pub(crate) fn write_table_sides(
     dir: &Path,
     material: &Material,
     solution: Solution,
-    held: Option<PackedSide>,
+    sides: Sides,
     dtz: Option<DtzStream>,
     stats: TableStats,
     opts: &WriteOptions,
@@ -641,82 +734,60 @@ pub(crate) fn write_table_sides(
 ) -> Result<(PathBuf, u64), TableError> {
     let path = table_path(dir, material);
     let index = TableIndex::new(*material);
-    let long = solution.long.iter().flat_map(|l| l.entries());
-    let here = long
-        .clone()
-        .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16);
-    // Every process fills with the same symbols, whoever holds the long distances.
-    let moves_beyond_a_byte = peers.any_of(&[here])[0];
-    let owners = Owners::new(&index.parts(), peers.count());
     let opts = &agreed(opts, peers);
-    let mut c = Choices {
-        index: &index,
-        solution,
-        wdl_inputs: Default::default(),
-        moves_beyond_a_byte,
-        peers,
-        owners,
-    };
-    let trials = |c: &Choices, side: usize| {
-        let wdl = choose_layout(c, Kind::Wdl(side), opts, None).layout;
-        (wdl, choose_layout(c, Kind::Dtm(side), opts, None))
-    };
-    let ([(wdl0, dtm0), (wdl1, dtm1)], held) = match held {
-        None => ([trials(&c, 0), trials(&c, 1)], None),
-        Some(held) => {
-            let first = 1 - held.side();
-            let first_trials = trials(&c, first);
-            let held = held.swap(&mut c.solution);
-            let second_trials = trials(&c, held.side() ^ 1);
-            match first {
-                0 => ([first_trials, second_trials], Some(held)),
-                _ => ([second_trials, first_trials], Some(held)),
-            }
+    let mut c = Choices::new(&index, solution, peers);
+    let owned = c.owners.of(peers.rank());
+    let wdl_layout =
+        |c: &Choices, side: usize| choose_layout(c, Kind::Wdl(side), opts, None).layout;
+    let mut wdl_layouts: [Option<Layout>; 2] = [None, None];
+    let (dtm_side, dtm_layout, held) = match sides {
+        Sides::Whole => {
+            let trials = |c: &Choices, side: usize| {
+                let wdl = wdl_layout(c, side);
+                (wdl, choose_layout(c, Kind::Dtm(side), opts, None))
+            };
+            let [(wdl0, dtm0), (wdl1, dtm1)] = [trials(&c, 0), trials(&c, 1)];
+            wdl_layouts = [Some(wdl0), Some(wdl1)];
+            let dtm_side = usize::from(dtm1.bytes < dtm0.bytes);
+            let dtm_layout = match dtm_side {
+                0 => dtm0.layout,
+                _ => dtm1.layout,
+            };
+            let held = PackedSide::take(&mut c.solution, dtm_side);
+            let other = 1 - dtm_side;
+            c.wdl_inputs[other] = wdl_inputs_in_place(&mut c.solution, other, &owned);
+            (dtm_side, dtm_layout, held)
+        }
+        Sides::Reduced {
+            dtm,
+            dtm_layout,
+            other,
+        } => {
+            let other_side = 1 - dtm.side();
+            c.wdl_inputs[other_side] = other.unpack();
+            wdl_layouts[other_side] = Some(wdl_layout(&c, other_side));
+            (dtm.side(), dtm_layout, dtm)
         }
     };
     // The trials' many small blocks go before the streams' large ones come.
     give_back_free_memory();
     phases.lap("layouts");
-    let wdl_layouts = [wdl0, wdl1];
-    let dtm_side = usize::from(dtm1.bytes < dtm0.bytes);
-    let dtm_layout = if dtm_side == 0 {
-        dtm0.layout
-    } else {
-        dtm1.layout
-    };
     // Every order of the parts has as many numbers.
     let segmented = opts.is_cut(dtm_layout.size());
-    let mut header = Header {
-        game: Game::Chess,
-        material: *material,
-        size: index.size(),
-        stats,
-        dtm_side,
-        layouts: [
-            wdl_layouts[0].to_bytes(),
-            wdl_layouts[1].to_bytes(),
-            dtm_layout.to_bytes(),
-        ],
-        streams: [Extent::default(); 3],
-        segmented,
-        dtz: None,
-    };
-    let wdl_stream =
-        |c: &Choices, side: usize| c.written(Kind::Wdl(side), &wdl_layouts[side], opts);
     let other = 1 - dtm_side;
     let mut streams = [Vec::new(), Vec::new()];
-    let held = match held {
-        Some(held) if held.side() == dtm_side => held,
-        Some(held) => held.swap(&mut c.solution),
-        None => PackedSide::take(&mut c.solution, dtm_side),
-    };
-    let owned = c.owners.of(peers.rank());
-    c.wdl_inputs[other] = wdl_inputs_in_place(&mut c.solution, other, &owned);
-    streams[other] = wdl_stream(&c, other);
+    let wdl_stream =
+        |c: &Choices, side: usize, layout: &Layout| c.written(Kind::Wdl(side), layout, opts);
+    streams[other] = wdl_stream(&c, other, wdl_layouts[other].as_ref().expect("chosen"));
     c.wdl_inputs[other] = Vec::new();
     give_back_free_memory();
     phases.lap("wdl_layer");
     held.restore(&mut c.solution);
+    if wdl_layouts[dtm_side].is_none() {
+        wdl_layouts[dtm_side] = Some(wdl_layout(&c, dtm_side));
+        phases.lap("layouts");
+    }
+    let wdl_layouts = wdl_layouts.map(|l| l.expect("chosen"));
     let inputs = wdl_inputs_packed(&c.solution, dtm_side, &owned);
     // The DTM stream reads the values and the exits deciding, no more.
     let s = &mut c.solution;
@@ -745,8 +816,23 @@ pub(crate) fn write_table_sides(
     };
     phases.lap("dtm_layer");
     c.wdl_inputs[dtm_side] = inputs.unpack();
-    streams[dtm_side] = wdl_stream(&c, dtm_side);
+    streams[dtm_side] = wdl_stream(&c, dtm_side, &wdl_layouts[dtm_side]);
     phases.lap("wdl_layer");
+    let mut header = Header {
+        game: Game::Chess,
+        material: *material,
+        size: index.size(),
+        stats,
+        dtm_side,
+        layouts: [
+            wdl_layouts[0].to_bytes(),
+            wdl_layouts[1].to_bytes(),
+            dtm_layout.to_bytes(),
+        ],
+        streams: [Extent::default(); 3],
+        segmented,
+        dtz: None,
+    };
     if peers.rank() != 0 {
         return Ok((path, 0));
     }
@@ -806,20 +892,8 @@ pub(crate) fn dtz_layer(
     opts: &WriteOptions,
     peers: &dyn Peers,
 ) -> DtzStream {
-    let owners = Owners::new(&index.parts(), peers.count());
     let opts = &agreed(opts, peers);
-    let long = distances.long.iter().flat_map(|l| l.entries());
-    let here = long
-        .clone()
-        .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16);
-    let mut c = Choices {
-        index,
-        solution: distances,
-        wdl_inputs: Default::default(),
-        moves_beyond_a_byte: peers.any_of(&[here])[0],
-        peers,
-        owners,
-    };
+    let mut c = Choices::new(index, distances, peers);
     // Stored as the DTM layer's moves are, in blocks of their own size.
     let dtz = match index.material().pieces() <= SMALL_PIECES {
         true => opts.dtz_small,

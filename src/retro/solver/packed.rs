@@ -110,6 +110,28 @@ impl Packed {
         out
     }
 
+    /// Writes piece `k` of the bytes (`PIECE` bytes from `k * PIECE`, fewer at the end)
+    /// into `out`, which has its length: a reader that goes a piece at a time never holds
+    /// the whole.
+    pub(crate) fn unpack_piece(&self, k: usize, out: &mut [u8]) {
+        assert_eq!(
+            out.len(),
+            PIECE.min(self.len - k * PIECE),
+            "a piece where it fits"
+        );
+        Unsqueezer::new().unsqueeze(&self.pieces[k], out);
+    }
+
+    /// Compresses the bytes that `fill` makes of each piece of `self`, given the offset
+    /// of the piece's first byte and the piece as packed here: a piece at a time, so
+    /// that neither whole is held.
+    pub(crate) fn map_pieces(&self, fill: impl Fn(usize, &mut [u8]) + Sync) -> Packed {
+        Packed::build(self.len, |first, piece| {
+            self.unpack_piece(first / PIECE, piece);
+            fill(first, piece);
+        })
+    }
+
     /// The bytes the pieces hold allocated, which is what packing saves on.
     #[cfg(test)]
     fn held_bytes(&self) -> usize {
@@ -238,31 +260,33 @@ impl PackedSide {
         }
     }
 
-    /// The same, the side's two exit bitmaps (exit decides, exit same class) given packed
-    /// (its own empty).
-    pub(crate) fn take_with_exits(
+    /// The same, the side's illegal and exit same class bitmaps given packed (its own
+    /// empty).
+    pub(crate) fn take_with(
         solution: &mut Solution,
         side: usize,
-        [decides, same]: [Packed; 2],
+        [illegal, same]: [Packed; 2],
     ) -> PackedSide {
-        debug_assert!(
-            solution.exit_decides[side].is_empty() && solution.exit_same_wdl[side].is_empty()
-        );
+        debug_assert!(solution.illegal[side].is_empty() && solution.exit_same_wdl[side].is_empty());
         let mut packed = PackedSide::take(solution, side);
-        [packed.bitmaps[1], packed.bitmaps[2]] = [decides, same];
+        [packed.bitmaps[0], packed.bitmaps[2]] = [illegal, same];
         packed
+    }
+
+    /// Puts the side's bitmaps back into `solution` and returns its values, still packed.
+    pub(crate) fn into_values(self, solution: &mut Solution) -> Packed {
+        for (b, packed) in bitmaps_of(solution, self.side)
+            .into_iter()
+            .zip(self.bitmaps)
+        {
+            *b = packed.unpack_words();
+        }
+        self.values
     }
 
     /// The side held.
     pub(crate) fn side(&self) -> usize {
         self.side
-    }
-
-    /// Packs the side `solution` holds and puts this one back in its place.
-    pub(crate) fn swap(self, solution: &mut Solution) -> PackedSide {
-        let other = PackedSide::take(solution, 1 - self.side);
-        self.restore(solution);
-        other
     }
 
     /// Puts the side back into `solution`.

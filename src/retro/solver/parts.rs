@@ -300,14 +300,15 @@ impl PartByPart {
     }
 
     /// The solution, every part solved, a side at a time, side 1 first: its values and
-    /// illegal bits made whole and given to `finish` (to count them and add what else it
-    /// holds), then the side packed. Its two exit bitmaps, which counting does not read,
-    /// are joined and packed before, one at a time. Returns the solution, both sides
-    /// let go, and the sides packed: a pawn table's side whole with every bitmap, beside
-    /// its DTZ distances held packed, was the most its build held.
+    /// illegal bits made whole and given to `count` (to count them and add what else it
+    /// holds), then its values and exit decides bits given to `trial`, then the side
+    /// packed. Its other bitmaps are packed whenever not read. Returns the solution, both
+    /// sides let go, and the sides packed: a pawn table's side whole with every bitmap,
+    /// beside its DTZ distances held packed, was the most its build held.
     pub(crate) fn into_sides(
         mut self,
-        mut finish: impl FnMut(&mut Solution, usize),
+        mut count: impl FnMut(&mut Solution, usize),
+        mut trial: impl FnMut(&mut Solution, usize),
     ) -> (Solution, [PackedSide; 2]) {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
         self.release_held_others();
@@ -318,11 +319,14 @@ impl PartByPart {
         let mut pack = |side: usize| {
             let words = out.values[side].len().div_ceil(64);
             let [illegal, decides, same] = self.take_marks(side);
-            let exits = [decides, same].map(|m| Packed::pack_words(joined(words, m)));
+            let same = Packed::pack_words(joined(words, same));
             self.values_whole(&mut out, side);
             out.illegal[side] = joined(words, illegal);
-            finish(&mut out, side);
-            PackedSide::take_with_exits(&mut out, side, exits)
+            count(&mut out, side);
+            let illegal = Packed::pack_words(std::mem::take(&mut out.illegal[side]));
+            out.exit_decides[side] = joined(words, decides);
+            trial(&mut out, side);
+            PackedSide::take_with(&mut out, side, [illegal, same])
         };
         let one = pack(1);
         let zero = pack(0);

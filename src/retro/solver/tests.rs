@@ -251,13 +251,22 @@ fn parts_let_go_come_back_whole() {
     assert!(let_go > 0, "some part let go before the end");
     let mut finished = [false; 2];
     // Counting reads a side's values and illegal bits; its exit bits are packed already.
-    let (mut sides, packed) = parts.into_sides(|s, side| {
-        assert_eq!(s.values[side], whole.values[side]);
-        assert_eq!(s.illegal[side], whole.illegal[side]);
-        assert!(s.exit_decides[side].is_empty() && s.exit_same_wdl[side].is_empty());
-        finished[side] = true;
-    });
-    assert_eq!(finished, [true; 2]);
+    let mut tried = [false; 2];
+    let (mut sides, packed) = parts.into_sides(
+        |s, side| {
+            assert_eq!(s.values[side], whole.values[side]);
+            assert_eq!(s.illegal[side], whole.illegal[side]);
+            assert!(s.exit_decides[side].is_empty() && s.exit_same_wdl[side].is_empty());
+            finished[side] = true;
+        },
+        |s, side| {
+            assert_eq!(s.values[side], whole.values[side]);
+            assert_eq!(s.exit_decides[side], whole.exit_decides[side]);
+            assert!(s.illegal[side].is_empty() && s.exit_same_wdl[side].is_empty());
+            tried[side] = true;
+        },
+    );
+    assert_eq!((finished, tried), ([true; 2], [true; 2]));
     assert_eq!(packed.each_ref().map(PackedSide::side), [0, 1]);
     assert!(sides.values.iter().all(Vec::is_empty));
     packed.into_iter().for_each(|p| p.restore(&mut sides));
