@@ -1,8 +1,10 @@
 //! CPU time, wall time and peak memory of the phases of a table's build (`gen --json`'s
 //! `phases`), so that speed and memory work is measured where the cost is, not guessed.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// The time one phase took, over every time it ran (a pawn table solves part by part).
 #[derive(Clone, Debug, PartialEq)]
@@ -18,13 +20,17 @@ pub struct PhaseTime {
     pub peak_memory: u64,
 }
 
-/// A stopwatch over phases: each `lap` charges the time since the one before (or since
-/// `start`) to the phase it names; phases keep the order they first ran in.
-#[derive(Clone, Debug)]
+/// A stopwatch over phases: each `lap` charges the time and the peak memory since the
+/// one before (or since `start`) to the phase it names; phases keep the order they first
+/// ran in.
+#[derive(Debug)]
 pub(crate) struct Phases {
     times: Vec<PhaseTime>,
     wall: Instant,
     cpu: f64,
+    /// The system's peak count at the last lap.
+    peak: u64,
+    watch: Watch,
 }
 
 impl Phases {
@@ -34,6 +40,8 @@ impl Phases {
             times: Vec::new(),
             wall: Instant::now(),
             cpu: process_cpu_seconds(),
+            peak: peak_memory(),
+            watch: Watch::start(),
         }
     }
 
@@ -43,7 +51,14 @@ impl Phases {
         let (wall, cpu) = (Instant::now(), process_cpu_seconds());
         let (wall_seconds, cpu_seconds) = ((wall - self.wall).as_secs_f64(), cpu - self.cpu);
         (self.wall, self.cpu) = (wall, cpu);
-        let peak_memory = peak_since_lap();
+        // A new peak of the process was reached in this phase; else the highest seen.
+        let peak = peak_memory();
+        let seen = self.watch.highest_since_asked();
+        let peak_memory = match peak > self.peak {
+            true => peak,
+            false => seen,
+        };
+        self.peak = peak;
         match self.times.iter_mut().find(|t| t.name == name) {
             Some(t) => {
                 t.cpu_seconds += cpu_seconds;
@@ -65,32 +80,73 @@ impl Phases {
     }
 }
 
-/// The highest peak the system reported before a lap set its count back (`peak_since_lap`).
-static PEAK_BEFORE_LAPS: AtomicU64 = AtomicU64::new(0);
-
 /// Peak resident memory of this process so far, in bytes (Linux; 0 elsewhere).
 pub fn peak_memory() -> u64 {
-    PEAK_BEFORE_LAPS.load(Relaxed).max(resident_peak())
+    status_bytes("VmHWM:")
 }
 
-/// The peak resident memory since the last lap (since the start, for the first), and sets
-/// the system's count back to what is resident now, so that the next lap reads its own
-/// phase's peak. Where the count cannot be set back, the process's peak so far.
-fn peak_since_lap() -> u64 {
-    let peak = resident_peak();
-    PEAK_BEFORE_LAPS.fetch_max(peak, Relaxed);
-    // "5" sets the peak resident size (VmHWM) back to the resident size (Linux 4.0 on).
-    #[cfg(target_os = "linux")]
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-    peak
+/// How often `Watch` reads the resident memory.
+const SAMPLE: Duration = Duration::from_millis(10);
+
+/// A thread that reads the process's resident memory every `SAMPLE` and keeps the highest
+/// since it was last asked; stopped when dropped. The system's own peak cannot be set back
+/// without setting back what `getrusage` and `time -v` report too.
+#[derive(Debug)]
+struct Watch {
+    highest: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
 }
 
-/// The system's count of this process's peak resident memory (VmHWM), in bytes, or 0.
-fn resident_peak() -> u64 {
+impl Watch {
+    fn start() -> Watch {
+        let highest = Arc::new(AtomicU64::new(resident()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (h, s) = (highest.clone(), stop.clone());
+        let thread = std::thread::Builder::new()
+            .name("memory watch".into())
+            .spawn(move || {
+                while !s.load(Relaxed) {
+                    h.fetch_max(resident(), Relaxed);
+                    std::thread::sleep(SAMPLE);
+                }
+            })
+            .ok();
+        Watch {
+            highest,
+            stop,
+            thread,
+        }
+    }
+
+    /// The highest resident memory read since the last call (or the start), now
+    /// included; the next call counts from now.
+    fn highest_since_asked(&self) -> u64 {
+        let now = resident();
+        self.highest.swap(now, Relaxed).max(now)
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.stop.store(true, Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// This process's resident memory now, in bytes, or 0.
+fn resident() -> u64 {
+    status_bytes("VmRSS:")
+}
+
+/// A figure in kB of this process's status (Linux), in bytes, or 0.
+fn status_bytes(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+            s.lines().find(|l| l.starts_with(key)).and_then(|l| {
                 l.split_whitespace()
                     .nth(1)
                     .and_then(|kb| kb.parse::<u64>().ok())
@@ -156,11 +212,12 @@ mod tests {
         phases.lap("before");
         // Written, so that every page is resident.
         let held = std::hint::black_box(vec![1u8; HELD]);
+        // Held long enough to be seen by the watch where it is not a new peak.
+        std::thread::sleep(5 * SAMPLE);
         drop(held);
         phases.lap("holding");
         let holding = &phases.times()[1];
         assert!(holding.peak_memory >= HELD as u64, "{holding:?}");
-        // The count set back at each lap, the process's peak is still the highest.
         assert!(peak_memory() >= holding.peak_memory);
     }
 }

@@ -46,9 +46,9 @@
 //!   its values and one bitmap at a time (1.125n: the illegal bits, to count it; the exit
 //!   decides bits, for its DTM layout's trial); the side whose DTM layer is not stored
 //!   then comes down to its WDL inputs, made and packed a piece at a time
-//!   (`table::wdl_inputs_of`), which is all its WDL layer reads. Each WDL stream is gathered from a byte
-//!   per index (class and exit class), made in place of the values of the side without DTM,
-//!   and held packed for the DTM side, whose DTM stream (values, illegal bitmap and exit
+//!   (`table::wdl_inputs_of`), which is all its WDL layer reads. Each WDL stream is
+//!   gathered from a byte per index (class and exit class), made in place of the values of
+//!   the side without DTM (or so packed), and held packed for the DTM side, whose DTM stream (values, illegal bitmap and exit
 //!   marks, 1.25n, and the stream) comes first; the compressed streams are held until the
 //!   file is written in their order;
 //! - the sub-table sides the solver reads, decoded (1 byte per index and a bit for its
@@ -88,7 +88,7 @@ use crate::retro::{
     bit, fifty, ChessGame, LossSearch, PackedShares, PackedSide, PartByPart, Solution,
 };
 use crate::table::{
-    add_counts, combine_stats, count_side_of, dtm_trial, dtz_layer, wdl_inputs_of,
+    add_counts, combine_stats, count_side_of, dtm_side, dtm_trial, dtz_layer, wdl_inputs_of,
     write_table_sides, SideCount, SideStats, Sides, TableError, TableStats, WriteOptions,
 };
 use crate::threads::Threads;
@@ -550,9 +550,9 @@ fn generate_in_pool(
         None => Sides::Whole,
         Some([zero, one]) => {
             let [(layout0, bytes0), (layout1, bytes1)] = trials.map(|t| t.expect("tried"));
-            let (dtm, dtm_layout, other) = match bytes1 < bytes0 {
-                false => (zero, layout0, one),
-                true => (one, layout1, zero),
+            let (dtm, dtm_layout, other) = match dtm_side([bytes0, bytes1]) {
+                0 => (zero, layout0, one),
+                _ => (one, layout1, zero),
             };
             let other = wdl_inputs_of(other, &mut solution, &owned);
             give_back_free_memory();

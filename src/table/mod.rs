@@ -20,5 +20,5 @@ pub use stats::{
     add_counts, combine as combine_stats, compute as compute_stats, count_side, count_side_of,
     SideCount, SideStats, TableStats,
 };
-pub(crate) use writer::{dtm_trial, dtz_layer, wdl_inputs_of, write_table_sides, Sides};
+pub(crate) use writer::{dtm_side, dtm_trial, dtz_layer, wdl_inputs_of, write_table_sides, Sides};
 pub use writer::{table_path, write_table, LayoutChoice, WriteOptions};

@@ -617,9 +617,15 @@ struct Chosen {
 /// within 1.03x and 1.02x per side).
 const DTZ_SAMPLE: u64 = 1 << 22;
 
+/// The side a table's DTM layer stores, of the compressed sizes of each side's sample
+/// (`dtm_trial`): the smaller's, white's where they are equal.
+pub(crate) fn dtm_side(bytes: [u64; 2]) -> usize {
+    usize::from(bytes[1] < bytes[0])
+}
+
 /// The layout of side `side`'s DTM layer and its sample's compressed size, from the
 /// side's values and exit decides bits (collective where split): which side the layer
-/// stores is the one of the smaller sample (`write_table_sides`).
+/// stores is the one of the smaller sample (`dtm_side`).
 pub(crate) fn dtm_trial(
     index: &TableIndex,
     solution: &mut Solution,
@@ -748,7 +754,7 @@ pub(crate) fn write_table_sides(
             };
             let [(wdl0, dtm0), (wdl1, dtm1)] = [trials(&c, 0), trials(&c, 1)];
             wdl_layouts = [Some(wdl0), Some(wdl1)];
-            let dtm_side = usize::from(dtm1.bytes < dtm0.bytes);
+            let dtm_side = dtm_side([dtm0.bytes, dtm1.bytes]);
             let dtm_layout = match dtm_side {
                 0 => dtm0.layout,
                 _ => dtm1.layout,
@@ -1011,6 +1017,42 @@ mod tests {
         assert_eq!(sides_apart(401, 500), None);
         assert_eq!(sides_apart(500, 401), None);
         assert_eq!(sides_apart(136, 136), None);
+    }
+
+    /// The WDL inputs made a piece at a time from a side's packed values are those made
+    /// from the whole side, at the indices a process owns, over several pieces.
+    #[test]
+    fn wdl_inputs_from_packed_values_are_those_of_the_whole_side() {
+        let n = 9_000_123usize;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // Distances that are not long (no list needed), and runs of draws.
+        let values: Vec<u8> = (0..n)
+            .map(|i| match i % 7 {
+                0 | 1 => 0,
+                _ => (next() % 200) as u8,
+            })
+            .collect();
+        let mut bits = || (0..n.div_ceil(64)).map(|_| next()).collect::<Vec<u64>>();
+        let mut solution = Solution::from_parts([values.clone(), values], [bits(), bits()]);
+        solution.exit_same_wdl = [bits(), bits()];
+        solution.exit_decides = [bits(), bits()];
+        solution.cursed = [bits(), bits()];
+        solution.exit_cursed = [bits(), bits()];
+        let n = n as u64;
+        for owned in [vec![0..n], vec![100..4_500_000, 7_000_000..n]] {
+            let whole = wdl_inputs_packed(&solution, 1, &owned).unpack();
+            let mut reduced = solution.clone();
+            let packed = PackedSide::take(&mut reduced, 1);
+            let made = wdl_inputs_of(packed, &mut reduced, &owned).unpack();
+            assert!(made == whole, "owned {owned:?}");
+            assert!(reduced.values[1].is_empty() && reduced.illegal[1].is_empty());
+        }
     }
 
     /// A table whose streams are cut into segments reads back every value the whole one
