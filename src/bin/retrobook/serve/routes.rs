@@ -40,7 +40,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/standard/mainline", get(mainline))
         .route(
             "/standard/batch",
-            post(batch).layer(DefaultBodyLimit::max(BATCH_BYTES)),
+            post(batch).layer(DefaultBodyLimit::max(BATCH_READ_BYTES)),
         )
         .route("/book", get(book))
         .fallback(|| async { ApiError::not_found("no such route (see /openapi.json)") })
@@ -195,6 +195,11 @@ pub const BATCH_POSITIONS: usize = 1000;
 /// Most bytes of a batch request's body: room for `BATCH_POSITIONS` FENs of 100 bytes.
 const BATCH_BYTES: usize = 128 << 10;
 
+/// Most bytes of a batch request's body read before it is refused: a body refused
+/// unread closes the connection while the client may still be sending it, which then
+/// sees a broken pipe instead of the 413. Beyond this the body goes unread.
+const BATCH_READ_BYTES: usize = 1 << 20;
+
 /// `POST /standard/batch`: a JSON array of FENs in, an array of as many `/standard` answers
 /// out, in order; a position that cannot be answered (a bad FEN, no table) gets
 /// `{"fen": ..., "error": ...}` in its place and the others are answered still. At most
@@ -214,6 +219,9 @@ async fn batch(
         StatusCode::PAYLOAD_TOO_LARGE => too_large(),
         _ => ApiError::bad(e.body_text()),
     })?;
+    if body.len() > BATCH_BYTES {
+        return Err(too_large());
+    }
     let fens: Vec<String> = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad(format!("the body is not a JSON array of FENs: {e}")))?;
     if fens.len() > BATCH_POSITIONS {
