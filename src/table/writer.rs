@@ -1045,7 +1045,8 @@ mod tests {
         solution.cursed = [bits(), bits()];
         solution.exit_cursed = [bits(), bits()];
         let n = n as u64;
-        for owned in [[0..n].to_vec(), [100..4_500_000, 7_000_000..n].to_vec()] {
+        let all = std::iter::once(0..n).collect::<Vec<_>>();
+        for owned in [all, vec![100..4_500_000, 7_000_000..n]] {
             let whole = wdl_inputs_packed(&solution, 1, &owned).unpack();
             let mut reduced = solution.clone();
             let packed = PackedSide::take(&mut reduced, 1);
