@@ -171,6 +171,33 @@ fn wdl_input(solution: &Solution, side: usize, idx: u64, code: u8) -> u8 {
     2 * class.code() + u8::from(solution.exit_has_class(side, idx, class))
 }
 
+/// Turns `codes`, the bytes `side`'s values hold for the indices from `first`, into their
+/// WDL inputs at the indices `owned`; the others' bytes are zeroed where `zero`, else
+/// left as they are (not read, and their pages untouched).
+fn inputs_in_place(
+    solution: &Solution,
+    side: usize,
+    owned: &[Range<u64>],
+    first: u64,
+    codes: &mut [u8],
+    zero: bool,
+) {
+    let mut next = 0;
+    for own in within(owned, first..first + codes.len() as u64) {
+        let at = (own.start - first) as usize..(own.end - first) as usize;
+        if zero {
+            codes[next..at.start].fill(0);
+        }
+        next = at.end;
+        for (idx, code) in own.zip(&mut codes[at]) {
+            *code = wdl_input(solution, side, idx, *code);
+        }
+    }
+    if zero {
+        codes[next..].fill(0);
+    }
+}
+
 /// The WDL inputs of `side`, made in place of its values at the indices `owned` (this
 /// process's; the others' bytes are not read, and their pages stay as they are), the rest
 /// of the side let go: a byte per index where its WDL stream would read a byte and five
@@ -183,12 +210,7 @@ fn wdl_inputs_in_place(solution: &mut Solution, side: usize, owned: &[Range<u64>
         .enumerate()
         .for_each(|(c, chunk)| {
             let first = s.first + (c * FILL_CHUNK) as u64;
-            for own in within(owned, first..first + chunk.len() as u64) {
-                let at = (own.start - first) as usize..(own.end - first) as usize;
-                for (idx, code) in own.zip(&mut chunk[at]) {
-                    *code = wdl_input(s, side, idx, *code);
-                }
-            }
+            inputs_in_place(s, side, owned, first, chunk, false);
         });
     solution.let_go(side);
     codes
@@ -199,22 +221,15 @@ fn wdl_inputs_in_place(solution: &mut Solution, side: usize, owned: &[Range<u64>
 fn wdl_inputs_packed(solution: &Solution, side: usize, owned: &[Range<u64>]) -> Packed {
     let values = &solution.values[side];
     Packed::build(values.len(), |first, piece| {
-        let first = solution.first + first as u64;
-        let range = first..first + piece.len() as u64;
-        if within(owned, range.clone())
-            .map(|r| r.end - r.start)
-            .sum::<u64>()
-            < range.end - first
-        {
-            piece.fill(0);
-        }
-        for own in within(owned, range) {
-            let at = (own.start - first) as usize..(own.end - first) as usize;
-            let codes = values[(own.start - solution.first) as usize..].iter();
-            for ((idx, input), &code) in own.zip(&mut piece[at]).zip(codes) {
-                *input = wdl_input(solution, side, idx, code);
-            }
-        }
+        piece.copy_from_slice(&values[first..first + piece.len()]);
+        inputs_in_place(
+            solution,
+            side,
+            owned,
+            solution.first + first as u64,
+            piece,
+            true,
+        );
     })
 }
 
@@ -656,17 +671,7 @@ pub(crate) fn wdl_inputs_of(
     let values = packed.into_values(solution);
     let s = &*solution;
     let inputs = values.map_pieces(|first, piece| {
-        let first = s.first + first as u64;
-        let mut next = 0;
-        for own in within(owned, first..first + piece.len() as u64) {
-            let at = (own.start - first) as usize..(own.end - first) as usize;
-            piece[next..at.start].fill(0);
-            next = at.end;
-            for (idx, code) in own.zip(&mut piece[at]) {
-                *code = wdl_input(s, side, idx, *code);
-            }
-        }
-        piece[next..].fill(0);
+        inputs_in_place(s, side, owned, s.first + first as u64, piece, true);
     });
     let long = std::mem::take(&mut solution.long[side]);
     solution.let_go(side);
@@ -1048,6 +1053,15 @@ mod tests {
         let all = std::iter::once(0..n).collect::<Vec<_>>();
         for owned in [all, vec![100..4_500_000, 7_000_000..n]] {
             let whole = wdl_inputs_packed(&solution, 1, &owned).unpack();
+            // Index by index, as the WDL stream reads them.
+            let codes = &solution.values[1];
+            let expected: Vec<u8> = (0..n)
+                .map(|idx| match owned.iter().any(|o| o.contains(&idx)) {
+                    true => wdl_input(&solution, 1, idx, codes[idx as usize]),
+                    false => 0,
+                })
+                .collect();
+            assert!(whole == expected, "owned {owned:?}");
             let mut reduced = solution.clone();
             let packed = PackedSide::take(&mut reduced, 1);
             let made = wdl_inputs_of(packed, &mut reduced, &owned).unpack();
