@@ -38,7 +38,6 @@ fn tables() -> Tablebase {
         .collect();
     // Kept between runs: only what is missing is built.
     Session::open(&dir, &targets)
-        .expect("bench tables folder")
         .build_all(&Default::default(), &Silent)
         .expect("tables build")
 }

@@ -361,7 +361,6 @@ mod tests {
             .map(|s| s.parse().unwrap())
             .collect();
         let tb = Session::open(dir.path(), &targets)
-            .unwrap()
             .build_all(&Default::default(), &Silent)
             .unwrap();
         mates_in_table_distance(&tb, "KQvK", 20);

@@ -18,13 +18,15 @@
 //! ```
 //! use retrobook::generate::{GenOptions, Session};
 //! use retrobook::progress::Silent;
+//! use retrobook::material::Material;
 //! use retrobook::{Dtm, Threads, Wdl};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
 //! let opts = GenOptions { threads: Threads::new(2), ..Default::default() };
 //! // KRvK and its sub-tables, sub-tables first; a second run would build nothing.
-//! let tb = Session::open(dir.path(), &["KRvK".parse()?])?.build_all(&opts, &Silent)?;
+//! let targets: [Material; 1] = ["KRvK".parse()?];
+//! let tb = Session::open(dir.path(), &targets).build_all(&opts, &Silent)?;
 //! let pos = "8/8/8/8/8/3k4/8/K1R5 w - - 0 1".parse()?;
 //! assert_eq!(tb.probe_wdl(&pos)?, Wdl::Win);
 //! assert!(matches!(tb.probe_dtm(&pos)?, Dtm::Win(_)));

@@ -75,8 +75,8 @@
 //! The estimate (`gen --plan`) adds 5% to the model; `docs/performance.md` holds it against
 //! the measured peaks.
 
+use super::session::{Built, TableName, Tables};
 use super::{peak_memory, Estimate};
-use crate::atomic_file::prepare_folder;
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
 use crate::peers::{Alone, Peers, Reader, Wire};
@@ -88,8 +88,9 @@ use crate::retro::{
     bit, fifty, ChessGame, LossSearch, PackedShares, PackedSide, PartByPart, Solution,
 };
 use crate::table::{
-    add_counts, combine_stats, count_side_of, dtm_side, dtm_trial, dtz_layer, wdl_inputs_of,
-    write_table_sides, SideCount, SideStats, Sides, TableError, TableStats, WriteOptions,
+    add_counts, combine_stats, count_side_of, dtm_side, dtm_trial, dtz_layer, table_path,
+    wdl_inputs_of, write_table_sides, SideCount, SideStats, Sides, TableError, TableStats,
+    WriteOptions,
 };
 use crate::threads::Threads;
 use crate::value::{Dtm, Wdl5, RULE_PLIES};
@@ -166,87 +167,58 @@ pub struct Report {
     pub phases: Vec<PhaseTime>,
 }
 
-/// A resumable build of tables into a folder: the tables already there are kept (a file
-/// that does not open is named in `damaged`, and built again if the targets need its
-/// table), the temporaries of killed runs are removed, and the tables missing are built
-/// sub-tables first, one `build_next` at a time, each added to the tablebase as soon as it is written. A killed run loses at
-/// most the table in progress: the same `open` resumes it.
-pub struct Session {
-    dir: PathBuf,
-    tb: Tablebase,
-    todo: Vec<Material>,
-    built: usize,
-    /// The files found that do not open, with why (built again if `todo` holds them).
-    pub damaged: Vec<TableError>,
-    /// Temporaries of killed runs removed.
-    pub stale: usize,
+impl TableName for Material {
+    type Tables = Tablebase;
 }
 
-impl Session {
-    /// Opens `dir` (created if missing) to build `targets` and whatever they need.
-    pub fn open(dir: &Path, targets: &[Material]) -> Result<Session, TableError> {
-        let stale = prepare_folder(dir).map_err(|source| TableError::CreateFolder {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let mut tb = Tablebase::new();
-        let damaged = tb.add_dir_lenient(dir)?;
-        let todo = plan(targets, &tb);
-        Ok(Session {
-            dir: dir.to_path_buf(),
-            tb,
-            todo,
-            built: 0,
-            damaged,
-            stale,
-        })
+/// Chess tables to build: the tablebase they are read from, as each is built.
+impl Tables for Tablebase {
+    type Name = Material;
+    type Options = GenOptions;
+    type Report = Report;
+    type Error = GenError;
+
+    fn of_folder(_: &Path) -> Tablebase {
+        Tablebase::new()
     }
 
-    /// The tables to build, in order (those built so far included).
-    pub fn todo(&self) -> &[Material] {
-        &self.todo
+    fn in_order(targets: &[Material]) -> Vec<Material> {
+        plan(targets, &Tablebase::new())
     }
 
-    /// How many of `todo` are built.
-    pub fn built(&self) -> usize {
-        self.built
+    fn sub_tables(material: Material) -> Vec<Material> {
+        material.subtables()
     }
 
-    /// The table `build_next` builds, None once all are built.
-    pub fn next_material(&self) -> Option<Material> {
-        self.todo.get(self.built).copied()
+    fn path(dir: &Path, material: Material) -> PathBuf {
+        table_path(dir, &material)
     }
 
-    /// The tables open: those found, and those built so far.
-    pub fn tablebase(&self) -> &Tablebase {
-        &self.tb
+    fn take(&mut self, _: Material, path: &Path) -> Result<(), TableError> {
+        // A file named after a table must hold it (`Tablebase::add_file`).
+        self.add_file(path)
     }
 
-    /// Builds every table left and returns them open with those found.
-    pub fn build_all(
-        mut self,
-        opts: &GenOptions,
-        observer: &dyn Observer,
-    ) -> Result<Tablebase, GenError> {
-        while let Some(built) = self.build_next(opts, observer) {
-            built?;
-        }
-        Ok(self.tb)
+    fn estimate(&self, material: Material) -> Estimate {
+        estimate(material, self)
     }
 
-    /// Builds the next table of `todo` (None once all are built) and opens it.
-    pub fn build_next(
+    /// No limit: `gen` refuses a table over its memory before the run, or before the
+    /// table, rather than skipping it.
+    fn memory(_: &GenOptions) -> Option<u64> {
+        None
+    }
+
+    fn build(
         &mut self,
+        material: Material,
+        dir: &Path,
         opts: &GenOptions,
         observer: &dyn Observer,
-    ) -> Option<Result<Report, GenError>> {
-        let m = self.next_material()?;
-        let built = generate(m, &self.tb, &self.dir, opts, observer).and_then(|report| {
-            self.tb.add_file(&report.path)?;
-            Ok(report)
-        });
-        self.built += usize::from(built.is_ok());
-        Some(built)
+    ) -> Result<Built<Tablebase>, GenError> {
+        let report = generate(material, self, dir, opts, observer)?;
+        self.add_file(&report.path)?;
+        Ok(Built::Table(report))
     }
 }
 

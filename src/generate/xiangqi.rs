@@ -3,11 +3,11 @@
 //! at a time. A table the memory allowed cannot hold is skipped, with the tables above it,
 //! and the run goes on with what fits.
 
+use super::session::{Built, Skip, TableName, Tables};
 use super::{peak_memory, Estimate};
-use crate::atomic_file::prepare_folder;
 use crate::probe::{ProbeError, XiangqiTablebase};
 use crate::progress::Observer;
-use crate::retro::{solve_table, GraphTooLarge, Verdict};
+use crate::retro::{solve_table, Verdict};
 use crate::table::xiangqi::{table_path, write, XiangqiFile};
 use crate::table::{FileFault, TableError};
 use crate::threads::Threads;
@@ -125,31 +125,6 @@ pub struct XiangqiReport {
     pub by_rule: u64,
 }
 
-/// Why a table was skipped rather than built.
-#[derive(Debug)]
-pub enum Skip {
-    /// It needs more memory than allowed.
-    Memory {
-        /// Bytes it needs, about.
-        need: u64,
-        /// Bytes allowed.
-        allowed: u64,
-    },
-    /// One of its sub-tables was skipped.
-    SubTable(Signature),
-    /// The perpetual-check rule's graph does not fit the memory allowed.
-    RuleGraph(GraphTooLarge),
-}
-
-/// What `XiangqiSession::build_next` did with a table.
-#[derive(Debug)]
-pub enum Built {
-    /// Built and written.
-    Table(XiangqiReport),
-    /// Not built, and why.
-    Skipped(Signature, Skip),
-}
-
 /// Why a xiangqi table could not be built (the run stops; tables finished are kept).
 #[derive(Debug, thiserror::Error)]
 pub enum XiangqiGenError {
@@ -166,170 +141,123 @@ pub enum XiangqiGenError {
     Table(#[from] TableError),
 }
 
-/// A resumable build of xiangqi tables into a folder, as chess's `Session`: the tables
-/// already there are kept (a file that does not open, or holds another table, is named in
-/// `damaged` and built again), and the missing ones are built sub-tables first.
-pub struct XiangqiSession {
-    dir: PathBuf,
-    tb: XiangqiTablebase,
-    /// Every table the targets need, in order.
-    order: Vec<Signature>,
-    /// Those of `order` not in the folder.
-    todo: Vec<Signature>,
-    /// How many of `todo` were built or skipped.
-    done: usize,
-    skipped: Vec<Signature>,
-    /// The files found that do not open or hold another table, with why.
-    pub damaged: Vec<TableError>,
+impl TableName for Signature {
+    type Tables = XiangqiTablebase;
 }
 
-impl XiangqiSession {
-    /// The session that builds `targets` into `dir` and the sub-tables they need. Reads
-    /// the folder only: `prepare` makes it ready before the first table is built.
-    pub fn open(dir: &Path, targets: &[Signature]) -> XiangqiSession {
-        let order = in_order(targets);
-        let mut damaged = Vec::new();
-        let todo = (order.iter().copied())
-            .filter(|sig| {
-                let path = table_path(dir, sig);
-                if !path.exists() {
-                    return true;
-                }
-                match XiangqiFile::open(&path) {
-                    Ok(f) if f.header().signature == *sig => false,
-                    Ok(f) => {
-                        let holds = f.header().signature.to_string();
-                        let fault = FileFault::Misnamed {
-                            holds,
-                            named: sig.to_string(),
-                        };
-                        damaged.push(TableError::Refused { path, fault });
-                        true
-                    }
-                    Err(e) => {
-                        damaged.push(e);
-                        true
-                    }
-                }
-            })
-            .collect();
-        XiangqiSession {
-            dir: dir.to_path_buf(),
-            tb: XiangqiTablebase::new(dir),
-            order,
-            todo,
-            done: 0,
-            skipped: Vec::new(),
-            damaged,
+/// Xiangqi tables to build: the tablebase they are read from.
+impl Tables for XiangqiTablebase {
+    type Name = Signature;
+    type Options = XiangqiOptions;
+    type Report = XiangqiReport;
+    type Error = XiangqiGenError;
+
+    fn of_folder(dir: &Path) -> XiangqiTablebase {
+        XiangqiTablebase::new(dir)
+    }
+
+    fn in_order(targets: &[Signature]) -> Vec<Signature> {
+        in_order(targets)
+    }
+
+    fn sub_tables(signature: Signature) -> Vec<Signature> {
+        signature
+            .captures()
+            .iter()
+            .map(Signature::canonical)
+            .collect()
+    }
+
+    fn path(dir: &Path, signature: Signature) -> PathBuf {
+        table_path(dir, &signature)
+    }
+
+    /// Opens the file to see what it holds, and lets it go: the tables are opened as the
+    /// builds read them.
+    fn take(&mut self, signature: Signature, path: &Path) -> Result<(), TableError> {
+        let file = XiangqiFile::open(path)?;
+        let holds = file.header().signature;
+        if holds == signature {
+            return Ok(());
         }
-    }
-
-    /// Creates the folder if missing and removes the temporaries killed runs left there;
-    /// how many it removed.
-    pub fn prepare(&self) -> Result<usize, TableError> {
-        prepare_folder(&self.dir).map_err(|source| TableError::CreateFolder {
-            path: self.dir.clone(),
-            source,
-        })
-    }
-
-    /// Every table the targets need, in order, those present included.
-    pub fn order(&self) -> &[Signature] {
-        &self.order
-    }
-
-    /// The tables to build, in order.
-    pub fn todo(&self) -> &[Signature] {
-        &self.todo
-    }
-
-    /// How many of `todo` were built or skipped so far.
-    pub fn done(&self) -> usize {
-        self.done
-    }
-
-    /// The tables skipped so far.
-    pub fn skipped(&self) -> &[Signature] {
-        &self.skipped
-    }
-
-    /// Builds the next table of `todo`, or skips it (None once all are done).
-    pub fn build_next(
-        &mut self,
-        opts: &XiangqiOptions,
-        observer: &dyn Observer,
-    ) -> Option<Result<Built, XiangqiGenError>> {
-        let sig = *self.todo.get(self.done)?;
-        self.done += 1;
-        let built = match self.why_skip(sig, opts) {
-            Some(why) => Ok(Built::Skipped(sig, why)),
-            None => opts.threads.run(|| self.build(sig, opts, observer)),
+        let fault = FileFault::Misnamed {
+            holds: holds.to_string(),
+            named: signature.to_string(),
         };
-        if let Ok(Built::Skipped(sig, _)) = &built {
-            self.skipped.push(*sig);
-        }
-        Some(built)
+        let path = path.to_path_buf();
+        Err(TableError::Refused { path, fault })
     }
 
-    /// Why `sig` cannot be built with `opts`, known before its solve.
-    fn why_skip(&self, sig: Signature, opts: &XiangqiOptions) -> Option<Skip> {
-        let mut missing = sig.captures().into_iter().map(|s| s.canonical());
-        if let Some(sub) = missing.find(|s| self.skipped.contains(s)) {
-            return Some(Skip::SubTable(sub));
-        }
-        let need = estimate(sig).peak_bytes;
-        let allowed = opts.memory.filter(|&a| need > a)?;
-        Some(Skip::Memory { need, allowed })
+    fn estimate(&self, signature: Signature) -> Estimate {
+        estimate(signature)
     }
 
-    /// Solves and writes `sig`'s table, in the pool of `opts.threads`.
+    fn memory(opts: &XiangqiOptions) -> Option<u64> {
+        opts.memory
+    }
+
     fn build(
-        &self,
-        sig: Signature,
+        &mut self,
+        signature: Signature,
+        dir: &Path,
         opts: &XiangqiOptions,
         observer: &dyn Observer,
-    ) -> Result<Built, XiangqiGenError> {
-        let start = Instant::now();
-        // A sub-table that cannot be read fails the table, which is then not written.
-        let failed: Mutex<Option<ProbeError>> = Mutex::new(None);
-        let sub = |pos: &Position| {
-            self.tb.probe(pos).unwrap_or_else(|e| {
-                failed.lock().expect("not poisoned").get_or_insert(e);
-                Verdict::Plain(Dtm::Draw)
-            })
-        };
-        // The rule's graph may use what the solved values leave.
-        let solved_bytes = indices(sig).saturating_mul(SOLVED_BYTES_PER_INDEX);
-        let rule_memory = opts.memory.map(|a| a.saturating_sub(solved_bytes));
-        let solved = solve_table(sig, &sub, observer, rule_memory);
-        if let Some(source) = failed.into_inner().expect("not poisoned") {
-            return Err(XiangqiGenError::SubTable {
-                signature: sig,
-                source,
-            });
-        }
-        let solved = match solved {
-            Ok(solved) => solved,
-            Err(e) => return Ok(Built::Skipped(sig, Skip::RuleGraph(e))),
-        };
-        let written = write(&self.dir, &solved)?;
-        let h = &written.header;
-        Ok(Built::Table(XiangqiReport {
-            signature: sig,
-            indices: 2 * h.size,
-            seconds: start.elapsed().as_secs_f64(),
-            bytes: written.bytes,
-            path: written.path,
-            peak_memory: peak_memory(),
-            longest_plies: h.longest.0,
-            by_rule: h.sides.iter().map(|c| c.win_by_rule + c.loss_by_rule).sum(),
-        }))
+    ) -> Result<Built<XiangqiTablebase>, XiangqiGenError> {
+        opts.threads
+            .run(|| build(self, signature, dir, opts, observer))
     }
+}
+
+/// Solves and writes `sig`'s table into `dir`, its sub-tables read from `tb`, in the pool
+/// of `opts.threads`.
+fn build(
+    tb: &XiangqiTablebase,
+    sig: Signature,
+    dir: &Path,
+    opts: &XiangqiOptions,
+    observer: &dyn Observer,
+) -> Result<Built<XiangqiTablebase>, XiangqiGenError> {
+    let start = Instant::now();
+    // A sub-table that cannot be read fails the table, which is then not written.
+    let failed: Mutex<Option<ProbeError>> = Mutex::new(None);
+    let sub = |pos: &Position| {
+        tb.probe(pos).unwrap_or_else(|e| {
+            failed.lock().expect("not poisoned").get_or_insert(e);
+            Verdict::Plain(Dtm::Draw)
+        })
+    };
+    // The rule's graph may use what the solved values leave.
+    let solved_bytes = indices(sig).saturating_mul(SOLVED_BYTES_PER_INDEX);
+    let rule_memory = opts.memory.map(|a| a.saturating_sub(solved_bytes));
+    let solved = solve_table(sig, &sub, observer, rule_memory);
+    if let Some(source) = failed.into_inner().expect("not poisoned") {
+        return Err(XiangqiGenError::SubTable {
+            signature: sig,
+            source,
+        });
+    }
+    let solved = match solved {
+        Ok(solved) => solved,
+        Err(e) => return Ok(Built::Skipped(sig, Skip::RuleGraph(e))),
+    };
+    let written = write(dir, &solved)?;
+    let h = &written.header;
+    Ok(Built::Table(XiangqiReport {
+        signature: sig,
+        indices: 2 * h.size,
+        seconds: start.elapsed().as_secs_f64(),
+        bytes: written.bytes,
+        path: written.path,
+        peak_memory: peak_memory(),
+        longest_plies: h.longest.0,
+        by_rule: h.sides.iter().map(|c| c.win_by_rule + c.loss_by_rule).sum(),
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generate::Session;
     use crate::progress::Silent;
 
     /// One attacker: 4 attackers x 9 defender sets of Red's x 9 of Black's, all distinct,
@@ -358,7 +286,7 @@ mod tests {
     fn a_session_builds_in_order_resumes_and_skips() {
         let dir = tempfile::tempdir().unwrap();
         let krvkn: Signature = "KRvKN".parse().unwrap();
-        let session = XiangqiSession::open(dir.path(), &[krvkn]);
+        let mut session = Session::open(dir.path(), &[krvkn]);
         let names = |s: &[Signature]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(names(session.todo()), ["KvK", "KNvK", "KRvK", "KRvKN"]);
         assert!(!dir.path().join("KvK.rbx").exists());
@@ -368,7 +296,6 @@ mod tests {
         assert!(!stale.exists());
         // KvK built; KNvK, allowed less than it needs, skipped; KRvK built; KRvKN skipped
         // for KNvK, before its solve.
-        let mut session = session;
         let mut next = |memory: Option<u64>| {
             let opts = XiangqiOptions {
                 memory,
@@ -399,7 +326,7 @@ mod tests {
         // A new session keeps what was built and builds the rest; a file under another
         // table's name is named and built again.
         std::fs::copy(dir.path().join("KRvK.rbx"), dir.path().join("KNvK.rbx")).unwrap();
-        let again = XiangqiSession::open(dir.path(), &[krvkn]);
+        let again = Session::open(dir.path(), &[krvkn]);
         assert_eq!(names(again.todo()), ["KNvK", "KRvKN"]);
         assert_eq!(again.damaged.len(), 1);
         let damaged = again.damaged[0].to_string();

@@ -309,7 +309,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let m: Material = "KRvK".parse().unwrap();
         let tb = Session::open(dir.path(), &[m])
-            .unwrap()
             .build_all(&Default::default(), &Silent)
             .unwrap();
         verify_table(&tb, &m, Threads::new(1), DtzCheck::Every, &Silent).unwrap();

@@ -883,7 +883,6 @@ mod tests {
             .map(|s| s.parse().unwrap())
             .collect();
         let tb = Session::open(dir.path(), &targets)
-            .unwrap()
             .build_all(&Default::default(), &Silent)
             .unwrap();
         let mut syzygy = shakmaty_syzygy::Tablebase::new();

@@ -159,7 +159,6 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
         .map(|s| s.parse().unwrap())
         .collect();
     let tb = Session::open(tables.path(), &targets)
-        .unwrap()
         .build_all(&Default::default(), &Silent)
         .unwrap();
 

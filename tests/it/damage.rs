@@ -427,7 +427,6 @@ fn built() -> &'static Path {
             .map(|s| s.parse().unwrap())
             .collect();
         Session::open(dir.path(), &targets)
-            .unwrap()
             .build_all(&opts, &Silent)
             .unwrap();
         dir

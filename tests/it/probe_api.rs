@@ -42,7 +42,6 @@ fn tables() -> (tempfile::TempDir, Tablebase) {
     let dir = tempfile::tempdir().unwrap();
     let targets: Vec<Material> = vec!["KRvK".parse().unwrap(), "KPvK".parse().unwrap()];
     let tb = Session::open(dir.path(), &targets)
-        .unwrap()
         .build_all(&Default::default(), &Silent)
         .unwrap();
     (dir, tb)

@@ -4,7 +4,7 @@
 
 use crate::common::run;
 use retrobook::chess::Position;
-use retrobook::generate::Session;
+use retrobook::generate::{Built, Session};
 use retrobook::material::Material;
 use retrobook::progress::Silent;
 use retrobook::table::codec::StreamError;
@@ -19,8 +19,7 @@ fn built() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        Session::open(dir.path(), &["KRvKN".parse().unwrap()])
-            .unwrap()
+        Session::open(dir.path(), &["KRvKN".parse::<Material>().unwrap()])
             .build_all(&Default::default(), &Silent)
             .unwrap();
         dir
@@ -364,20 +363,25 @@ fn a_session_resumes_a_folder() {
     let stale = dir.path().join(format!(".KRvKN.rbt.{}.tmp", u32::MAX));
     std::fs::write(&stale, b"partial").unwrap();
     let target: Material = "KRvKN".parse().unwrap();
-    let mut session = Session::open(dir.path(), &[target]).unwrap();
+    let mut session = Session::open(dir.path(), &[target]);
     assert!(
         matches!(&session.damaged[..], [TableError::Refused { path: p, .. }] if *p == path),
         "{:?}",
         session.damaged
     );
-    assert_eq!(session.stale, 1);
+    // Opening reads the folder only.
+    assert!(stale.exists());
+    assert_eq!(session.prepare().unwrap(), 1);
     assert!(!stale.exists());
     assert_eq!(session.todo(), [target]);
-    let report = session.build_next(&Default::default(), &Silent).unwrap();
-    assert_eq!(report.unwrap().path, path);
+    let report = match session.build_next(&Default::default(), &Silent).unwrap() {
+        Ok(Built::Table(report)) => report,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(report.path, path);
     assert!(session.build_next(&Default::default(), &Silent).is_none());
-    assert_eq!(session.built(), 1);
-    assert!(session.tablebase().table(&target).is_some());
+    assert_eq!(session.done(), 1);
+    assert!(session.tables().table(&target).is_some());
     let clean = std::fs::read(built().join("KRvKN.rbt")).unwrap();
     assert!(
         std::fs::read(&path).unwrap() == clean,

@@ -33,7 +33,6 @@ fn tables_on(target: Material, dir: &Path, threads: usize) -> (Vec<u8>, usize) {
     };
     let seen = PoolSeen::default();
     let tb = Session::open(dir, &[target])
-        .unwrap()
         .build_all(&opts, &seen)
         .unwrap();
     let last = dir.join(format!("{target}.rbt"));

@@ -6,7 +6,7 @@ use super::progress::Bars;
 use super::said::{merge, words, Ending};
 use crate::output::{runtime, say, usage, write_failed, Failure, Failures};
 use retrobook::chess::Position;
-use retrobook::generate::{estimate, plan, GenOptions, PhaseTime, Report, Session};
+use retrobook::generate::{estimate, Built, GenOptions, PhaseTime, Report, Session};
 use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
 use retrobook::probe::{verify_table, verify_work, DtzCheck, ProbeError, VerifyError};
@@ -126,26 +126,12 @@ fn gen_tables(
 ) -> Result<(), Failure> {
     let root = opts.peers.rank() == 0;
     let say = |line: String| if root { say(line) } else { Ok(()) };
-    // One process clears the folder of a killed run's files before the others look.
-    if !root {
-        opts.peers.barrier();
-    }
-    let session = Session::open(dir, targets).map_err(runtime);
-    if root {
-        opts.peers.barrier();
-    }
-    let mut session = session?;
+    let mut session = Session::open(dir, targets);
     for problem in session.damaged.iter().filter(|_| root) {
-        eprintln!("retrobook: {problem}; rebuilt if a table asked for needs it");
-    }
-    if session.stale > 0 && root {
-        eprintln!(
-            "retrobook: removed {} unfinished file(s) of an interrupted run",
-            session.stale
-        );
+        eprintln!("retrobook: {problem}; built again");
     }
     let todo = session.todo().to_vec();
-    let estimates = Plan::new(&todo, session.tablebase());
+    let estimates = Plan::new(&todo, session.tables());
     let threads = opts.threads.count();
     if show_plan {
         if json {
@@ -164,7 +150,15 @@ fn gen_tables(
     if let Some(msg) = limit.as_ref().and_then(|l| estimates.refused(l)) {
         return Err(runtime(msg));
     }
-    let needed = plan(targets, &Tablebase::new()).len();
+    // One process clears the folder of a killed run's files before the others build.
+    if root {
+        let stale = session.prepare().map_err(runtime)?;
+        if stale > 0 {
+            eprintln!("retrobook: removed {stale} unfinished file(s) of an interrupted run");
+        }
+    }
+    opts.peers.barrier();
+    let needed = session.order().len();
     if !json && !todo.is_empty() {
         say(estimates.summary(threads, needed - todo.len()))?;
     }
@@ -181,8 +175,8 @@ fn gen_tables(
     }
     let mut exchanged = 0;
     let (mut total_secs, mut total_indices) = (0.0, 0u64);
-    while let Some(m) = session.next_material() {
-        let i = session.built();
+    while let Some(m) = session.next() {
+        let i = session.done();
         bars.start(
             &m,
             (i + 1, todo.len()),
@@ -190,19 +184,29 @@ fn gen_tables(
             Some(estimates.left(i, total_secs, threads)),
             Some(estimates.table_seconds(i, total_secs, threads)),
         );
-        let e = estimate(m, session.tablebase());
+        let e = estimate(m, session.tables());
         if let Some(l) = limit.as_ref().filter(|l| e.peak_bytes > l.bytes) {
             let kept = "the tables built before it are kept";
             return Err(runtime(super::plan::over(m, &e, l, kept)));
         }
-        let report = session
+        let built = session
             .build_next(opts, &bars)
-            .expect("a table left to build")
-            .map_err(|e| {
-                runtime(format!(
+            .expect("a table left to build");
+        let report = match built {
+            Ok(Built::Table(report)) => report,
+            // The session is given no memory limit (`gen` refuses such a table above), so
+            // it skips nothing; were it to, the run stops as for a failed table.
+            Ok(Built::Skipped(m, why)) => {
+                return Err(runtime(format!(
+                    "{m}: skipped ({why:?}); finished tables are kept"
+                )))
+            }
+            Err(e) => {
+                return Err(runtime(format!(
                     "{e} (finished tables are kept; run the same command again to resume)"
-                ))
-            })?;
+                )))
+            }
+        };
         total_secs += report.seconds;
         total_indices += report.indices;
         exchanged += report.exchanged;

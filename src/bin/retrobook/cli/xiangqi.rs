@@ -9,9 +9,8 @@ use super::progress::Bars;
 use super::said::{merge, words, Ending};
 use super::tables::{no_table, with_hint};
 use crate::output::{runtime, say, usage, write_failed, Failure, Failures};
-use retrobook::generate::xiangqi::{
-    estimate, in_order, indices, with_attackers, Built, Skip, XiangqiOptions, XiangqiSession,
-};
+use retrobook::generate::xiangqi::{estimate, in_order, indices, with_attackers, XiangqiOptions};
+use retrobook::generate::{Built, Session, Skip};
 use retrobook::probe::{ProbeError, XiangqiTablebase};
 use retrobook::retro::Verdict;
 use retrobook::table::xiangqi::{table_path, SideCounts, XiangqiFile, EXTENSION};
@@ -59,7 +58,7 @@ pub fn cmd_gen(
             "name the xiangqi tables to build (KRvKAABB) or give --all-attackers 1",
         ));
     }
-    let mut session = XiangqiSession::open(dir, &targets);
+    let mut session = Session::open(dir, &targets);
     for problem in &session.damaged {
         eprintln!("retrobook: {problem}; built again");
     }
