@@ -185,20 +185,20 @@ impl<'a, E: Send> ChessGame<'a, E> {
     }
 
     /// A legal position of this table, or None.
-    pub fn position(&self, side: usize, idx: u64) -> Option<Position> {
-        self.index.legal(idx, Side::from_index(side))
+    pub fn position(&self, side: Side, idx: u64) -> Option<Position> {
+        self.index.legal(idx, side)
     }
 
     /// A legal position of this table with its index, or None.
-    pub(super) fn placed(&self, side: usize, idx: u64) -> Option<Placed> {
+    pub(super) fn placed(&self, side: Side, idx: u64) -> Option<Placed> {
         self.place(idx, self.position(side, idx)?)
     }
 
     /// The position of `idx`, which the caller knows to be legal (the solver takes back
     /// moves only into positions it found values for), with its index: the legality
     /// tests of `placed` are skipped.
-    pub(super) fn placed_legal(&self, side: usize, idx: u64) -> Option<Placed> {
-        let pos = self.index.decode(idx, Side::from_index(side))?;
+    pub(super) fn placed_legal(&self, side: Side, idx: u64) -> Option<Placed> {
+        let pos = self.index.decode(idx, side)?;
         debug_assert!(self.index.legal(idx, pos.turn()).is_some(), "{idx}");
         self.place(idx, pos)
     }
@@ -479,12 +479,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
     /// The number of positions that the quiet moves of the legal position `idx` lead to and
     /// `keep` accepts, each index once, as `successors_counted` counts and reports them,
     /// with no sub-table read: a loser of the zeroing search waits for them alone.
-    pub(super) fn quiet_successors(
-        &self,
-        side: usize,
-        idx: u64,
-        keep: impl Fn(u64) -> bool,
-    ) -> u32 {
+    pub(super) fn quiet_successors(&self, side: Side, idx: u64, keep: impl Fn(u64) -> bool) -> u32 {
         let Some(at) = self.placed(side, idx) else {
             return 0;
         };
@@ -541,13 +536,13 @@ impl<E: Send> RetroGame for ChessGame<'_, E> {
         self.index.size()
     }
 
-    fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
+    fn successors(&self, side: Side, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
         Some(self.successors_of(&self.placed(side, idx)?, f))
     }
 
     fn successors_counted(
         &self,
-        side: usize,
+        side: Side,
         idx: u64,
         f: &mut impl FnMut(Successor),
     ) -> Option<(Dtm, u32)> {
@@ -558,12 +553,12 @@ impl<E: Send> RetroGame for ChessGame<'_, E> {
     fn successors_counted_both(
         &self,
         idx: u64,
-        f: &mut impl FnMut(usize, Successor),
+        f: &mut impl FnMut(Side, Successor),
     ) -> [Option<(Dtm, u32)>; 2] {
         let pieces = self.index.decode(idx, Side::White);
-        [0, 1].map(|side| {
+        Side::ALL.map(|side| {
             let mut pos = pieces?;
-            pos.set_turn(Side::from_index(side));
+            pos.set_turn(side);
             if !self.index.is_legal(idx, &pos) {
                 return None;
             }
@@ -571,7 +566,7 @@ impl<E: Send> RetroGame for ChessGame<'_, E> {
         })
     }
 
-    fn fixed_successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) {
+    fn fixed_successors(&self, side: Side, idx: u64, f: &mut impl FnMut(Successor)) {
         let Some(at) = self.placed_legal(side, idx) else {
             return;
         };
@@ -592,7 +587,7 @@ impl<E: Send> RetroGame for ChessGame<'_, E> {
 
     fn moves_inside(
         &self,
-        side: usize,
+        side: Side,
         idx: u64,
         f: &mut impl FnMut(u64, Option<Dtm>) -> bool,
     ) -> bool {
@@ -611,7 +606,7 @@ impl<E: Send> RetroGame for ChessGame<'_, E> {
         all
     }
 
-    fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
+    fn predecessors(&self, side: Side, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
         // No predecessor has an extra option: only a double pawn push gives one, and pawn
         // un-moves lead into later parts.
         if let Some(at) = self.placed_legal(side, idx) {
@@ -640,7 +635,7 @@ mod tests {
     use super::*;
     use crate::retro::solver::Successor;
 
-    fn inside(game: &ChessGame, side: usize, idx: u64) -> Option<Vec<u64>> {
+    fn inside(game: &ChessGame, side: Side, idx: u64) -> Option<Vec<u64>> {
         let mut out = Vec::new();
         game.successors(side, idx, &mut |s| match s {
             Successor::Table(j) | Successor::Either(j, _) => out.push(j),
@@ -650,7 +645,7 @@ mod tests {
         Some(out)
     }
 
-    fn before(game: &ChessGame, side: usize, idx: u64) -> Vec<u64> {
+    fn before(game: &ChessGame, side: Side, idx: u64) -> Vec<u64> {
         let mut out = Vec::new();
         game.predecessors(side, idx, &mut |i, _| out.push(i));
         out.sort_unstable();
@@ -658,7 +653,7 @@ mod tests {
     }
 
     /// The moves inside the table as plain move generation and `encode` give them.
-    fn by_encoding(game: &ChessGame, side: usize, idx: u64) -> Option<Vec<u64>> {
+    fn by_encoding(game: &ChessGame, side: Side, idx: u64) -> Option<Vec<u64>> {
         let pos = game.position(side, idx)?;
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
@@ -691,13 +686,13 @@ mod tests {
             let parts = game.parts();
             let part = |i: u64| parts.iter().position(|p| p.contains(&i));
             let mut counted_in_all = 0;
-            for side in 0..2 {
+            for side in Side::ALL {
                 for idx in (0..game.size()).step_by(sample) {
                     let mut listed = Vec::new();
                     let whole = game.successors(side, idx, &mut |s| listed.push(s));
                     let mut reported = Vec::new();
                     let counted = game.successors_counted(side, idx, &mut |s| reported.push(s));
-                    assert_eq!(whole, counted.map(|c| c.0), "{sig} {side} {idx}");
+                    assert_eq!(whole, counted.map(|c| c.0), "{sig} {side:?} {idx}");
                     let counted = counted.map_or(0, |c| c.1);
                     if whole.is_some() {
                         let mut fixed = Vec::new();
@@ -710,14 +705,14 @@ mod tests {
                         let mut found: Vec<_> = fixed.iter().filter(leaves).collect();
                         wanted.sort_by_key(|s| format!("{s:?}"));
                         found.sort_by_key(|s| format!("{s:?}"));
-                        assert_eq!(wanted, found, "{sig} {side} {idx}");
+                        assert_eq!(wanted, found, "{sig} {side:?} {idx}");
                         assert!(fixed.iter().all(|s| listed.contains(s)), "{sig} {idx}");
                     }
                     assert!(reported.iter().all(|s| listed.contains(s)), "{sig} {idx}");
                     assert_eq!(
                         reported.len() + counted as usize,
                         listed.len(),
-                        "{sig} {side} {idx}"
+                        "{sig} {side:?} {idx}"
                     );
                     // The zeroing search's count: the moves that stay in the part.
                     let stays = |s: &&Successor| match s {
@@ -727,7 +722,7 @@ mod tests {
                     assert_eq!(
                         game.quiet_successors(side, idx, |j| part(j) == part(idx)) as usize,
                         listed.iter().filter(stays).count(),
-                        "{sig} {side} {idx}"
+                        "{sig} {side:?} {idx}"
                     );
                     counted_in_all += counted;
                 }
@@ -735,10 +730,12 @@ mod tests {
             // Both sides at once: what each side alone gives, in the same order.
             for idx in (0..game.size()).step_by(sample) {
                 let mut each = [Vec::new(), Vec::new()];
-                let alone = [0, 1]
-                    .map(|side| game.successors_counted(side, idx, &mut |s| each[side].push(s)));
+                let alone = Side::ALL.map(|side| {
+                    game.successors_counted(side, idx, &mut |s| each[side.index()].push(s))
+                });
                 let mut both = [Vec::new(), Vec::new()];
-                let found = game.successors_counted_both(idx, &mut |side, s| both[side].push(s));
+                let found =
+                    game.successors_counted_both(idx, &mut |side, s| both[side.index()].push(s));
                 assert_eq!((alone, &each), (found, &both), "{sig} {idx}");
             }
             assert!(counted_in_all > 0 || sig == "KPvKP", "{sig}");
@@ -758,7 +755,7 @@ mod tests {
         for (sig, sample) in [("KQvKR", 13), ("KRRvK", 11), ("KBNvK", 7), ("KPvKP", 3)] {
             let game = ChessGame::new(TableIndex::new(sig.parse().unwrap()), &AllDrawn);
             let mut checked = 0;
-            for side in 0..2 {
+            for side in Side::ALL {
                 for idx in (0..game.size()).step_by(sample) {
                     let Some(pos) = game.position(side, idx) else {
                         continue;
@@ -776,7 +773,7 @@ mod tests {
                     assert_eq!(
                         game.one_ply(idx, &pos, inside),
                         wanted,
-                        "{sig} {side} {idx}"
+                        "{sig} {side:?} {idx}"
                     );
                     checked += 1;
                 }
@@ -794,7 +791,7 @@ mod tests {
             let parts = game.parts();
             let part = |i: u64| parts.iter().position(|p| p.contains(&i));
             let mut stopped = 0;
-            for side in 0..2 {
+            for side in Side::ALL {
                 for idx in (0..game.size()).step_by(sample) {
                     let Some(mut listed) = inside(&game, side, idx) else {
                         continue;
@@ -808,7 +805,7 @@ mod tests {
                     }));
                     asked.sort_unstable();
                     asked.dedup();
-                    assert_eq!(asked, listed, "{sig} {side} {idx}");
+                    assert_eq!(asked, listed, "{sig} {side:?} {idx}");
                     let mut calls = 0;
                     let all = game.moves_inside(side, idx, &mut |_, _| {
                         calls += 1;
@@ -845,7 +842,7 @@ mod tests {
             let parts = game.parts();
             let part = |i: u64| parts.iter().position(|p| p.contains(&i));
             let mut checked = 0;
-            for side in 0..2 {
+            for side in Side::ALL {
                 for idx in (0..n).step_by(sample) {
                     // Predecessors are asked of legal positions only.
                     let Some(succ) = inside(&game, side, idx) else {
@@ -858,13 +855,10 @@ mod tests {
                             continue;
                         }
                         assert_eq!(part(j), part(idx), "{sig} {idx}->{j}");
-                        assert!(
-                            before(&game, 1 - side, j).contains(&idx),
-                            "{sig} {idx}->{j}"
-                        );
+                        assert!(before(&game, !side, j).contains(&idx), "{sig} {idx}->{j}");
                     }
                     for i in before(&game, side, idx) {
-                        let theirs = inside(&game, 1 - side, i).expect("a legal predecessor");
+                        let theirs = inside(&game, !side, i).expect("a legal predecessor");
                         assert!(theirs.contains(&idx), "{sig} {i}->{idx}");
                     }
                     checked += 1;

@@ -27,6 +27,7 @@ use super::solver::Solution;
 use crate::chess::{MoveList, Role};
 use crate::peers::{each, Alone, Peers, Shares, Wire};
 use crate::progress::Observer;
+use crate::side::Side;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5, RULE_PLIES};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -455,7 +456,7 @@ fn terminal<E: Send>(
     mates: bool,
     class_before: &(impl Fn(usize, u64) -> Wdl5 + Sync),
 ) -> Option<Terminal> {
-    let at = game.placed(side, idx)?;
+    let at = game.placed(Side::from_index(side), idx)?;
     let mut list = MoveList::new();
     let mut quiet = false;
     at.pos
@@ -583,7 +584,8 @@ impl PartDtz {
                     // cost 1, no more than his quiet moves (all inside the part).
                     let n = match winning {
                         true => u32::from(!mates),
-                        false => game.quiet_successors(side, idx, |j| part.contains(&j)),
+                        false => game
+                            .quiet_successors(Side::from_index(side), idx, |j| part.contains(&j)),
                     };
                     match n {
                         0 => {
@@ -608,7 +610,8 @@ impl PartDtz {
                     (true, None, _) => None, // `WIN_UNKNOWN` already
                     (false, cost, false) => Some((Wdl::Loss, cost.unwrap_or(1))), // mated: 1
                     (false, cost, true) => {
-                        let n = game.quiet_successors(side, idx, |j| part.contains(&j));
+                        let n = game
+                            .quiet_successors(Side::from_index(side), idx, |j| part.contains(&j));
                         self.wait(side, idx, n, cost == Some(NEAR));
                         None
                     }
@@ -745,7 +748,7 @@ impl PartDtz {
         shares: &Shares,
         (found, mail): &mut Found,
     ) {
-        let Some(at) = game.placed_legal(side, idx) else {
+        let Some(at) = game.placed_legal(Side::from_index(side), idx) else {
             return;
         };
         let other = 1 - side;
@@ -841,7 +844,7 @@ mod tests {
             assert_eq!(unsolved, 0, "{m}: decisive positions without a distance");
             for idx in part.step_by(every as usize) {
                 for side in 0..2 {
-                    let Some(pos) = game.position(side, idx) else {
+                    let Some(pos) = game.position(Side::from_index(side), idx) else {
                         continue;
                     };
                     let fen: Fen = pos.to_string().parse().unwrap();

@@ -130,8 +130,8 @@ impl RetroGame for XiangqiGame<'_> {
         self.index.size()
     }
 
-    fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
-        let pos = self.index.decode(idx, Side::from_index(side))?;
+    fn successors(&self, side: Side, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
+        let pos = self.index.decode(idx, side)?;
         // The side not to move may not be in check, nor the kings face each other.
         if pos.in_check(!pos.turn()) {
             return None;
@@ -155,8 +155,8 @@ impl RetroGame for XiangqiGame<'_> {
     /// mirror image shares its index, of the image too, each kept only when it leads back
     /// to a position as it is numbered (the moves of a position are those of its
     /// numbered view).
-    fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
-        let Some(pos) = self.index.decode(idx, Side::from_index(side)) else {
+    fn predecessors(&self, side: Side, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
+        let Some(pos) = self.index.decode(idx, side) else {
             return;
         };
         let image = XiangqiIndex::shares_index_with_mirror(&pos).then(|| pos.mirrored());

@@ -4,7 +4,7 @@
 
 use retrobook::progress::Silent;
 use retrobook::retro::{solve, RetroGame, Successor};
-use retrobook::Dtm;
+use retrobook::{Dtm, Side};
 use std::collections::HashMap;
 
 /// Orders values as the side to move prefers them: faster wins first, slower losses last.
@@ -83,7 +83,8 @@ impl RetroGame for TicTacToe {
         3u64.pow(9)
     }
 
-    fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
+    fn successors(&self, side: Side, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
+        let side = side.index();
         let c = cells(idx);
         if !legal(side, &c) {
             return None;
@@ -102,7 +103,8 @@ impl RetroGame for TicTacToe {
         Some(Dtm::Draw)
     }
 
-    fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
+    fn predecessors(&self, side: Side, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
+        let side = side.index();
         let c = cells(idx);
         let (mine, theirs) = marks(side);
         for i in 0..9 {
@@ -187,7 +189,7 @@ fn tictactoe_reaches_its_published_number_of_positions() {
     let mut count = 0;
     while let Some((side, idx)) = stack.pop() {
         count += 1;
-        TicTacToe.successors(side, idx, &mut |s| {
+        TicTacToe.successors(Side::from_index(side), idx, &mut |s| {
             let Successor::Table(next) = s else {
                 panic!("tic-tac-toe has only moves inside the graph")
             };
@@ -224,7 +226,8 @@ impl RetroGame for CopAndRobber {
         N * N * N * N
     }
 
-    fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
+    fn successors(&self, side: Side, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
+        let side = side.index();
         let (cop, robber) = (idx / (N * N), idx % (N * N));
         match side {
             0 if cop == robber => None,
@@ -242,7 +245,8 @@ impl RetroGame for CopAndRobber {
         }
     }
 
-    fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
+    fn predecessors(&self, side: Side, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
+        let side = side.index();
         let (cop, robber) = (idx / (N * N), idx % (N * N));
         if side == 1 {
             // The cop moved here, from a square other than the robber's.

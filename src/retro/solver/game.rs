@@ -1,6 +1,7 @@
 //! What the solver asks of a game: its graph of positions and moves (`RetroGame`), and how
 //! losses are found (`LossSearch`).
 
+use crate::side::Side;
 use crate::value::Dtm;
 use std::ops::Range;
 
@@ -18,7 +19,8 @@ pub enum Successor {
     Either(u64, Dtm),
 }
 
-/// A game graph the solver can analyse. Sides are 0 and 1; a move always passes the turn.
+/// A game graph the solver can analyse: positions numbered densely for each `Side` to move
+/// (white: the side that moves first); a move always passes the turn.
 pub trait RetroGame: Sync {
     /// Number of indices per side to move.
     fn size(&self) -> u64;
@@ -26,7 +28,7 @@ pub trait RetroGame: Sync {
     /// Calls `f` for every move of position `idx` with `side` to move. Returns None if `idx`
     /// is not a legal position, otherwise the value the position has if it has no move at
     /// all (chess: mated or stalemated).
-    fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm>;
+    fn successors(&self, side: Side, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm>;
 
     /// `successors`, but some `Table` moves may be counted instead of reported: those that
     /// lead to a position no other move of `idx` reaches. Returns the value without moves
@@ -34,7 +36,7 @@ pub trait RetroGame: Sync {
     /// than the number of moves that stay inside the graph.
     fn successors_counted(
         &self,
-        side: usize,
+        side: Side,
         idx: u64,
         f: &mut impl FnMut(Successor),
     ) -> Option<(Dtm, u32)> {
@@ -47,16 +49,16 @@ pub trait RetroGame: Sync {
     fn successors_counted_both(
         &self,
         idx: u64,
-        f: &mut impl FnMut(usize, Successor),
+        f: &mut impl FnMut(Side, Successor),
     ) -> [Option<(Dtm, u32)>; 2] {
-        [0, 1].map(|side| self.successors_counted(side, idx, &mut |s| f(side, s)))
+        Side::ALL.map(|side| self.successors_counted(side, idx, &mut |s| f(side, s)))
     }
 
     /// Calls `f` for the moves of `idx` (a legal position) that `successors` reports as
     /// `Fixed`, and at least for those of its `Table` and `Either` moves that lead into an
     /// earlier part (`parts`): what the solver needs to find a position's best fixed move
     /// again. By default, every move.
-    fn fixed_successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) {
+    fn fixed_successors(&self, side: Side, idx: u64, f: &mut impl FnMut(Successor)) {
         self.successors(side, idx, f);
     }
 
@@ -68,7 +70,7 @@ pub trait RetroGame: Sync {
     /// which values every move.
     fn moves_inside(
         &self,
-        side: usize,
+        side: Side,
         idx: u64,
         f: &mut impl FnMut(u64, Option<Dtm>) -> bool,
     ) -> bool {
@@ -86,7 +88,7 @@ pub trait RetroGame: Sync {
     /// that the successors of that position report as `Table(idx)` (alternative None) or
     /// `Either(idx, alt)` (alternative Some(alt)). Those of later parts (`parts`) may be
     /// left out: the solver does not use them.
-    fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>));
+    fn predecessors(&self, side: Side, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>));
 
     /// Consecutive ranges of indices covering `0..size()`, such that every `Table` or
     /// `Either` move leads into the range of its position or an earlier one: the solver

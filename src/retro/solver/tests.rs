@@ -4,6 +4,7 @@ use super::solution::or_bits_at;
 use super::*;
 use crate::peers::Owners;
 use crate::progress::Silent;
+use crate::side::Side;
 use crate::value::{Wdl, Wdl5};
 use std::ops::Range;
 use std::sync::Arc;
@@ -103,13 +104,15 @@ impl RetroGame for Graph {
         self.parts.clone()
     }
 
-    fn successors(&self, side: usize, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
-        self.moves[side][idx as usize].iter().for_each(|&m| f(m));
+    fn successors(&self, side: Side, idx: u64, f: &mut impl FnMut(Successor)) -> Option<Dtm> {
+        self.moves[side.index()][idx as usize]
+            .iter()
+            .for_each(|&m| f(m));
         Some(Dtm::Loss(0))
     }
 
-    fn predecessors(&self, side: usize, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
-        self.preds[side][idx as usize]
+    fn predecessors(&self, side: Side, idx: u64, f: &mut impl FnMut(u64, Option<Dtm>)) {
+        self.preds[side.index()][idx as usize]
             .iter()
             .for_each(|&p| f(p, None));
     }

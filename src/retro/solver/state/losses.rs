@@ -70,11 +70,13 @@ impl<'g, G: RetroGame> State<'g, G> {
         let (first, other) = (self.part.start, 1 - side);
         // A move loses when the opponent has won there by the previous level, or may take
         // an extra option that wins by then.
-        let all_lose = self.game.moves_inside(side, idx, &mut |j, alt| {
-            j < first
-                || matches!(alt, Some(Dtm::Win(w)) if w < level)
-                || self.won_by_now(other, j, level)
-        });
+        let all_lose = self
+            .game
+            .moves_inside(Side::from_index(side), idx, &mut |j, alt| {
+                j < first
+                    || matches!(alt, Some(Dtm::Win(w)) if w < level)
+                    || self.won_by_now(other, j, level)
+            });
         if all_lose {
             self.resolve_loss(side, idx, level);
         }

@@ -35,6 +35,7 @@ use super::solution::{bit, bitmap, Solution};
 use crate::peers::{Peers, Shares};
 use crate::progress::Observer;
 use crate::retro::bits::AtomicBits;
+use crate::side::Side;
 use crate::value::{Dtm, LongDistances, Wdl};
 use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;
@@ -470,23 +471,25 @@ impl<'g, G: RetroGame> State<'g, G> {
         if level % 2 == 1 {
             // `idx` is lost: every move into it wins. (Moves from later parts are taken
             // there.)
-            self.game.predecessors(side, idx, &mut |p, alt| match alt {
-                _ if !part.contains(&p) => {}
-                None => send(Note::Win(other, p)),
-                // The opponent may take his extra option instead: the move wins only if
-                // that loses too, and as late as the longer of the two.
-                Some(Dtm::Loss(e)) if e <= prev => send(Note::Win(other, p)),
-                Some(Dtm::Loss(e)) => send(Note::WinAt(other, p, e + 1)),
-                Some(_) => {}
-            });
+            self.game
+                .predecessors(Side::from_index(side), idx, &mut |p, alt| match alt {
+                    _ if !part.contains(&p) => {}
+                    None => send(Note::Win(other, p)),
+                    // The opponent may take his extra option instead: the move wins only if
+                    // that loses too, and as late as the longer of the two.
+                    Some(Dtm::Loss(e)) if e <= prev => send(Note::Win(other, p)),
+                    Some(Dtm::Loss(e)) => send(Note::WinAt(other, p, e + 1)),
+                    Some(_) => {}
+                });
         } else {
             // `idx` is won: one more losing move for each predecessor, unless the move
             // already lost earlier through an extra option.
-            self.game.predecessors(side, idx, &mut |p, alt| match alt {
-                _ if !part.contains(&p) => {}
-                Some(Dtm::Win(w)) if w < prev => {}
-                _ => send(Note::Lost(other, p)),
-            });
+            self.game
+                .predecessors(Side::from_index(side), idx, &mut |p, alt| match alt {
+                    _ if !part.contains(&p) => {}
+                    Some(Dtm::Win(w)) if w < prev => {}
+                    _ => send(Note::Lost(other, p)),
+                });
         }
     }
 

@@ -30,9 +30,10 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// moves that may be fixed only (`RetroGame::fixed_successors`).
     pub(super) fn scan_fixed(&self, side: usize, idx: u64) -> Scan {
         let mut sum = Scan::default();
-        self.game.fixed_successors(side, idx, &mut |s| {
-            self.add_move(&mut sum, side, idx, s, None)
-        });
+        self.game
+            .fixed_successors(Side::from_index(side), idx, &mut |s| {
+                self.add_move(&mut sum, side, idx, s, None)
+            });
         sum
     }
 
@@ -89,6 +90,7 @@ impl<'g, G: RetroGame> State<'g, G> {
         let mut sums = [Scan::default(), Scan::default()];
         let mut any = [false; 2];
         let found = self.game.successors_counted_both(idx, &mut |side, s| {
+            let side = side.index();
             any[side] = true;
             self.add_move(&mut sums[side], side, idx, s, Some(&mut *mail));
         });
