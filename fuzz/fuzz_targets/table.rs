@@ -51,14 +51,14 @@ fuzz_target!(|data: &[u8]| {
     // The file alone: every value of both layers, where the table is small.
     if let Ok(t) = TableFile::open(path) {
         if t.index().size() <= 1 << 20 {
-            let _ = t.decode_wdl(0);
-            let _ = t.decode_wdl(1);
+            let _ = t.decode_wdl(retrobook::Side::White);
+            let _ = t.decode_wdl(retrobook::Side::Black);
             let _ = t.decode_dtm();
         }
     }
 
     // As a probing library opens it: by folder.
-    let mut tb = Tablebase::with_cache_bytes(1 << 12);
+    let mut tb = Tablebase::with_cache_bytes(1 << 12).expect("a small cache");
     if tb.add_dir(dir).is_err() {
         return;
     }

@@ -10,6 +10,7 @@ mod scratch;
 use libfuzzer_sys::fuzz_target;
 use retrobook::chess::Position;
 use retrobook::generate::{GenOptions, Session};
+use retrobook::material::Material;
 use retrobook::progress::Silent;
 use retrobook::table::TableFile;
 use retrobook::{Dtm, Tablebase, Threads, Wdl};
@@ -57,7 +58,7 @@ fn decode(t: &TableFile) -> (Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u16>>)
             .map(|i| d.get(i))
             .collect::<Vec<u16>>()
     });
-    (t.decode_wdl(0).ok(), t.decode_wdl(1).ok(), dtm)
+    (t.decode_wdl(retrobook::Side::White).ok(), t.decode_wdl(retrobook::Side::Black).ok(), dtm)
 }
 
 /// Builds the target and its sub-tables once per process.
@@ -69,8 +70,8 @@ fn fixture() -> &'static Fixture {
             threads: Threads::new(1),
             ..Default::default()
         };
-        let tb = Session::open(&dir, &[TARGET.parse().expect("material")])
-            .expect("temporary folder")
+        let target: Material = TARGET.parse().expect("material");
+        let tb = Session::open(&dir, &[target])
             .build_all(&opts, &Silent)
             .expect("generate");
         let path = dir.join(format!("{TARGET}.rbt"));
@@ -114,7 +115,7 @@ fuzz_target!(
         assert!(b.is_none_or(|v| v == f.values.1), "black WDL values differ");
         assert!(d.is_none_or(|v| v == f.values.2), "DTM values differ");
     }
-    let mut tb = Tablebase::with_cache_bytes(1 << 12);
+    let mut tb = Tablebase::with_cache_bytes(1 << 12).expect("a small cache");
     if tb.add_dir(&f.dir).is_err() {
         return;
     }

@@ -44,8 +44,8 @@ fuzz_target!(|data: &[u8]| {
     // The file alone: every value, where the table is small.
     if let Ok(t) = XiangqiFile::open(path) {
         if t.header().size <= 1 << 16 {
-            let _ = t.codes(0);
-            let _ = t.codes(1);
+            let _ = t.codes(retrobook::Side::White);
+            let _ = t.codes(retrobook::Side::Black);
         }
     }
     // As a prober opens it: by folder, each position, its moves, its line, and `verify`.

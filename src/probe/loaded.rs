@@ -520,9 +520,9 @@ impl<'a> LoadedTables<'a> {
         observer: &dyn Observer,
         value: impl Fn(u64, &Position, Wdl5, Option<(Dtm, Wdl5)>) -> Result<Dtm, ProbeError> + Sync,
     ) -> Result<Decoded, ProbeError> {
-        let codes = table.decode_wdl(side)?;
-        let index = table.index();
         let turn = Side::from_index(side);
+        let codes = table.decode_wdl(turn)?;
+        let index = table.index();
         // The values of the indices from word `w` on (64 a word, fewer in the last), their
         // cursed bits and their distances beyond a byte; then the progress made.
         let words = |w: usize, values: &mut [u8], cursed: &mut [u64], long: &mut Vec<_>| {
@@ -725,23 +725,23 @@ impl<'a> LoadedTables<'a> {
 
     /// The encoded values (`Dtm::encode`) of a loaded table with `side` to move, where
     /// decoded.
-    pub fn values(&self, material: &Material, side: usize) -> Option<&[u8]> {
-        match &self.decoded(material, side)?.values {
+    pub fn values(&self, material: &Material, side: Side) -> Option<&[u8]> {
+        match &self.decoded(material, side.index())?.values {
             Values::Whole(v) => Some(&v[..]),
             Values::Sparse(_) => None,
         }
     }
 
     /// The value of index `idx` of a loaded table and side, where decoded.
-    pub fn dtm_at(&self, material: &Material, side: usize, idx: u64) -> Option<Dtm> {
-        let d = self.decoded(material, side)?;
+    pub fn dtm_at(&self, material: &Material, side: Side, idx: u64) -> Option<Dtm> {
+        let d = self.decoded(material, side.index())?;
         Some(d.long.value(d.values.get(idx)?, idx))
     }
 
     /// The cursed wins and blessed losses of a loaded table with `side` to move (one bit
     /// per index), where decoded.
-    pub fn cursed(&self, material: &Material, side: usize) -> Option<&[u64]> {
-        self.decoded(material, side).map(|d| &d.cursed[..])
+    pub fn cursed(&self, material: &Material, side: Side) -> Option<&[u64]> {
+        self.decoded(material, side.index()).map(|d| &d.cursed[..])
     }
 }
 

@@ -14,6 +14,7 @@ use super::error::ProbeError;
 use crate::chess::{Move, MoveList, Position};
 use crate::index::Digits;
 use crate::material::{Material, MAX_PIECES};
+use crate::side::Side;
 use crate::table::values::{code_wdl, dtm_value, wdl_rank, DRAW, OR_CONVERSION, WIN};
 use crate::table::{FileFault, TableError, TableFile, EXTENSION};
 use crate::value::{Dtm, Wdl, Wdl5};
@@ -258,7 +259,7 @@ impl Tablebase {
 
     #[inline]
     pub(super) fn code_at(&self, pos: &Position, l: &Located) -> Result<u8, ProbeError> {
-        let c = l.entry.file.wdl_code(l.side, &l.digits)?;
+        let c = l.entry.file.wdl_code(Side::from_index(l.side), &l.digits)?;
         if c < OR_CONVERSION {
             return Ok(c);
         }

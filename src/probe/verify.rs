@@ -136,7 +136,7 @@ fn verify_in_pool(
         let loaded = &loaded;
         move |idx: u64| {
             loaded
-                .dtm_at(material, side, idx)
+                .dtm_at(material, Side::from_index(side), idx)
                 .expect("both sides loaded")
         }
     };
@@ -162,7 +162,7 @@ fn verify_in_pool(
             },
         )?;
     }
-    let cursed = [0, 1].map(|side| loaded.cursed(material, side).expect("loaded above"));
+    let cursed = Side::ALL.map(|side| loaded.cursed(material, side).expect("loaded above"));
     let recount = compute_stats(index, [&value(0), &value(1)], cursed, None);
     if recount != table.header().stats {
         return Err(VerifyError::Statistics {
@@ -257,7 +257,7 @@ mod tests {
         let table = tb.table(&m).unwrap();
         let (index, stats) = (table.index().clone(), table.header().stats);
         let loaded = LoadedTables::load(&tb, &[m]).unwrap();
-        let values = [0, 1].map(|s| loaded.values(&m, s).unwrap().to_vec());
+        let values = Side::ALL.map(|s| loaded.values(&m, s).unwrap().to_vec());
         drop(loaded);
         drop(tb);
         let n = index.size();

@@ -66,7 +66,7 @@ impl XiangqiTablebase {
         let idx = file.index().encode(pos).ok_or(ProbeError::IllegalPosition(
             "a piece stands where it never can",
         ))?;
-        Ok(file.verdict(pos.turn().index(), idx)?)
+        Ok(file.verdict(pos.turn(), idx)?)
     }
 
     /// Every legal move of `pos` with the value of the position it leads to (for the side
@@ -120,7 +120,7 @@ impl XiangqiTablebase {
     ) -> Result<(), XiangqiVerifyError> {
         let file = self.file(signature)?;
         // The table's own values decoded whole; captures are probed in the sub-tables.
-        let codes = [file.codes(0)?, file.codes(1)?];
+        let codes = [file.codes(Side::White)?, file.codes(Side::Black)?];
         let n = file.index().size();
         let counts = [0, 1].map(|side| {
             (0..n)
@@ -142,8 +142,8 @@ impl XiangqiTablebase {
             let pos = index.decode(idx, Side::from_index(side))?;
             let legal = !pos.in_check(!pos.turn());
             legal.then(|| {
-                file.verdict_of(side, idx, codes[side][idx as usize])
-                    .plain()
+                let code = codes[side][idx as usize];
+                file.verdict_of(Side::from_index(side), idx, code).plain()
             })
         };
         let failed: Mutex<Option<ProbeError>> = Mutex::new(None);
@@ -203,7 +203,7 @@ impl XiangqiTablebase {
         if pos.in_check(!turn) {
             return Ok(SideCounts::default());
         }
-        let stored = file.verdict_of(side, idx, codes[side][idx as usize]);
+        let stored = file.verdict_of(turn, idx, codes[side][idx as usize]);
         let mut best = Verdict::Plain(Dtm::Loss(0));
         for (i, m) in pos.legal_moves().iter().enumerate() {
             let next = pos.play(m);
@@ -214,7 +214,7 @@ impl XiangqiTablebase {
                         .index()
                         .encode(&next)
                         .expect("a quiet move keeps the material");
-                    file.verdict_of(1 - side, j, codes[1 - side][j as usize])
+                    file.verdict_of(!turn, j, codes[1 - side][j as usize])
                 }
             }
             .back();

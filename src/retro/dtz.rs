@@ -834,6 +834,7 @@ mod tests {
         let index = TableIndex::new(m);
         let game = ChessGame::new(index.clone(), &loaded);
         let value = |side: usize, idx: u64| {
+            let side = Side::from_index(side);
             let d = loaded.dtm_at(&m, side, idx).unwrap_or(Dtm::Draw);
             let cursed = bit(loaded.cursed(&m, side).unwrap(), idx);
             (d, Wdl5::new(d.wdl(), cursed))

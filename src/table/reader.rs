@@ -9,6 +9,7 @@ use super::format::Header;
 use crate::index::{Digits, Layout, TableIndex};
 use crate::material::Material;
 use crate::regular_file::open_regular;
+use crate::side::Side;
 use crate::zeroed::{from_atomic, zeroed, Atomic};
 use memmap2::Mmap;
 use std::path::{Path, PathBuf};
@@ -191,11 +192,12 @@ impl TableFile {
 
     /// The WDL code (`values`) of the position with these digits and `side` to move.
     #[inline]
-    pub fn wdl_code(&self, side: usize, d: &Digits) -> Result<u8, TableError> {
-        let j = self.layouts[side].index(d);
-        match self.streams[side].get(&self.map, j) {
+    pub fn wdl_code(&self, side: Side, d: &Digits) -> Result<u8, TableError> {
+        let stream = side.index();
+        let j = self.layouts[stream].index(d);
+        match self.streams[stream].get(&self.map, j) {
             Ok(c) => Ok(c as u8),
-            Err(e) => Err(self.error(side, e)),
+            Err(e) => Err(self.error(stream, e)),
         }
     }
 
@@ -236,8 +238,8 @@ impl TableFile {
     }
 
     /// All WDL codes with `side` to move, by solver index, every block checked.
-    pub fn decode_wdl(&self, side: usize) -> Result<Vec<u8>, TableError> {
-        self.decode_stream(side, |c| c as u8)
+    pub fn decode_wdl(&self, side: Side) -> Result<Vec<u8>, TableError> {
+        self.decode_stream(side.index(), |c| c as u8)
     }
 
     /// All DTM moves of the stored side, by solver index, every block checked: a byte each

@@ -1098,7 +1098,7 @@ mod tests {
         assert_eq!(bytes(&cut), bytes(&one_by_one));
         assert!(!whole.header().segmented && cut.header().segmented);
         assert!(cut.layer_bytes().1 > 0 && whole.header().layouts == cut.header().layouts);
-        for side in 0..2 {
+        for side in crate::Side::ALL {
             assert_eq!(
                 cut.decode_wdl(side).unwrap(),
                 whole.decode_wdl(side).unwrap()
@@ -1113,7 +1113,7 @@ mod tests {
             let Some(digits) = index.digits(&pos) else {
                 continue;
             };
-            for side in 0..2 {
+            for side in crate::Side::ALL {
                 assert_eq!(
                     cut.wdl_code(side, &digits).ok(),
                     whole.wdl_code(side, &digits).ok(),

@@ -112,7 +112,7 @@ pub fn rewrite_table(dir: &Path, signature: &str, edit: impl FnOnce(&mut [Vec<u8
     let table = tb.table(&m).unwrap();
     let (index, stats) = (table.index().clone(), table.header().stats);
     let loaded = LoadedTables::load(&tb, &[m]).unwrap();
-    let mut values = [0, 1].map(|s| loaded.values(&m, s).unwrap().to_vec());
+    let mut values = retrobook::Side::ALL.map(|s| loaded.values(&m, s).unwrap().to_vec());
     drop(loaded);
     drop(tb);
     let n = index.size();

@@ -76,7 +76,7 @@ fn round_trip(extra: u32) {
         let stored = dtm_value(want.wdl(), moves.get(idx)).unwrap_or(Dtm::Draw);
         assert_eq!(stored, want, "index {idx}: the DTM layer");
         assert_eq!(
-            loaded.dtm_at(&m, side, idx),
+            loaded.dtm_at(&m, retrobook::Side::from_index(side), idx),
             Some(want),
             "index {idx}: decoded"
         );

@@ -317,8 +317,8 @@ fn a_killed_gen_leaves_no_file_under_a_final_name() {
                 continue; // a temporary file, never taken for a table
             }
             let t = TableFile::open(&path).unwrap_or_else(|e| panic!("after kill: {e}"));
-            t.decode_wdl(0).unwrap();
-            t.decode_wdl(1).unwrap();
+            t.decode_wdl(Side::White).unwrap();
+            t.decode_wdl(Side::Black).unwrap();
             t.decode_dtm().unwrap();
         }
     }

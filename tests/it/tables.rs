@@ -739,7 +739,7 @@ fn verify_names_the_position_of_an_altered_value() {
     let m: Material = "KRvKN".parse().unwrap();
     let table = tb.table(&m).unwrap();
     let loaded = retrobook::probe::LoadedTables::load(&tb, &[m]).unwrap();
-    let white = loaded.values(&m, 0).unwrap().to_vec();
+    let white = loaded.values(&m, Side::White).unwrap().to_vec();
     // The first white-to-move position that is won: make it a draw.
     let (idx, pos) = (0..table.index().size())
         .find_map(|i| {
@@ -987,8 +987,9 @@ fn every_stored_value_equals_the_solver() {
         // The file's values: the stored side decoded, the other searched one ply deep.
         let from_file = LoadedTables::load(&tb, &[m]).unwrap();
         for side in 0..2 {
-            let stored = from_file.values(&m, side).unwrap();
-            let codes = table.decode_wdl(side).unwrap();
+            let turn = Side::from_index(side);
+            let stored = from_file.values(&m, turn).unwrap();
+            let codes = table.decode_wdl(turn).unwrap();
             let solved = &solution.values[side];
             assert_eq!(stored.len(), solved.len(), "{m}");
             let illegal = |i: usize| solution.illegal[side][i / 64] >> (i % 64) & 1 == 1;
@@ -1097,8 +1098,8 @@ fn a_killed_gen_restarts_to_the_same_tables() {
             if !path.file_name().unwrap().to_string_lossy().starts_with('.') {
                 let t = retrobook::table::TableFile::open(&path)
                     .unwrap_or_else(|e| panic!("after a kill: {e}"));
-                t.decode_wdl(0).unwrap();
-                t.decode_wdl(1).unwrap();
+                t.decode_wdl(Side::White).unwrap();
+                t.decode_wdl(Side::Black).unwrap();
                 t.decode_dtm().unwrap();
             }
         }

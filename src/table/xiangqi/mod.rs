@@ -87,6 +87,7 @@ mod tests {
     use super::*;
     use crate::retro::Verdict;
     use crate::retro::XiangqiTables;
+    use crate::side::Side;
     use crate::table::format::HEADER_LEN;
     use crate::table::TableError;
 
@@ -115,7 +116,8 @@ mod tests {
             for i in 0..solved.index.size() {
                 if !solved.solution.is_illegal(side, i) {
                     let v = solved.verdict(side, i);
-                    assert_eq!(file.verdict(side, i).unwrap(), v, "{side} {i}");
+                    let stored = file.verdict(Side::from_index(side), i).unwrap();
+                    assert_eq!(stored, v, "{side} {i}");
                     by_rule += usize::from(v.by_rule());
                 }
             }
@@ -161,7 +163,7 @@ mod tests {
         let (mut failed, mut wrong) = (0, 0);
         for i in 0..solved.index.size() {
             if !solved.solution.is_illegal(0, i) {
-                match file.verdict(0, i) {
+                match file.verdict(Side::White, i) {
                     Err(TableError::Block { .. }) => failed += 1,
                     Err(e) => panic!("{e}"),
                     Ok(v) => wrong += usize::from(v != solved.verdict(0, i)),

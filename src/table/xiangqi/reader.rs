@@ -5,6 +5,7 @@ use super::XiangqiHeader;
 use crate::field;
 use crate::regular_file::open_regular;
 use crate::retro::Verdict;
+use crate::side::Side;
 use crate::table::codec::{Segments, StreamError};
 use crate::table::error::{FileFault, TableError};
 use crate::table::format::HEADER_LEN;
@@ -107,29 +108,29 @@ impl XiangqiFile {
 
     /// The value of index `idx` with `side` to move (a legal position): a damaged block
     /// is an error, never a wrong value.
-    pub fn verdict(&self, side: usize, idx: u64) -> Result<Verdict, TableError> {
-        let code = self.streams[side]
+    pub fn verdict(&self, side: Side, idx: u64) -> Result<Verdict, TableError> {
+        let code = self.streams[side.index()]
             .get(&self.map, idx)
-            .map_err(|block| self.damaged(side, block))?;
+            .map_err(|block| self.damaged(side.index(), block))?;
         Ok(self.verdict_of(side, idx, code))
     }
 
     /// The value of index `idx` with `side` to move whose stream holds `code`.
-    pub fn verdict_of(&self, side: usize, idx: u64, code: u16) -> Verdict {
-        Verdict::of(value_of(code), &self.by_rule[side], idx)
+    pub fn verdict_of(&self, side: Side, idx: u64, code: u16) -> Verdict {
+        Verdict::of(value_of(code), &self.by_rule[side.index()], idx)
     }
 
     /// Every code of `side`'s stream, decoded in parallel (two bytes an index): for
     /// readers that visit the whole table, as `verify` does.
-    pub fn codes(&self, side: usize) -> Result<Vec<u16>, TableError> {
+    pub fn codes(&self, side: Side) -> Result<Vec<u16>, TableError> {
         let codes: Vec<AtomicU16> = (0..self.header.size).map(|_| AtomicU16::new(0)).collect();
-        self.streams[side]
+        self.streams[side.index()]
             .for_each_block(&self.map, |first, values| {
                 for (slot, &v) in codes[first as usize..].iter().zip(values) {
                     slot.store(v, Relaxed);
                 }
             })
-            .map_err(|block| self.damaged(side, block))?;
+            .map_err(|block| self.damaged(side.index(), block))?;
         Ok(codes.into_iter().map(AtomicU16::into_inner).collect())
     }
 
