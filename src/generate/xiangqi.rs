@@ -7,14 +7,12 @@ use super::session::{Built, Skip, TableName, Tables};
 use super::{peak_memory, Estimate};
 use crate::probe::{ProbeError, XiangqiTablebase};
 use crate::progress::Observer;
-use crate::retro::{solve_table, Verdict};
+use crate::retro::{solve_table, SolveError};
 use crate::table::xiangqi::{table_path, write, XiangqiFile};
 use crate::table::{FileFault, TableError};
 use crate::threads::Threads;
-use crate::value::Dtm;
-use crate::xiangqi::{Position, Signature, XiangqiIndex};
+use crate::xiangqi::{Signature, XiangqiIndex};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// Peak memory of a xiangqi solve per index (both sides counted), with some room: the
@@ -218,27 +216,19 @@ fn build(
     observer: &dyn Observer,
 ) -> Result<Built<XiangqiTablebase>, XiangqiGenError> {
     let start = Instant::now();
-    // A sub-table that cannot be read fails the table, which is then not written.
-    let failed: Mutex<Option<ProbeError>> = Mutex::new(None);
-    let sub = |pos: &Position| {
-        tb.probe(pos).unwrap_or_else(|e| {
-            failed.lock().expect("not poisoned").get_or_insert(e);
-            Verdict::Plain(Dtm::Draw)
-        })
-    };
     // The rule's graph may use what the solved values leave.
     let solved_bytes = indices(sig).saturating_mul(SOLVED_BYTES_PER_INDEX);
     let rule_memory = opts.memory.map(|a| a.saturating_sub(solved_bytes));
-    let solved = solve_table(sig, &sub, observer, rule_memory);
-    if let Some(source) = failed.into_inner().expect("not poisoned") {
-        return Err(XiangqiGenError::SubTable {
-            signature: sig,
-            source,
-        });
-    }
-    let solved = match solved {
+    // A sub-table that cannot be read fails the table, which is then not written.
+    let solved = match solve_table(sig, &|pos| tb.probe(pos), observer, rule_memory) {
         Ok(solved) => solved,
-        Err(e) => return Ok(Built::Skipped(sig, Skip::RuleGraph(e))),
+        Err(SolveError::SubTable(source)) => {
+            return Err(XiangqiGenError::SubTable {
+                signature: sig,
+                source,
+            })
+        }
+        Err(SolveError::RuleGraph(e)) => return Ok(Built::Skipped(sig, Skip::RuleGraph(e))),
     };
     let written = write(dir, &solved)?;
     let h = &written.header;

@@ -20,6 +20,7 @@ use crate::value::{Dtm, Wdl};
 use crate::xiangqi::{Digits, Move, Position, Role, Signature, XiangqiIndex};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// A position's value under the perpetual-check rule, for its side to move.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -344,27 +345,53 @@ fn unpacked(p: u64) -> (usize, u64) {
     ((p & 1) as usize, p >> 1)
 }
 
+/// Why a xiangqi table could not be solved.
+#[derive(Debug)]
+pub(crate) enum SolveError<E> {
+    /// A sub-table could not be read: the first failure met (the solve is then invalid).
+    SubTable(E),
+    /// The perpetual-check rule's graph does not fit the memory allowed.
+    RuleGraph(GraphTooLarge),
+}
+
 /// Solves the table of `signature` (Red's material first), the values of the positions its
-/// captures lead to given by `sub`: the plain solve, then the rule's verdicts.
+/// captures lead to read by `sub`: the plain solve, then the rule's verdicts.
 /// With `rule_memory`, the rule's graph is refused as [`by_rule`] says.
-pub(crate) fn solve_table(
+pub(crate) fn solve_table<E: Send>(
     signature: Signature,
-    sub: &(dyn Fn(&Position) -> Verdict + Sync),
+    sub: &(dyn Fn(&Position) -> Result<Verdict, E> + Sync),
     observer: &dyn Observer,
     rule_memory: Option<u64>,
-) -> Result<Solved, GraphTooLarge> {
+) -> Result<Solved, SolveError<E>> {
+    // The solver asks for values, not errors: the first failure is kept for the end and
+    // a draw stands in for it meanwhile, as a chess game's does (`ChessGame::take_error`).
+    let failed: Mutex<Option<E>> = Mutex::new(None);
+    let sub = |pos: &Position| {
+        sub(pos).unwrap_or_else(|e| {
+            lock(&failed).get_or_insert(e);
+            Verdict::Plain(Dtm::Draw)
+        })
+    };
     let index = XiangqiIndex::new(signature);
     let plain = |pos: &Position| sub(pos).plain();
     let solution = solve(&XiangqiGame::new(&index, &plain), observer);
     let plain = |side: usize, idx: u64| {
         (!solution.is_illegal(side, idx)).then(|| solution.value(side, idx).0)
     };
-    let by_rule = by_rule(&index, &plain, sub, rule_memory)?;
+    let by_rule = by_rule(&index, &plain, &sub, rule_memory);
+    if let Some(e) = lock(&failed).take() {
+        return Err(SolveError::SubTable(e));
+    }
     Ok(Solved {
         index,
         solution,
-        by_rule,
+        by_rule: by_rule.map_err(SolveError::RuleGraph)?,
     })
+}
+
+/// Locks a mutex whose holder cannot have left its data half-changed.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A solved table.
@@ -401,8 +428,9 @@ impl XiangqiTables {
         for sub in signature.captures() {
             self.solve(sub);
         }
-        let sub = |pos: &Position| self.probe(pos).expect("sub-tables solved first");
-        let solved = solve_table(signature, &sub, &Silent, None).expect("no memory limit");
+        let sub = |pos: &Position| self.probe(pos).ok_or(signature);
+        let solved = solve_table(signature, &sub, &Silent, None)
+            .unwrap_or_else(|e| panic!("{signature}: sub-tables solved first, no limit: {e:?}"));
         self.tables.insert(signature, solved);
     }
 
@@ -427,6 +455,29 @@ impl XiangqiTables {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sub-table that cannot be read fails the solve with its first error; with every
+    /// sub-table at hand the same solve succeeds.
+    #[test]
+    fn a_sub_table_that_fails_fails_the_solve() {
+        let sig: Signature = "KRvKN".parse().unwrap();
+        let mut tables = XiangqiTables::default();
+        for sub in sig.captures() {
+            tables.solve(sub);
+        }
+        let missing = "KNvK".parse::<Signature>().unwrap().canonical();
+        let sub = |pos: &Position| match Signature::of(pos).canonical() {
+            s if s == missing => Err(s),
+            _ => Ok(tables.probe(pos).expect("solved")),
+        };
+        match solve_table(sig, &sub, &Silent, None) {
+            Err(SolveError::SubTable(s)) => assert_eq!(s, missing),
+            Err(e) => panic!("{e:?}"),
+            Ok(_) => panic!("solved without {missing}"),
+        }
+        let all = |pos: &Position| tables.probe(pos).ok_or(());
+        assert!(solve_table(sig, &all, &Silent, None).is_ok());
+    }
 
     /// The exact distance to mate of `pos` if a side mates within `depth` plies, by a
     /// forward search of every line (no table involved).
