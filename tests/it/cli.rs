@@ -592,6 +592,16 @@ fn messages_name_what_is_wrong() {
         1,
         &format!("{} is a file, not a folder", file.display()),
     );
+    let tables = file.join("tables");
+    for game in ["chess", "xiangqi"] {
+        let target = if game == "chess" { "KQvK" } else { "KRvK" };
+        let args = ["gen", "--game", game, target, "--tables"];
+        fails(
+            &[&args[..], &[tables.to_str().unwrap()]].concat(),
+            1,
+            &format!("{} is a file, not a folder", file.display()),
+        );
+    }
     // `book probe` of garbage: one line naming it, and no empty `retrobook: ` line.
     let book = dir.path().join("b.rbb");
     crate::common::run_ok(&[

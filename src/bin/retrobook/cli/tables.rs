@@ -150,14 +150,15 @@ fn gen_tables(
     if let Some(msg) = limit.as_ref().and_then(|l| estimates.refused(l)) {
         return Err(runtime(msg));
     }
-    // One process clears the folder of a killed run's files before the others build.
-    if root {
-        let stale = session.prepare().map_err(runtime)?;
+    // One process clears the folder of a killed run's files before the others build; it
+    // meets them at the barrier before it reports a failure, so that none waits there.
+    let prepared = root.then(|| session.prepare());
+    opts.peers.barrier();
+    if let Some(stale) = prepared.transpose().map_err(runtime)? {
         if stale > 0 {
             eprintln!("retrobook: removed {stale} unfinished file(s) of an interrupted run");
         }
     }
-    opts.peers.barrier();
     let needed = session.order().len();
     if !json && !todo.is_empty() {
         say(estimates.summary(threads, needed - todo.len()))?;
