@@ -30,18 +30,29 @@ pub(crate) struct Phases {
     cpu: f64,
     /// The system's peak count at the last lap.
     peak: u64,
-    watch: Watch,
+    /// None where nobody reads the laps' peaks (`unread`).
+    watch: Option<Watch>,
 }
 
 impl Phases {
     /// A stopwatch started now.
     pub(crate) fn start() -> Phases {
         Phases {
+            watch: Some(Watch::start()),
+            ..Phases::unread()
+        }
+    }
+
+    /// A stopwatch started now whose laps nobody reads (a table written outside `gen`):
+    /// no thread watches the memory, so a phase that reaches no new peak of the process
+    /// reads 0.
+    pub(crate) fn unread() -> Phases {
+        Phases {
             times: Vec::new(),
             wall: Instant::now(),
             cpu: process_cpu_seconds(),
             peak: peak_memory(),
-            watch: Watch::start(),
+            watch: None,
         }
     }
 
@@ -53,7 +64,7 @@ impl Phases {
         (self.wall, self.cpu) = (wall, cpu);
         // A new peak of the process was reached in this phase; else the highest seen.
         let peak = peak_memory();
-        let seen = self.watch.highest_since_asked();
+        let seen = self.watch.as_ref().map_or(0, Watch::highest_since_asked);
         let peak_memory = match peak > self.peak {
             true => peak,
             false => seen,

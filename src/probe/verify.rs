@@ -291,7 +291,7 @@ mod tests {
             stats,
             &opts,
             &Alone,
-            &mut crate::phases::Phases::start(),
+            &mut crate::phases::Phases::unread(),
         )
         .unwrap();
         Tablebase::open(dir)

@@ -10,13 +10,13 @@
 //! opponent capture en passant is reported as `Successor::Either`: the opponent plays on as in
 //! the indexed position, or takes the best en-passant capture (a sub-table value).
 
+use super::first_error::FirstError;
 use super::solver::{RetroGame, Successor};
 use crate::chess::{Bitboard, Move, MoveKind, MoveList, Piece, Position, Role, Square, UnMove};
 use crate::index::TableIndex;
 use crate::side::Side;
 use crate::value::{Dtm, Wdl5};
 use arrayvec::ArrayVec;
-use std::sync::Mutex;
 
 /// A position's moves or un-moves inside a table, with their extra options: fewer than
 /// 256, as chess positions have fewer moves (and no more un-moves without un-captures).
@@ -104,7 +104,7 @@ pub(super) struct Placed {
 pub struct ChessGame<'a, E = std::convert::Infallible> {
     index: TableIndex,
     subtables: &'a (dyn SubTables<Error = E> + 'a),
-    error: Mutex<Option<E>>,
+    error: FirstError<E>,
 }
 
 impl<'a, E: Send> ChessGame<'a, E> {
@@ -113,7 +113,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
         ChessGame {
             index,
             subtables,
-            error: Mutex::new(None),
+            error: FirstError::new(),
         }
     }
 
@@ -124,27 +124,17 @@ impl<'a, E: Send> ChessGame<'a, E> {
 
     /// The first sub-table failure met while solving, if any (the solution is then invalid).
     pub fn take_error(&self) -> Option<E> {
-        self.error.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.error.take()
     }
 
     fn sub_value(&self, pos: &Position) -> Dtm {
-        self.or_note(self.subtables.value(pos), Dtm::Draw)
+        self.error.or(self.subtables.value(pos), Dtm::Draw)
     }
 
     /// The value of a position of a sub-table with its class under the 50-move rule.
     pub(super) fn sub_value50(&self, pos: &Position) -> (Dtm, Wdl5) {
-        self.or_note(self.subtables.value50(pos), (Dtm::Draw, Wdl5::Draw))
-    }
-
-    /// `r`'s value, or `fallback` after noting the error for `take_error`.
-    fn or_note<T>(&self, r: Result<T, E>, fallback: T) -> T {
-        r.unwrap_or_else(|e| {
-            self.error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert(e);
-            fallback
-        })
+        self.error
+            .or(self.subtables.value50(pos), (Dtm::Draw, Wdl5::Draw))
     }
 
     /// Best value, for the side to move in `pos` (which has an en-passant square), of its

@@ -5,6 +5,7 @@ mod bits;
 mod chess;
 pub(crate) mod dtz;
 pub(crate) mod fifty;
+mod first_error;
 pub(crate) mod perpetual;
 mod solver;
 mod xiangqi;

@@ -12,6 +12,7 @@
 //! the rules' other cases; the values are those of a game that starts at the position
 //! (no earlier position to repeat).
 
+use super::first_error::FirstError;
 use super::perpetual::{Exit, RuleGraph};
 use super::solver::{solve, RetroGame, Solution, Successor};
 use crate::progress::{Observer, Silent};
@@ -20,7 +21,6 @@ use crate::value::{Dtm, Wdl};
 use crate::xiangqi::{Digits, Move, Position, Role, Signature, XiangqiIndex};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 /// A position's value under the perpetual-check rule, for its side to move.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -363,15 +363,9 @@ pub(crate) fn solve_table<E: Send>(
     observer: &dyn Observer,
     rule_memory: Option<u64>,
 ) -> Result<Solved, SolveError<E>> {
-    // The solver asks for values, not errors: the first failure is kept for the end and
-    // a draw stands in for it meanwhile, as a chess game's does (`ChessGame::take_error`).
-    let failed: Mutex<Option<E>> = Mutex::new(None);
-    let sub = |pos: &Position| {
-        sub(pos).unwrap_or_else(|e| {
-            lock(&failed).get_or_insert(e);
-            Verdict::Plain(Dtm::Draw)
-        })
-    };
+    // A draw stands in for a failed read until the end.
+    let failed = FirstError::new();
+    let sub = |pos: &Position| failed.or(sub(pos), Verdict::Plain(Dtm::Draw));
     let index = XiangqiIndex::new(signature);
     let plain = |pos: &Position| sub(pos).plain();
     let solution = solve(&XiangqiGame::new(&index, &plain), observer);
@@ -379,7 +373,7 @@ pub(crate) fn solve_table<E: Send>(
         (!solution.is_illegal(side, idx)).then(|| solution.value(side, idx).0)
     };
     let by_rule = by_rule(&index, &plain, &sub, rule_memory);
-    if let Some(e) = lock(&failed).take() {
+    if let Some(e) = failed.take() {
         return Err(SolveError::SubTable(e));
     }
     Ok(Solved {
@@ -387,11 +381,6 @@ pub(crate) fn solve_table<E: Send>(
         solution,
         by_rule: by_rule.map_err(SolveError::RuleGraph)?,
     })
-}
-
-/// Locks a mutex whose holder cannot have left its data half-changed.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A solved table.

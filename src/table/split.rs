@@ -399,7 +399,7 @@ mod tests {
                             segments_at_once: opts.segments_at_once + p.rank(),
                             ..opts.clone()
                         };
-                        let phases = &mut crate::phases::Phases::start();
+                        let phases = &mut crate::phases::Phases::unread();
                         write_table_sides(
                             dir,
                             &m,

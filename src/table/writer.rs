@@ -687,7 +687,7 @@ pub fn write_table(
     stats: TableStats,
     opts: &WriteOptions,
 ) -> Result<(PathBuf, u64), TableError> {
-    let phases = &mut Phases::start();
+    let phases = &mut Phases::unread();
     write_table_sides(
         dir,
         material,
