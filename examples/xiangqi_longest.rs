@@ -9,7 +9,7 @@
 //! probed again: the distance must fall by exactly one ply at each move, down to mate
 //! (the program stops with an error otherwise).
 
-use retrobook::probe::XiangqiTablebase;
+use retrobook::probe::{Tablebase, Xiangqi};
 use retrobook::retro::Verdict;
 use retrobook::table::xiangqi::XiangqiFile;
 use retrobook::xiangqi::Script;
@@ -22,7 +22,7 @@ fn main() -> Result<(), String> {
         .nth(1)
         .ok_or("usage: xiangqi_longest TABLES-FOLDER")?;
     let dir = Path::new(&dir);
-    let tb = XiangqiTablebase::new(dir);
+    let tb = Tablebase::<Xiangqi>::open(dir).map_err(|e| e.to_string())?;
     let mut rows = Vec::new();
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for entry in entries.flatten() {

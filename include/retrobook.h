@@ -350,8 +350,8 @@ int32_t rb_book_probe_fen(const struct RbBook *book,
                           struct RbBookMove *moves,
                           uintptr_t capacity);
 
-// Opens the xiangqi tables of folder `dir` (`retrobook gen --game xiangqi`), each read
-// when first probed. Returns NULL if `dir` is not a folder. Close with `rb_xiangqi_close`.
+// Opens the xiangqi tables of folder `dir` (`retrobook gen --game xiangqi`). Returns NULL
+// if `dir` cannot be read or holds a damaged table. Close with `rb_xiangqi_close`.
 //
 // # Safety
 // `dir` is NULL or a NUL-terminated string.

@@ -13,7 +13,7 @@
 use crate::book::polyglot_move::promotion_code;
 use crate::book::Book;
 use crate::chess::{Castling, Move, Position, Role, Square};
-use crate::probe::{Tablebase, XiangqiTablebase};
+use crate::probe::{Tablebase, Xiangqi};
 use crate::retro::Verdict;
 use crate::side::Side;
 use crate::value::{Dtm, Wdl, Wdl5};
@@ -746,7 +746,7 @@ pub unsafe extern "C" fn rb_book_probe_fen(
 }
 
 /// An open folder of xiangqi tables; opaque to C. Thread-safe.
-pub struct RbXiangqi(XiangqiTablebase);
+pub struct RbXiangqi(Tablebase<Xiangqi>);
 
 /// A xiangqi position's value for its side to move, as `rb_xiangqi_probe_fen` reports it.
 #[repr(C)]
@@ -762,19 +762,16 @@ pub struct RbXiangqiValue {
     pub by_rule: u8,
 }
 
-/// Opens the xiangqi tables of folder `dir` (`retrobook gen --game xiangqi`), each read
-/// when first probed. Returns NULL if `dir` is not a folder. Close with `rb_xiangqi_close`.
+/// Opens the xiangqi tables of folder `dir` (`retrobook gen --game xiangqi`). Returns NULL
+/// if `dir` cannot be read or holds a damaged table. Close with `rb_xiangqi_close`.
 ///
 /// # Safety
 /// `dir` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn rb_xiangqi_open(dir: *const c_char) -> *mut RbXiangqi {
     guarded(std::ptr::null_mut(), || {
-        let dir = std::path::Path::new(text(dir)?);
-        dir.is_dir().then_some(())?;
-        Some(Box::into_raw(Box::new(RbXiangqi(XiangqiTablebase::new(
-            dir,
-        )))))
+        let tb = Tablebase::open(text(dir)?).ok()?;
+        Some(Box::into_raw(Box::new(RbXiangqi(tb))))
     })
 }
 

@@ -87,7 +87,7 @@
 //! by position; a value the rule decides is marked, as it depends on the path:
 //!
 //! ```
-//! use retrobook::probe::XiangqiTablebase;
+//! use retrobook::probe::{Tablebase, Xiangqi};
 //! use retrobook::retro::{Verdict, XiangqiTables};
 //! use retrobook::table::xiangqi::write;
 //! use retrobook::xiangqi::{Position, Signature};
@@ -101,7 +101,7 @@
 //! for sig in [krvk, "KvK".parse()?] {
 //!     write(&dir, tables.table(&sig).expect("solved"))?;
 //! }
-//! let tb = XiangqiTablebase::new(&dir);
+//! let tb = Tablebase::<Xiangqi>::open(&dir)?;
 //! let pos = Position::from_fen("9/9/4k4/9/9/9/9/9/9/R2K5 w")?;
 //! let value = tb.probe(&pos)?;
 //! assert!(matches!(value, Verdict::Plain(retrobook::Dtm::Win(3))) && !value.by_rule());

@@ -7,7 +7,7 @@
 mod scratch;
 
 use libfuzzer_sys::fuzz_target;
-use retrobook::probe::XiangqiTablebase;
+use retrobook::probe::{Tablebase, Xiangqi};
 use retrobook::table::xiangqi::XiangqiFile;
 use retrobook::table::HEADER_LEN;
 use retrobook::xiangqi::Position;
@@ -49,7 +49,9 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // As a prober opens it: by folder, each position, its moves, its line, and `verify`.
-    let tb = XiangqiTablebase::new(dir);
+    let Ok(tb) = Tablebase::<Xiangqi>::open(dir) else {
+        return;
+    };
     for pos in positions() {
         let _ = tb.probe(pos);
         let _ = tb.moves(pos);

@@ -5,11 +5,11 @@
 
 use super::session::{Built, Skip, TableName, Tables};
 use super::{peak_memory, Estimate};
-use crate::probe::{ProbeError, XiangqiTablebase};
+use crate::probe::{ProbeError, Tablebase, Xiangqi};
 use crate::progress::Observer;
 use crate::retro::{solve_table, SolveError};
-use crate::table::xiangqi::{table_path, write, XiangqiFile};
-use crate::table::{FileFault, TableError};
+use crate::table::xiangqi::{table_path, write};
+use crate::table::TableError;
 use crate::threads::Threads;
 use crate::xiangqi::{Signature, XiangqiIndex};
 use std::path::{Path, PathBuf};
@@ -140,18 +140,18 @@ pub enum XiangqiGenError {
 }
 
 impl TableName for Signature {
-    type Tables = XiangqiTablebase;
+    type Tables = Tablebase<Xiangqi>;
 }
 
 /// Xiangqi tables to build: the tablebase they are read from.
-impl Tables for XiangqiTablebase {
+impl Tables for Tablebase<Xiangqi> {
     type Name = Signature;
     type Options = XiangqiOptions;
     type Report = XiangqiReport;
     type Error = XiangqiGenError;
 
-    fn of_folder(dir: &Path) -> XiangqiTablebase {
-        XiangqiTablebase::new(dir)
+    fn of_folder(_: &Path) -> Tablebase<Xiangqi> {
+        Tablebase::new()
     }
 
     fn in_order(targets: &[Signature]) -> Vec<Signature> {
@@ -170,20 +170,9 @@ impl Tables for XiangqiTablebase {
         table_path(dir, &signature)
     }
 
-    /// Opens the file to see what it holds, and lets it go: the tables are opened as the
-    /// builds read them.
-    fn take(&mut self, signature: Signature, path: &Path) -> Result<(), TableError> {
-        let file = XiangqiFile::open(path)?;
-        let holds = file.header().signature;
-        if holds == signature {
-            return Ok(());
-        }
-        let fault = FileFault::Misnamed {
-            holds: holds.to_string(),
-            named: signature.to_string(),
-        };
-        let path = path.to_path_buf();
-        Err(TableError::Refused { path, fault })
+    fn take(&mut self, _: Signature, path: &Path) -> Result<(), TableError> {
+        // A file named after a table must hold it (`Tablebase::add_file`).
+        self.add_file(path)
     }
 
     fn estimate(&self, signature: Signature) -> Estimate {
@@ -200,21 +189,26 @@ impl Tables for XiangqiTablebase {
         dir: &Path,
         opts: &XiangqiOptions,
         observer: &dyn Observer,
-    ) -> Result<Built<XiangqiTablebase>, XiangqiGenError> {
-        opts.threads
-            .run(|| build(self, signature, dir, opts, observer))
+    ) -> Result<Built<Tablebase<Xiangqi>>, XiangqiGenError> {
+        let built = opts
+            .threads
+            .run(|| build(self, signature, dir, opts, observer))?;
+        if let Built::Table(report) = &built {
+            self.add_file(&report.path)?;
+        }
+        Ok(built)
     }
 }
 
 /// Solves and writes `sig`'s table into `dir`, its sub-tables read from `tb`, in the pool
 /// of `opts.threads`.
 fn build(
-    tb: &XiangqiTablebase,
+    tb: &Tablebase<Xiangqi>,
     sig: Signature,
     dir: &Path,
     opts: &XiangqiOptions,
     observer: &dyn Observer,
-) -> Result<Built<XiangqiTablebase>, XiangqiGenError> {
+) -> Result<Built<Tablebase<Xiangqi>>, XiangqiGenError> {
     let start = Instant::now();
     // The rule's graph may use what the solved values leave.
     let solved_bytes = indices(sig).saturating_mul(SOLVED_BYTES_PER_INDEX);

@@ -1,11 +1,13 @@
-//! Probing: `Tablebase` opens table folders and answers distance-to-mate queries; `verify`
-//! re-checks a finished table against its successors.
+//! Probing: `Tablebase` opens a game's table folders and answers its distance-to-mate
+//! queries (`TableGame`: chess and Chinese chess); `verify` re-checks a finished table
+//! against its successors.
 
 mod bounded;
 mod bounds;
 mod cache;
 mod en_passant;
 mod error;
+mod game;
 mod loaded;
 mod pair;
 mod root;
@@ -17,9 +19,10 @@ mod zeroing;
 
 pub use cache::{CacheTooLarge, DEFAULT_CACHE_BYTES};
 pub use error::ProbeError;
+pub use game::{Chess, TableGame, Xiangqi};
 pub(crate) use loaded::schedule_for_building;
 pub use loaded::LoadedTables;
 pub use root::PlayMove;
 pub use tablebase::{RootMove, Tablebase};
 pub use verify::{verify_table, verify_work, DtzCheck, Mismatch, VerifyError};
-pub use xiangqi::{XiangqiTablebase, XiangqiVerifyError};
+pub use xiangqi::XiangqiVerifyError;

@@ -11,12 +11,13 @@ use super::bounds::Open;
 use super::cache::{CacheTooLarge, DtmCache, DEFAULT_CACHE_BYTES};
 use super::en_passant::with_en_passant;
 use super::error::ProbeError;
+use super::game::{Chess, TableGame};
 use crate::chess::{Move, MoveList, Position};
 use crate::index::Digits;
 use crate::material::{Material, MAX_PIECES};
 use crate::side::Side;
 use crate::table::values::{code_wdl, dtm_value, wdl_rank, DRAW, OR_CONVERSION, WIN};
-use crate::table::{FileFault, TableError, TableFile, EXTENSION};
+use crate::table::{FileFault, TableError};
 use crate::value::{Dtm, Wdl, Wdl5};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -41,8 +42,8 @@ impl Hasher for KeyHasher {
     }
 }
 
-pub(super) struct Entry {
-    pub(super) file: TableFile,
+pub(super) struct Entry<G: TableGame> {
+    pub(super) file: G::File,
     /// Number of the table in the DTM cache's keys.
     pub(super) id: u32,
     /// Whether a reset from this table can reach a cursed win or blessed loss (in it, in a
@@ -51,15 +52,16 @@ pub(super) struct Entry {
     pub(super) spoilt_near: OnceLock<bool>,
 }
 
-/// A set of open tables, keyed by material, with a bounded cache of DTM answers shared by
-/// all of them. `Send + Sync`: share one across search threads.
-pub struct Tablebase {
-    tables: HashMap<u64, Entry, BuildHasherDefault<KeyHasher>>,
+/// A set of open tables of one game (`TableGame`: `Chess` unless said), keyed by what names
+/// them, with a bounded cache of DTM answers shared by all of them. `Send + Sync`: share one
+/// across search threads.
+pub struct Tablebase<G: TableGame = Chess> {
+    tables: HashMap<u64, Entry<G>, BuildHasherDefault<KeyHasher>>,
     next_id: u32,
     pub(super) cache: DtmCache,
 }
 
-impl Default for Tablebase {
+impl<G: TableGame> Default for Tablebase<G> {
     fn default() -> Self {
         Tablebase::with_cache_bytes(DEFAULT_CACHE_BYTES)
             .expect("a machine has the default cache's 64 MiB")
@@ -68,7 +70,7 @@ impl Default for Tablebase {
 
 /// A position found in a table: the table, the side to move there and the index digits.
 pub(super) struct Located<'a> {
-    pub(super) entry: &'a Entry,
+    pub(super) entry: &'a Entry<Chess>,
     pub(super) side: usize,
     pub(super) digits: Digits,
 }
@@ -84,15 +86,15 @@ pub struct RootMove {
     pub dtm: Dtm,
 }
 
-impl Tablebase {
+impl<G: TableGame> Tablebase<G> {
     /// No tables, and a DTM cache of the default budget (64 MiB).
-    pub fn new() -> Tablebase {
+    pub fn new() -> Tablebase<G> {
         Tablebase::default()
     }
 
     /// No tables, and a cache of DTM answers of about `bytes` bytes (8 bytes an answer),
     /// taken from the system as it fills; more than the machine's memory is refused.
-    pub fn with_cache_bytes(bytes: usize) -> Result<Tablebase, CacheTooLarge> {
+    pub fn with_cache_bytes(bytes: usize) -> Result<Tablebase<G>, CacheTooLarge> {
         Ok(Tablebase {
             tables: HashMap::default(),
             next_id: 0,
@@ -105,22 +107,23 @@ impl Tablebase {
         self.cache.clear();
     }
 
-    /// Opens every table file in `dir`.
+    /// Opens every table file of the game in `dir`.
     ///
     /// ```no_run
-    /// let tb = retrobook::Tablebase::open("tables").unwrap();
+    /// use retrobook::probe::{Chess, Tablebase};
+    /// let tb = Tablebase::<Chess>::open("tables").unwrap();
     /// let pos = "8/8/8/8/8/3k4/8/K1Q5 w - - 0 1".parse().unwrap();
     /// println!("{:?}", tb.probe_dtm(&pos));
     /// ```
-    pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, TableError> {
+    pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase<G>, TableError> {
         let mut tb = Tablebase::new();
         tb.add_dir(dir.as_ref())?;
         Ok(tb)
     }
 
-    /// Opens every table file of several folders (a later folder's table of the same
-    /// material replaces an earlier one).
-    pub fn open_all<P: AsRef<Path>>(dirs: &[P]) -> Result<Tablebase, TableError> {
+    /// Opens every table file of the game in several folders (a later folder's table of
+    /// the same name replaces an earlier one).
+    pub fn open_all<P: AsRef<Path>>(dirs: &[P]) -> Result<Tablebase<G>, TableError> {
         let mut tb = Tablebase::new();
         for d in dirs {
             tb.add_dir(d.as_ref())?;
@@ -128,7 +131,7 @@ impl Tablebase {
         Ok(tb)
     }
 
-    /// Adds every table file found in `dir`.
+    /// Adds every table file of the game found in `dir`.
     pub fn add_dir(&mut self, dir: &Path) -> Result<(), TableError> {
         match self.add_dir_lenient(dir)?.into_iter().next() {
             Some(e) => Err(e),
@@ -146,7 +149,7 @@ impl Tablebase {
         let mut paths: Vec<_> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
-                p.extension().is_some_and(|x| x == EXTENSION)
+                p.extension().is_some_and(|x| x == G::EXTENSION)
                     && !p
                         .file_name()
                         .is_some_and(|n| n.to_string_lossy().starts_with('.'))
@@ -159,18 +162,19 @@ impl Tablebase {
             .collect())
     }
 
-    /// Opens one table file and adds it. A file whose name is a signature must hold that
-    /// table (in either colour orientation); other names are taken as they are.
+    /// Opens one table file and adds it. A file whose name is a table's name must hold
+    /// that table (in either colour orientation); other names are taken as they are.
     pub fn add_file(&mut self, path: &Path) -> Result<(), TableError> {
-        let file = TableFile::open(path)?;
+        let file = G::open(path)?;
+        let holds = G::holds(&file);
         let named = path
             .file_stem()
-            .and_then(|s| s.to_str()?.parse::<Material>().ok());
-        if let Some(named) = named.filter(|n| n.canonical() != file.material()) {
+            .and_then(|s| s.to_str()?.parse::<G::Key>().ok());
+        if let Some(named) = named.filter(|&n| G::canonical(n) != holds) {
             return Err(TableError::Refused {
                 path: path.to_path_buf(),
                 fault: FileFault::Misnamed {
-                    holds: file.material().to_string(),
+                    holds: holds.to_string(),
                     named: named.to_string(),
                 },
             });
@@ -181,10 +185,9 @@ impl Tablebase {
         for e in self.tables.values_mut() {
             e.spoilt_near.take();
         }
-        let key = file.material().key();
         let spoilt_near = OnceLock::new();
         self.tables.insert(
-            key,
+            G::number(holds),
             Entry {
                 file,
                 id,
@@ -194,11 +197,24 @@ impl Tablebase {
         Ok(())
     }
 
-    /// The open table of `material` (canonical orientation), if any.
-    pub fn table(&self, material: &Material) -> Option<&TableFile> {
-        self.tables.get(&material.key()).map(|e| &e.file)
+    /// The open table of `key` (canonical orientation), if any.
+    pub fn table(&self, key: &G::Key) -> Option<&G::File> {
+        self.tables.get(&G::number(*key)).map(|e| &e.file)
     }
 
+    /// The open table of `key` (canonical orientation), or the error of a probe that needs
+    /// it.
+    pub(super) fn needed(&self, key: G::Key) -> Result<&G::File, ProbeError> {
+        self.table(&key).ok_or_else(|| G::missing(key))
+    }
+
+    /// The names of all open tables.
+    pub fn keys(&self) -> impl Iterator<Item = G::Key> + '_ {
+        self.tables.values().map(|e| G::holds(&e.file))
+    }
+}
+
+impl Tablebase {
     /// Takes every open table's pages out of resident memory (`TableFile::release_pages`).
     pub fn release_pages(&self) {
         self.tables.values().for_each(|e| e.file.release_pages());
@@ -206,7 +222,7 @@ impl Tablebase {
 
     /// Materials of all open tables.
     pub fn materials(&self) -> impl Iterator<Item = Material> + '_ {
-        self.tables.values().map(|e| e.file.material())
+        self.keys()
     }
 
     /// Largest piece count (kings included) of any open table; 0 when none is open.
@@ -214,7 +230,7 @@ impl Tablebase {
         self.materials().map(|m| m.pieces()).max().unwrap_or(0)
     }
 
-    fn find(&self, pos: &Position) -> Result<Option<(&Entry, Position)>, ProbeError> {
+    fn find(&self, pos: &Position) -> Result<Option<(&Entry<Chess>, Position)>, ProbeError> {
         let material = Material::from_position(pos);
         if material.is_bare_kings() {
             return Ok(None);

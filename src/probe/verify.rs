@@ -243,7 +243,7 @@ mod tests {
     use super::*;
     use crate::generate::Session;
     use crate::peers::Alone;
-    use crate::probe::LoadedTables;
+    use crate::probe::{Chess, LoadedTables};
     use crate::progress::Silent;
     use crate::retro::dtz::as_distance;
     use crate::retro::Solution;
@@ -253,7 +253,7 @@ mod tests {
     /// Rewrites `material`'s table in `dir` with the distances to zeroing `dtz` gives
     /// (exact everywhere: nothing left to a reset); the side its DTZ layer stores.
     fn rewrite_dtz(dir: &std::path::Path, m: Material, dtz: &[Vec<Dtz>; 2]) -> usize {
-        let tb = Tablebase::open(dir).unwrap();
+        let tb: Tablebase = Tablebase::open(dir).unwrap();
         let table = tb.table(&m).unwrap();
         let (index, stats) = (table.index().clone(), table.header().stats);
         let loaded = LoadedTables::load(&tb, &[m]).unwrap();
@@ -294,7 +294,7 @@ mod tests {
             &mut crate::phases::Phases::unread(),
         )
         .unwrap();
-        Tablebase::open(dir)
+        Tablebase::<Chess>::open(dir)
             .unwrap()
             .table(&m)
             .unwrap()

@@ -1,56 +1,20 @@
-//! Xiangqi tables in a folder: values by position (through the colour flip when Black has
-//! the stronger side), every move's value, and `verify`'s one-ply check.
+//! Probing xiangqi tables (`Tablebase<Xiangqi>`): values by position (through the colour
+//! flip when Black has the stronger side), every move's value, and `verify`'s one-ply check.
 
 use super::error::ProbeError;
+use super::game::Xiangqi;
+use super::tablebase::Tablebase;
 use crate::retro::{by_rule, GraphTooLarge, Verdict};
 use crate::side::Side;
-use crate::table::xiangqi::{table_path, SideCounts, XiangqiFile};
-use crate::table::{FileFault, TableError};
+use crate::table::xiangqi::{SideCounts, XiangqiFile};
+use crate::table::TableError;
 use crate::value::Dtm;
 use crate::xiangqi::{Move, Position, Signature};
 use rayon::prelude::*;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::path::PathBuf;
+use std::sync::Mutex;
 
-/// The xiangqi tables of a folder, each opened when first needed.
-pub struct XiangqiTablebase {
-    dir: PathBuf,
-    files: RwLock<HashMap<Signature, Arc<XiangqiFile>>>,
-}
-
-impl XiangqiTablebase {
-    /// The tables of `dir` (none is opened yet).
-    pub fn new(dir: &Path) -> XiangqiTablebase {
-        XiangqiTablebase {
-            dir: dir.to_path_buf(),
-            files: RwLock::default(),
-        }
-    }
-
-    /// The table of `signature` (canonical), opened once.
-    pub fn file(&self, signature: &Signature) -> Result<Arc<XiangqiFile>, ProbeError> {
-        if let Some(f) = self.files.read().expect("not poisoned").get(signature) {
-            return Ok(f.clone());
-        }
-        let path = table_path(&self.dir, signature);
-        if !path.exists() {
-            return Err(ProbeError::NoXiangqiTable(*signature));
-        }
-        let file = Arc::new(XiangqiFile::open(&path)?);
-        if file.header().signature != *signature {
-            return Err(ProbeError::Table(TableError::Refused {
-                path,
-                fault: FileFault::Misnamed {
-                    holds: file.header().signature.to_string(),
-                    named: signature.to_string(),
-                },
-            }));
-        }
-        let mut files = self.files.write().expect("not poisoned");
-        Ok(files.entry(*signature).or_insert(file).clone())
-    }
-
+impl Tablebase<Xiangqi> {
     /// The value of `pos` for its side to move.
     pub fn probe(&self, pos: &Position) -> Result<Verdict, ProbeError> {
         let signature = Signature::of(pos);
@@ -62,7 +26,7 @@ impl XiangqiTablebase {
                 "the side not to move is in check, or the kings face each other",
             ));
         }
-        let file = self.file(&signature)?;
+        let file = self.needed(signature)?;
         let idx = file.index().encode(pos).ok_or(ProbeError::IllegalPosition(
             "a piece stands where it never can",
         ))?;
@@ -118,14 +82,14 @@ impl XiangqiTablebase {
         signature: &Signature,
         memory: Option<u64>,
     ) -> Result<(), XiangqiVerifyError> {
-        let file = self.file(signature)?;
+        let file = self.needed(*signature)?;
         // The table's own values decoded whole; captures are probed in the sub-tables.
         let codes = [file.codes(Side::White)?, file.codes(Side::Black)?];
         let n = file.index().size();
         let counts = [0, 1].map(|side| {
             (0..n)
                 .into_par_iter()
-                .map(|idx| self.check(&file, &codes, side, idx))
+                .map(|idx| self.check(file, &codes, side, idx))
                 .try_reduce(SideCounts::default, |a, b| Ok(a.plus(b)))
         });
         let [red, black] = counts;
@@ -302,10 +266,14 @@ mod tests {
         for s in ["KvK", "KNvK", "KRvK", "KRvKN"] {
             write(&dir, tables.table(&s.parse().unwrap()).unwrap()).unwrap();
         }
-        XiangqiTablebase::new(&dir).verify(&sig, None).unwrap();
+        Tablebase::<Xiangqi>::open(&dir)
+            .unwrap()
+            .verify(&sig, None)
+            .unwrap();
         // Memory for the values decoded and not for the rule's graph: refused, named.
         let decoded = 4 * tables.table(&sig).unwrap().index.size();
-        let err = XiangqiTablebase::new(&dir)
+        let err = Tablebase::<Xiangqi>::open(&dir)
+            .unwrap()
             .verify(&sig, Some(decoded))
             .unwrap_err();
         assert!(matches!(err, XiangqiVerifyError::Memory { .. }), "{err}");
@@ -318,7 +286,10 @@ mod tests {
             by_rule: Default::default(),
         };
         write(&dir, &stripped).unwrap();
-        let err = XiangqiTablebase::new(&dir).verify(&sig, None).unwrap_err();
+        let err = Tablebase::<Xiangqi>::open(&dir)
+            .unwrap()
+            .verify(&sig, None)
+            .unwrap_err();
         assert!(matches!(err, XiangqiVerifyError::Rule { .. }), "{err}");
         assert!(
             err.to_string().contains("perpetual-check verdicts differ"),

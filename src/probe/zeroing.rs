@@ -9,6 +9,7 @@
 
 use super::bounds::Open;
 use super::error::ProbeError;
+use super::game::Chess;
 use super::tablebase::{Entry, Located, Tablebase};
 use crate::chess::{MoveList, Position, Role};
 use crate::material::Material;
@@ -185,7 +186,7 @@ impl Tablebase {
 
     /// Whether a reset from `entry`'s table can reach a cursed win or blessed loss: in the
     /// table itself (a pawn move), one capture or promotion away, or in a table missing.
-    fn spoilt_near(&self, entry: &Entry) -> bool {
+    fn spoilt_near(&self, entry: &Entry<Chess>) -> bool {
         *entry.spoilt_near.get_or_init(|| {
             let spoilt = |m: &Material| {
                 self.table(m).is_none_or(|f| {

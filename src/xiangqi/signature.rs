@@ -102,6 +102,13 @@ impl Signature {
         self.counts.white >= self.counts.black
     }
 
+    /// A number of the signature, distinct for distinct signatures: its counts (each below
+    /// 16) four bits each.
+    pub fn key(&self) -> u64 {
+        (self.counts.as_array().into_iter().flatten())
+            .fold(0u64, |k, &c| k << 4 | u64::from(c & 15))
+    }
+
     /// The signature with its sides swapped.
     pub fn flipped(&self) -> Signature {
         Signature {

@@ -108,7 +108,7 @@ pub fn rewrite_table(dir: &Path, signature: &str, edit: impl FnOnce(&mut [Vec<u8
     use retrobook::table::{write_table, WriteOptions};
     use retrobook::Side;
     let m: retrobook::material::Material = signature.parse().unwrap();
-    let tb = retrobook::Tablebase::open(dir).unwrap();
+    let tb: retrobook::Tablebase = retrobook::Tablebase::open(dir).unwrap();
     let table = tb.table(&m).unwrap();
     let (index, stats) = (table.index().clone(), table.header().stats);
     let loaded = LoadedTables::load(&tb, &[m]).unwrap();

@@ -266,7 +266,7 @@ fn a_c_program_probes_through_the_header_and_the_static_library() {
 /// included).
 #[test]
 fn a_c_program_probes_xiangqi_tables_by_fen() {
-    use retrobook::probe::XiangqiTablebase;
+    use retrobook::probe::{Tablebase, Xiangqi};
     use retrobook::retro::Verdict;
     use retrobook::xiangqi::Signature;
     let tables = tempfile::tempdir().unwrap();
@@ -280,8 +280,8 @@ fn a_c_program_probes_xiangqi_tables_by_fen() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let tb = XiangqiTablebase::new(tables.path());
-    let file = tb.file(&"KRvKN".parse::<Signature>().unwrap()).unwrap();
+    let tb = Tablebase::<Xiangqi>::open(tables.path()).unwrap();
+    let file = tb.table(&"KRvKN".parse::<Signature>().unwrap()).unwrap();
     let (mut cases, mut count, mut by_rule) = (String::new(), 0, 0);
     for side in 0..2 {
         let turn = Side::from_index(side);

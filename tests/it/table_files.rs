@@ -6,6 +6,7 @@ use crate::common::run;
 use retrobook::chess::Position;
 use retrobook::generate::{Built, Session};
 use retrobook::material::Material;
+use retrobook::probe::Chess;
 use retrobook::progress::Silent;
 use retrobook::table::codec::StreamError;
 use retrobook::table::{FileFault, TableError, TableFile};
@@ -72,7 +73,7 @@ fn refused(dir: &Path, path: &Path, needle: &str) {
         stderr.contains(needle) && !stderr.contains("panicked"),
         "{stderr}"
     );
-    assert!(Tablebase::open(dir).is_err());
+    assert!(Tablebase::<Chess>::open(dir).is_err());
 }
 
 #[test]

@@ -241,7 +241,7 @@ fn wdl_equals_syzygy_on_every_position() {
     use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
     let mut syzygy = Syzygy::<Chess>::new();
     syzygy.add_directory(data("syzygy")).unwrap();
-    let tb = Tablebase::open(tables()).unwrap();
+    let tb: Tablebase = Tablebase::open(tables()).unwrap();
     for sig in ["KQvKR", "KRvKN", "KPvKP", "KRvKP"] {
         let m: Material = sig.parse().unwrap();
         let table = tb.table(&m).unwrap();
@@ -1168,7 +1168,7 @@ fn the_fifty_move_rule_matches_syzygy_on_krbvkr() {
 
     let mut syzygy = Syzygy::<Chess>::new();
     syzygy.add_directory(data("syzygy")).unwrap();
-    let tb = Tablebase::open(dir).unwrap();
+    let tb: Tablebase = Tablebase::open(dir).unwrap();
     let index = tb
         .table(&"KRBvKR".parse().unwrap())
         .unwrap()

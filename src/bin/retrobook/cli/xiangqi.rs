@@ -11,7 +11,7 @@ use super::tables::{no_table, with_hint};
 use crate::output::{runtime, say, usage, write_failed, Failure, Failures};
 use retrobook::generate::xiangqi::{estimate, in_order, indices, with_attackers, XiangqiOptions};
 use retrobook::generate::{Built, Session, Skip};
-use retrobook::probe::{ProbeError, XiangqiTablebase};
+use retrobook::probe::{ProbeError, Tablebase, Xiangqi};
 use retrobook::retro::Verdict;
 use retrobook::table::xiangqi::{table_path, SideCounts, XiangqiFile, EXTENSION};
 use retrobook::xiangqi::{side_name, Move, Position, Script, Signature, XiangqiIndex};
@@ -308,7 +308,7 @@ impl XiangqiValue {
 
 /// The side to move's name, as the text output says it.
 pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
-    let tb = XiangqiTablebase::new(dir);
+    let tb = Tablebase::<Xiangqi>::open(dir).map_err(runtime)?;
     let mut failures = Failures::default();
     let mut stdout = std::io::stdout().lock();
     for fen in fens {
@@ -395,7 +395,7 @@ pub fn cmd_verify(signatures: &[String], dir: &Path) -> Result<(), Failure> {
     if targets.is_empty() {
         return Err(runtime(format!("no xiangqi tables in {}", dir.display())));
     }
-    let tb = XiangqiTablebase::new(dir);
+    let tb = Tablebase::<Xiangqi>::open(dir).map_err(runtime)?;
     for sig in &targets {
         tb.verify(sig, available_memory())
             .map_err(|e| runtime(format!("verify failed: {e}")))?;
