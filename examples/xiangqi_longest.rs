@@ -14,7 +14,6 @@ use retrobook::retro::Verdict;
 use retrobook::table::xiangqi::XiangqiFile;
 use retrobook::xiangqi::Script;
 use retrobook::Dtm;
-use retrobook::Side;
 use std::path::Path;
 
 fn main() -> Result<(), String> {
@@ -31,12 +30,11 @@ fn main() -> Result<(), String> {
         };
         let h = file.header();
         let by_rule: u64 = h.sides.iter().map(|c| c.win_by_rule + c.loss_by_rule).sum();
-        let (plies, side, idx) = h.longest;
+        let (plies, turn, idx) = h.longest;
         if plies == 0 {
             rows.push((h.signature.to_string(), 0, "-".into(), "-".into(), by_rule));
             continue;
         }
-        let turn = Side::from_index(side);
         let start = file
             .index()
             .decode(idx, turn)

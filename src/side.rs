@@ -77,6 +77,33 @@ impl<T> BySide<T> {
         [&self.white, &self.black]
     }
 
+    /// A reference to each side's value.
+    pub fn as_ref(&self) -> BySide<&T> {
+        BySide {
+            white: &self.white,
+            black: &self.black,
+        }
+    }
+
+    /// The values, white's first, as they are.
+    pub fn into_array(self) -> [T; 2] {
+        [self.white, self.black]
+    }
+
+    /// Each side with its value, white first.
+    pub fn iter(&self) -> std::array::IntoIter<(Side, &T), 2> {
+        [(Side::White, &self.white), (Side::Black, &self.black)].into_iter()
+    }
+
+    /// Each side with its value to change, white first.
+    pub fn iter_mut(&mut self) -> std::array::IntoIter<(Side, &mut T), 2> {
+        [
+            (Side::White, &mut self.white),
+            (Side::Black, &mut self.black),
+        ]
+        .into_iter()
+    }
+
     /// The values with the sides exchanged.
     pub fn swapped(self) -> BySide<T> {
         BySide {
@@ -91,6 +118,13 @@ impl<T> BySide<T> {
             white: f(self.white),
             black: f(self.black),
         }
+    }
+}
+
+impl<T> From<[T; 2]> for BySide<T> {
+    /// White's value first.
+    fn from([white, black]: [T; 2]) -> BySide<T> {
+        BySide { white, black }
     }
 }
 
@@ -128,5 +162,17 @@ mod tests {
         assert_eq!(by.swapped().as_array(), [&11, &0]);
         assert_eq!(Side::ALL.map(|s| s.fen_char()), ['w', 'b']);
         assert_eq!(Side::from_index(3), Side::Black);
+        let mut by = BySide::from(["w", "b"]);
+        for (side, v) in by.iter_mut() {
+            *v = if side == Side::White {
+                "white"
+            } else {
+                "black"
+            };
+        }
+        let sides: Vec<_> = by.iter().map(|(s, v)| (s.fen_char(), *v)).collect();
+        assert_eq!(sides, [('w', "white"), ('b', "black")]);
+        assert_eq!(by.as_ref().map(|v| v.len()).into_array(), [5, 5]);
+        assert_eq!(by.into_array(), ["white", "black"]);
     }
 }

@@ -87,6 +87,7 @@ use crate::retro::dtz::{self, PartDtz};
 use crate::retro::{
     bit, fifty, ChessGame, LossSearch, PackedShares, PackedSide, PartByPart, Solution,
 };
+use crate::side::{BySide, Side};
 use crate::table::{
     add_counts, combine_stats, count_side_of, dtm_side, dtm_trial, dtz_layer, table_path,
     wdl_inputs_of, write_table_sides, SideCount, SideStats, Sides, TableError, TableStats,
@@ -407,7 +408,7 @@ fn generate_in_pool(
     let mut shares = PackedShares::default();
     // A table of one part: its solution, held packed from its distances' search to the
     // DTZ layer's writing.
-    let mut packed: Option<[PackedSide; 2]> = None;
+    let mut packed: Option<BySide<PackedSide>> = None;
     for k in 0..parts.count() {
         let game = ChessGame::new(index.clone(), &loaded);
         parts.solve_next(&game, observer);
@@ -421,20 +422,22 @@ fn generate_in_pool(
             // Mates within 100 plies are forced within the rule whatever the defence:
             // without a longer value or exit nothing is cursed.
             let beyond = peers.any_of(&[s.reaches_beyond(RULE_PLIES)])[0];
-            let exit_wins = |side: usize, idx: u64| bit(&s.exit_same_wdl[side], idx - s.first);
+            let exit_wins = |side: Side, idx: u64| bit(&s.exit_same_wdl[side], idx - s.first);
             let exit_wins = (!beyond).then_some(&exit_wins as _);
-            let dtm = |side: usize, idx: u64| s.value(side, idx).0;
+            let dtm = |side: Side, idx: u64| s.value(side, idx).0;
             let found = PartDtz::from_outcomes(part, parts.held(), &dtm, exit_wins);
             phases.lap("zeroing_solve");
-            packed = Some([0, 1].map(|side| PackedSide::take(parts.solution_mut(), side)));
+            packed = Some(BySide::new_with(|side| {
+                PackedSide::take(parts.solution_mut(), side)
+            }));
             give_back_free_memory();
             phases.lap("packing");
-            let earlier = |_: usize, _: u64| -> Wdl5 { unreachable!("no pawn, no earlier part") };
+            let earlier = |_: Side, _: u64| -> Wdl5 { unreachable!("no pawn, no earlier part") };
             let unsolved = found.solve(&game, &earlier, &*peers, observer);
             (found, unsolved)
         } else {
             // Every process searches the whole part (it holds its values whole).
-            let value = |side: usize, idx: u64| {
+            let value = |side: Side, idx: u64| {
                 let v = parts.solution().value(side, idx).0;
                 (v, rule.class_of(side, idx, v.wdl()))
             };
@@ -476,19 +479,17 @@ fn generate_in_pool(
             .map(|d| dtz_layer(&index, d, PackedShares::default(), &opts, &*peers));
         give_back_free_memory();
         phases.lap("dtz_layer");
-        packed
-            .into_iter()
-            .for_each(|p| p.restore(parts.solution_mut()));
+        (packed.into_array().into_iter()).for_each(|p| p.restore(parts.solution_mut()));
         phases.lap("packing");
     }
     // A table of several parts (pawns) comes a side at a time, the other packed: both
     // sides whole would be its peak. One part comes whole, below the solver's own peak.
     // Each side is counted while it is whole.
-    let mut sides = [Default::default(); 2];
+    let mut sides: BySide<SideCount> = BySide::default();
     // Each process counts the indices it holds (`PartByPart::owned`), and the counts of
     // the processes add up.
     let (owned, first) = (parts.owned(), parts.held().start);
-    let mut finish = |s: &mut Solution, side: usize| {
+    let mut finish = |s: &mut Solution, side: Side| {
         rule.finish_side(s, side);
         let value = |idx: u64| s.value(side, idx).0;
         let (cursed, illegal) = (&s.cursed[side], Some(&s.illegal[side][..]));
@@ -500,8 +501,8 @@ fn generate_in_pool(
     };
     // A pawn table's sides come a side at a time (`PartByPart::into_sides`), each side's
     // DTM layout tried while its values are whole.
-    let mut trials: [Option<(Layout, u64)>; 2] = [None, None];
-    let trial = |s: &mut Solution, side: usize| {
+    let mut trials: BySide<Option<(Layout, u64)>> = BySide::default();
+    let trial = |s: &mut Solution, side: Side| {
         trials[side] = Some(dtm_trial(&index, s, side, &opts, &*peers));
     };
     let (mut solution, packed) = if parts.count() > 1 {
@@ -509,7 +510,9 @@ fn generate_in_pool(
         (solution, Some(packed))
     } else {
         let mut solution = parts.into_solution();
-        (0..2).for_each(|side| finish(&mut solution, side));
+        Side::ALL
+            .into_iter()
+            .for_each(|side| finish(&mut solution, side));
         (solution, None)
     };
     give_back_free_memory();
@@ -520,11 +523,12 @@ fn generate_in_pool(
     // other stays packed.
     let sides = match packed {
         None => Sides::Whole,
-        Some([zero, one]) => {
-            let [(layout0, bytes0), (layout1, bytes1)] = trials.map(|t| t.expect("tried"));
-            let (dtm, dtm_layout, other) = match dtm_side([bytes0, bytes1]) {
-                0 => (zero, layout0, one),
-                _ => (one, layout1, zero),
+        Some(BySide { white, black }) => {
+            let tried = trials.map(|t| t.expect("tried"));
+            let bytes = BySide::new_with(|side| tried[side].1);
+            let (dtm, dtm_layout, other) = match dtm_side(bytes) {
+                Side::White => (white, tried.white.0, black),
+                Side::Black => (black, tried.black.0, white),
             };
             let other = wdl_inputs_of(other, &mut solution, &owned);
             give_back_free_memory();

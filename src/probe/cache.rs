@@ -8,6 +8,7 @@
 //! entry; a newer answer simply replaces an older one. WDL probes never use it: they are
 //! answered from the mapped file without a search.
 
+use crate::side::Side;
 use crate::value::Dtm;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -91,14 +92,15 @@ impl DtmCache {
 
     /// The key of a position: table number (below 2048), side to move, index.
     #[inline]
-    pub(super) fn key(table: u32, side: usize, idx: u64) -> Option<u64> {
-        (table < 2048 && idx < 1 << INDEX_BITS)
-            .then(|| (u64::from(table) << (INDEX_BITS + 1) | (side as u64) << INDEX_BITS | idx) + 1)
+    pub(super) fn key(table: u32, side: Side, idx: u64) -> Option<u64> {
+        (table < 2048 && idx < 1 << INDEX_BITS).then(|| {
+            (u64::from(table) << (INDEX_BITS + 1) | (side.index() as u64) << INDEX_BITS | idx) + 1
+        })
     }
 
     /// The key of a position's distance to zeroing: as `key`, in a space of its own.
     #[inline]
-    pub(super) fn dtz_key(table: u32, side: usize, idx: u64) -> Option<u64> {
+    pub(super) fn dtz_key(table: u32, side: Side, idx: u64) -> Option<u64> {
         Self::key(table, side, idx).map(|k| k | 1 << (INDEX_BITS + 12))
     }
 
@@ -177,16 +179,16 @@ mod tests {
     #[test]
     fn remembers_and_forgets() {
         let c = DtmCache::new(1 << 10).unwrap();
-        let k = DtmCache::key(7, 1, 123_456).unwrap();
+        let k = DtmCache::key(7, Side::Black, 123_456).unwrap();
         assert_eq!(c.get(k), None);
         for v in [Dtm::Win(1), Dtm::Loss(0), Dtm::Draw, Dtm::Loss(254)] {
             c.put(k, v);
             assert_eq!(c.get(k), Some(v));
         }
-        assert_eq!(c.get(DtmCache::key(7, 0, 123_456).unwrap()), None);
+        assert_eq!(c.get(DtmCache::key(7, Side::White, 123_456).unwrap()), None);
         c.clear();
         assert_eq!(c.get(k), None);
-        assert_eq!(DtmCache::key(2048, 0, 0), None);
+        assert_eq!(DtmCache::key(2048, Side::White, 0), None);
         // Sizes no machine has are refused, not a panic or an abort.
         for bytes in [usize::MAX, usize::MAX / 2 + 1] {
             assert_eq!(DtmCache::new(bytes).err().map(|e| e.bytes), Some(bytes));
@@ -198,7 +200,7 @@ mod tests {
     fn grows_to_its_budget_as_answers_come_and_keeps_the_recent_ones() {
         let c = DtmCache::new(8 << 20).unwrap();
         assert_eq!(c.in_use(), FIRST_SLOTS as usize);
-        let key = |i: u64| DtmCache::key(3, (i % 2) as usize, i).unwrap();
+        let key = |i: u64| DtmCache::key(3, Side::from_index((i % 2) as usize), i).unwrap();
         let value = |i: u64| Dtm::Win((i % 1000) as u32 * 2 + 1);
         let n = 4 * c.slots.len() as u64;
         for i in 0..n {

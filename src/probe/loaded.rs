@@ -17,7 +17,7 @@ use crate::index::TableIndex;
 use crate::material::{sort_for_generation, Material};
 use crate::progress::{Observer, Silent};
 use crate::retro::{bit, ChessGame, SubTables};
-use crate::side::Side;
+use crate::side::{BySide, Side};
 use crate::table::values::{dtm_value, DRAW, OR_CONVERSION};
 use crate::table::TableFile;
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5};
@@ -27,7 +27,7 @@ use rayon::prelude::*;
 /// `Tablebase`, and which of them the 50-move rule spoils.
 pub struct LoadedTables<'a> {
     /// Each loaded table's material and the sides decoded.
-    tables: Vec<(Material, [Option<Decoded>; 2])>,
+    tables: Vec<(Material, BySide<Option<Decoded>>)>,
     /// For each loaded table and each orientation of its material: the material's key,
     /// the table's place in `values`, the table, and whether positions are colour-flipped
     /// to reach it.
@@ -261,7 +261,7 @@ impl Schedule {
     /// `wanted` asked for).
     fn new(tb: &Tablebase, wanted: &[(TableSide, Reach)], keep: &[TableSide]) -> Schedule {
         let sides: Vec<TableSide> = wanted.iter().map(|w| w.0).collect();
-        let known = |m: &Material| tb.table(m).map(|t| Side::from_index(t.dtm_side()));
+        let known = |m: &Material| tb.table(m).map(|t| t.dtm_side());
         let asked = closure(&sides, |m| known(m).unwrap_or(Side::White));
         let stored = |m: &Material| {
             known(m).unwrap_or_else(|| {
@@ -441,7 +441,7 @@ impl<'a> LoadedTables<'a> {
             let table = tb.table(&m).ok_or(ProbeError::MissingTable(m))?;
             let at = loaded.at(&m).unwrap_or_else(|| {
                 let at = loaded.tables.len();
-                loaded.tables.push((m, [None, None]));
+                loaded.tables.push((m, BySide::default()));
                 loaded.add_key((m.key(), at, table, false));
                 if m.flipped() != m {
                     loaded.add_key((m.flipped().key(), at, table, true));
@@ -453,11 +453,11 @@ impl<'a> LoadedTables<'a> {
             } else {
                 loaded.decode_stored(table, step.reach, observer)?
             };
-            loaded.tables[at].1[side.index()] = Some(decoded);
+            loaded.tables[at].1[side] = Some(decoded);
             for &j in &step.free {
                 let (fm, fside) = schedule.steps[j].side;
                 if let Some(f) = loaded.at(&fm) {
-                    loaded.tables[f].1[fside.index()] = None;
+                    loaded.tables[f].1[fside] = None;
                 }
             }
         }
@@ -471,8 +471,8 @@ impl<'a> LoadedTables<'a> {
     pub fn release_unread(&mut self, material: Material, promoting: [bool; 2]) {
         let read = sides_read(material, promoting);
         for (m, sides) in &mut self.tables {
-            for (i, decoded) in sides.iter_mut().enumerate() {
-                if !read.contains(&(*m, Side::from_index(i))) {
+            for (side, decoded) in sides.iter_mut() {
+                if !read.contains(&(*m, side)) {
                     *decoded = None;
                 }
             }
@@ -514,13 +514,13 @@ impl<'a> LoadedTables<'a> {
     fn by_position(
         &self,
         table: &TableFile,
-        side: usize,
+        side: Side,
         reach: Reach,
         all_conversions: bool,
         observer: &dyn Observer,
         value: impl Fn(u64, &Position, Wdl5, Option<(Dtm, Wdl5)>) -> Result<Dtm, ProbeError> + Sync,
     ) -> Result<Decoded, ProbeError> {
-        let turn = Side::from_index(side);
+        let turn = side;
         let codes = table.decode_wdl(turn)?;
         let index = table.index();
         // The values of the indices from word `w` on (64 a word, fewer in the last), their
@@ -670,7 +670,7 @@ impl<'a> LoadedTables<'a> {
         let own = (self.side_of(&table.material(), stored))
             .expect("a schedule decodes the stored side before the other");
         let game = ChessGame::new(table.index().clone(), self);
-        let side = 1 - stored;
+        let side = !stored;
         let decoded = self.by_position(table, side, reach, false, observer, |idx, pos, _, _| {
             Ok(game
                 .one_ply(idx, pos, |j| own.value(j))
@@ -713,12 +713,12 @@ impl<'a> LoadedTables<'a> {
     }
 
     /// The side of a loaded table with `side` to move, where decoded.
-    fn side_of(&self, material: &Material, side: usize) -> Option<&Decoded> {
+    fn side_of(&self, material: &Material, side: Side) -> Option<&Decoded> {
         self.tables[self.at(material)?].1[side].as_ref()
     }
 
     /// The side of a loaded table with `side` to move, where decoded whole.
-    fn decoded(&self, material: &Material, side: usize) -> Option<&Decoded> {
+    fn decoded(&self, material: &Material, side: Side) -> Option<&Decoded> {
         self.side_of(material, side)
             .filter(|d| d.reach == Reach::All)
     }
@@ -726,7 +726,7 @@ impl<'a> LoadedTables<'a> {
     /// The encoded values (`Dtm::encode`) of a loaded table with `side` to move, where
     /// decoded.
     pub fn values(&self, material: &Material, side: Side) -> Option<&[u8]> {
-        match &self.decoded(material, side.index())?.values {
+        match &self.decoded(material, side)?.values {
             Values::Whole(v) => Some(&v[..]),
             Values::Sparse(_) => None,
         }
@@ -734,14 +734,14 @@ impl<'a> LoadedTables<'a> {
 
     /// The value of index `idx` of a loaded table and side, where decoded.
     pub fn dtm_at(&self, material: &Material, side: Side, idx: u64) -> Option<Dtm> {
-        let d = self.decoded(material, side.index())?;
+        let d = self.decoded(material, side)?;
         Some(d.long.value(d.values.get(idx)?, idx))
     }
 
     /// The cursed wins and blessed losses of a loaded table with `side` to move (one bit
     /// per index), where decoded.
     pub fn cursed(&self, material: &Material, side: Side) -> Option<&[u64]> {
-        self.decoded(material, side.index()).map(|d| &d.cursed[..])
+        self.decoded(material, side).map(|d| &d.cursed[..])
     }
 }
 
@@ -843,7 +843,7 @@ impl LoadedTables<'_> {
             }
             false => pos,
         };
-        let side = p.turn().index();
+        let side = p.turn();
         let not_loaded = || ProbeError::NotLoaded {
             fen: pos.to_string(),
             material: table.material(),
@@ -1044,7 +1044,7 @@ mod tests {
         assert!(loaded
             .tables
             .iter()
-            .all(|(_, sides)| sides.iter().all(Option::is_none)));
+            .all(|(_, sides)| sides.iter().all(|(_, d)| d.is_none())));
     }
 
     #[test]

@@ -71,7 +71,7 @@ impl<G: TableGame> Default for Tablebase<G> {
 /// A position found in a table: the table, the side to move there and the index digits.
 pub(super) struct Located<'a> {
     pub(super) entry: &'a Entry<Chess>,
-    pub(super) side: usize,
+    pub(super) side: Side,
     pub(super) digits: Digits,
 }
 
@@ -259,7 +259,7 @@ impl Tablebase {
             .ok_or(ProbeError::IllegalPosition("kings are adjacent"))?;
         Ok(Some(Located {
             entry,
-            side: pos.turn().index(),
+            side: pos.turn(),
             digits,
         }))
     }
@@ -275,7 +275,7 @@ impl Tablebase {
 
     #[inline]
     pub(super) fn code_at(&self, pos: &Position, l: &Located) -> Result<u8, ProbeError> {
-        let c = l.entry.file.wdl_code(Side::from_index(l.side), &l.digits)?;
+        let c = l.entry.file.wdl_code(l.side, &l.digits)?;
         if c < OR_CONVERSION {
             return Ok(c);
         }

@@ -10,7 +10,7 @@ use super::tablebase::Tablebase;
 use crate::chess::Position;
 use crate::material::Material;
 use crate::progress::Observer;
-use crate::side::Side;
+use crate::side::{BySide, Side};
 use crate::table::{compute_stats, TableFile};
 use crate::threads::Threads;
 use crate::value::{Dtm, Dtz, Wdl};
@@ -132,19 +132,19 @@ fn verify_in_pool(
     let loaded = LoadedTables::load(tb, &[*material]).map_err(VerifyError::Unreadable)?;
     let dtz_side = table.dtz_side();
     observer.pass(&format!("verify {material}"), verify_work(table));
-    let value = |side: usize| {
+    let value = |side: Side| {
         let loaded = &loaded;
         move |idx: u64| {
             loaded
-                .dtm_at(material, Side::from_index(side), idx)
+                .dtm_at(material, side, idx)
                 .expect("both sides loaded")
         }
     };
-    for side in 0..2 {
+    for side in Side::ALL {
         let stored_value = value(side);
         first_wrong(
             table,
-            Side::from_index(side),
+            side,
             observer,
             |_| true,
             |idx, pos| {
@@ -162,8 +162,14 @@ fn verify_in_pool(
             },
         )?;
     }
-    let cursed = Side::ALL.map(|side| loaded.cursed(material, side).expect("loaded above"));
-    let recount = compute_stats(index, [&value(0), &value(1)], cursed, None);
+    let cursed = BySide::new_with(|side| loaded.cursed(material, side).expect("loaded above"));
+    let (white, black) = (value(Side::White), value(Side::Black));
+    let recount = compute_stats(
+        index,
+        BySide::from([&white as _, &black as _]),
+        cursed,
+        None,
+    );
     if recount != table.header().stats {
         return Err(VerifyError::Statistics {
             path: table.path().to_path_buf(),
@@ -181,22 +187,18 @@ fn verify_in_pool(
 fn verify_dtz(
     tb: &Tablebase,
     table: &TableFile,
-    side: usize,
+    side: Side,
     dtz: DtzCheck,
     observer: &dyn Observer,
 ) -> Result<(), VerifyError> {
     let checks = |idx| dtz.checks(idx);
-    first_wrong(
-        table,
-        Side::from_index(side),
-        observer,
-        checks,
-        |_, pos| match tb.zeroing_both_ways(pos) {
+    first_wrong(table, side, observer, checks, |_, pos| {
+        match tb.zeroing_both_ways(pos) {
             Ok(Some((stored, moves))) if stored != moves => Some(Mismatch::Dtz { stored, moves }),
             Ok(_) => None,
             Err(e) => Some(Mismatch::Probe(e)),
-        },
-    )
+        }
+    })
 }
 
 /// One pass over `table`'s index for `turn` to move, in parallel, progress told to
@@ -252,17 +254,17 @@ mod tests {
 
     /// Rewrites `material`'s table in `dir` with the distances to zeroing `dtz` gives
     /// (exact everywhere: nothing left to a reset); the side its DTZ layer stores.
-    fn rewrite_dtz(dir: &std::path::Path, m: Material, dtz: &[Vec<Dtz>; 2]) -> usize {
+    fn rewrite_dtz(dir: &std::path::Path, m: Material, dtz: &[Vec<Dtz>; 2]) -> Side {
         let tb: Tablebase = Tablebase::open(dir).unwrap();
         let table = tb.table(&m).unwrap();
         let (index, stats) = (table.index().clone(), table.header().stats);
         let loaded = LoadedTables::load(&tb, &[m]).unwrap();
-        let values = Side::ALL.map(|s| loaded.values(&m, s).unwrap().to_vec());
+        let values = BySide::new_with(|s| loaded.values(&m, s).unwrap().to_vec());
         drop(loaded);
         drop(tb);
         let n = index.size();
         let words = n.div_ceil(64) as usize;
-        let illegal = Side::ALL.map(|turn| {
+        let illegal = BySide::new_with(|turn| {
             let mut bits = vec![0u64; words];
             for i in (0..n).filter(|&i| index.legal(i, turn).is_none()) {
                 bits[(i / 64) as usize] |= 1 << (i % 64);
@@ -277,8 +279,8 @@ mod tests {
                 })
                 .collect()
         });
-        let mut distances = Solution::from_parts(encoded, Default::default());
-        distances.exit_decides = [vec![0; words], vec![0; words]];
+        let mut distances = Solution::from_parts(encoded.into(), Default::default());
+        distances.exit_decides = BySide::new_with(|_| vec![0; words]);
         let opts = WriteOptions::default();
         let solution = Solution::from_parts(values, illegal);
         let dtz = dtz_layer(&index, distances, Default::default(), &opts, &Alone);
@@ -330,13 +332,14 @@ mod tests {
         let mut wrong = dtz.clone();
         // A win a ply nearer, or a loss a ply nearer: nothing the position's resets give
         // covers either.
-        let idx = (wrong[side].iter()).position(|d| d.0.abs() >= 3).unwrap();
-        let short = Dtz(dtz[side][idx].0 - dtz[side][idx].0.signum());
-        wrong[side][idx] = short;
+        let s = side.index();
+        let idx = (wrong[s].iter()).position(|d| d.0.abs() >= 3).unwrap();
+        let short = Dtz(dtz[s][idx].0 - dtz[s][idx].0.signum());
+        wrong[s][idx] = short;
         assert_eq!(rewrite_dtz(dir.path(), m, &wrong), side);
         let tb = Tablebase::open(dir.path()).unwrap();
-        let pos = index.legal(idx as u64, Side::from_index(side)).unwrap();
-        let stored = dtz[side][idx];
+        let pos = index.legal(idx as u64, side).unwrap();
+        let stored = dtz[s][idx];
         assert_eq!(tb.probe_dtz(&pos).unwrap(), short, "{pos}");
         let err = verify_table(&tb, &m, Threads::new(1), DtzCheck::Every, &Silent).unwrap_err();
         let expected = format!(

@@ -102,12 +102,12 @@ impl Tablebase<Xiangqi> {
         // The rule's verdicts solved again from the distances stored (the one-ply check
         // cannot tell a verdict from a consistent wrong one), and held against the list.
         let index = file.index();
-        let plain = |side: usize, idx: u64| {
-            let pos = index.decode(idx, Side::from_index(side))?;
+        let plain = |side: Side, idx: u64| {
+            let pos = index.decode(idx, side)?;
             let legal = !pos.in_check(!pos.turn());
             legal.then(|| {
-                let code = codes[side][idx as usize];
-                file.verdict_of(Side::from_index(side), idx, code).plain()
+                let code = codes[side.index()][idx as usize];
+                file.verdict_of(side, idx, code).plain()
             })
         };
         let failed: Mutex<Option<ProbeError>> = Mutex::new(None);

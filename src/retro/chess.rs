@@ -156,13 +156,13 @@ impl<'a, E: Send> ChessGame<'a, E> {
         &self,
         at: &Placed,
         m: &Move,
-        class: impl Fn(usize, u64) -> Wdl5,
+        class: impl Fn(Side, u64) -> Wdl5,
     ) -> Wdl5 {
         let pos = &at.pos;
         if m.is_conversion() {
             return self.sub_value50(&pos.play(m)).1;
         }
-        let mut c = class((!pos.turn()).index(), self.moved_index(at, m).0);
+        let mut c = class(!pos.turn(), self.moved_index(at, m).0);
         if m.kind == MoveKind::DoublePush {
             let ep = self.best_en_passant(&pos.play(m), |after| self.sub_value50(after).1.back());
             c = c.max(ep.unwrap_or(c));

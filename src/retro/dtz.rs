@@ -27,7 +27,7 @@ use super::solver::Solution;
 use crate::chess::{MoveList, Role};
 use crate::peers::{each, Alone, Peers, Shares, Wire};
 use crate::progress::Observer;
-use crate::side::Side;
+use crate::side::{BySide, Side};
 use crate::value::{Dtm, LongDistances, Wdl, Wdl5, RULE_PLIES};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -102,27 +102,27 @@ pub(crate) struct PartDtz {
     /// the part is split across processes (`search`). The arrays and bitmaps hold them.
     own: Range<u64>,
     /// Per side, a cell per index held (`WIN_UNKNOWN` and the codes around it).
-    cells: [Vec<AtomicU8>; 2],
+    cells: BySide<Vec<AtomicU8>>,
     /// Per side, the distances of `WIN_FAR` and `LOSS_FAR` cells, by index.
-    far: [Mutex<HashMap<u64, u32>>; 2],
+    far: BySide<Mutex<HashMap<u64, u32>>>,
     /// Per side, the counts of `MANY_WAITS` cells, by index.
-    waits: [Mutex<HashMap<u64, u32>>; 2],
+    waits: BySide<Mutex<HashMap<u64, u32>>>,
     /// Per side and block of `BLOCK` indices, a bit per distance up to `NEAR` (bit d of
     /// word d / 64) set once a cell of the block holds it: a level reads the blocks marked
     /// for it alone.
-    marks: [Vec<[AtomicU64; 2]>; 2],
+    marks: BySide<Vec<[AtomicU64; 2]>>,
     /// Per side, a bit per index of the part, set where a reset or a mate gives the
     /// position its distance (a probe finds it among the moves: the writer may store
     /// anything no better there).
-    decides: [AtomicBits; 2],
+    decides: BySide<AtomicBits>,
     /// Per side, a bit per index of the part, set where the best conversion (capture or
     /// promotion) of a won or lost position is a cursed win or a blessed loss.
-    exit_cursed: [AtomicBits; 2],
+    exit_cursed: BySide<AtomicBits>,
     /// Per side, a bit per index of the part, set where a waiting loser has a reset into
     /// a position the rule saves for him (cost `NEAR`): the one reset cost that can
     /// outlast his quiet moves (which cost at least 2), known at the start and not looked
     /// for again. Set in few tables, whose pages alone are touched.
-    reprieve: [AtomicBits; 2],
+    reprieve: BySide<AtomicBits>,
     /// No reset of the part costs more than a ply (`from_outcomes`).
     resets_cost_one: bool,
 }
@@ -130,14 +130,16 @@ pub(crate) struct PartDtz {
 impl PartDtz {
     fn new(part: Range<u64>, own: Range<u64>) -> PartDtz {
         let n = (own.end - own.start) as usize;
-        let bits = || [0, 1].map(|_| AtomicBits::new(n));
+        let bits = || BySide::new_with(|_| AtomicBits::new(n));
         PartDtz {
             part,
             own,
-            cells: [0, 1].map(|_| crate::zeroed::zeroed(n)),
+            cells: BySide::new_with(|_| crate::zeroed::zeroed(n)),
             far: Default::default(),
             waits: Default::default(),
-            marks: [0, 1].map(|_| (0..n.div_ceil(BLOCK)).map(|_| Default::default()).collect()),
+            marks: BySide::new_with(|_| {
+                (0..n.div_ceil(BLOCK)).map(|_| Default::default()).collect()
+            }),
             decides: bits(),
             exit_cursed: bits(),
             reprieve: bits(),
@@ -151,7 +153,7 @@ impl PartDtz {
     }
 
     #[inline]
-    fn cell(&self, side: usize, idx: u64) -> &AtomicU8 {
+    fn cell(&self, side: Side, idx: u64) -> &AtomicU8 {
         &self.cells[side][self.bit(idx)]
     }
 
@@ -162,7 +164,7 @@ impl PartDtz {
 
     /// The distance of `idx` with its sign, from its `cell`: None where it has none (yet).
     #[inline]
-    fn distance_in(&self, side: usize, idx: u64, cell: u8) -> Option<(Wdl, u32)> {
+    fn distance_in(&self, side: Side, idx: u64, cell: u8) -> Option<(Wdl, u32)> {
         let far = |wdl| {
             let far = self.far[side].lock().expect("not poisoned");
             Some((wdl, far[&idx]))
@@ -176,7 +178,7 @@ impl PartDtz {
 
     /// The distance of `idx` (0: not known, drawn or illegal).
     #[cfg(test)]
-    fn get(&self, side: usize, idx: u64) -> u32 {
+    fn get(&self, side: Side, idx: u64) -> u32 {
         let cell = self.cell(side, idx).load(Relaxed);
         self.distance_in(side, idx, cell).map_or(0, |(_, d)| d)
     }
@@ -184,7 +186,7 @@ impl PartDtz {
     /// Whether the win or loss of `idx` is cursed (blessed) under the rule: its distance
     /// is beyond 100 plies. False for a draw.
     #[cfg(test)]
-    fn is_cursed(&self, side: usize, idx: u64) -> bool {
+    fn is_cursed(&self, side: Side, idx: u64) -> bool {
         cursed(self.cell(side, idx).load(Relaxed))
     }
 
@@ -192,7 +194,7 @@ impl PartDtz {
     /// `own`'s first): where the win or loss is cursed, and where the best conversion is.
     pub(crate) fn class_words(
         &self,
-        side: usize,
+        side: Side,
     ) -> impl IndexedParallelIterator<Item = [u64; 2]> + '_ {
         let exit_cursed = self.exit_cursed[side].words();
         (self.cells[side].par_chunks(64).zip(exit_cursed)).map(|(cells, exit)| {
@@ -204,7 +206,7 @@ impl PartDtz {
 
     /// Marks the block of `idx` as holding distance `d` (within `NEAR`).
     #[inline]
-    fn mark(&self, side: usize, idx: u64, d: u32) {
+    fn mark(&self, side: Side, idx: u64, d: u32) {
         let word = &self.marks[side][self.bit(idx) / BLOCK][(d / 64) as usize];
         let bit = 1 << (d % 64);
         if word.load(Relaxed) & bit == 0 {
@@ -214,7 +216,7 @@ impl PartDtz {
 
     /// Settles `idx`, of no distance before, at distance `d`, won or lost; true where `d`
     /// is beyond `NEAR` (the caller lists it for its level).
-    fn settle(&self, side: usize, idx: u64, wdl: Wdl, d: u32) -> bool {
+    fn settle(&self, side: Side, idx: u64, wdl: Wdl, d: u32) -> bool {
         let cell = self.cell(side, idx);
         if d <= NEAR {
             let code = match wdl {
@@ -233,7 +235,7 @@ impl PartDtz {
 
     /// Makes `idx`, a loser with quiet moves, wait for the `n` positions inside the part
     /// they lead to; `reprieve` where one of its resets costs `NEAR`.
-    fn wait(&self, side: usize, idx: u64, n: u32, reprieve: bool) {
+    fn wait(&self, side: Side, idx: u64, n: u32, reprieve: bool) {
         if reprieve {
             self.reprieve[side].set(self.bit(idx));
         }
@@ -256,7 +258,7 @@ impl PartDtz {
     /// A distance lowered from one its resets gave (within `NEAR`: they cost no more) is no
     /// longer theirs (`decides`); one lowered from none, or from one the search gave, was
     /// never theirs, and its bit is left unread, as the search lowers most winners so.
-    fn lower(&self, side: usize, idx: u64, d: u32) -> Option<bool> {
+    fn lower(&self, side: Side, idx: u64, d: u32) -> Option<bool> {
         let cell = self.cell(side, idx);
         if d > NEAR {
             // Levels beyond `NEAR` come after every distance within it is found: a winner
@@ -301,7 +303,7 @@ impl PartDtz {
     /// Counts a quiet move of `idx` as settled; where `idx` is a waiting loser and that
     /// was its last, settles it at `level` + 1 (its farthest quiet move is this level's),
     /// or at the cost of its reprieve if that is further, and gives its distance.
-    fn count_down(&self, side: usize, idx: u64, level: u32) -> Option<u32> {
+    fn count_down(&self, side: Side, idx: u64, level: u32) -> Option<u32> {
         let cell = self.cell(side, idx);
         loop {
             match cell.load(Relaxed) {
@@ -346,11 +348,11 @@ impl PartDtz {
     /// or mate" where one gives the value (`decides`). Made in place of the cells.
     pub(crate) fn into_share(self) -> Solution {
         let first = self.own.start;
-        let mut values: [Vec<u8>; 2] = Default::default();
-        let mut long: [Vec<(u64, u32)>; 2] = Default::default();
-        let [cells0, cells1] = self.cells;
-        let [far0, far1] = self.far.map(|f| f.into_inner().expect("not poisoned"));
-        for (side, (cells, far)) in [(cells0, far0), (cells1, far1)].into_iter().enumerate() {
+        let mut values: BySide<Vec<u8>> = Default::default();
+        let mut long: BySide<Vec<(u64, u32)>> = Default::default();
+        let far = self.far.map(|f| f.into_inner().expect("not poisoned"));
+        let both = self.cells.into_array().into_iter().zip(far.into_array());
+        for (side, (cells, far)) in Side::ALL.into_iter().zip(both) {
             let mut bytes = crate::zeroed::from_atomic::<u8>(cells);
             // The distance to mate a cell's code stands for, the index's.
             let dtm = |idx: u64, code: u8| {
@@ -389,12 +391,12 @@ pub(crate) fn as_distance(d: u32, class: Wdl5) -> Dtm {
 }
 
 /// A position listed for its level beyond `NEAR`: side in the top bit, index below.
-fn entry(side: usize, idx: u64) -> u64 {
-    (side as u64) << 63 | idx
+fn entry(side: Side, idx: u64) -> u64 {
+    (side.index() as u64) << 63 | idx
 }
 
-fn side_idx(e: u64) -> (usize, u64) {
-    ((e >> 63) as usize, e & (u64::MAX >> 1))
+fn side_idx(e: u64) -> (Side, u64) {
+    (Side::from_index((e >> 63) as usize), e & (u64::MAX >> 1))
 }
 
 /// A note to another process (`PartDtz::deliver`): the side of a predecessor and whether
@@ -450,13 +452,13 @@ struct Terminal {
 /// of an earlier part.
 fn terminal<E: Send>(
     game: &ChessGame<'_, E>,
-    side: usize,
+    side: Side,
     idx: u64,
     winner: bool,
     mates: bool,
-    class_before: &(impl Fn(usize, u64) -> Wdl5 + Sync),
+    class_before: &(impl Fn(Side, u64) -> Wdl5 + Sync),
 ) -> Option<Terminal> {
-    let at = game.placed(Side::from_index(side), idx)?;
+    let at = game.placed(side, idx)?;
     let mut list = MoveList::new();
     let mut quiet = false;
     at.pos
@@ -500,7 +502,7 @@ fn terminal<E: Send>(
 pub(crate) fn solve_part<E: Send>(
     game: &ChessGame<'_, E>,
     part: Range<u64>,
-    value: &(impl Fn(usize, u64) -> (Dtm, Wdl5) + Sync),
+    value: &(impl Fn(Side, u64) -> (Dtm, Wdl5) + Sync),
     observer: &dyn Observer,
 ) -> (PartDtz, u64) {
     let dtz = PartDtz::from_outcomes(part.clone(), part, &|side, idx| value(side, idx).0, None);
@@ -520,13 +522,13 @@ impl PartDtz {
     pub(crate) fn from_outcomes(
         part: Range<u64>,
         own: Range<u64>,
-        dtm: &(impl Fn(usize, u64) -> Dtm + Sync),
-        exit_wins: Option<&(dyn Fn(usize, u64) -> bool + Sync)>,
+        dtm: &(impl Fn(Side, u64) -> Dtm + Sync),
+        exit_wins: Option<&(dyn Fn(Side, u64) -> bool + Sync)>,
     ) -> PartDtz {
         let mut dtz = PartDtz::new(part, own);
         dtz.resets_cost_one = exit_wins.is_some();
         let first = dtz.own.start;
-        for side in 0..2 {
+        for side in Side::ALL {
             (dtz.cells[side].par_iter().enumerate()).for_each(|(i, cell)| {
                 let idx = first + i as u64;
                 let code = match dtm(side, idx) {
@@ -548,7 +550,7 @@ impl PartDtz {
     pub(crate) fn solve<E: Send>(
         &self,
         game: &ChessGame<'_, E>,
-        class_before: &(impl Fn(usize, u64) -> Wdl5 + Sync),
+        class_before: &(impl Fn(Side, u64) -> Wdl5 + Sync),
         peers: &dyn Peers,
         observer: &dyn Observer,
     ) -> u64 {
@@ -565,7 +567,7 @@ impl PartDtz {
     fn set_up<E: Send>(
         &self,
         game: &ChessGame<'_, E>,
-        class_before: &(impl Fn(usize, u64) -> Wdl5 + Sync),
+        class_before: &(impl Fn(Side, u64) -> Wdl5 + Sync),
         observer: &dyn Observer,
     ) {
         let (part, own) = (&self.part, &self.own);
@@ -573,7 +575,7 @@ impl PartDtz {
         let blocks = (own.start..own.end).step_by(BLOCK).collect::<Vec<u64>>();
         blocks.into_par_iter().for_each(|from| {
             let to = (from + BLOCK as u64).min(own.end);
-            for (idx, side) in (from..to).flat_map(|idx| [(idx, 0), (idx, 1)]) {
+            for (idx, side) in (from..to).flat_map(|idx| Side::ALL.map(|side| (idx, side))) {
                 let (winning, mates) = match self.cell(side, idx).load(Relaxed) {
                     0 => continue,
                     TO_SET_UP => (false, false),
@@ -584,8 +586,7 @@ impl PartDtz {
                     // cost 1, no more than his quiet moves (all inside the part).
                     let n = match winning {
                         true => u32::from(!mates),
-                        false => game
-                            .quiet_successors(Side::from_index(side), idx, |j| part.contains(&j)),
+                        false => game.quiet_successors(side, idx, |j| part.contains(&j)),
                     };
                     match n {
                         0 => {
@@ -610,8 +611,7 @@ impl PartDtz {
                     (true, None, _) => None, // `WIN_UNKNOWN` already
                     (false, cost, false) => Some((Wdl::Loss, cost.unwrap_or(1))), // mated: 1
                     (false, cost, true) => {
-                        let n = game
-                            .quiet_successors(Side::from_index(side), idx, |j| part.contains(&j));
+                        let n = game.quiet_successors(side, idx, |j| part.contains(&j));
                         self.wait(side, idx, n, cost == Some(NEAR));
                         None
                     }
@@ -663,7 +663,8 @@ impl PartDtz {
         observer: &dyn Observer,
     ) -> Found {
         let (word, bit) = ((level / 64) as usize, 1u64 << (level % 64));
-        let blocks: Vec<(usize, usize)> = (0..2)
+        let blocks: Vec<(Side, usize)> = Side::ALL
+            .into_iter()
             .flat_map(|side| {
                 let marked = self.marks[side].iter().enumerate();
                 marked
@@ -741,23 +742,24 @@ impl PartDtz {
     fn expand<E: Send>(
         &self,
         game: &ChessGame<'_, E>,
-        side: usize,
+        side: Side,
         idx: u64,
         from_loser: bool,
         level: u32,
         shares: &Shares,
         (found, mail): &mut Found,
     ) {
-        let Some(at) = game.placed_legal(Side::from_index(side), idx) else {
+        let Some(at) = game.placed_legal(side, idx) else {
             return;
         };
-        let other = 1 - side;
+        let other = !side;
         let part = &self.part;
         game.unmoved_indices(&at, |j| part.contains(&j), &mut |q| {
             if self.own.contains(&q) {
                 self.note(other, q, from_loser, level, found);
             } else {
-                (other as u8 | u8::from(from_loser) << 1, q).put(&mut mail[shares.owner(q)]);
+                let tag = other.index() as u8 | u8::from(from_loser) << 1;
+                (tag, q).put(&mut mail[shares.owner(q)]);
             }
         });
     }
@@ -766,7 +768,7 @@ impl PartDtz {
     /// predecessor held here with `side` to move: a winner's distance is lowered, a
     /// loser's waits counted down. Those settled beyond `NEAR` go to `found`, with their
     /// distances.
-    fn note(&self, side: usize, q: u64, from_loser: bool, level: u32, found: &mut Vec<(u32, u64)>) {
+    fn note(&self, side: Side, q: u64, from_loser: bool, level: u32, found: &mut Vec<(u32, u64)>) {
         if from_loser {
             if self.lower(side, q, level + 1) == Some(true) {
                 found.push((level + 1, entry(side, q)));
@@ -786,7 +788,8 @@ impl PartDtz {
             .flat_map(|notes| notes.par_chunks(Note::BYTES * BLOCK))
             .fold(Vec::new, |mut found, notes| {
                 for (tag, q) in each::<Note>(notes) {
-                    let (side, from_loser) = (usize::from(tag & 1), tag & 2 != 0);
+                    let side = Side::from_index(usize::from(tag & 1));
+                    let from_loser = tag & 2 != 0;
                     self.note(side, q, from_loser, level, &mut found);
                 }
                 found
@@ -798,7 +801,7 @@ impl PartDtz {
     /// The won or lost legal positions without a distance: every one was given a cell.
     fn unsolved(&self) -> u64 {
         (self.cells.iter())
-            .map(|cells| {
+            .map(|(_, cells)| {
                 (cells.par_iter())
                     .map(|c| c.load(Relaxed))
                     .filter(|&c| c == WIN_UNKNOWN || c > WAIT_0)
@@ -833,8 +836,7 @@ mod tests {
         let loaded = LoadedTables::load(tb, &[m]).unwrap();
         let index = TableIndex::new(m);
         let game = ChessGame::new(index.clone(), &loaded);
-        let value = |side: usize, idx: u64| {
-            let side = Side::from_index(side);
+        let value = |side: Side, idx: u64| {
             let d = loaded.dtm_at(&m, side, idx).unwrap_or(Dtm::Draw);
             let cursed = bit(loaded.cursed(&m, side).unwrap(), idx);
             (d, Wdl5::new(d.wdl(), cursed))
@@ -844,8 +846,8 @@ mod tests {
             let (dtz, unsolved) = solve_part(&game, part.clone(), &value, &Silent);
             assert_eq!(unsolved, 0, "{m}: decisive positions without a distance");
             for idx in part.step_by(every as usize) {
-                for side in 0..2 {
-                    let Some(pos) = game.position(Side::from_index(side), idx) else {
+                for side in Side::ALL {
+                    let Some(pos) = game.position(side, idx) else {
                         continue;
                     };
                     let fen: Fen = pos.to_string().parse().unwrap();
@@ -905,21 +907,21 @@ mod tests {
     #[test]
     fn a_part_starting_inside_a_word_is_classed_at_its_indices() {
         let (part, cursed) = (100..300, [130, 299]);
-        let dtm = |_: usize, idx: u64| match cursed.contains(&idx) || idx == 131 {
+        let dtm = |_: Side, idx: u64| match cursed.contains(&idx) || idx == 131 {
             true => Dtm::Win(7),
             false => Dtm::Draw,
         };
         let dtz = PartDtz::from_outcomes(part.clone(), part.clone(), &dtm, None);
         for idx in cursed {
-            dtz.settle(1, idx, Wdl::Win, NEAR);
+            dtz.settle(Side::Black, idx, Wdl::Win, NEAR);
         }
-        dtz.settle(1, 131, Wdl::Win, 9);
+        dtz.settle(Side::Black, 131, Wdl::Win, 9);
         let rule = Rule::over(0..300);
         rule.class_part(&dtz);
         let classes: Vec<u64> = (0..300)
-            .filter(|&idx| rule.class_of(1, idx, Wdl::Win) == Wdl5::CursedWin)
+            .filter(|&idx| rule.class_of(Side::Black, idx, Wdl::Win) == Wdl5::CursedWin)
             .collect();
         assert_eq!(classes, cursed);
-        assert!((0..300).all(|idx| rule.class_of(0, idx, Wdl::Win) == Wdl5::Win));
+        assert!((0..300).all(|idx| rule.class_of(Side::White, idx, Wdl::Win) == Wdl5::Win));
     }
 }

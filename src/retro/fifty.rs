@@ -7,6 +7,7 @@
 use super::bits::AtomicBits;
 use super::dtz::PartDtz;
 use super::solver::Solution;
+use crate::side::{BySide, Side};
 use crate::value::{Wdl, Wdl5};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -20,9 +21,9 @@ pub(crate) struct Rule {
     /// process holds its own (`PartByPart::holds_share`). The bitmaps hold them from 0.
     held: Range<u64>,
     /// Set where a win or loss does not hold under the rule, once its part is classed.
-    cursed: [AtomicBits; 2],
+    cursed: BySide<AtomicBits>,
     /// Set where the best conversion is a cursed win or a blessed loss.
-    exit_cursed: [AtomicBits; 2],
+    exit_cursed: BySide<AtomicBits>,
 }
 
 impl Rule {
@@ -30,7 +31,7 @@ impl Rule {
     /// holds them: `PartByPart::held`).
     pub(crate) fn over(held: Range<u64>) -> Rule {
         let n = (held.end - held.start) as usize;
-        let bits = || std::array::from_fn(|_| AtomicBits::new(n));
+        let bits = || BySide::new_with(|_| AtomicBits::new(n));
         Rule {
             held,
             cursed: bits(),
@@ -47,7 +48,7 @@ impl Rule {
         debug_assert!(self.held.start <= own.start && own.end <= self.held.end);
         let offset = own.start - self.held.start;
         let (at, shift) = ((offset / 64) as usize, (offset % 64) as u32);
-        for side in 0..2 {
+        for side in Side::ALL {
             let bits = [&self.cursed[side], &self.exit_cursed[side]].map(AtomicBits::words);
             dtz.class_words(side).enumerate().for_each(|(w, words)| {
                 for (bits, word) in bits.iter().zip(words) {
@@ -65,7 +66,7 @@ impl Rule {
 
     /// Adds the classes of side `side` to `solution`, every part classed, and lets them
     /// go here: the sides are made whole one at a time (`PartByPart::into_sides`).
-    pub(crate) fn finish_side(&mut self, solution: &mut Solution, side: usize) {
+    pub(crate) fn finish_side(&mut self, solution: &mut Solution, side: Side) {
         debug_assert_eq!(solution.first, self.held.start);
         let take = |bits: &mut AtomicBits| std::mem::replace(bits, AtomicBits::new(0)).into_words();
         solution.cursed[side] = take(&mut self.cursed[side]);
@@ -74,13 +75,13 @@ impl Rule {
 
     /// The class under the rule of `idx` (of a part classed), whose value without the rule
     /// is `wdl`.
-    pub(crate) fn class_of(&self, side: usize, idx: u64, wdl: Wdl) -> Wdl5 {
+    pub(crate) fn class_of(&self, side: Side, idx: u64, wdl: Wdl) -> Wdl5 {
         Wdl5::new(wdl, self.is_cursed(side, idx))
     }
 
     /// Whether `idx`'s win or loss is cursed under the rule, its part classed.
     #[inline]
-    fn is_cursed(&self, side: usize, idx: u64) -> bool {
+    fn is_cursed(&self, side: Side, idx: u64) -> bool {
         self.cursed[side].get((idx - self.held.start) as usize)
     }
 }

@@ -233,7 +233,7 @@ fn graph_bytes(size: u64, drawn: u64, moves: u64, checks: u64) -> u64 {
 /// moves listed so far) is refused as soon as that is known, not built.
 pub fn by_rule(
     index: &XiangqiIndex,
-    plain: &(dyn Fn(usize, u64) -> Option<Dtm> + Sync),
+    plain: &(dyn Fn(Side, u64) -> Option<Dtm> + Sync),
     sub: &(dyn Fn(&Position) -> Verdict + Sync),
     memory: Option<u64>,
 ) -> Result<[Vec<(u64, Wdl)>; 2], GraphTooLarge> {
@@ -247,7 +247,7 @@ pub fn by_rule(
         _ => Ok(()),
     };
     fits(0, graph_bytes(index.size(), 0, 0, 0))?;
-    let drawn = |side: usize, idx: u64| plain(side, idx) == Some(Dtm::Draw);
+    let drawn = |side: usize, idx: u64| plain(Side::from_index(side), idx) == Some(Dtm::Draw);
     // The graph's numbers of the drawn positions, and the positions by number (index
     // and side to move in one word: a large drawn table has hundreds of millions).
     let mut number = [0, 1].map(|_| vec![OUT; index.size() as usize]);
@@ -278,7 +278,10 @@ pub fn by_rule(
             } else {
                 let j = quiet_index(index, &pos, &digits, &mut scratch, &m);
                 match number[1 - side][j as usize] {
-                    OUT => plain(1 - side, j).expect("a legal move").back().wdl(),
+                    OUT => (plain(Side::from_index(1 - side), j))
+                        .expect("a legal move")
+                        .back()
+                        .wdl(),
                     n => {
                         let check = scratch.after(m.from, m.to, |next| next.in_check(next.turn()));
                         inside.push((n, check));
@@ -369,7 +372,7 @@ pub(crate) fn solve_table<E: Send>(
     let index = XiangqiIndex::new(signature);
     let plain = |pos: &Position| sub(pos).plain();
     let solution = solve(&XiangqiGame::new(&index, &plain), observer);
-    let plain = |side: usize, idx: u64| {
+    let plain = |side: Side, idx: u64| {
         (!solution.is_illegal(side, idx)).then(|| solution.value(side, idx).0)
     };
     let by_rule = by_rule(&index, &plain, &sub, rule_memory);
@@ -395,8 +398,9 @@ pub struct Solved {
 
 impl Solved {
     /// The value of index `idx` with `side` to move (a legal position).
-    pub fn verdict(&self, side: usize, idx: u64) -> Verdict {
-        Verdict::of(self.solution.value(side, idx).0, &self.by_rule[side], idx)
+    pub fn verdict(&self, side: Side, idx: u64) -> Verdict {
+        let by_rule = &self.by_rule[side.index()];
+        Verdict::of(self.solution.value(side, idx).0, by_rule, idx)
     }
 }
 
@@ -431,8 +435,7 @@ impl XiangqiTables {
             return self.probe(&pos.flipped());
         }
         let t = self.tables.get(&signature)?;
-        let side = pos.turn().index();
-        Some(t.verdict(side, t.index.encode(pos)?))
+        Some(t.verdict(pos.turn(), t.index.encode(pos)?))
     }
 
     /// The table of `signature`, if solved.
@@ -561,7 +564,7 @@ mod tests {
                 };
                 if !pos.in_check(!pos.turn()) {
                     let flipped = tables.probe(&pos).map(Verdict::plain);
-                    assert_eq!(Some(direct.value(side, idx).0), flipped);
+                    assert_eq!(Some(direct.value(Side::from_index(side), idx).0), flipped);
                     compared += 1;
                 }
             }
@@ -659,7 +662,7 @@ mod tests {
             tables.solve(sig);
             let t = tables.table(&sig).unwrap();
             let mut searched = 0;
-            for side in 0..2 {
+            for side in Side::ALL {
                 for idx in 0..t.index.size() {
                     if t.solution.is_illegal(side, idx) {
                         continue;
@@ -668,7 +671,7 @@ mod tests {
                     if value.plain() != Dtm::Draw {
                         continue;
                     }
-                    let pos = t.index.decode(idx, Side::from_index(side)).unwrap();
+                    let pos = t.index.decode(idx, side).unwrap();
                     let mut nodes = 0;
                     let found = search_with_history(&tables, &pos, &mut Vec::new(), 8, &mut nodes);
                     let v = score(value.wdl());
@@ -692,7 +695,7 @@ mod tests {
         let sig: Signature = "KRvKN".parse().unwrap();
         tables.solve(sig);
         let t = tables.table(&sig).unwrap();
-        let plain = |side: usize, idx: u64| {
+        let plain = |side: Side, idx: u64| {
             (!t.solution.is_illegal(side, idx)).then(|| t.solution.value(side, idx).0)
         };
         let sub = |pos: &Position| tables.probe(pos).unwrap();
@@ -713,7 +716,8 @@ mod tests {
         };
         assert_eq!(built, unlimited);
         let size = t.index.size();
-        let drawn = (0..2)
+        let drawn = Side::ALL
+            .into_iter()
             .map(|side| {
                 (0..size)
                     .filter(|&i| plain(side, i) == Some(Dtm::Draw))

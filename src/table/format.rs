@@ -64,6 +64,7 @@ use crate::field;
 use crate::game::Game;
 use crate::index::{Layout, TableIndex, LAYOUT_BYTES};
 use crate::material::Material;
+use crate::side::Side;
 
 /// Identifies a retrobook table file.
 pub const MAGIC: [u8; 8] = *b"RBTABLE\x1a";
@@ -101,8 +102,8 @@ pub struct Header {
     pub size: u64,
     /// Statistics (counted as `docs/design.md`, Values, says).
     pub stats: TableStats,
-    /// Side to move (0 white, 1 black) whose distances the DTM layer stores.
-    pub dtm_side: usize,
+    /// Side to move whose distances the DTM layer stores (0 white, 1 black in the file).
+    pub dtm_side: Side,
     /// Layouts of the white and black WDL streams and of the DTM stream.
     pub layouts: [[u8; LAYOUT_BYTES]; 3],
     /// Extents of the same three streams.
@@ -117,8 +118,8 @@ pub struct Header {
 /// Where a table's DTZ layer is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DtzLayer {
-    /// The side to move whose distances it stores (0 white, 1 black).
-    pub side: usize,
+    /// The side to move whose distances it stores (1 white, 2 black in the file).
+    pub side: Side,
     /// Its layout (`Layout::to_bytes`).
     pub layout: [u8; LAYOUT_BYTES],
     /// Its stream.
@@ -177,7 +178,7 @@ impl Header {
         field::put::<u32>(&mut b, 152, self.stats.max_plies);
         field::put::<u32>(&mut b, 156, self.stats.max_side as u32);
         field::put::<u64>(&mut b, 160, self.stats.max_index);
-        field::put::<u32>(&mut b, 168, self.dtm_side as u32);
+        field::put::<u32>(&mut b, 168, self.dtm_side.index() as u32);
         for (i, l) in self.layouts.iter().enumerate() {
             b[LAYOUTS_AT + LAYOUT_BYTES * i..][..LAYOUT_BYTES].copy_from_slice(l);
         }
@@ -186,7 +187,7 @@ impl Header {
             field::put::<u64>(&mut b, STREAMS_AT + 16 * i + 8, e.len);
         }
         if let Some(dtz) = &self.dtz {
-            field::put::<u32>(&mut b, DTZ_AT, 1 + dtz.side as u32);
+            field::put::<u32>(&mut b, DTZ_AT, 1 + dtz.side.index() as u32);
             b[DTZ_AT + 8..][..LAYOUT_BYTES].copy_from_slice(&dtz.layout);
             field::put::<u64>(&mut b, DTZ_AT + 16, dtz.stream.offset);
             field::put::<u64>(&mut b, DTZ_AT + 24, dtz.stream.len);
@@ -257,10 +258,11 @@ impl Header {
         stats.max_plies = field::get::<u32>(b, 152);
         stats.max_side = field::get::<u32>(b, 156) as u8;
         stats.max_index = field::get::<u64>(b, 160);
-        let dtm_side = field::get::<u32>(b, 168) as usize;
-        if dtm_side > 1 {
-            return Err(FileFault::corrupt("bad DTM side in header"));
-        }
+        let dtm_side = match field::get::<u32>(b, 168) {
+            0 => Side::White,
+            1 => Side::Black,
+            _ => return Err(FileFault::corrupt("bad DTM side in header")),
+        };
         let mut layouts = [[0u8; LAYOUT_BYTES]; 3];
         for (i, l) in layouts.iter_mut().enumerate() {
             l.copy_from_slice(&b[LAYOUTS_AT + LAYOUT_BYTES * i..][..LAYOUT_BYTES]);
@@ -273,7 +275,7 @@ impl Header {
         let dtz = match field::get::<u32>(b, DTZ_AT) {
             0 => None,
             side @ 1..=2 => Some(DtzLayer {
-                side: side as usize - 1,
+                side: Side::from_index(side as usize - 1),
                 layout: b[DTZ_AT + 8..][..LAYOUT_BYTES]
                     .try_into()
                     .expect("a layout's bytes"),

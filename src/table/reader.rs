@@ -158,9 +158,9 @@ impl TableFile {
         (s[0].len + s[1].len, s[2].len, dtz)
     }
 
-    /// The side to move (0 white, 1 black) whose distances to zeroing the DTZ layer stores;
-    /// None for a table of an earlier build, which has no DTZ layer.
-    pub fn dtz_side(&self) -> Option<usize> {
+    /// The side to move whose distances to zeroing the DTZ layer stores; None for a table
+    /// of an earlier build, which has no DTZ layer.
+    pub fn dtz_side(&self) -> Option<Side> {
         self.header.dtz.as_ref().map(|d| d.side)
     }
 
@@ -177,8 +177,8 @@ impl TableFile {
         )
     }
 
-    /// The side to move (0 white, 1 black) whose distances the DTM layer stores.
-    pub fn dtm_side(&self) -> usize {
+    /// The side to move whose distances the DTM layer stores.
+    pub fn dtm_side(&self) -> Side {
         self.header.dtm_side
     }
 

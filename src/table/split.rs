@@ -290,6 +290,7 @@ mod tests {
     use crate::peers::{InProcess, Owners, Peers};
     use crate::progress::Silent;
     use crate::retro::{bitmap, solve, AllDrawn, ChessGame, Solution};
+    use crate::side::{BySide, Side};
     use crate::value::{Dtm, LongDistances, Wdl};
     use std::ops::Range;
 
@@ -298,21 +299,21 @@ mod tests {
     fn share(s: &Solution, own: Range<u64>) -> Solution {
         let at = own.start as usize..own.end as usize;
         let words = |b: &[u64]| b[at.start / 64..at.end.div_ceil(64).min(b.len())].to_vec();
-        let sides = |m: &[Vec<u64>; 2]| [words(&m[0]), words(&m[1])];
+        let sides = |m: &BySide<Vec<u64>>| m.as_ref().map(|b| words(b));
         let long = |l: &LongDistances| {
             let listed = l.entries().iter().filter(|(i, _)| own.contains(i));
             LongDistances::new(listed.copied().collect())
         };
         Solution {
             first: own.start,
-            values: [0, 1].map(|side| s.values[side][at.clone()].to_vec()),
+            values: s.values.as_ref().map(|v| v[at.clone()].to_vec()),
             illegal: sides(&s.illegal),
             exit_decides: sides(&s.exit_decides),
             exit_same_wdl: sides(&s.exit_same_wdl),
             longest_exit: s.longest_exit,
             cursed: sides(&s.cursed),
             exit_cursed: sides(&s.exit_cursed),
-            long: [long(&s.long[0]), long(&s.long[1])],
+            long: s.long.as_ref().map(long),
         }
     }
 
@@ -320,8 +321,8 @@ mod tests {
     /// values of the others changed to draws.
     fn others_changed(s: &Solution, owners: &Owners, rank: usize) -> Solution {
         let mut mine = s.clone();
-        for side in 0..2 {
-            for (idx, v) in mine.values[side].iter_mut().enumerate() {
+        for (_, values) in mine.values.iter_mut() {
+            for (idx, v) in values.iter_mut().enumerate() {
                 if owners.owner(idx as u64) != rank {
                     *v = 0;
                 }
@@ -352,13 +353,13 @@ mod tests {
         // solver's: some wins and losses cursed, some exits too, some wins 300 moves long
         // (in the first process's share alone).
         let decided =
-            |s: &Solution, side: usize, i: usize| s.value(side, i as u64).0.wdl() != Wdl::Draw;
-        for side in 0..2 {
+            |s: &Solution, side: Side, i: usize| s.value(side, i as u64).0.wdl() != Wdl::Draw;
+        for side in Side::ALL {
             s.cursed[side] = bitmap(n, |i| decided(&s, side, i) && i % 7 == 0);
             s.exit_cursed[side] = bitmap(n, |i| i % 5 == 0);
         }
         let first = Owners::new(&index.parts(), 3);
-        for side in 0..2 {
+        for side in Side::ALL {
             let won = |i: usize| matches!(s.value(side, i as u64).0, Dtm::Win(_));
             let long: Vec<(u64, u32)> = (0..n)
                 .filter(|&i| won(i) && i % 11 == 0 && first.owner(i as u64) == 0)
@@ -369,8 +370,8 @@ mod tests {
             }
             s.long[side] = LongDistances::new(long);
         }
-        assert!(s.cursed[0].iter().any(|&w| w != 0));
-        assert!(s.long.iter().any(|l| !l.entries().is_empty()), "{m}");
+        assert!(s.cursed.white.iter().any(|&w| w != 0));
+        assert!(s.long.iter().any(|(_, l)| !l.entries().is_empty()), "{m}");
         let stats = TableStats::default();
         for (whole_log, segment_log, segments_at_once) in [(28, 25, 2), (20, 16, 2)] {
             let opts = WriteOptions {

@@ -4,7 +4,7 @@
 
 use crate::index::TableIndex;
 use crate::retro::bit;
-use crate::side::Side;
+use crate::side::{BySide, Side};
 use crate::value::Dtm;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -124,11 +124,11 @@ fn weight(index: &TableIndex, idx: u64, turn: Side) -> u64 {
 /// without it, each index is decoded and checked.
 pub fn compute(
     index: &TableIndex,
-    values: [SideValues; 2],
-    cursed: [&[u64]; 2],
-    illegal: Option<[&[u64]; 2]>,
+    values: BySide<SideValues>,
+    cursed: BySide<&[u64]>,
+    illegal: Option<BySide<&[u64]>>,
 ) -> TableStats {
-    let count = |side: usize| {
+    let count = |side: Side| {
         count_side(
             index,
             side,
@@ -137,14 +137,14 @@ pub fn compute(
             illegal.map(|b| b[side]),
         )
     };
-    combine([count(0), count(1)])
+    combine(BySide::new_with(count))
 }
 
 /// One side's statistics, and its longest value (plies, record number), counted as `compute` counts
 /// them: for a caller that holds one side at a time.
 pub fn count_side(
     index: &TableIndex,
-    side: usize,
+    side: Side,
     values: SideValues,
     cursed: &[u64],
     illegal: Option<&[u64]>,
@@ -157,14 +157,14 @@ pub fn count_side(
 /// the shares add up (`add_counts`).
 pub fn count_side_of(
     index: &TableIndex,
-    side: usize,
+    side: Side,
     held: Range<u64>,
     first: u64,
     values: SideValues,
     cursed: &[u64],
     illegal: Option<&[u64]>,
 ) -> SideCount {
-    let turn = Side::from_index(side);
+    let turn = side;
     let at = |bits: &[u64], i: u64| bit(bits, i - first);
     // Chunks of indices, each cut into runs of one king pair, whose weight is found
     // once (positions are looked at only where that leaves it open).
@@ -206,14 +206,14 @@ pub fn add_counts(a: SideCount, b: SideCount) -> SideCount {
 }
 
 /// The table's statistics from its two sides' (`count_side`, side 0 first).
-pub fn combine(sides: [SideCount; 2]) -> TableStats {
+pub fn combine(sides: BySide<SideCount>) -> TableStats {
     let mut out = TableStats::default();
     let mut best: Option<(u32, u8, u64)> = None;
-    for (side, (stats, longest)) in sides.into_iter().enumerate() {
-        out.sides[side] = stats;
+    for (side, (stats, longest)) in Side::ALL.into_iter().zip(sides.into_array()) {
+        out.sides[side.index()] = stats;
         if let Some((p, i)) = longest {
             if best.is_none_or(|(bp, _, _)| p > bp) {
-                best = Some((p, side as u8, i));
+                best = Some((p, side.index() as u8, i));
             }
         }
     }
@@ -240,11 +240,12 @@ mod tests {
             let index = TableIndex::new(sig.parse().unwrap());
             let game = ChessGame::new(index.clone(), &AllDrawn);
             let s = &solve(&game, &Silent);
-            let value = |side: usize| move |idx: u64| s.value(side, idx).0;
-            let values: [SideValues; 2] = [&value(0), &value(1)];
-            let none: [&[u64]; 2] = [&[], &[]];
+            let value = |side: Side| move |idx: u64| s.value(side, idx).0;
+            let (white, black) = (value(Side::White), value(Side::Black));
+            let values: BySide<SideValues> = BySide::from([&white as SideValues, &black]);
+            let none: BySide<&[u64]> = BySide::from([&[][..], &[]]);
             let decoded = compute(&index, values, none, None);
-            let bitmaps = [&s.illegal[0][..], &s.illegal[1][..]];
+            let bitmaps = BySide::from([&s.illegal.white[..], &s.illegal.black[..]]);
             assert_eq!(
                 compute(&index, values, none, Some(bitmaps)),
                 decoded,
@@ -252,10 +253,10 @@ mod tests {
             );
             assert!(decoded.sides[0].positions > 0, "{sig}");
             // Writers read an illegal index's value as a draw, without the bitmap.
-            for side in 0..2 {
-                for (idx, &code) in s.values[side].iter().enumerate() {
+            for (side, values) in s.values.iter() {
+                for (idx, &code) in values.iter().enumerate() {
                     if s.is_illegal(side, idx as u64) {
-                        assert_eq!(code, 0, "{sig} side {side} index {idx}");
+                        assert_eq!(code, 0, "{sig} side {side:?} index {idx}");
                     }
                 }
             }

@@ -32,6 +32,7 @@ use crate::peers::{Alone, Owners, Peers};
 use crate::phases::Phases;
 use crate::prefetch::prefetch_at;
 use crate::retro::{Packed, PackedShares, PackedSide, Solution};
+use crate::side::{BySide, Side};
 use crate::value::{Dtm, Wdl5};
 use crate::zeroed::give_back_free_memory;
 use rayon::prelude::*;
@@ -129,9 +130,9 @@ pub fn table_path(dir: &Path, material: &Material) -> PathBuf {
 #[derive(Copy, Clone)]
 pub(super) enum Kind {
     /// WDL codes of one side to move.
-    Wdl(usize),
+    Wdl(Side),
     /// DTM moves of one side to move.
-    Dtm(usize),
+    Dtm(Side),
 }
 
 /// The choices of every index of a solved table, or, split across processes, of this
@@ -142,7 +143,7 @@ pub(super) struct Choices<'a> {
     solution: Solution,
     /// Of each side, its WDL inputs (`wdl_input`) where they stand in for the solution's
     /// side, else empty; the solution's indices from 0.
-    wdl_inputs: [Vec<u8>; 2],
+    wdl_inputs: BySide<Vec<u8>>,
     /// Some distance is longer than 255 moves (only distances listed as long can be).
     moves_beyond_a_byte: bool,
     /// The processes the writing is split across (`split`); each makes the choices of its
@@ -163,7 +164,7 @@ const NO_POSITION: u8 = u8::MAX;
 /// the 50-move rule (`Wdl5::code`) twice, plus one where its best exit has that class too;
 /// `NO_POSITION` for an illegal index. `code` is the byte its values hold or held there.
 #[inline]
-fn wdl_input(solution: &Solution, side: usize, idx: u64, code: u8) -> u8 {
+fn wdl_input(solution: &Solution, side: Side, idx: u64, code: u8) -> u8 {
     if solution.is_illegal(side, idx) {
         return NO_POSITION;
     }
@@ -176,7 +177,7 @@ fn wdl_input(solution: &Solution, side: usize, idx: u64, code: u8) -> u8 {
 /// left as they are (not read, and their pages untouched).
 fn inputs_in_place(
     solution: &Solution,
-    side: usize,
+    side: Side,
     owned: &[Range<u64>],
     first: u64,
     codes: &mut [u8],
@@ -202,7 +203,7 @@ fn inputs_in_place(
 /// process's; the others' bytes are not read, and their pages stay as they are), the rest
 /// of the side let go: a byte per index where its WDL stream would read a byte and five
 /// bits.
-fn wdl_inputs_in_place(solution: &mut Solution, side: usize, owned: &[Range<u64>]) -> Vec<u8> {
+fn wdl_inputs_in_place(solution: &mut Solution, side: Side, owned: &[Range<u64>]) -> Vec<u8> {
     let mut codes = std::mem::take(&mut solution.values[side]);
     let s = &*solution;
     codes
@@ -218,7 +219,7 @@ fn wdl_inputs_in_place(solution: &mut Solution, side: usize, owned: &[Range<u64>
 
 /// The WDL inputs of `side` at the indices `owned`, packed as they are made (zero at the
 /// others'): the side stays whole.
-fn wdl_inputs_packed(solution: &Solution, side: usize, owned: &[Range<u64>]) -> Packed {
+fn wdl_inputs_packed(solution: &Solution, side: Side, owned: &[Range<u64>]) -> Packed {
     let values = &solution.values[side];
     Packed::build(values.len(), |first, piece| {
         piece.copy_from_slice(&values[first..first + piece.len()]);
@@ -245,10 +246,8 @@ impl<'a> Choices<'a> {
     /// The choices of `solution`'s indices, of a table of `index`, split across `peers`
     /// (collective).
     fn new(index: &'a TableIndex, solution: Solution, peers: &'a dyn Peers) -> Choices<'a> {
-        let long = solution.long.iter().flat_map(|l| l.entries());
-        let here = long
-            .clone()
-            .any(|&(_, plies)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16);
+        let beyond = |&(_, plies): &(u64, u32)| dtm_moves(Dtm::from_plies(plies)) > u8::MAX as u16;
+        let here = (solution.long.iter()).any(|(_, l)| l.entries().iter().any(beyond));
         Choices {
             index,
             solution,
@@ -634,8 +633,11 @@ const DTZ_SAMPLE: u64 = 1 << 22;
 
 /// The side a table's DTM layer stores, of the compressed sizes of each side's sample
 /// (`dtm_trial`): the smaller's, white's where they are equal.
-pub(crate) fn dtm_side(bytes: [u64; 2]) -> usize {
-    usize::from(bytes[1] < bytes[0])
+pub(crate) fn dtm_side(bytes: BySide<u64>) -> Side {
+    match bytes.black < bytes.white {
+        true => Side::Black,
+        false => Side::White,
+    }
 }
 
 /// The layout of side `side`'s DTM layer and its sample's compressed size, from the
@@ -644,7 +646,7 @@ pub(crate) fn dtm_side(bytes: [u64; 2]) -> usize {
 pub(crate) fn dtm_trial(
     index: &TableIndex,
     solution: &mut Solution,
-    side: usize,
+    side: Side,
     opts: &WriteOptions,
     peers: &dyn Peers,
 ) -> (Layout, u64) {
@@ -748,24 +750,23 @@ pub(crate) fn write_table_sides(
     let opts = &agreed(opts, peers);
     let mut c = Choices::new(&index, solution, peers);
     let owned = c.owners.of(peers.rank());
-    let wdl_layout =
-        |c: &Choices, side: usize| choose_layout(c, Kind::Wdl(side), opts, None).layout;
-    let mut wdl_layouts: [Option<Layout>; 2] = [None, None];
+    let wdl_layout = |c: &Choices, side: Side| choose_layout(c, Kind::Wdl(side), opts, None).layout;
+    let mut wdl_layouts: BySide<Option<Layout>> = BySide::default();
     let (dtm_side, dtm_layout, held) = match sides {
         Sides::Whole => {
-            let trials = |c: &Choices, side: usize| {
+            let trials = |c: &Choices, side: Side| {
                 let wdl = wdl_layout(c, side);
                 (wdl, choose_layout(c, Kind::Dtm(side), opts, None))
             };
-            let [(wdl0, dtm0), (wdl1, dtm1)] = [trials(&c, 0), trials(&c, 1)];
-            wdl_layouts = [Some(wdl0), Some(wdl1)];
-            let dtm_side = dtm_side([dtm0.bytes, dtm1.bytes]);
+            let [(wdl0, dtm0), (wdl1, dtm1)] = Side::ALL.map(|side| trials(&c, side));
+            wdl_layouts = BySide::from([Some(wdl0), Some(wdl1)]);
+            let dtm_side = dtm_side(BySide::from([dtm0.bytes, dtm1.bytes]));
             let dtm_layout = match dtm_side {
-                0 => dtm0.layout,
-                _ => dtm1.layout,
+                Side::White => dtm0.layout,
+                Side::Black => dtm1.layout,
             };
             let held = PackedSide::take(&mut c.solution, dtm_side);
-            let other = 1 - dtm_side;
+            let other = !dtm_side;
             c.wdl_inputs[other] = wdl_inputs_in_place(&mut c.solution, other, &owned);
             (dtm_side, dtm_layout, held)
         }
@@ -774,7 +775,7 @@ pub(crate) fn write_table_sides(
             dtm_layout,
             other,
         } => {
-            let other_side = 1 - dtm.side();
+            let other_side = !dtm.side();
             c.wdl_inputs[other_side] = other.unpack();
             wdl_layouts[other_side] = Some(wdl_layout(&c, other_side));
             (dtm.side(), dtm_layout, dtm)
@@ -785,10 +786,10 @@ pub(crate) fn write_table_sides(
     phases.lap("layouts");
     // Every order of the parts has as many numbers.
     let segmented = opts.is_cut(dtm_layout.size());
-    let other = 1 - dtm_side;
-    let mut streams = [Vec::new(), Vec::new()];
+    let other = !dtm_side;
+    let mut streams: BySide<Vec<u8>> = BySide::default();
     let wdl_stream =
-        |c: &Choices, side: usize, layout: &Layout| c.written(Kind::Wdl(side), layout, opts);
+        |c: &Choices, side: Side, layout: &Layout| c.written(Kind::Wdl(side), layout, opts);
     streams[other] = wdl_stream(&c, other, wdl_layouts[other].as_ref().expect("chosen"));
     c.wdl_inputs[other] = Vec::new();
     give_back_free_memory();
@@ -836,8 +837,8 @@ pub(crate) fn write_table_sides(
         stats,
         dtm_side,
         layouts: [
-            wdl_layouts[0].to_bytes(),
-            wdl_layouts[1].to_bytes(),
+            wdl_layouts.white.to_bytes(),
+            wdl_layouts.black.to_bytes(),
             dtm_layout.to_bytes(),
         ],
         streams: [Extent::default(); 3],
@@ -851,7 +852,7 @@ pub(crate) fn write_table_sides(
         // The header names where the streams lie: it is written last, over this space.
         w.write_all(&[0; HEADER_LEN])?;
         let mut at = HEADER_LEN as u64;
-        let [wdl0, wdl1] = streams;
+        let [wdl0, wdl1] = streams.into_array();
         let mut put = |stream: &[u8]| -> io::Result<Extent> {
             let offset = at.next_multiple_of(64);
             w.write_all(&vec![0u8; (offset - at) as usize])?;
@@ -884,7 +885,7 @@ pub(crate) fn write_table_sides(
 /// A table's DTZ layer, compressed (at process 0; empty elsewhere).
 pub(crate) struct DtzStream {
     /// The side to move stored.
-    side: usize,
+    side: Side,
     /// Its layout.
     layout: Layout,
     /// Its stream.
@@ -924,31 +925,31 @@ pub(crate) fn dtz_layer(
     // One side's values whole at a time where `shares` holds them packed: white's, then
     // black's, then white's again if its stream is written. A side's packed pieces go as
     // soon as nothing will unpack them again.
-    shares.unpack(&mut c.solution, 0);
-    let white = choose_layout(&c, Kind::Dtm(0), opts, longer);
-    shares.release(&mut c.solution, 0);
-    shares.unpack_last(&mut c.solution, 1);
-    let black = choose_layout(&c, Kind::Dtm(1), opts, longer);
-    let written = |c: &Choices, side: usize, chosen: Chosen| DtzStream {
+    shares.unpack(&mut c.solution, Side::White);
+    let white = choose_layout(&c, Kind::Dtm(Side::White), opts, longer);
+    shares.release(&mut c.solution, Side::White);
+    shares.unpack_last(&mut c.solution, Side::Black);
+    let black = choose_layout(&c, Kind::Dtm(Side::Black), opts, longer);
+    let written = |c: &Choices, side: Side, chosen: Chosen| DtzStream {
         side,
         stream: (chosen.stream).unwrap_or_else(|| c.written(Kind::Dtm(side), &chosen.layout, opts)),
         layout: chosen.layout,
     };
     let black = match sides_apart(white.bytes, black.bytes) {
-        Some(1) => {
-            shares.forget(0);
-            return written(&c, 1, black);
+        Some(Side::Black) => {
+            shares.forget(Side::White);
+            return written(&c, Side::Black, black);
         }
-        Some(_) => None,
-        None => Some(written(&c, 1, black)),
+        Some(Side::White) => None,
+        None => Some(written(&c, Side::Black, black)),
     };
-    shares.release(&mut c.solution, 1);
+    shares.release(&mut c.solution, Side::Black);
     // White's values are read again only where its stream was not kept from its trials.
     match white.stream {
-        Some(_) => shares.forget(0),
-        None => shares.unpack_last(&mut c.solution, 0),
+        Some(_) => shares.forget(Side::White),
+        None => shares.unpack_last(&mut c.solution, Side::White),
     }
-    let white = written(&c, 0, white);
+    let white = written(&c, Side::White, white);
     // The first of equals: white's side where the two take as many bytes.
     match black {
         Some(black) if black.stream.len() < white.stream.len() => black,
@@ -959,12 +960,12 @@ pub(crate) fn dtz_layer(
 /// The side whose DTZ layer is the smaller by the samples' sizes of the two sides, where
 /// they are `DTZ_APART` apart or more; None where the sides are to be written whole and
 /// compared.
-fn sides_apart(white: u64, black: u64) -> Option<usize> {
+fn sides_apart(white: u64, black: u64) -> Option<Side> {
     let (num, den) = DTZ_APART;
     if white * num <= black * den {
-        Some(0)
+        Some(Side::White)
     } else if black * num <= white * den {
-        Some(1)
+        Some(Side::Black)
     } else {
         None
     }
@@ -1017,8 +1018,8 @@ mod tests {
     /// more, either way round; nearer (equal included), both sides are written.
     #[test]
     fn sides_are_taken_from_samples_only_when_far_apart() {
-        assert_eq!(sides_apart(400, 500), Some(0));
-        assert_eq!(sides_apart(500, 400), Some(1));
+        assert_eq!(sides_apart(400, 500), Some(Side::White));
+        assert_eq!(sides_apart(500, 400), Some(Side::Black));
         assert_eq!(sides_apart(401, 500), None);
         assert_eq!(sides_apart(500, 401), None);
         assert_eq!(sides_apart(136, 136), None);
@@ -1044,29 +1045,32 @@ mod tests {
             })
             .collect();
         let mut bits = || (0..n.div_ceil(64)).map(|_| next()).collect::<Vec<u64>>();
-        let mut solution = Solution::from_parts([values.clone(), values], [bits(), bits()]);
-        solution.exit_same_wdl = [bits(), bits()];
-        solution.exit_decides = [bits(), bits()];
-        solution.cursed = [bits(), bits()];
-        solution.exit_cursed = [bits(), bits()];
+        let mut sides = || BySide::from([bits(), bits()]);
+        let (illegal, exit_same_wdl, exit_decides) = (sides(), sides(), sides());
+        let (cursed, exit_cursed) = (sides(), sides());
+        let mut solution = Solution::from_parts([values.clone(), values].into(), illegal);
+        solution.exit_same_wdl = exit_same_wdl;
+        solution.exit_decides = exit_decides;
+        solution.cursed = cursed;
+        solution.exit_cursed = exit_cursed;
         let n = n as u64;
         let all = std::iter::once(0..n).collect::<Vec<_>>();
         for owned in [all, vec![100..4_500_000, 7_000_000..n]] {
-            let whole = wdl_inputs_packed(&solution, 1, &owned).unpack();
+            let whole = wdl_inputs_packed(&solution, Side::Black, &owned).unpack();
             // Index by index, as the WDL stream reads them.
-            let codes = &solution.values[1];
+            let codes = &solution.values.black;
             let expected: Vec<u8> = (0..n)
                 .map(|idx| match owned.iter().any(|o| o.contains(&idx)) {
-                    true => wdl_input(&solution, 1, idx, codes[idx as usize]),
+                    true => wdl_input(&solution, Side::Black, idx, codes[idx as usize]),
                     false => 0,
                 })
                 .collect();
             assert!(whole == expected, "owned {owned:?}");
             let mut reduced = solution.clone();
-            let packed = PackedSide::take(&mut reduced, 1);
+            let packed = PackedSide::take(&mut reduced, Side::Black);
             let made = wdl_inputs_of(packed, &mut reduced, &owned).unpack();
             assert!(made == whole, "owned {owned:?}");
-            assert!(reduced.values[1].is_empty() && reduced.illegal[1].is_empty());
+            assert!(reduced.values.black.is_empty() && reduced.illegal.black.is_empty());
         }
     }
 

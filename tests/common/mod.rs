@@ -129,7 +129,7 @@ pub fn rewrite_table(dir: &Path, signature: &str, edit: impl FnOnce(&mut [Vec<u8
         bits
     });
     edit(&mut values);
-    let solution = Solution::from_parts(values, illegal);
+    let solution = Solution::from_parts(values.into(), illegal.into());
     write_table(dir, &m, solution, stats, &WriteOptions::default()).unwrap();
 }
 

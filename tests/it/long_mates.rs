@@ -12,7 +12,7 @@ use retrobook::table::values::dtm_value;
 use retrobook::table::TableStats;
 use retrobook::table::{write_table, DtmMoves, TableFile, WriteOptions};
 use retrobook::value::LongDistances;
-use retrobook::{Dtm, Tablebase};
+use retrobook::{BySide, Dtm, Tablebase};
 
 /// `v` lengthened by `extra` plies, mates on the board left as they are.
 fn longer(v: Dtm, extra: u32) -> Dtm {
@@ -36,12 +36,12 @@ fn round_trip(extra: u32) {
     let game = ChessGame::new(TableIndex::new(m), &subtables);
     let mut solution = solve(&game, &Silent);
     let n = TableIndex::new(m).size();
-    let expected: [Vec<Dtm>; 2] = [0, 1].map(|side| {
+    let expected: BySide<Vec<Dtm>> = BySide::new_with(|side| {
         (0..n)
             .map(|i| longer(solution.value(side, i).0, extra))
             .collect()
     });
-    for (side, want) in expected.iter().enumerate() {
+    for (side, want) in expected.iter() {
         let mut long = Vec::new();
         for (i, v) in want.iter().enumerate() {
             let code = v.encode();
@@ -76,12 +76,12 @@ fn round_trip(extra: u32) {
         let stored = dtm_value(want.wdl(), moves.get(idx)).unwrap_or(Dtm::Draw);
         assert_eq!(stored, want, "index {idx}: the DTM layer");
         assert_eq!(
-            loaded.dtm_at(&m, retrobook::Side::from_index(side), idx),
+            loaded.dtm_at(&m, side, idx),
             Some(want),
             "index {idx}: decoded"
         );
         if checked % 97 == 0 {
-            let pos = TableIndex::new(m).legal(idx, retrobook::Side::from_index(side));
+            let pos = TableIndex::new(m).legal(idx, side);
             let pos = pos.expect("a legal index");
             assert_eq!(tb.probe_dtm(&pos).unwrap(), want, "{pos}: probed");
         }

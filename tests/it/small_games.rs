@@ -153,14 +153,15 @@ fn tictactoe_equals_a_negamax_search_on_every_legal_position() {
     let mut memo = HashMap::new();
     let (mut legal_positions, mut won, mut lost) = (0, 0, 0);
     for side in 0..2 {
+        let turn = Side::from_index(side);
         for idx in 0..TicTacToe.size() {
             let c = cells(idx);
-            assert_eq!(solution.is_illegal(side, idx), !legal(side, &c), "{c:?}");
+            assert_eq!(solution.is_illegal(turn, idx), !legal(side, &c), "{c:?}");
             if !legal(side, &c) {
                 continue;
             }
             legal_positions += 1;
-            let (value, _) = solution.value(side, idx);
+            let (value, _) = solution.value(turn, idx);
             assert_eq!(
                 value,
                 tictactoe_search(c, side, &mut memo),
@@ -172,11 +173,11 @@ fn tictactoe_equals_a_negamax_search_on_every_legal_position() {
     }
     assert!(won > 0 && lost > 0 && legal_positions > won + lost);
     // Perfect play draws; a corner answered on an edge loses (X mates in 5 more plies).
-    assert_eq!(solution.value(0, 0).0, Dtm::Draw);
+    assert_eq!(solution.value(Side::White, 0).0, Dtm::Draw);
     let mut c = [0u8; 9];
     c[0] = 1;
     c[1] = 2;
-    assert_eq!(solution.value(0, index(&c)).0, Dtm::Win(5));
+    assert_eq!(solution.value(Side::White, index(&c)).0, Dtm::Win(5));
 }
 
 /// The positions reached from the empty board by the moves `successors` reports: 5,478, the
@@ -322,26 +323,26 @@ fn cop_and_robber_equals_a_search_to_every_depth_on_every_position() {
     let solution = solve(&CopAndRobber, &Silent);
     let expected = cop_and_robber_search();
     let mut count = HashMap::new();
-    for (side, expected) in expected.iter().enumerate() {
+    for (side, expected) in Side::ALL.into_iter().zip(&expected) {
         for idx in 0..CopAndRobber.size() {
-            let illegal = side == 0 && idx / (N * N) == idx % (N * N);
+            let illegal = side == Side::White && idx / (N * N) == idx % (N * N);
             assert_eq!(
                 solution.is_illegal(side, idx),
                 illegal,
-                "side {side} index {idx}"
+                "side {side:?} index {idx}"
             );
             if illegal {
                 continue;
             }
             let (value, _) = solution.value(side, idx);
-            assert_eq!(value, expected[idx as usize], "side {side} index {idx}");
+            assert_eq!(value, expected[idx as usize], "side {side:?} index {idx}");
             *count.entry(key(value).0).or_insert(0) += 1;
         }
     }
     // Wins, losses and draws all occur.
     assert!(count.len() == 3, "{count:?}");
     // A robber two steps straight from the cop, the cop to move, escapes for ever.
-    assert_eq!(solution.value(0, 5 * N * N + 7).0, Dtm::Draw);
+    assert_eq!(solution.value(Side::White, 5 * N * N + 7).0, Dtm::Draw);
     // The cop next to the robber, the cop to move: caught at once.
-    assert_eq!(solution.value(0, 5 * N * N + 6).0, Dtm::Win(1));
+    assert_eq!(solution.value(Side::White, 5 * N * N + 6).0, Dtm::Win(1));
 }

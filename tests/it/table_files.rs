@@ -268,7 +268,7 @@ fn a_damaged_block_fails_its_probes_and_only_those() {
             // ... and a damaged DTM block the distance probes of both sides.
             _ => {
                 let stored = tb.table(&"KRvKN".parse().unwrap()).unwrap().dtm_side();
-                let (mine, theirs) = if stored == 0 {
+                let (mine, theirs) = if stored == Side::White {
                     (&white, &black)
                 } else {
                     (&black, &white)

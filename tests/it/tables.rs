@@ -990,9 +990,9 @@ fn every_stored_value_equals_the_solver() {
             let turn = Side::from_index(side);
             let stored = from_file.values(&m, turn).unwrap();
             let codes = table.decode_wdl(turn).unwrap();
-            let solved = &solution.values[side];
+            let solved = &solution.values[turn];
             assert_eq!(stored.len(), solved.len(), "{m}");
-            let illegal = |i: usize| solution.illegal[side][i / 64] >> (i % 64) & 1 == 1;
+            let illegal = |i: usize| solution.illegal[turn][i / 64] >> (i % 64) & 1 == 1;
             let bad = (0..stored.len()).find(|&i| !illegal(i) && stored[i] != solved[i]);
             assert_eq!(bad, None, "{m} side {side}: file and solver differ");
             // The WDL layer holds the value, or a floor that a conversion lifts to it.

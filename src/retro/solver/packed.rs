@@ -7,6 +7,7 @@
 //! Not a file format: nothing packed here outlives the process.
 
 use super::solution::{or_bits_at, Solution};
+use crate::side::{BySide, Side};
 use crate::zeroed::release_pages;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -175,7 +176,7 @@ impl Packed {
 /// outweigh from its first part on (2.25 bytes per index). Long distances go into the
 /// whole solution as they come.
 #[derive(Default)]
-pub(crate) struct PackedShares([Vec<PackedShare>; 2]);
+pub(crate) struct PackedShares(BySide<Vec<PackedShare>>);
 
 /// One side of a share: where its values go, and they and its exit bits packed (None
 /// once nothing will unpack them again: `PackedShares::forget`).
@@ -189,7 +190,7 @@ impl PackedShares {
     /// they are held packed here instead.
     pub(crate) fn place(&mut self, whole: &mut Solution, mut share: Solution) {
         let at = share.first as usize;
-        for (side, packed) in self.0.iter_mut().enumerate() {
+        for (side, packed) in self.0.iter_mut() {
             let values = std::mem::take(&mut share.values[side]);
             let bits = std::mem::take(&mut share.exit_decides[side]);
             packed.push(PackedShare {
@@ -201,7 +202,7 @@ impl PackedShares {
     }
 
     /// Writes the values and exit bits of side `side` into `whole`.
-    pub(crate) fn unpack(&self, whole: &mut Solution, side: usize) {
+    pub(crate) fn unpack(&self, whole: &mut Solution, side: Side) {
         for share in &self.0[side] {
             let (values, bits) = share
                 .packed
@@ -214,14 +215,14 @@ impl PackedShares {
     }
 
     /// `unpack` for the last time: the side's packed pieces go once it is whole.
-    pub(crate) fn unpack_last(&mut self, whole: &mut Solution, side: usize) {
+    pub(crate) fn unpack_last(&mut self, whole: &mut Solution, side: Side) {
         self.unpack(whole, side);
         self.forget(side);
     }
 
     /// Lets go of side `side`'s packed pieces, which nothing will unpack again (where they
     /// go in `whole` stays known, for `release`).
-    pub(crate) fn forget(&mut self, side: usize) {
+    pub(crate) fn forget(&mut self, side: Side) {
         self.0[side]
             .iter_mut()
             .for_each(|share| share.packed = None);
@@ -230,7 +231,7 @@ impl PackedShares {
     /// Gives back the pages of side `side`'s values and exit bits in `whole`, which read
     /// as zero until `unpack` writes them again; where nothing is held packed here (a
     /// whole solution placed by no share), nothing.
-    pub(crate) fn release(&self, whole: &mut Solution, side: usize) {
+    pub(crate) fn release(&self, whole: &mut Solution, side: Side) {
         if self.0[side].is_empty() {
             return;
         }
@@ -244,7 +245,7 @@ impl PackedShares {
 /// What a solution holds for one side to move (`Solution`: values and bitmaps), held
 /// compressed; its long distances stay where they are.
 pub(crate) struct PackedSide {
-    side: usize,
+    side: Side,
     values: Packed,
     /// Illegal, exit decides, exit same class, cursed, exit cursed.
     bitmaps: [Packed; 5],
@@ -252,7 +253,7 @@ pub(crate) struct PackedSide {
 
 impl PackedSide {
     /// Compresses side `side` of `solution`, leaving its arrays empty.
-    pub(crate) fn take(solution: &mut Solution, side: usize) -> PackedSide {
+    pub(crate) fn take(solution: &mut Solution, side: Side) -> PackedSide {
         PackedSide {
             side,
             values: Packed::pack(std::mem::take(&mut solution.values[side])),
@@ -264,7 +265,7 @@ impl PackedSide {
     /// empty).
     pub(crate) fn take_with(
         solution: &mut Solution,
-        side: usize,
+        side: Side,
         [illegal, same]: [Packed; 2],
     ) -> PackedSide {
         debug_assert!(solution.illegal[side].is_empty() && solution.exit_same_wdl[side].is_empty());
@@ -285,7 +286,7 @@ impl PackedSide {
     }
 
     /// The side held.
-    pub(crate) fn side(&self) -> usize {
+    pub(crate) fn side(&self) -> Side {
         self.side
     }
 
@@ -300,7 +301,7 @@ impl PackedSide {
 }
 
 /// The bitmaps of side `side` of `solution`.
-fn bitmaps_of(solution: &mut Solution, side: usize) -> [&mut Vec<u64>; 5] {
+fn bitmaps_of(solution: &mut Solution, side: Side) -> [&mut Vec<u64>; 5] {
     let Solution {
         illegal,
         exit_decides,
@@ -382,26 +383,29 @@ mod tests {
         let n = 3 * PIECE / 2 + 5;
         let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
         let mut bytes = || (0..n).map(|_| (next() % 7) as u8).collect::<Vec<u8>>();
-        let mut solution = Solution::from_parts([bytes(), bytes()], Default::default());
+        let mut solution = Solution::from_parts([bytes(), bytes()].into(), Default::default());
         let words = |k: u64| (0..n / 64).map(|i| i as u64 * k).collect::<Vec<u64>>();
-        solution.illegal = [words(3), words(5)];
-        solution.exit_decides = [words(7), words(11)];
-        solution.exit_same_wdl = [words(13), words(17)];
-        solution.cursed = [words(19), words(23)];
-        solution.exit_cursed = [words(29), words(31)];
-        let all = |s: &mut Solution, side: usize| {
+        solution.illegal = [words(3), words(5)].into();
+        solution.exit_decides = [words(7), words(11)].into();
+        solution.exit_same_wdl = [words(13), words(17)].into();
+        solution.cursed = [words(19), words(23)].into();
+        solution.exit_cursed = [words(29), words(31)].into();
+        let all = |s: &mut Solution, side: Side| {
             let mut out = vec![s.values[side].clone()];
             out.extend(
                 bitmaps_of(s, side).map(|b| b.iter().flat_map(|w| w.to_le_bytes()).collect()),
             );
             out
         };
-        let before = [all(&mut solution, 0), all(&mut solution, 1)];
-        let held = PackedSide::take(&mut solution, 1);
-        assert!(all(&mut solution, 1).iter().all(Vec::is_empty));
-        assert_eq!(all(&mut solution, 0), before[0]);
+        let before = [
+            all(&mut solution, Side::White),
+            all(&mut solution, Side::Black),
+        ];
+        let held = PackedSide::take(&mut solution, Side::Black);
+        assert!(all(&mut solution, Side::Black).iter().all(Vec::is_empty));
+        assert_eq!(all(&mut solution, Side::White), before[0]);
         held.restore(&mut solution);
-        assert_eq!([all(&mut solution, 0), all(&mut solution, 1)], before);
+        assert_eq!(Side::ALL.map(|side| all(&mut solution, side)), before);
     }
 
     /// Shares placed packed come back as the shares placed whole do, a side at a time, as
@@ -413,11 +417,12 @@ mod tests {
         // Shares that start and end inside pages and words, as parts do.
         let cuts = [0, 1000, PIECE + 77, n];
         let share = |from: usize, to: usize, next: &mut dyn FnMut() -> u64| {
-            let values = [0, 1].map(|_| (from..to).map(|_| (next() % 5) as u8).collect());
+            let values = BySide::new_with(|_| (from..to).map(|_| (next() % 5) as u8).collect());
             let mut share = Solution::from_parts(values, Default::default());
             share.first = from as u64;
             let words = (to - from).div_ceil(64);
-            share.exit_decides = [0, 1].map(|_| (0..words).map(|_| next() & next()).collect());
+            share.exit_decides =
+                BySide::new_with(|_| (0..words).map(|_| next() & next()).collect());
             share
         };
         let mut shares = Vec::new();
@@ -436,19 +441,22 @@ mod tests {
             whole.place(copy);
             packed.place(&mut packed_whole, s);
         }
-        assert!(packed_whole.values.iter().flatten().all(|&v| v == 0));
-        for side in [0, 1, 0] {
+        assert!(packed_whole
+            .values
+            .iter()
+            .all(|(_, v)| v.iter().all(|&v| v == 0)));
+        for side in [Side::White, Side::Black, Side::White] {
             packed.unpack(&mut packed_whole, side);
-            assert_eq!(packed_whole.values[side], whole.values[side], "{side}");
+            assert_eq!(packed_whole.values[side], whole.values[side], "{side:?}");
             assert_eq!(packed_whole.exit_decides[side], whole.exit_decides[side]);
             packed.release(&mut packed_whole, side);
         }
         // The last unpack lets a side's packed pieces go, as `forget` does, and `release`
         // still knows where the side lies.
-        packed.unpack_last(&mut packed_whole, 1);
-        assert_eq!(packed_whole.values[1], whole.values[1]);
-        packed.forget(0);
-        for side in [0, 1] {
+        packed.unpack_last(&mut packed_whole, Side::Black);
+        assert_eq!(packed_whole.values.black, whole.values.black);
+        packed.forget(Side::White);
+        for side in Side::ALL {
             assert!(packed.0[side].iter().all(|share| share.packed.is_none()));
             assert_eq!(packed.0[side].len(), cuts.len() - 1);
             packed.release(&mut packed_whole, side);

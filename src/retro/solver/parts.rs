@@ -12,6 +12,7 @@ use super::solution::{or_bits_at, Solution};
 use super::state::{Earlier, State};
 use crate::peers::{each, put_all, put_block, Alone, Owners, Peers, Reader, Shares, Wire};
 use crate::progress::Observer;
+use crate::side::{BySide, Side};
 use crate::value::LongDistances;
 use crate::zeroed::release_pages;
 use std::ops::Range;
@@ -34,15 +35,15 @@ pub(crate) struct PartByPart {
     /// solved.
     out: Option<Solution>,
     /// Each side's long distances listed so far.
-    long: [Vec<(u64, u32)>; 2],
+    long: BySide<Vec<(u64, u32)>>,
     /// Of a game of several parts, per side, the first index and bitmaps (illegal, exit
     /// decides, exit same class) of each part's share this process holds (the whole part
     /// alone), held compressed: no part reads another's, and only the writer needs them,
     /// at the indices each process keeps.
-    marks: [Vec<(u64, [Packed; 3])>; 2],
+    marks: BySide<Vec<(u64, [Packed; 3])>>,
     /// Per side, the values of the parts that no part left to solve reads, held
     /// compressed, their pages given back (`let_go_unread`).
-    unread: [Vec<(Range<usize>, Packed)>; 2],
+    unread: BySide<Vec<(Range<usize>, Packed)>>,
     /// Which parts are in `unread`.
     pub(super) let_go: Vec<bool>,
     /// The processes each part is split across.
@@ -111,7 +112,7 @@ impl PartByPart {
         let n = game.size();
         let out = self.out.get_or_insert_with(|| {
             Solution::from_parts(
-                [vec![0; n as usize], vec![0; n as usize]],
+                BySide::new_with(|_| vec![0; n as usize]),
                 Default::default(),
             )
         });
@@ -135,30 +136,45 @@ impl PartByPart {
         let Solution {
             first,
             values,
-            illegal: [i0, i1],
-            exit_decides: [d0, d1],
-            exit_same_wdl: [s0, s1],
+            illegal: BySide {
+                white: i0,
+                black: i1,
+            },
+            exit_decides:
+                BySide {
+                    white: d0,
+                    black: d1,
+                },
+            exit_same_wdl:
+                BySide {
+                    white: s0,
+                    black: s1,
+                },
             long: local_long,
             longest_exit,
             ..
         } = local;
         // The bitmaps of this process's share: only the writer reads them, and it reads
         // each process's own indices there.
-        self.marks[0].push((first, [i0, d0, s0].map(Packed::pack_words)));
-        self.marks[1].push((first, [i1, d1, s1].map(Packed::pack_words)));
+        self.marks
+            .white
+            .push((first, [i0, d0, s0].map(Packed::pack_words)));
+        self.marks
+            .black
+            .push((first, [i1, d1, s1].map(Packed::pack_words)));
         // The values of the whole part: the parts to come read them.
-        let [v0, v1] = &mut out.values;
-        let whole = [&mut v0[at.clone()], &mut v1[at]];
+        let BySide { white, black } = &mut out.values;
+        let whole = BySide::from([&mut white[at.clone()], &mut black[at]]);
         let (local_long, longest_exit) = match peers.count() {
             1 => {
-                for (w, v) in whole.into_iter().zip(&values) {
-                    w.copy_from_slice(v);
+                for (w, side) in whole.into_array().into_iter().zip(Side::ALL) {
+                    w.copy_from_slice(&values[side]);
                 }
                 (local_long.map(|l| l.entries().to_vec()), longest_exit)
             }
             _ => gather_values(peers, values, &local_long, longest_exit, whole),
         };
-        for (side, long) in self.long.iter_mut().enumerate() {
+        for (side, long) in self.long.iter_mut() {
             if !local_long[side].is_empty() {
                 long.extend_from_slice(&local_long[side]);
                 out.long[side] = LongDistances::new(long.clone());
@@ -204,8 +220,9 @@ impl PartByPart {
             }
             let at = own_of(part, &*self.peers);
             release_others(out, part, &at);
-            for (unread, values) in self.unread.iter_mut().zip(&mut out.values) {
-                unread.push((at.clone(), Packed::take_from(&mut values[at.clone()])));
+            for (side, unread) in self.unread.iter_mut() {
+                let values = &mut out.values[side][at.clone()];
+                unread.push((at.clone(), Packed::take_from(values)));
             }
             self.let_go[j] = true;
         }
@@ -240,7 +257,7 @@ impl PartByPart {
 
     /// Packs side `side`'s values of the solved parts still held and gives their pages
     /// back.
-    fn pack_held(&mut self, side: usize) -> Vec<(Range<usize>, Packed)> {
+    fn pack_held(&mut self, side: Side) -> Vec<(Range<usize>, Packed)> {
         let out = self.out.as_mut().expect("a part is solved");
         (self.parts[..self.solved].iter().zip(&self.let_go))
             .filter(|(_, gone)| !**gone)
@@ -254,7 +271,7 @@ impl PartByPart {
 
     /// Makes side `side` of `out` whole: the values let go put back, the parts' bitmaps
     /// joined (split across processes: at the indices this process keeps).
-    fn make_whole(&mut self, out: &mut Solution, side: usize) {
+    fn make_whole(&mut self, out: &mut Solution, side: Side) {
         self.values_whole(out, side);
         if self.marks[side].is_empty() {
             return;
@@ -267,7 +284,7 @@ impl PartByPart {
     }
 
     /// Puts side `side`'s values let go back into `out`.
-    fn values_whole(&mut self, out: &mut Solution, side: usize) {
+    fn values_whole(&mut self, out: &mut Solution, side: Side) {
         for (at, packed) in self.unread[side].drain(..) {
             packed.unpack_into(&mut out.values[side][at]);
         }
@@ -275,7 +292,7 @@ impl PartByPart {
 
     /// Side `side`'s bitmaps of each part, by kind: illegal, exit decides, exit same
     /// class, each with the first index of its part's share.
-    fn take_marks(&mut self, side: usize) -> [Vec<(u64, Packed)>; 3] {
+    fn take_marks(&mut self, side: Side) -> [Vec<(u64, Packed)>; 3] {
         let mut kinds: [Vec<(u64, Packed)>; 3] = Default::default();
         for (first, packed) in self.marks[side].drain(..) {
             for (kind, p) in kinds.iter_mut().zip(packed) {
@@ -293,7 +310,7 @@ impl PartByPart {
             self.release_held_others();
         }
         let mut out = self.out.take().expect("a part is solved");
-        for side in 0..2 {
+        for side in Side::ALL {
             self.make_whole(&mut out, side);
         }
         out
@@ -307,16 +324,16 @@ impl PartByPart {
     /// beside its DTZ distances held packed, was the most its build held.
     pub(crate) fn into_sides(
         mut self,
-        mut count: impl FnMut(&mut Solution, usize),
-        mut trial: impl FnMut(&mut Solution, usize),
-    ) -> (Solution, [PackedSide; 2]) {
+        mut count: impl FnMut(&mut Solution, Side),
+        mut trial: impl FnMut(&mut Solution, Side),
+    ) -> (Solution, BySide<PackedSide>) {
         assert_eq!(self.solved, self.parts.len(), "every part is solved");
         self.release_held_others();
         // Side 0's parts still held go packed too while side 1 is made whole.
-        let held = self.pack_held(0);
-        self.unread[0].extend(held);
+        let held = self.pack_held(Side::White);
+        self.unread.white.extend(held);
         let mut out = self.out.take().expect("a part is solved");
-        let mut pack = |side: usize| {
+        let mut pack = |side: Side| {
             let words = out.values[side].len().div_ceil(64);
             let [illegal, decides, same] = self.take_marks(side);
             let same = Packed::pack_words(joined(words, same));
@@ -328,9 +345,9 @@ impl PartByPart {
             trial(&mut out, side);
             PackedSide::take_with(&mut out, side, [illegal, same])
         };
-        let one = pack(1);
-        let zero = pack(0);
-        (out, [zero, one])
+        let black = pack(Side::Black);
+        let white = pack(Side::White);
+        (out, BySide { white, black })
     }
 }
 
@@ -355,7 +372,7 @@ fn own_of(part: &Range<u64>, peers: &dyn Peers) -> Range<usize> {
 /// Gives back the pages of `part`'s values outside `own` (whole pages: the values at the
 /// edges stay, unread).
 fn release_others(out: &mut Solution, part: &Range<u64>, own: &Range<usize>) {
-    for values in &mut out.values {
+    for (_, values) in out.values.iter_mut() {
         release_pages(&mut values[part.start as usize..own.start]);
         release_pages(&mut values[own.end..part.end as usize]);
     }
@@ -385,13 +402,13 @@ fn solve_part<G: RetroGame>(
 /// the plies of its longest best exit (collective). The bitmaps stay with their shares.
 fn gather_values(
     peers: &dyn Peers,
-    mine: [Vec<u8>; 2],
-    long: &[LongDistances; 2],
+    mine: BySide<Vec<u8>>,
+    long: &BySide<LongDistances>,
     longest_exit: u32,
-    mut whole: [&mut [u8]; 2],
-) -> ([Vec<(u64, u32)>; 2], u32) {
-    let mut bytes = Vec::with_capacity(2 * mine[0].len() + 64);
-    for side in 0..2 {
+    whole: BySide<&mut [u8]>,
+) -> (BySide<Vec<(u64, u32)>>, u32) {
+    let mut bytes = Vec::with_capacity(2 * mine.white.len() + 64);
+    for side in Side::ALL {
         put_block(&mut bytes, &mine[side]);
         let long = long[side].entries();
         (long.len() as u64).put(&mut bytes);
@@ -399,7 +416,8 @@ fn gather_values(
     }
     longest_exit.put(&mut bytes);
     drop(mine);
-    let mut long: [Vec<(u64, u32)>; 2] = Default::default();
+    let mut long: BySide<Vec<(u64, u32)>> = Default::default();
+    let mut whole = whole.into_array();
     let mut longest = 0;
     let mut at = 0;
     // A share at a time: the part whole once, and one share beside it.
@@ -409,7 +427,7 @@ fn gather_values(
         let share = peers.broadcast(root, mine.unwrap_or_default());
         let mut said = Reader::new(&share);
         let mut len = 0;
-        for (long, whole) in long.iter_mut().zip(&mut whole) {
+        for ((_, long), whole) in long.iter_mut().zip(&mut whole) {
             let values = said.block();
             len = values.len();
             whole[at..at + len].copy_from_slice(values);

@@ -1,6 +1,7 @@
 //! The solver's output (`Solution`), and the bitmaps it keeps per index.
 
 use crate::prefetch::prefetch_at;
+use crate::side::{BySide, Side};
 use crate::value::{Dtm, LongDistances, Wdl5};
 use crate::zeroed::zeroed;
 use rayon::prelude::*;
@@ -17,29 +18,29 @@ pub struct Solution {
     /// bitmaps hold the indices from it; long distances are listed by their indices in
     /// the game.
     pub first: u64,
-    /// Values with side 0 and side 1 to move.
-    pub values: [Vec<u8>; 2],
+    /// Values with each side to move.
+    pub values: BySide<Vec<u8>>,
     /// One bit per index (bit `i % 64` of word `i / 64`), set where the index is not a legal
     /// position of the graph: its value is never read, so a writer may store anything there.
-    pub illegal: [Vec<u64>; 2],
+    pub illegal: BySide<Vec<u64>>,
     /// One bit per index, set where the best of the moves that leave the graph
     /// (`Successor::Fixed`) has the position's own value: a conversion reaches it, so a
     /// writer may store any value no better there. A bit, not the exit, because that is
     /// all a writer asks of the exit.
-    pub exit_decides: [Vec<u64>; 2],
+    pub exit_decides: BySide<Vec<u64>>,
     /// One bit per index, set where the best of the moves that leave the graph wins, draws
     /// or loses as the position does, at whatever distance.
-    pub exit_same_wdl: [Vec<u64>; 2],
+    pub exit_same_wdl: BySide<Vec<u64>>,
     /// Plies of the longest best exit of any position (0 without one).
     pub longest_exit: u32,
     /// One bit per index, set where the win or loss does not hold under the 50-move rule
     /// (a cursed win or a blessed loss); empty until the rule is applied (`fifty::Rule`).
-    pub cursed: [Vec<u64>; 2],
+    pub cursed: BySide<Vec<u64>>,
     /// One bit per index, set where the best exit under the 50-move rule is a cursed win
     /// or a blessed loss; empty until the rule is applied.
-    pub exit_cursed: [Vec<u64>; 2],
+    pub exit_cursed: BySide<Vec<u64>>,
     /// The distances of the values that are `Dtm::LONG`.
-    pub long: [LongDistances; 2],
+    pub long: BySide<LongDistances>,
 }
 
 /// Bit `idx` of a bitmap of one bit per index; an empty bitmap holds no bit.
@@ -52,7 +53,7 @@ pub(crate) fn bit(bits: &[u64], idx: u64) -> bool {
 impl Solution {
     /// A solution from its parts, with no exit deciding a value (for writers fed from
     /// elsewhere than `solve`).
-    pub fn from_parts(values: [Vec<u8>; 2], illegal: [Vec<u64>; 2]) -> Solution {
+    pub fn from_parts(values: BySide<Vec<u8>>, illegal: BySide<Vec<u64>>) -> Solution {
         Solution {
             first: 0,
             values,
@@ -71,8 +72,8 @@ impl Solution {
     pub(crate) fn empty_whole(n: u64) -> Solution {
         let words = n.div_ceil(64) as usize;
         let mut s =
-            Solution::from_parts([0, 1].map(|_| zeroed(n as usize)), [Vec::new(), Vec::new()]);
-        s.exit_decides = [0, 1].map(|_| zeroed(words));
+            Solution::from_parts(BySide::new_with(|_| zeroed(n as usize)), BySide::default());
+        s.exit_decides = BySide::new_with(|_| zeroed(words));
         s
     }
 
@@ -81,7 +82,7 @@ impl Solution {
     pub(crate) fn place(&mut self, share: Solution) {
         debug_assert_eq!(self.first, 0);
         let at = share.first as usize;
-        for side in 0..2 {
+        for side in Side::ALL {
             let values = &share.values[side];
             self.values[side][at..at + values.len()].copy_from_slice(values);
             or_bits_at(
@@ -97,7 +98,7 @@ impl Solution {
     }
 
     /// Lets go of what side `side` holds (values, bitmaps and long distances).
-    pub fn let_go(&mut self, side: usize) {
+    pub fn let_go(&mut self, side: Side) {
         self.values[side] = Vec::new();
         self.long[side] = LongDistances::default();
         for bits in [
@@ -113,20 +114,20 @@ impl Solution {
 
     /// True when index `idx` with `side` to move is not a legal position.
     #[inline]
-    pub fn is_illegal(&self, side: usize, idx: u64) -> bool {
+    pub fn is_illegal(&self, side: Side, idx: u64) -> bool {
         bit(&self.illegal[side], idx - self.first)
     }
 
     /// The value of `idx` with its class under the 50-move rule.
     #[inline]
-    pub fn value(&self, side: usize, idx: u64) -> (Dtm, Wdl5) {
+    pub fn value(&self, side: Side, idx: u64) -> (Dtm, Wdl5) {
         self.value_of(side, idx, self.values[side][(idx - self.first) as usize])
     }
 
     /// The same for `code`, the byte `values` holds or held for `idx` (its long distance,
     /// if any, and its class are read here).
     #[inline]
-    pub fn value_of(&self, side: usize, idx: u64, code: u8) -> (Dtm, Wdl5) {
+    pub fn value_of(&self, side: Side, idx: u64, code: u8) -> (Dtm, Wdl5) {
         let v = self.long[side].value(code, idx);
         (
             v,
@@ -137,7 +138,7 @@ impl Solution {
     /// Asks for the cache lines of everything held of `idx` with `side` to move: a
     /// reader that walks the indices in an order of its own calls this some steps ahead.
     #[inline]
-    pub(crate) fn prefetch(&self, side: usize, idx: u64) {
+    pub(crate) fn prefetch(&self, side: Side, idx: u64) {
         let idx = idx - self.first;
         prefetch_at(&self.values[side], idx as usize);
         for bits in [
@@ -154,20 +155,20 @@ impl Solution {
     /// True when some value held, or some best exit, takes more than `plies`.
     pub fn reaches_beyond(&self, plies: u32) -> bool {
         let beyond = |c: &u8| *c == Dtm::LONG || Dtm::decode(*c).plies() > Some(plies);
-        self.longest_exit > plies || self.values.iter().any(|v| v.par_iter().any(beyond))
+        self.longest_exit > plies || self.values.iter().any(|(_, v)| v.par_iter().any(beyond))
     }
 
     /// True when the best move of `idx` that leaves the graph (chess: a capture or a
     /// promotion) has the position's value.
     #[inline]
-    pub fn exit_decides(&self, side: usize, idx: u64) -> bool {
+    pub fn exit_decides(&self, side: Side, idx: u64) -> bool {
         bit(&self.exit_decides[side], idx - self.first)
     }
 
     /// True when the best move of `idx` that leaves the graph has class `class` under the
     /// 50-move rule, `class` being the position's own.
     #[inline]
-    pub fn exit_has_class(&self, side: usize, idx: u64, class: Wdl5) -> bool {
+    pub fn exit_has_class(&self, side: Side, idx: u64, class: Wdl5) -> bool {
         let i = idx - self.first;
         bit(&self.exit_same_wdl[side], i)
             && Wdl5::new(class.wdl(), bit(&self.exit_cursed[side], i)) == class

@@ -4,7 +4,7 @@ use super::solution::or_bits_at;
 use super::*;
 use crate::peers::Owners;
 use crate::progress::Silent;
-use crate::side::Side;
+use crate::side::{BySide, Side};
 use crate::value::{Wdl, Wdl5};
 use std::ops::Range;
 use std::sync::Arc;
@@ -190,12 +190,12 @@ fn parts_solved_in_turn_match_the_definition() {
     let expected = g.oracle();
     for solution in both_ways(&g) {
         let mut decided = 0;
-        for (side, want) in expected.iter().enumerate() {
+        for (side, want) in Side::ALL.into_iter().zip(&expected) {
             for idx in 0..g.size() {
                 let (v, _) = solution.value(side, idx);
-                assert_eq!(v, want[idx as usize], "side {side} index {idx}");
+                assert_eq!(v, want[idx as usize], "side {side:?} index {idx}");
                 decided += usize::from(v != Dtm::Draw);
-                assert_exits(&solution, side, idx, v, g.best_fixed(side, idx));
+                assert_exits(&solution, side, idx, v, g.best_fixed(side.index(), idx));
             }
         }
         assert!(decided > 600, "{decided} decided");
@@ -252,9 +252,9 @@ fn parts_let_go_come_back_whole() {
         let_go = parts.let_go.iter().filter(|&&b| b).count();
     }
     assert!(let_go > 0, "some part let go before the end");
-    let mut finished = [false; 2];
+    let mut finished = BySide::default();
     // Counting reads a side's values and illegal bits; its exit bits are packed already.
-    let mut tried = [false; 2];
+    let mut tried = BySide::default();
     let (mut sides, packed) = parts.into_sides(
         |s, side| {
             assert_eq!(s.values[side], whole.values[side]);
@@ -269,10 +269,14 @@ fn parts_let_go_come_back_whole() {
             tried[side] = true;
         },
     );
-    assert_eq!((finished, tried), ([true; 2], [true; 2]));
-    assert_eq!(packed.each_ref().map(PackedSide::side), [0, 1]);
-    assert!(sides.values.iter().all(Vec::is_empty));
-    packed.into_iter().for_each(|p| p.restore(&mut sides));
+    let both = BySide::from([true; 2]);
+    assert_eq!((finished, tried), (both, both));
+    assert_eq!(
+        packed.as_ref().map(PackedSide::side),
+        BySide::from(Side::ALL)
+    );
+    assert!(sides.values.iter().all(|(_, v)| v.is_empty()));
+    (packed.into_array().into_iter()).for_each(|p| p.restore(&mut sides));
     assert_eq!(sides.values, whole.values);
     assert_eq!(sides.illegal, whole.illegal);
     assert_eq!(sides.exit_decides, whole.exit_decides);
@@ -319,15 +323,15 @@ fn split_solves_equal_the_whole() {
                 let (mut held, mut longest) = (0, 0);
                 let owners = Owners::new(&g.parts, count);
                 for (rank, s) in split(&g, count, search).into_iter().enumerate() {
-                    let n = s.values[0].len() as u64;
+                    let n = s.values.white.len() as u64;
                     match g.parts.len() {
                         1 => assert_eq!(s.first..s.first + n, owners.of(rank)[0]),
                         _ => assert_eq!(s.first..s.first + n, 0..g.size()),
                     }
                     for own in owners.of(rank) {
                         let at = own.start as usize..own.end as usize;
-                        for side in 0..2 {
-                            let what = format!("{count} {search:?} side {side}");
+                        for side in Side::ALL {
+                            let what = format!("{count} {search:?} side {side:?}");
                             let i = |at: &Range<usize>, s: &Solution| {
                                 at.start - s.first as usize..at.end - s.first as usize
                             };
@@ -376,15 +380,15 @@ fn a_graph_solved_whole_matches_the_definition() {
     let expected = g.oracle();
     for solution in both_ways(&g) {
         let mut seen = [0; 3];
-        for (side, want) in expected.iter().enumerate() {
+        for (side, want) in Side::ALL.into_iter().zip(&expected) {
             for idx in 0..g.size() {
                 let (v, _) = solution.value(side, idx);
-                assert_eq!(v, want[idx as usize], "side {side} index {idx}");
-                let best_fixed = g.best_fixed(side, idx);
+                assert_eq!(v, want[idx as usize], "side {side:?} index {idx}");
+                let best_fixed = g.best_fixed(side.index(), idx);
                 assert_exits(&solution, side, idx, v, best_fixed);
                 match (best_fixed, v) {
                     (Some(Dtm::Win(f)), Dtm::Win(p)) if p < f => seen[0] += 1,
-                    (Some(Dtm::Loss(f)), Dtm::Loss(p)) if p == f && g.inside(side, idx) => {
+                    (Some(Dtm::Loss(f)), Dtm::Loss(p)) if p == f && g.inside(side.index(), idx) => {
                         seen[1] += 1
                     }
                     (Some(Dtm::Draw), Dtm::Draw) => seen[2] += 1,
@@ -400,21 +404,21 @@ fn a_graph_solved_whole_matches_the_definition() {
 /// draws or loses alike and is cursed (or blessed) alike.
 #[test]
 fn an_exit_has_the_class_only_if_cursed_alike() {
-    let mut s = Solution::from_parts([vec![0; 4], vec![0; 4]], Default::default());
+    let mut s = Solution::from_parts(BySide::new_with(|_| vec![0; 4]), Default::default());
     // Index 0: exit of another WDL; 1: same WDL; 2: same WDL, both cursed; 3: same
     // WDL, only the exit cursed.
-    s.exit_same_wdl = [vec![0b1110], vec![]];
-    s.cursed = [vec![0b0100], vec![]];
-    s.exit_cursed = [vec![0b1100], vec![]];
-    let class = |i| Wdl5::new(Wdl::Win, bit(&s.cursed[0], i));
-    let has = |i| s.exit_has_class(0, i, class(i));
+    s.exit_same_wdl = BySide::from([vec![0b1110], vec![]]);
+    s.cursed = BySide::from([vec![0b0100], vec![]]);
+    s.exit_cursed = BySide::from([vec![0b1100], vec![]]);
+    let class = |i| Wdl5::new(Wdl::Win, bit(&s.cursed.white, i));
+    let has = |i| s.exit_has_class(Side::White, i, class(i));
     assert_eq!([0, 1, 2, 3].map(has), [false, true, true, false]);
     assert!(
-        !s.exit_has_class(1, 1, Wdl5::Win),
+        !s.exit_has_class(Side::Black, 1, Wdl5::Win),
         "an empty bitmap marks nothing"
     );
     // Draws are never cursed: the same WDL is the same class.
-    assert!(s.exit_has_class(0, 3, Wdl5::Draw));
+    assert!(s.exit_has_class(Side::White, 3, Wdl5::Draw));
 }
 
 /// A part's bitmap lands at its offset in the whole's, at every alignment.
@@ -443,12 +447,12 @@ fn distances_beyond_a_byte_match_the_definition() {
     let expected = g.oracle();
     for solution in both_ways(&g) {
         let (mut longest, mut longest_exit) = (0, 0);
-        for (side, want) in expected.iter().enumerate() {
+        for (side, want) in Side::ALL.into_iter().zip(&expected) {
             for idx in 0..g.size() {
                 let (v, _) = solution.value(side, idx);
-                assert_eq!(v, want[idx as usize], "side {side} index {idx}");
+                assert_eq!(v, want[idx as usize], "side {side:?} index {idx}");
                 longest = longest.max(v.plies().unwrap_or(0));
-                let best_fixed = g.best_fixed(side, idx);
+                let best_fixed = g.best_fixed(side.index(), idx);
                 assert_exits(&solution, side, idx, v, best_fixed);
                 longest_exit = longest_exit.max(best_fixed.and_then(Dtm::plies).unwrap_or(0));
             }
@@ -459,7 +463,7 @@ fn distances_beyond_a_byte_match_the_definition() {
                 .filter(|d| d.plies() > Some(Dtm::BYTE_PLIES))
                 .count()
         };
-        for (long, want) in solution.long.iter().zip(&expected) {
+        for ((_, long), want) in solution.long.iter().zip(&expected) {
             assert_eq!(long.len(), beyond(want));
         }
         assert!(longest_exit > 250, "exits listed apart are marked too");
@@ -469,15 +473,15 @@ fn distances_beyond_a_byte_match_the_definition() {
 
 /// The exit marks of `idx`, of value `v`, say what its best fixed move `best_fixed`
 /// gives: whether it reaches `v`, and whether it wins, draws or loses as `v` does.
-fn assert_exits(solution: &Solution, side: usize, idx: u64, v: Dtm, best_fixed: Option<Dtm>) {
+fn assert_exits(solution: &Solution, side: Side, idx: u64, v: Dtm, best_fixed: Option<Dtm>) {
     assert_eq!(
         solution.exit_decides(side, idx),
         best_fixed == Some(v),
-        "side {side} index {idx}"
+        "side {side:?} index {idx}"
     );
     assert_eq!(
         bit(&solution.exit_same_wdl[side], idx),
         best_fixed.map(Dtm::wdl) == Some(v.wdl()),
-        "side {side} index {idx}"
+        "side {side:?} index {idx}"
     );
 }

@@ -3,6 +3,7 @@
 use super::{GAME, INDEX_SCHEME, VALUE_ENCODING};
 use crate::field;
 use crate::retro::{Solved, Verdict};
+use crate::side::Side;
 use crate::table::error::FileFault;
 use crate::table::format::{HEADER_LEN, MAGIC, VERSION};
 use crate::value::Dtm;
@@ -36,7 +37,7 @@ pub struct XiangqiHeader {
     /// Counts with Red and with Black to move.
     pub sides: [SideCounts; 2],
     /// Plies of the longest mate, its side to move and index.
-    pub longest: (u32, usize, u64),
+    pub longest: (u32, Side, u64),
     /// Red's stream, Black's stream and the rule list: offset and length.
     pub extents: [(u64, u64); 3],
 }
@@ -49,7 +50,7 @@ impl XiangqiHeader {
     /// The header of `solved`, its parts to be placed at `extents`.
     pub fn of(solved: &Solved, extents: [(u64, u64); 3]) -> XiangqiHeader {
         let n = solved.index.size();
-        let per_side = [0, 1].map(|side| {
+        let per_side = Side::ALL.map(|side| {
             (0..n)
                 .into_par_iter()
                 .filter(|&i| !solved.solution.is_illegal(side, i))
@@ -68,9 +69,9 @@ impl XiangqiHeader {
         });
         let sides = per_side.map(|(c, _)| c);
         let longest = match (per_side[0].1, per_side[1].1) {
-            (Some((p0, i0)), b) if b.is_none_or(|(p1, _)| p0 >= p1) => (p0, 0, i0),
-            (_, Some((p1, i1))) => (p1, 1, i1),
-            _ => (0, 0, 0),
+            (Some((p0, i0)), b) if b.is_none_or(|(p1, _)| p0 >= p1) => (p0, Side::White, i0),
+            (_, Some((p1, i1))) => (p1, Side::Black, i1),
+            _ => (0, Side::White, 0),
         };
         XiangqiHeader {
             signature: solved.index.signature(),
@@ -107,7 +108,7 @@ impl XiangqiHeader {
             }
         }
         field::put::<u32>(&mut b, 152, self.longest.0);
-        field::put::<u32>(&mut b, 156, self.longest.1 as u32);
+        field::put::<u32>(&mut b, 156, self.longest.1.index() as u32);
         field::put::<u64>(&mut b, 160, self.longest.2);
         for (i, &(offset, len)) in self.extents.iter().enumerate() {
             field::put::<u64>(&mut b, EXTENTS_AT + 16 * i, offset);
@@ -179,13 +180,15 @@ impl XiangqiHeader {
                 loss_by_rule: v(5),
             }
         });
-        let longest = (
-            field::get::<u32>(b, 152),
-            field::get::<u32>(b, 156) as usize,
-            field::get::<u64>(b, 160),
-        );
-        if longest.1 > 1 || longest.2 >= size.max(1) {
-            return Err(FileFault::corrupt("bad longest mate in header"));
+        let bad = || FileFault::corrupt("bad longest mate in header");
+        let side = match field::get::<u32>(b, 156) {
+            0 => Side::White,
+            1 => Side::Black,
+            _ => return Err(bad()),
+        };
+        let longest = (field::get::<u32>(b, 152), side, field::get::<u64>(b, 160));
+        if longest.2 >= size.max(1) {
+            return Err(bad());
         }
         let extents = [0, 1, 2].map(|i| {
             (

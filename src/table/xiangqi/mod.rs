@@ -112,12 +112,12 @@ mod tests {
         assert_eq!(bytes, std::fs::metadata(&path).unwrap().len());
         let file = XiangqiFile::open(&path).unwrap();
         let mut by_rule = 0;
-        for side in 0..2 {
+        for side in Side::ALL {
             for i in 0..solved.index.size() {
                 if !solved.solution.is_illegal(side, i) {
                     let v = solved.verdict(side, i);
-                    let stored = file.verdict(Side::from_index(side), i).unwrap();
-                    assert_eq!(stored, v, "{side} {i}");
+                    let stored = file.verdict(side, i).unwrap();
+                    assert_eq!(stored, v, "{side:?} {i}");
                     by_rule += usize::from(v.by_rule());
                 }
             }
@@ -162,11 +162,11 @@ mod tests {
         let file = XiangqiFile::open(&damaged).unwrap();
         let (mut failed, mut wrong) = (0, 0);
         for i in 0..solved.index.size() {
-            if !solved.solution.is_illegal(0, i) {
+            if !solved.solution.is_illegal(Side::White, i) {
                 match file.verdict(Side::White, i) {
                     Err(TableError::Block { .. }) => failed += 1,
                     Err(e) => panic!("{e}"),
-                    Ok(v) => wrong += usize::from(v != solved.verdict(0, i)),
+                    Ok(v) => wrong += usize::from(v != solved.verdict(Side::White, i)),
                 }
             }
         }

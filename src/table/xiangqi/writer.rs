@@ -4,6 +4,7 @@ use super::XiangqiHeader;
 use super::{code, table_path, SEGMENT_LOG};
 use crate::atomic_file::AtomicFile;
 use crate::retro::Solved;
+use crate::side::Side;
 use crate::table::codec::{encode_by_frequency, join, StreamOptions};
 use crate::table::error::TableError;
 use crate::table::format::HEADER_LEN;
@@ -27,7 +28,7 @@ pub struct Written {
 pub fn write(dir: &Path, solved: &Solved) -> Result<Written, TableError> {
     let path = table_path(dir, &solved.index.signature());
     let n = solved.index.size();
-    let streams = [0, 1].map(|side| {
+    let streams = Side::ALL.map(|side| {
         let len = 1u64 << SEGMENT_LOG;
         let segments = (0..n.div_ceil(len))
             .into_par_iter()

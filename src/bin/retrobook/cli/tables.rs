@@ -305,8 +305,8 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
             "wdl_bytes": t.layer_bytes().0,
             "dtm_bytes": t.layer_bytes().1,
             "dtz_bytes": t.layer_bytes().2,
-            "dtm_side": side(Side::from_index(t.dtm_side())),
-            "dtz_side": t.dtz_side().map(|s| side(Side::from_index(s))),
+            "dtm_side": side(t.dtm_side()),
+            "dtz_side": t.dtz_side().map(side),
             "white": counts(0),
             "black": counts(1),
             "max_dtm": {"plies": st.max_plies, "moves": st.max_plies.div_ceil(2), "fen": fen},
@@ -322,15 +322,12 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
         ))?;
         let (wdl, dtm, dtz) = t.layer_bytes();
         let dtz = match t.dtz_side() {
-            Some(s) => format!(
-                "DTZ {dtz} bytes ({} to move stored)",
-                side(Side::from_index(s))
-            ),
+            Some(s) => format!("DTZ {dtz} bytes ({} to move stored)", side(s)),
             None => "no DTZ (built before DTZ layers: rebuild it with gen)".into(),
         };
         say(format!(
             "  layers: WDL {wdl} bytes, DTM {dtm} bytes ({} to move stored), {dtz}",
-            side(Side::from_index(t.dtm_side()))
+            side(t.dtm_side())
         ))?;
         for (s, name) in [(0, "white to move"), (1, "black to move")] {
             let x = &st.sides[s];

@@ -231,8 +231,7 @@ fn open(arg: &str, dir: &Path) -> Result<XiangqiFile, Failure> {
 pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     let file = open(arg, dir)?;
     let h = file.header();
-    let (plies, side, idx) = h.longest;
-    let turn = retrobook::Side::from_index(side);
+    let (plies, turn, idx) = h.longest;
     let fen = (plies > 0)
         .then(|| file.index().decode(idx, turn))
         .flatten()

@@ -35,7 +35,7 @@ use super::solution::{bit, bitmap, Solution};
 use crate::peers::{Peers, Shares};
 use crate::progress::Observer;
 use crate::retro::bits::AtomicBits;
-use crate::side::Side;
+use crate::side::{BySide, Side};
 use crate::value::{Dtm, LongDistances, Wdl};
 use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;
@@ -124,12 +124,13 @@ impl Classes {
 
 /// The values of the parts solved before the current one.
 pub(super) struct Earlier<'s> {
-    pub(super) values: &'s [Vec<u8>; 2],
-    pub(super) long: &'s [LongDistances; 2],
+    pub(super) values: &'s BySide<Vec<u8>>,
+    pub(super) long: &'s BySide<LongDistances>,
 }
 
 impl Earlier<'_> {
     fn value(&self, side: usize, idx: u64) -> Dtm {
+        let side = Side::from_index(side);
         self.long[side].value(self.values[side][idx as usize], idx)
     }
 }
@@ -361,10 +362,13 @@ impl<'g, G: RetroGame> State<'g, G> {
         } = self;
         // The working state goes first: the exits are marked beside the values.
         drop((counters, changed, marks, won));
-        let mut solution =
-            Solution::from_parts(values.map(from_atomic), illegal.map(AtomicBits::into_words));
-        solution.long =
+        let mut solution = Solution::from_parts(
+            values.map(from_atomic).into(),
+            illegal.map(AtomicBits::into_words).into(),
+        );
+        let long =
             long.map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
+        solution.long = long.into();
         let listed = exits_beyond
             .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
         solution.mark_exits(
@@ -541,11 +545,13 @@ impl Solution {
         first: u64,
     ) {
         for (side, decides) in decides.into_iter().enumerate() {
-            let (values, long, class) = (&self.values[side], &self.long[side], &class[side]);
+            let class = &class[side];
+            let side = Side::from_index(side);
+            let (values, long) = (&self.values[side], &self.long[side]);
             let n = values.len();
             let class = |i: usize| class.get(i);
             let wdl = |i: usize| long.value(values[i], first + i as u64).wdl();
-            for &(idx, p) in listed[side].entries() {
+            for &(idx, p) in listed[side.index()].entries() {
                 let i = (idx - first) as usize;
                 if long.value(values[i], idx) == Dtm::from_plies(p) {
                     decides.set(i);
