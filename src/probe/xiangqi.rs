@@ -5,7 +5,7 @@ use super::error::ProbeError;
 use super::game::Xiangqi;
 use super::tablebase::Tablebase;
 use crate::retro::{by_rule, GraphTooLarge, Verdict};
-use crate::side::Side;
+use crate::side::{BySide, Side};
 use crate::table::xiangqi::{SideCounts, XiangqiFile};
 use crate::table::TableError;
 use crate::value::Dtm;
@@ -84,9 +84,9 @@ impl Tablebase<Xiangqi> {
     ) -> Result<(), XiangqiVerifyError> {
         let file = self.needed(*signature)?;
         // The table's own values decoded whole; captures are probed in the sub-tables.
-        let codes = [file.codes(Side::White)?, file.codes(Side::Black)?];
+        let codes = BySide::from([file.codes(Side::White)?, file.codes(Side::Black)?]);
         let n = file.index().size();
-        let counts = [0, 1].map(|side| {
+        let counts = Side::ALL.map(|side| {
             (0..n)
                 .into_par_iter()
                 .map(|idx| self.check(file, &codes, side, idx))
@@ -106,7 +106,7 @@ impl Tablebase<Xiangqi> {
             let pos = index.decode(idx, side)?;
             let legal = !pos.in_check(!pos.turn());
             legal.then(|| {
-                let code = codes[side.index()][idx as usize];
+                let code = codes[side][idx as usize];
                 file.verdict_of(side, idx, code).plain()
             })
         };
@@ -131,7 +131,10 @@ impl Tablebase<Xiangqi> {
         if let Some(e) = failed.into_inner().expect("not poisoned") {
             return Err(e.into());
         }
-        if let Some(side) = (0..2).find(|&s| solved[s] != file.by_rule()[s]) {
+        if let Some(side) = Side::ALL
+            .into_iter()
+            .find(|&s| solved[s] != file.by_rule()[s])
+        {
             let (ours, stored) = (&solved[side], &file.by_rule()[side]);
             let first = (0..)
                 .find(|&i| ours.get(i) != stored.get(i))
@@ -142,7 +145,7 @@ impl Tablebase<Xiangqi> {
                 (None, None) => unreachable!("the lists differ at {first}"),
             };
             let fen = index
-                .decode(idx, Side::from_index(side))
+                .decode(idx, side)
                 .map_or_else(String::new, |p| p.to_fen());
             return Err(XiangqiVerifyError::Rule {
                 path: file.path().to_path_buf(),
@@ -156,18 +159,17 @@ impl Tablebase<Xiangqi> {
     fn check(
         &self,
         file: &XiangqiFile,
-        codes: &[Vec<u16>; 2],
-        side: usize,
+        codes: &BySide<Vec<u16>>,
+        turn: Side,
         idx: u64,
     ) -> Result<SideCounts, XiangqiVerifyError> {
-        let turn = Side::from_index(side);
         let Some(pos) = file.index().decode(idx, turn) else {
             return Ok(SideCounts::default());
         };
         if pos.in_check(!turn) {
             return Ok(SideCounts::default());
         }
-        let stored = file.verdict_of(turn, idx, codes[side][idx as usize]);
+        let stored = file.verdict_of(turn, idx, codes[turn][idx as usize]);
         let mut best = Verdict::Plain(Dtm::Loss(0));
         for (i, m) in pos.legal_moves().iter().enumerate() {
             let next = pos.play(m);
@@ -178,7 +180,7 @@ impl Tablebase<Xiangqi> {
                         .index()
                         .encode(&next)
                         .expect("a quiet move keeps the material");
-                    file.verdict_of(!turn, j, codes[1 - side][j as usize])
+                    file.verdict_of(!turn, j, codes[!turn][j as usize])
                 }
             }
             .back();

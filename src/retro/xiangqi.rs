@@ -16,7 +16,7 @@ use super::first_error::FirstError;
 use super::perpetual::{Exit, RuleGraph};
 use super::solver::{solve, RetroGame, Solution, Successor};
 use crate::progress::{Observer, Silent};
-use crate::side::Side;
+use crate::side::{BySide, Side};
 use crate::value::{Dtm, Wdl};
 use crate::xiangqi::{Digits, Move, Position, Role, Signature, XiangqiIndex};
 use rayon::prelude::*;
@@ -236,7 +236,7 @@ pub fn by_rule(
     plain: &(dyn Fn(Side, u64) -> Option<Dtm> + Sync),
     sub: &(dyn Fn(&Position) -> Verdict + Sync),
     memory: Option<u64>,
-) -> Result<[Vec<(u64, Wdl)>; 2], GraphTooLarge> {
+) -> Result<BySide<Vec<(u64, Wdl)>>, GraphTooLarge> {
     const OUT: u32 = u32::MAX;
     let fits = |positions: u64, need: u64| match memory {
         Some(allowed) if need > allowed => Err(GraphTooLarge {
@@ -309,7 +309,7 @@ pub fn by_rule(
     // alone at the end (KCABvKABB spent a quarter of its time so).
     const PIECE: usize = 1 << 12;
     if !positions.par_iter().with_max_len(PIECE).any(seed) {
-        return Ok([Vec::new(), Vec::new()]);
+        return Ok(BySide::default());
     }
     let draws = positions.len() as u64;
     fits(draws, graph_bytes(index.size(), draws, 0, 0))?;
@@ -332,12 +332,12 @@ pub fn by_rule(
             graph_bytes(index.size(), draws, projected(moves), projected(checks)),
         )?;
     }
-    let mut by_rule = [Vec::new(), Vec::new()];
+    let mut by_rule: BySide<Vec<(u64, Wdl)>> = BySide::default();
     drop(number);
     for (&p, value) in positions.iter().zip(graph.values()) {
         let (side, idx) = unpacked(p);
         if value != Wdl::Draw {
-            by_rule[side].push((idx, value));
+            by_rule[Side::from_index(side)].push((idx, value));
         }
     }
     Ok(by_rule)
@@ -393,14 +393,13 @@ pub struct Solved {
     /// Its values with every repetition a draw.
     pub solution: Solution,
     /// By side to move, the indices the rule makes won or lost, in order.
-    pub by_rule: [Vec<(u64, Wdl)>; 2],
+    pub by_rule: BySide<Vec<(u64, Wdl)>>,
 }
 
 impl Solved {
     /// The value of index `idx` with `side` to move (a legal position).
     pub fn verdict(&self, side: Side, idx: u64) -> Verdict {
-        let by_rule = &self.by_rule[side.index()];
-        Verdict::of(self.solution.value(side, idx).0, by_rule, idx)
+        Verdict::of(self.solution.value(side, idx).0, &self.by_rule[side], idx)
     }
 }
 

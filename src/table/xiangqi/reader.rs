@@ -5,7 +5,7 @@ use super::XiangqiHeader;
 use crate::field;
 use crate::regular_file::open_regular;
 use crate::retro::Verdict;
-use crate::side::Side;
+use crate::side::{BySide, Side};
 use crate::table::codec::{Segments, StreamError};
 use crate::table::error::{FileFault, TableError};
 use crate::table::format::HEADER_LEN;
@@ -22,8 +22,8 @@ pub struct XiangqiFile {
     map: Mmap,
     header: XiangqiHeader,
     index: XiangqiIndex,
-    streams: [Segments; 2],
-    by_rule: [Vec<(u64, Wdl)>; 2],
+    streams: BySide<Segments>,
+    by_rule: BySide<Vec<(u64, Wdl)>>,
 }
 
 impl XiangqiFile {
@@ -52,23 +52,23 @@ impl XiangqiFile {
                 )),
             }
         };
-        let stream = |side: usize| -> Result<Segments, FileFault> {
-            let (at, len) = part(side)?;
+        let stream = |side: Side| -> Result<Segments, FileFault> {
+            let (at, len) = part(side.index())?;
             let s = Segments::open(&map, at, len, true)?;
             if s.len() != header.size {
                 return Err(FileFault::corrupt("stream length does not match the table"));
             }
             Ok(s)
         };
-        let name = ["Red-to-move stream", "Black-to-move stream"];
-        let streams = [
-            stream(0).map_err(|f| refused(f.within(name[0])))?,
-            stream(1).map_err(|f| refused(f.within(name[1])))?,
-        ];
+        let stream = |side: Side| {
+            let name = format!("{} stream", STREAM_NAMES[side.index()]);
+            stream(side).map_err(|f| refused(f.within(name)))
+        };
+        let streams = BySide::from([stream(Side::White)?, stream(Side::Black)?]);
         let (at, len) = part(2).map_err(refused)?;
         let by_rule = rule_list(&map[at..at + len], header.size)
             .map_err(|f| refused(f.within("rule list")))?;
-        for (list, c) in by_rule.iter().zip(&header.sides) {
+        for ((_, list), c) in by_rule.iter().zip(&header.sides) {
             let wins = list.iter().filter(|e| e.1 == Wdl::Win).count() as u64;
             if (wins, list.len() as u64 - wins) != (c.win_by_rule, c.loss_by_rule) {
                 return Err(refused(FileFault::corrupt(
@@ -97,7 +97,7 @@ impl XiangqiFile {
     }
 
     /// By side to move, the indices the rule makes won or lost, in order.
-    pub fn by_rule(&self) -> &[Vec<(u64, Wdl)>; 2] {
+    pub fn by_rule(&self) -> &BySide<Vec<(u64, Wdl)>> {
         &self.by_rule
     }
 
@@ -109,42 +109,45 @@ impl XiangqiFile {
     /// The value of index `idx` with `side` to move (a legal position): a damaged block
     /// is an error, never a wrong value.
     pub fn verdict(&self, side: Side, idx: u64) -> Result<Verdict, TableError> {
-        let code = self.streams[side.index()]
+        let code = self.streams[side]
             .get(&self.map, idx)
-            .map_err(|block| self.damaged(side.index(), block))?;
+            .map_err(|block| self.damaged(side, block))?;
         Ok(self.verdict_of(side, idx, code))
     }
 
     /// The value of index `idx` with `side` to move whose stream holds `code`.
     pub fn verdict_of(&self, side: Side, idx: u64, code: u16) -> Verdict {
-        Verdict::of(value_of(code), &self.by_rule[side.index()], idx)
+        Verdict::of(value_of(code), &self.by_rule[side], idx)
     }
 
     /// Every code of `side`'s stream, decoded in parallel (two bytes an index): for
     /// readers that visit the whole table, as `verify` does.
     pub fn codes(&self, side: Side) -> Result<Vec<u16>, TableError> {
         let codes: Vec<AtomicU16> = (0..self.header.size).map(|_| AtomicU16::new(0)).collect();
-        self.streams[side.index()]
+        self.streams[side]
             .for_each_block(&self.map, |first, values| {
                 for (slot, &v) in codes[first as usize..].iter().zip(values) {
                     slot.store(v, Relaxed);
                 }
             })
-            .map_err(|block| self.damaged(side.index(), block))?;
+            .map_err(|block| self.damaged(side, block))?;
         Ok(codes.into_iter().map(AtomicU16::into_inner).collect())
     }
 
-    fn damaged(&self, side: usize, block: StreamError) -> TableError {
+    fn damaged(&self, side: Side, block: StreamError) -> TableError {
         TableError::Block {
             path: self.path.clone(),
-            stream: ["Red-to-move", "Black-to-move"][side],
+            stream: STREAM_NAMES[side.index()],
             block,
         }
     }
 }
 
+/// The streams' names in messages, by side to move.
+const STREAM_NAMES: [&str; 2] = ["Red-to-move", "Black-to-move"];
+
 /// The rule list's entries, checked: checksum, order, indices in range.
-fn rule_list(b: &[u8], size: u64) -> Result<[Vec<(u64, Wdl)>; 2], FileFault> {
+fn rule_list(b: &[u8], size: u64) -> Result<BySide<Vec<(u64, Wdl)>>, FileFault> {
     let short = || FileFault::truncated("the rule list is cut short");
     let body = b.len().checked_sub(4).ok_or_else(short)?;
     if field::get::<u32>(b, body) != crc32fast::hash(&b[..body]) {
@@ -159,8 +162,8 @@ fn rule_list(b: &[u8], size: u64) -> Result<[Vec<(u64, Wdl)>; 2], FileFault> {
         at += 8;
         Ok(u64::from_le_bytes(v.try_into().expect("eight bytes")))
     };
-    let mut lists = [Vec::new(), Vec::new()];
-    for list in &mut lists {
+    let mut lists: BySide<Vec<(u64, Wdl)>> = BySide::default();
+    for (_, list) in lists.iter_mut() {
         let count = read()?;
         if count > size {
             return Err(FileFault::corrupt("the rule list is longer than the table"));

@@ -49,7 +49,7 @@ pub fn write(dir: &Path, solved: &Solved) -> Result<Written, TableError> {
         join(n, SEGMENT_LOG, segments)
     });
     let mut list = Vec::new();
-    for entries in &solved.by_rule {
+    for (_, entries) in solved.by_rule.iter() {
         list.extend_from_slice(&(entries.len() as u64).to_le_bytes());
         for &(i, w) in entries {
             list.extend_from_slice(&(i * 2 + u64::from(w == Wdl::Win)).to_le_bytes());
