@@ -17,10 +17,45 @@
 //! and gives back the others' shares once none does (`PartByPart::owned`).
 
 use super::{lock, Deferred, RetroGame, State, BLOCK, CHUNK, MARKED_LEVELS};
-use crate::peers::{each, nth, put_all, Reader, Wire};
+use crate::peers::{each, nth, put_all, Peers, Reader, Shares, Wire};
+use crate::retro::bits::AtomicBits;
 use crate::value::Dtm;
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Mutex;
+
+/// The processes a part is split across, as its solve sees them: who holds which indices,
+/// the notes waiting for each, and, split with checks, every process's wins.
+pub(super) struct Exchange<'g> {
+    peers: &'g dyn Peers,
+    shares: Shares,
+    /// Per process, the notes for it not yet sent (`Note`).
+    outbox: Vec<Mutex<Vec<u8>>>,
+    /// Split across processes, with checks: per side, the part's positions won by the
+    /// levels ended (by every process), which the checks read.
+    won: Option<[AtomicBits; 2]>,
+}
+
+impl<'g> Exchange<'g> {
+    /// The exchange of `part` split across `peers`, keeping every process's wins where
+    /// losses are found by `checks`.
+    pub(super) fn new(part: &Range<u64>, peers: &'g dyn Peers, checks: bool) -> Exchange<'g> {
+        let whole = (part.end - part.start) as usize;
+        let split = peers.count() > 1;
+        Exchange {
+            peers,
+            shares: Shares::new(part.clone(), peers.count()),
+            outbox: (0..peers.count()).map(|_| Mutex::default()).collect(),
+            won: (split && checks).then(|| [0, 1].map(|_| AtomicBits::new(whole))),
+        }
+    }
+
+    /// The indices of the part this process holds.
+    pub(super) fn own(&self) -> Range<u64> {
+        self.shares.of(self.peers.rank())
+    }
+}
 
 /// An un-move's effect on a position that another process may hold (see the module doc).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -99,7 +134,7 @@ const SLICE: usize = 1 << 22;
 impl<'g, G: RetroGame> State<'g, G> {
     /// An empty mail for the notes of one task.
     pub(super) fn mail(&self) -> Mail {
-        Mail(vec![Vec::new(); self.peers.count()])
+        Mail(vec![Vec::new(); self.exchange.peers.count()])
     }
 
     /// Applies `note` here if this process holds its target, else writes it to `mail`.
@@ -109,7 +144,7 @@ impl<'g, G: RetroGame> State<'g, G> {
         if self.own.contains(&target) {
             self.apply(note, level);
         } else {
-            note.encode(&mut mail.0[self.shares.owner(target)]);
+            note.encode(&mut mail.0[self.exchange.shares.owner(target)]);
         }
     }
 
@@ -127,7 +162,7 @@ impl<'g, G: RetroGame> State<'g, G> {
     pub(super) fn post(&self, mail: Mail) {
         for (to, notes) in mail.0.into_iter().enumerate() {
             if !notes.is_empty() {
-                lock(&self.outbox[to]).extend_from_slice(&notes);
+                lock(&self.exchange.outbox[to]).extend_from_slice(&notes);
             }
         }
     }
@@ -135,8 +170,12 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// Sends the outbox's notes to their processes and applies those the others sent this
     /// one, at `level` (collective).
     pub(super) fn exchange(&self, level: u32) {
-        let outgoing = self.outbox.iter().map(|o| std::mem::take(&mut *lock(o)));
-        for received in self.peers.all_to_all(outgoing.collect()) {
+        let outgoing = self
+            .exchange
+            .outbox
+            .iter()
+            .map(|o| std::mem::take(&mut *lock(o)));
+        for received in self.exchange.peers.all_to_all(outgoing.collect()) {
             let units = received.len() / Unit::BYTES;
             (0..units).into_par_iter().step_by(CHUNK).for_each(|first| {
                 for u in first..(first + CHUNK).min(units) {
@@ -158,13 +197,14 @@ impl<'g, G: RetroGame> State<'g, G> {
         if level % 2 == 1 {
             self.wins_at(level, &mut mine);
         }
-        let all = self.peers.all_gather(mine);
+        let all = self.exchange.peers.all_gather(mine);
         let mut found = false;
         for (rank, a) in all.iter().enumerate() {
             let mut said = Reader::new(a);
             found |= said.take::<u8>() == 1;
             self.note_static(said.take::<u32>());
-            if let (Some(won), Some((&tag, wins))) = (&self.won, said.rest().split_first()) {
+            if let (Some(won), Some((&tag, wins))) = (&self.exchange.won, said.rest().split_first())
+            {
                 let words = each::<u64>(wins);
                 match tag {
                     WINS_LISTED => {
@@ -174,7 +214,7 @@ impl<'g, G: RetroGame> State<'g, G> {
                     }
                     _ => {
                         // Shares start on whole words of the part's bitmaps.
-                        let share = self.shares.of(rank);
+                        let share = self.exchange.shares.of(rank);
                         let at = ((share.start - self.part.start) / 64) as usize;
                         let n = (share.end - share.start).div_ceil(64) as usize;
                         for (k, w) in words.enumerate() {
@@ -192,7 +232,7 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// (odd): listed, a word each (index and side), or, where that is longer (the first
     /// levels of a table with many conversions), as bitmaps of its share, a bit each.
     pub(super) fn wins_at(&self, level: u32, mine: &mut Vec<u8>) {
-        if self.won.is_none() {
+        if self.exchange.won.is_none() {
             return;
         }
         let (start, n) = (self.own.start, (self.own.end - self.own.start) as usize);
@@ -238,7 +278,7 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// `level`.
     #[inline]
     pub(super) fn won_by_now(&self, side: usize, j: u64, level: u32) -> bool {
-        match &self.won {
+        match &self.exchange.won {
             Some(won) => won[side].get((j - self.part.start) as usize),
             None => self.won_here(side, j, level),
         }
@@ -253,9 +293,11 @@ impl<'g, G: RetroGame> State<'g, G> {
     /// How many slices of `SLICE` positions a side's scan takes, the same in every process:
     /// one alone, whose notes are applied as they are made and never held.
     pub(super) fn slices(&self) -> usize {
-        match self.peers.count() {
+        match self.exchange.peers.count() {
             1 => 1,
-            _ => (self.shares.largest() as usize).div_ceil(SLICE).max(1),
+            _ => (self.exchange.shares.largest() as usize)
+                .div_ceil(SLICE)
+                .max(1),
         }
     }
 }

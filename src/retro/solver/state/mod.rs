@@ -28,11 +28,11 @@ mod exchange;
 mod losses;
 mod setup;
 
-use exchange::{Mail, Note};
+use exchange::{Exchange, Mail, Note};
 
 use super::game::{LossSearch, RetroGame, Successor};
 use super::solution::{bit, bitmap, Solution};
-use crate::peers::{Peers, Shares};
+use crate::peers::Peers;
 use crate::progress::Observer;
 use crate::retro::bits::AtomicBits;
 use crate::side::{BySide, Side};
@@ -141,14 +141,8 @@ pub(super) struct State<'g, G: RetroGame> {
     part: Range<u64>,
     /// The indices of the part this process holds; the arrays below hold them from 0.
     own: Range<u64>,
-    /// The processes the part is split across, and their shares.
-    peers: &'g dyn Peers,
-    shares: Shares,
-    /// Per process, the notes for it not yet sent (`Note`).
-    outbox: Vec<Mutex<Vec<u8>>>,
-    /// Split across processes, with checks: per side, the part's positions won by the
-    /// levels ended (by every process), which the checks read.
-    won: Option<[AtomicBits; 2]>,
+    /// The processes the part is split across, and what they tell each other.
+    exchange: Exchange<'g>,
     earlier: Option<Earlier<'g>>,
     /// When there are earlier parts, per side, the class of each position's best move that
     /// leaves the graph (moves into earlier parts apart), as `class` holds it. Without
@@ -214,12 +208,10 @@ impl<'g, G: RetroGame> State<'g, G> {
         search: LossSearch,
         peers: &'g dyn Peers,
     ) -> Self {
-        let shares = Shares::new(part.clone(), peers.count());
-        let own = shares.of(peers.rank());
-        let n = (own.end - own.start) as usize;
-        let split = peers.count() > 1;
-        let whole = (part.end - part.start) as usize;
         let counted = search == LossSearch::Counters;
+        let exchange = Exchange::new(&part, peers, !counted);
+        let own = exchange.own();
+        let n = (own.end - own.start) as usize;
         let counters = || zeroed(if counted { n } else { 0 });
         let changed = || AtomicBits::new(if counted { 0 } else { n });
         State {
@@ -231,10 +223,7 @@ impl<'g, G: RetroGame> State<'g, G> {
             earlier,
             part,
             own,
-            peers,
-            shares,
-            outbox: (0..peers.count()).map(|_| Mutex::default()).collect(),
-            won: (split && !counted).then(|| [AtomicBits::new(whole), AtomicBits::new(whole)]),
+            exchange,
             exits_beyond: Default::default(),
             values: [zeroed(n), zeroed(n)],
             illegal: [AtomicBits::new(n), AtomicBits::new(n)],
@@ -357,11 +346,11 @@ impl<'g, G: RetroGame> State<'g, G> {
             exits_beyond,
             long,
             own,
-            won,
+            exchange,
             ..
         } = self;
         // The working state goes first: the exits are marked beside the values.
-        drop((counters, changed, marks, won));
+        drop((counters, changed, marks, exchange));
         let mut solution = Solution::from_parts(
             values.map(from_atomic).into(),
             illegal.map(AtomicBits::into_words).into(),
