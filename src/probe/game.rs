@@ -7,7 +7,7 @@ use crate::material::Material;
 use crate::table::xiangqi::XiangqiFile;
 use crate::table::{TableError, TableFile};
 use crate::xiangqi::Signature;
-use crate::Game;
+use crate::game::Game;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
