@@ -3,11 +3,11 @@
 //! are each game's own (`tablebase` for chess, `xiangqi` for Chinese chess).
 
 use super::error::ProbeError;
+use crate::game::Game;
 use crate::material::Material;
 use crate::table::xiangqi::XiangqiFile;
 use crate::table::{TableError, TableFile};
 use crate::xiangqi::Signature;
-use crate::game::Game;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
