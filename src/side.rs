@@ -34,6 +34,17 @@ impl Side {
         }
     }
 
+    /// The side with index 0 (white) or 1 (black), or None for another number (a file's
+    /// side field that is neither).
+    #[inline]
+    pub const fn try_from_index(i: usize) -> Option<Side> {
+        match i {
+            0 => Some(Side::White),
+            1 => Some(Side::Black),
+            _ => None,
+        }
+    }
+
     /// `w` or `b`, as in FEN.
     pub const fn fen_char(self) -> char {
         match self {
@@ -121,6 +132,16 @@ impl<T> BySide<T> {
     }
 }
 
+impl<T> IntoIterator for BySide<T> {
+    type Item = (Side, T);
+    type IntoIter = std::iter::Zip<std::array::IntoIter<Side, 2>, std::array::IntoIter<T, 2>>;
+
+    /// Each side with its value, white first.
+    fn into_iter(self) -> Self::IntoIter {
+        Side::ALL.into_iter().zip(self.into_array())
+    }
+}
+
 impl<T> From<[T; 2]> for BySide<T> {
     /// White's value first.
     fn from([white, black]: [T; 2]) -> BySide<T> {
@@ -173,6 +194,12 @@ mod tests {
         let sides: Vec<_> = by.iter().map(|(s, v)| (s.fen_char(), *v)).collect();
         assert_eq!(sides, [('w', "white"), ('b', "black")]);
         assert_eq!(by.as_ref().map(|v| v.len()).into_array(), [5, 5]);
-        assert_eq!(by.into_array(), ["white", "black"]);
+        let owned: Vec<_> = by.into_iter().collect();
+        assert_eq!(owned, [(Side::White, "white"), (Side::Black, "black")]);
+        assert_eq!(
+            Side::ALL.map(|s| Side::try_from_index(s.index())),
+            [Some(Side::White), Some(Side::Black)]
+        );
+        assert_eq!(Side::try_from_index(2), None);
     }
 }

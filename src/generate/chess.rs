@@ -479,7 +479,9 @@ fn generate_in_pool(
             .map(|d| dtz_layer(&index, d, PackedShares::default(), &opts, &*peers));
         give_back_free_memory();
         phases.lap("dtz_layer");
-        (packed.into_array().into_iter()).for_each(|p| p.restore(parts.solution_mut()));
+        for (_, p) in packed {
+            p.restore(parts.solution_mut());
+        }
         phases.lap("packing");
     }
     // A table of several parts (pawns) comes a side at a time, the other packed: both
@@ -510,9 +512,9 @@ fn generate_in_pool(
         (solution, Some(packed))
     } else {
         let mut solution = parts.into_solution();
-        Side::ALL
-            .into_iter()
-            .for_each(|side| finish(&mut solution, side));
+        for side in Side::ALL {
+            finish(&mut solution, side);
+        }
         (solution, None)
     };
     give_back_free_memory();
@@ -525,8 +527,7 @@ fn generate_in_pool(
         None => Sides::Whole,
         Some(BySide { white, black }) => {
             let tried = trials.map(|t| t.expect("tried"));
-            let bytes = BySide::new_with(|side| tried[side].1);
-            let (dtm, dtm_layout, other) = match dtm_side(bytes) {
+            let (dtm, dtm_layout, other) = match dtm_side(tried.as_ref().map(|t| t.1)) {
                 Side::White => (white, tried.white.0, black),
                 Side::Black => (black, tried.black.0, white),
             };

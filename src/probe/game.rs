@@ -3,7 +3,6 @@
 //! are each game's own (`tablebase` for chess, `xiangqi` for Chinese chess).
 
 use super::error::ProbeError;
-use crate::game::Game;
 use crate::material::Material;
 use crate::table::xiangqi::XiangqiFile;
 use crate::table::{TableError, TableFile};
@@ -18,8 +17,6 @@ pub trait TableGame: Sized + 'static {
     type Key: Copy + Eq + fmt::Display + fmt::Debug + FromStr + Send + Sync;
     /// An open table file.
     type File: Send + Sync;
-    /// The game.
-    const GAME: Game;
     /// The extension of the game's table files.
     const EXTENSION: &'static str;
 
@@ -51,7 +48,6 @@ pub enum Xiangqi {}
 impl TableGame for Chess {
     type Key = Material;
     type File = TableFile;
-    const GAME: Game = Game::Chess;
     const EXTENSION: &'static str = crate::table::EXTENSION;
 
     fn open(path: &Path) -> Result<TableFile, TableError> {
@@ -78,7 +74,6 @@ impl TableGame for Chess {
 impl TableGame for Xiangqi {
     type Key = Signature;
     type File = XiangqiFile;
-    const GAME: Game = Game::Xiangqi;
     const EXTENSION: &'static str = crate::table::xiangqi::EXTENSION;
 
     fn open(path: &Path) -> Result<XiangqiFile, TableError> {

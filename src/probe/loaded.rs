@@ -438,7 +438,7 @@ impl<'a> LoadedTables<'a> {
         };
         for step in &schedule.steps {
             let (m, side) = step.side;
-            let table = tb.table(&m).ok_or(ProbeError::MissingTable(m))?;
+            let table = tb.needed(m)?;
             let at = loaded.at(&m).unwrap_or_else(|| {
                 let at = loaded.tables.len();
                 loaded.tables.push((m, BySide::default()));
@@ -514,13 +514,12 @@ impl<'a> LoadedTables<'a> {
     fn by_position(
         &self,
         table: &TableFile,
-        side: Side,
+        turn: Side,
         reach: Reach,
         all_conversions: bool,
         observer: &dyn Observer,
         value: impl Fn(u64, &Position, Wdl5, Option<(Dtm, Wdl5)>) -> Result<Dtm, ProbeError> + Sync,
     ) -> Result<Decoded, ProbeError> {
-        let turn = side;
         let codes = table.decode_wdl(turn)?;
         let index = table.index();
         // The values of the indices from word `w` on (64 a word, fewer in the last), their

@@ -205,7 +205,16 @@ impl<G: TableGame> Tablebase<G> {
     /// The open table of `key` (canonical orientation), or the error of a probe that needs
     /// it.
     pub(super) fn needed(&self, key: G::Key) -> Result<&G::File, ProbeError> {
-        self.table(&key).ok_or_else(|| G::missing(key))
+        self.entry(key).map(|e| &e.file)
+    }
+
+    /// The entry of `key`'s table (canonical orientation), or the error of a probe that
+    /// needs it.
+    #[inline]
+    fn entry(&self, key: G::Key) -> Result<&Entry<G>, ProbeError> {
+        self.tables
+            .get(&G::number(key))
+            .ok_or_else(|| G::missing(key))
     }
 
     /// The names of all open tables.
@@ -240,11 +249,7 @@ impl Tablebase {
         } else {
             (pos.color_flipped(), material.flipped())
         };
-        let entry = self
-            .tables
-            .get(&material.key())
-            .ok_or(ProbeError::MissingTable(material))?;
-        Ok(Some((entry, pos)))
+        Ok(Some((self.entry(material)?, pos)))
     }
 
     #[inline]

@@ -351,8 +351,7 @@ impl PartDtz {
         let mut values: BySide<Vec<u8>> = Default::default();
         let mut long: BySide<Vec<(u64, u32)>> = Default::default();
         let far = self.far.map(|f| f.into_inner().expect("not poisoned"));
-        let both = self.cells.into_array().into_iter().zip(far.into_array());
-        for (side, (cells, far)) in Side::ALL.into_iter().zip(both) {
+        for ((side, cells), (_, far)) in self.cells.into_iter().zip(far) {
             let mut bytes = crate::zeroed::from_atomic::<u8>(cells);
             // The distance to mate a cell's code stands for, the index's.
             let dtm = |idx: u64, code: u8| {

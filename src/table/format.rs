@@ -258,11 +258,8 @@ impl Header {
         stats.max_plies = field::get::<u32>(b, 152);
         stats.max_side = field::get::<u32>(b, 156) as u8;
         stats.max_index = field::get::<u64>(b, 160);
-        let dtm_side = match field::get::<u32>(b, 168) {
-            0 => Side::White,
-            1 => Side::Black,
-            _ => return Err(FileFault::corrupt("bad DTM side in header")),
-        };
+        let dtm_side = Side::try_from_index(field::get::<u32>(b, 168) as usize)
+            .ok_or_else(|| FileFault::corrupt("bad DTM side in header"))?;
         let mut layouts = [[0u8; LAYOUT_BYTES]; 3];
         for (i, l) in layouts.iter_mut().enumerate() {
             l.copy_from_slice(&b[LAYOUTS_AT + LAYOUT_BYTES * i..][..LAYOUT_BYTES]);

@@ -157,14 +157,13 @@ pub fn count_side(
 /// the shares add up (`add_counts`).
 pub fn count_side_of(
     index: &TableIndex,
-    side: Side,
+    turn: Side,
     held: Range<u64>,
     first: u64,
     values: SideValues,
     cursed: &[u64],
     illegal: Option<&[u64]>,
 ) -> SideCount {
-    let turn = side;
     let at = |bits: &[u64], i: u64| bit(bits, i - first);
     // Chunks of indices, each cut into runs of one king pair, whose weight is found
     // once (positions are looked at only where that leaves it open).
@@ -209,7 +208,7 @@ pub fn add_counts(a: SideCount, b: SideCount) -> SideCount {
 pub fn combine(sides: BySide<SideCount>) -> TableStats {
     let mut out = TableStats::default();
     let mut best: Option<(u32, u8, u64)> = None;
-    for (side, (stats, longest)) in Side::ALL.into_iter().zip(sides.into_array()) {
+    for (side, (stats, longest)) in sides {
         out.sides[side.index()] = stats;
         if let Some((p, i)) = longest {
             if best.is_none_or(|(bp, _, _)| p > bp) {

@@ -167,7 +167,7 @@ impl PartByPart {
         let whole = BySide::from([&mut white[at.clone()], &mut black[at]]);
         let (local_long, longest_exit) = match peers.count() {
             1 => {
-                for (w, side) in whole.into_array().into_iter().zip(Side::ALL) {
+                for (side, w) in whole {
                     w.copy_from_slice(&values[side]);
                 }
                 (local_long.map(|l| l.entries().to_vec()), longest_exit)

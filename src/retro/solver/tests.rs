@@ -276,7 +276,9 @@ fn parts_let_go_come_back_whole() {
         BySide::from(Side::ALL)
     );
     assert!(sides.values.iter().all(|(_, v)| v.is_empty()));
-    (packed.into_array().into_iter()).for_each(|p| p.restore(&mut sides));
+    for (_, p) in packed {
+        p.restore(&mut sides);
+    }
     assert_eq!(sides.values, whole.values);
     assert_eq!(sides.illegal, whole.illegal);
     assert_eq!(sides.exit_decides, whole.exit_decides);

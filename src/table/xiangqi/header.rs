@@ -180,16 +180,12 @@ impl XiangqiHeader {
                 loss_by_rule: v(5),
             }
         });
-        let bad = || FileFault::corrupt("bad longest mate in header");
-        let side = match field::get::<u32>(b, 156) {
-            0 => Side::White,
-            1 => Side::Black,
-            _ => return Err(bad()),
+        let side = Side::try_from_index(field::get::<u32>(b, 156) as usize);
+        let (plies, idx) = (field::get::<u32>(b, 152), field::get::<u64>(b, 160));
+        let longest = match side {
+            Some(side) if idx < size.max(1) => (plies, side, idx),
+            _ => return Err(FileFault::corrupt("bad longest mate in header")),
         };
-        let longest = (field::get::<u32>(b, 152), side, field::get::<u64>(b, 160));
-        if longest.2 >= size.max(1) {
-            return Err(bad());
-        }
         let extents = [0, 1, 2].map(|i| {
             (
                 field::get::<u64>(b, EXTENTS_AT + 16 * i),
