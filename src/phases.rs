@@ -89,6 +89,12 @@ impl Phases {
     pub(crate) fn times(&self) -> &[PhaseTime] {
         &self.times
     }
+
+    /// The process's peak so far: the system's count, or a phase's if the watch saw more
+    /// (the system's count can lag behind the resident memory read by the watch).
+    pub(crate) fn peak(&self) -> u64 {
+        (self.times.iter().map(|t| t.peak_memory)).fold(peak_memory(), u64::max)
+    }
 }
 
 /// Peak resident memory of this process so far, in bytes (Linux; 0 elsewhere).

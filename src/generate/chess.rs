@@ -76,7 +76,7 @@
 //! the measured peaks.
 
 use super::session::{Built, TableName, Tables};
-use super::{peak_memory, Estimate};
+use super::Estimate;
 use crate::index::{Layout, TableIndex};
 use crate::material::{sort_for_generation, Material};
 use crate::peers::{Alone, Peers, Reader, Wire};
@@ -560,7 +560,7 @@ fn generate_in_pool(
         &mut phases,
     );
     let sent = peers.bytes_sent() - sent_before;
-    let done = agree_written(&*peers, material, written, sent)?;
+    let done = agree_written(&*peers, material, written, sent, phases.peak())?;
     Ok(Report {
         material,
         indices,
@@ -587,16 +587,17 @@ struct Written {
 
 /// The file process 0 wrote and its size, once it is written (collective): the others
 /// read it from the shared folder when they build the tables that need it.
-/// Each process says how many bytes it sent (`sent`) and its peak memory, process 0
-/// whether it wrote the table.
+/// Each process says how many bytes it sent (`sent`) and its peak memory (`peak`),
+/// process 0 whether it wrote the table.
 fn agree_written(
     peers: &dyn Peers,
     material: Material,
     written: Result<(PathBuf, u64), TableError>,
     sent: u64,
+    peak: u64,
 ) -> Result<Written, GenError> {
     let mut said = Vec::new();
-    (sent, peak_memory()).put(&mut said);
+    (sent, peak).put(&mut said);
     match (peers.rank(), &written) {
         (0, Ok(_)) => said.push(0),
         (0, Err(e)) => said.extend([&[1], e.to_string().as_bytes()].concat()),
