@@ -1,7 +1,8 @@
-//! Division by a number fixed when an index is built, by a multiplication: splitting an
-//! index into its digits divides once per piece group, and a hardware division costs
-//! several times a multiplication. Indices of up to five pieces stay below 2^32, where one
-//! 64-bit multiplication gives the exact quotient; larger ones divide in hardware.
+//! Division by a number fixed when an index is built, by a shift or a multiplication:
+//! splitting an index into its digits divides once per piece group, and a hardware division
+//! costs several times a multiplication. A lone piece's 64 squares divide by a shift;
+//! indices of up to five pieces stay below 2^32, where one 64-bit multiplication gives the
+//! exact quotient; larger ones divide in hardware.
 
 /// A divisor from 2 up, below 2^32.
 #[derive(Copy, Clone, Debug)]
@@ -10,7 +11,12 @@ pub(crate) struct Divisor {
     /// ceil(2^64 / d): for n and d below 2^32, floor(n * magic / 2^64) = n / d exactly
     /// (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019).
     magic: u64,
+    /// log2(d) where d is a power of two, else `NOT_POWER`.
+    shift: u32,
 }
+
+/// `Divisor::shift` of a divisor that is not a power of two.
+const NOT_POWER: u32 = u32::MAX;
 
 impl Divisor {
     /// The divisor `d` (2 <= d < 2^32).
@@ -19,13 +25,19 @@ impl Divisor {
         Divisor {
             d,
             magic: u64::MAX / d + 1,
+            shift: match d.is_power_of_two() {
+                true => d.trailing_zeros(),
+                false => NOT_POWER,
+            },
         }
     }
 
     /// n / d.
     #[inline]
     pub(crate) fn div(self, n: u64) -> u64 {
-        if n >> 32 == 0 {
+        if self.shift != NOT_POWER {
+            n >> self.shift
+        } else if n >> 32 == 0 {
             ((u128::from(self.magic) * u128::from(n)) >> 64) as u64
         } else {
             n / self.d

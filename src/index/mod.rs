@@ -721,7 +721,7 @@ impl TableIndex {
     /// The rank of each piece group's squares, taken through `sym` (then mirrored across
     /// a1-h8 where `twin`). A lone piece's rank is its square's image (pawns aside, whose
     /// squares are shifted): one square is mirrored in a few operations, a board in many.
-    #[inline]
+    #[inline(always)]
     fn rank_groups(&self, pos: &Position, sym: Symmetry, twin: bool) -> [u64; MAX_GROUPS] {
         let mut out = [0u64; MAX_GROUPS];
         for (o, g) in out.iter_mut().zip(&self.groups) {
