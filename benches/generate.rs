@@ -5,7 +5,8 @@
 //! Run: `cargo bench --bench generate`. The whole 3-4-piece set is timed by the CLI instead
 //! (`/usr/bin/time -v retrobook gen --tables /tmp/t`), since one run takes minutes.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use retrobook::chess::Position;
 use retrobook::generate::{generate, plan, GenOptions};
 use retrobook::index::TableIndex;
@@ -16,6 +17,16 @@ use retrobook::value::{Dtm, Wdl5};
 use retrobook::Side;
 use retrobook::{Tablebase, Threads};
 use std::time::Duration;
+
+/// A group of ten samples of `name`, measured over `seconds`: each sample is a whole pass.
+fn group<'c>(c: &'c mut Criterion, name: &str, seconds: u64) -> BenchmarkGroup<'c, WallTime> {
+    let mut group = c.benchmark_group(name);
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(seconds));
+    group
+}
 
 fn bench_generate(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temporary folder");
@@ -33,11 +44,7 @@ fn bench_generate(c: &mut Criterion) {
             generate(m, &tb, dir.path(), &Default::default(), &Silent).expect("sub-table builds");
         tb.add_file(&r.path).expect("sub-table opens");
     }
-    let mut group = c.benchmark_group("generate");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(20));
+    let mut group = group(c, "generate", 20);
     for m in &targets {
         for threads in [1, 2] {
             let opts = GenOptions {
@@ -69,11 +76,7 @@ impl SubTables for NoSubTables {
 /// The predecessors of every legal position of a table, both sides to move, one thread:
 /// what each level of the two solves asks of a position it takes back.
 fn bench_unmoves(c: &mut Criterion) {
-    let mut group = c.benchmark_group("unmoves");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(10));
+    let mut group = group(c, "unmoves", 10);
     for sig in ["KQvKR", "KRRvK", "KRPvK"] {
         let game = ChessGame::new(TableIndex::new(sig.parse().unwrap()), &NoSubTables);
         let legal: Vec<(Side, u64)> = Side::ALL

@@ -11,12 +11,9 @@ pub(crate) struct Divisor {
     /// ceil(2^64 / d): for n and d below 2^32, floor(n * magic / 2^64) = n / d exactly
     /// (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019).
     magic: u64,
-    /// log2(d) where d is a power of two, else `NOT_POWER`.
-    shift: u32,
+    /// log2(d) where d is a power of two.
+    shift: Option<u32>,
 }
-
-/// `Divisor::shift` of a divisor that is not a power of two.
-const NOT_POWER: u32 = u32::MAX;
 
 impl Divisor {
     /// The divisor `d` (2 <= d < 2^32).
@@ -25,18 +22,15 @@ impl Divisor {
         Divisor {
             d,
             magic: u64::MAX / d + 1,
-            shift: match d.is_power_of_two() {
-                true => d.trailing_zeros(),
-                false => NOT_POWER,
-            },
+            shift: d.is_power_of_two().then(|| d.trailing_zeros()),
         }
     }
 
     /// n / d.
     #[inline]
     pub(crate) fn div(self, n: u64) -> u64 {
-        if self.shift != NOT_POWER {
-            n >> self.shift
+        if let Some(shift) = self.shift {
+            n >> shift
         } else if n >> 32 == 0 {
             ((u128::from(self.magic) * u128::from(n)) >> 64) as u64
         } else {

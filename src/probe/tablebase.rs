@@ -199,7 +199,7 @@ impl<G: TableGame> Tablebase<G> {
 
     /// The open table of `key` (canonical orientation), if any.
     pub fn table(&self, key: &G::Key) -> Option<&G::File> {
-        self.tables.get(&G::number(*key)).map(|e| &e.file)
+        self.entry(*key).ok().map(|e| &e.file)
     }
 
     /// The open table of `key` (canonical orientation), or the error of a probe that needs
