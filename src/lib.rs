@@ -143,6 +143,7 @@ pub mod cluster;
 mod field;
 pub mod generate;
 pub mod ghi;
+mod keyed;
 mod phases;
 mod prefetch;
 pub mod probe;

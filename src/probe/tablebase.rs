@@ -14,33 +14,14 @@ use super::error::ProbeError;
 use super::game::{Chess, TableGame};
 use crate::chess::{Move, MoveList, Position};
 use crate::index::Digits;
+use crate::keyed::KeyedMap;
 use crate::material::{Material, MAX_PIECES};
 use crate::side::Side;
 use crate::table::values::{code_wdl, dtm_value, wdl_rank, DRAW, OR_CONVERSION, WIN};
 use crate::table::{FileFault, TableError};
 use crate::value::{Dtm, Wdl, Wdl5};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 use std::sync::OnceLock;
-
-/// Hashes the `Material::key` of a table: one multiplication.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01B3);
-        }
-    }
-    fn write_u64(&mut self, k: u64) {
-        self.0 = k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
 
 pub(super) struct Entry<G: TableGame> {
     pub(super) file: G::File,
@@ -56,7 +37,7 @@ pub(super) struct Entry<G: TableGame> {
 /// them, with a bounded cache of DTM answers shared by all of them. `Send + Sync`: share one
 /// across search threads.
 pub struct Tablebase<G: TableGame = Chess> {
-    tables: HashMap<u64, Entry<G>, BuildHasherDefault<KeyHasher>>,
+    tables: KeyedMap<u64, Entry<G>>,
     next_id: u32,
     pub(super) cache: DtmCache,
 }
@@ -96,7 +77,7 @@ impl<G: TableGame> Tablebase<G> {
     /// taken from the system as it fills; more than the machine's memory is refused.
     pub fn with_cache_bytes(bytes: usize) -> Result<Tablebase<G>, CacheTooLarge> {
         Ok(Tablebase {
-            tables: HashMap::default(),
+            tables: KeyedMap::default(),
             next_id: 0,
             cache: DtmCache::new(bytes)?,
         })

@@ -8,6 +8,7 @@
 //! The result is the same whatever the number of threads: the sequence is cut into chunks
 //! of a fixed size, pairs are only replaced inside a chunk, and counts are sums.
 
+use crate::keyed::KeyedMap;
 use rayon::prelude::*;
 
 /// Chunk of the sequence that one task counts or rewrites.
@@ -332,24 +333,7 @@ fn group_len(len: usize, threads: usize) -> usize {
 fn replace<S: Symbol>(seq: &mut [S], left: &[Option<(S, S)>]) -> usize {
     let lens: Vec<usize> = seq
         .par_chunks_mut(CHUNK)
-        .map(|chunk| {
-            let (mut r, mut w) = (0, 0);
-            while r < chunk.len() {
-                let a = chunk[r];
-                if let Some((b, new)) = left[a.get()] {
-                    if r + 1 < chunk.len() && chunk[r + 1] == b {
-                        chunk[w] = new;
-                        w += 1;
-                        r += 2;
-                        continue;
-                    }
-                }
-                chunk[w] = a;
-                w += 1;
-                r += 1;
-            }
-            w
-        })
+        .map(|chunk| rewrite(chunk, left, |_| {}))
         .collect();
     let mut at = 0;
     for (c, len) in lens.into_iter().enumerate() {
@@ -359,22 +343,173 @@ fn replace<S: Symbol>(seq: &mut [S], left: &[Option<(S, S)>]) -> usize {
     at
 }
 
+/// Replaces every occurrence of a chosen pair in `chunk`, left to right (see `replace`),
+/// telling `placed` where each new symbol went. Returns the new length.
+#[inline]
+fn rewrite<S: Symbol>(
+    chunk: &mut [S],
+    left: &[Option<(S, S)>],
+    mut placed: impl FnMut(usize),
+) -> usize {
+    let (mut r, mut w) = (0, 0);
+    while r < chunk.len() {
+        let a = chunk[r];
+        if let Some((b, new)) = left[a.get()] {
+            if r + 1 < chunk.len() && chunk[r + 1] == b {
+                chunk[w] = new;
+                placed(w);
+                w += 1;
+                r += 2;
+                continue;
+            }
+        }
+        chunk[w] = a;
+        w += 1;
+        r += 1;
+    }
+    w
+}
+
+/// A pair's key in `Tracked::counts`.
+#[inline]
+fn key(a: usize, b: usize) -> u32 {
+    (a << 16 | b) as u32
+}
+
+/// A round keeps its counts (`Tracked`) only where it replaced fewer than one symbol in
+/// this many: beyond, counting every pair again costs less than the windows.
+const TRACK_BELOW: usize = 16;
+
+/// The pairs of a sequence of one chunk that occur `min_count` times or more, with their
+/// counts, kept from round to round from what each round's replacements changed around
+/// them: counting every pair again took most of a round's time, where a round of the
+/// late, wide rounds replaces one symbol in a hundred.
+///
+/// A round changes counts only in windows around its new symbols, each from the start of
+/// the run before a new symbol to the end of the run after one (merged where they touch):
+/// a window's ends are ends of runs before and after, so the pairs `for_each_pair` counts
+/// outside the windows stay as they were. No pair of old symbols gains by a round (its
+/// symbols meet only where they met, and runs only shorten), so a pair below `min_count`
+/// is never needed again, and a pair with a new symbol is counted whole by the windows.
+struct Tracked {
+    counts: KeyedMap<u32, u32>,
+    /// A window as it was before the round.
+    before: Vec<u16>,
+}
+
+impl Tracked {
+    fn new(candidates: &[(u32, u16, u16)]) -> Tracked {
+        Tracked {
+            counts: (candidates.iter())
+                .map(|&(c, a, b)| (key(a.into(), b.into()), c))
+                .collect(),
+            before: Vec::new(),
+        }
+    }
+
+    /// The pairs counted, as `count_pairs` gives them (in no set order).
+    fn candidates(&self) -> Vec<(u32, u16, u16)> {
+        (self.counts.iter())
+            .map(|(&k, &c)| (c, (k >> 16) as u16, k as u16))
+            .collect()
+    }
+
+    /// Brings the counts to `seq` after a round that placed its new symbols (`first_new`
+    /// and above, standing for their pairs in `g`) at `placed`, in order.
+    fn rewritten<S: Symbol>(
+        &mut self,
+        seq: &[S],
+        placed: &[usize],
+        first_new: usize,
+        g: &Grammar,
+        min_count: u32,
+    ) {
+        let Tracked { counts, before } = self;
+        let n = seq.len();
+        let is_new = |s: S| s.get() >= first_new;
+        let mut add = |a: usize, b: usize, d: i64| {
+            let k = key(a, b);
+            match counts.get_mut(&k) {
+                // The window's pairs before the round are among the sequence's: no count
+                // goes below zero.
+                Some(c) => *c = (i64::from(*c) + d) as u32,
+                None if a >= first_new || b >= first_new => {
+                    counts.insert(k, d as u32);
+                }
+                None => {}
+            }
+        };
+        let mut k = 0;
+        while k < placed.len() {
+            let w = placed[k];
+            k += 1;
+            // Where the window starts: the run before its first new symbol (an old one:
+            // a new one would have joined the window before).
+            let first = match w.checked_sub(1) {
+                None => 0,
+                Some(prev) => {
+                    let c = seq[prev];
+                    let mut p = prev;
+                    while p > 0 && seq[p - 1] == c {
+                        p -= 1;
+                    }
+                    p
+                }
+            };
+            // Where it ends: the run after its last new symbol, new symbols and the runs
+            // between them taken in.
+            let mut last = w;
+            while last + 1 < n {
+                let next = last + 1;
+                if is_new(seq[next]) {
+                    debug_assert_eq!(placed.get(k), Some(&next));
+                    k += 1;
+                    last = next;
+                    continue;
+                }
+                let c = seq[next];
+                last = next;
+                while last + 1 < n && seq[last + 1] == c {
+                    last += 1;
+                }
+                if placed.get(k) != Some(&(last + 1)) {
+                    break;
+                }
+            }
+            let window = &seq[first..=last];
+            for_each_pair(window, |a, b, c| add(a, b, i64::from(c)));
+            before.clear();
+            for &s in window {
+                match is_new(s) {
+                    true => before.extend(g.pairs[s.get() - g.leaves as usize]),
+                    false => before.push(s.get() as u16),
+                }
+            }
+            for_each_pair(before, |a, b, c| add(a, b, -i64::from(c)));
+        }
+        counts.retain(|_, c| *c >= min_count);
+    }
+}
+
 /// Builds a grammar for `seq` (symbols below `leaves`) and rewrites `seq` into it, as
 /// 16-bit symbols. Byte sequences are rewritten in place until the alphabet outgrows a
 /// byte, and widened then, when the rounds have shortened them.
 pub(super) fn build<S: Symbol>(
-    mut seq: Vec<S>,
+    seq: Vec<S>,
     leaves: u16,
     opts: &PairOptions,
 ) -> (Grammar, Vec<u16>) {
-    let mut rounds = Rounds {
-        g: Grammar {
-            leaves,
-            pairs: Vec::new(),
-        },
-        lengths: vec![1; leaves as usize],
-        memory: Counting::default(),
-    };
+    build_counting(seq, leaves, opts, true)
+}
+
+/// `build`, the counts kept from round to round (`Tracked`) where `track`.
+fn build_counting<S: Symbol>(
+    mut seq: Vec<S>,
+    leaves: u16,
+    opts: &PairOptions,
+    track: bool,
+) -> (Grammar, Vec<u16>) {
+    let mut rounds = Rounds::new(leaves, track);
     let max_symbols = opts.max_symbols.min(1 << 16);
     rounds.run(&mut seq, opts, max_symbols.min(S::LIMIT));
     let mut seq = S::widen(seq);
@@ -389,9 +524,26 @@ struct Rounds {
     lengths: Vec<u64>,
     /// What `count_pairs` counts in.
     memory: Counting,
+    /// Whether counts are kept from round to round.
+    track: bool,
+    /// The counts kept, once the sequence is one chunk.
+    tracked: Option<Tracked>,
 }
 
 impl Rounds {
+    fn new(leaves: u16, track: bool) -> Rounds {
+        Rounds {
+            g: Grammar {
+                leaves,
+                pairs: Vec::new(),
+            },
+            lengths: vec![1; leaves as usize],
+            memory: Counting::default(),
+            track,
+            tracked: None,
+        }
+    }
+
     /// Runs rounds over `seq` until one replaces nothing or the grammar holds
     /// `max_symbols`.
     fn run<S: Symbol>(&mut self, seq: &mut Vec<S>, opts: &PairOptions, max_symbols: usize) {
@@ -406,12 +558,28 @@ impl Rounds {
         opts: &PairOptions,
         max_symbols: usize,
     ) -> bool {
-        let Rounds { g, lengths, memory } = self;
+        let Rounds {
+            g,
+            lengths,
+            memory,
+            track,
+            tracked,
+        } = self;
         if g.symbols() >= max_symbols || seq.len() < 2 {
             return false;
         }
         let alphabet = g.symbols();
-        let mut candidates = count_pairs(seq, alphabet, opts.min_count, memory);
+        let one_chunk = *track && seq.len() <= CHUNK;
+        let mut candidates = match tracked {
+            Some(t) => t.candidates(),
+            None => {
+                let counted = count_pairs(seq, alphabet, opts.min_count, memory);
+                if one_chunk {
+                    *tracked = Some(Tracked::new(&counted));
+                }
+                counted
+            }
+        };
         if candidates.is_empty() {
             return false;
         }
@@ -445,8 +613,22 @@ impl Rounds {
         if added == 0 {
             return false;
         }
-        let n = replace(seq, &left);
-        seq.truncate(n);
+        match tracked {
+            Some(t) => {
+                let mut placed = Vec::new();
+                let n = rewrite(seq, &left, |w| placed.push(w));
+                seq.truncate(n);
+                if placed.len() * TRACK_BELOW <= n {
+                    t.rewritten(seq, &placed, alphabet, g, opts.min_count);
+                } else {
+                    *tracked = None;
+                }
+            }
+            None => {
+                let n = replace(seq, &left);
+                seq.truncate(n);
+            }
+        }
         true
     }
 }
@@ -661,6 +843,58 @@ mod tests {
         assert!(narrow.pairs[..bytes] == wide.pairs[..bytes]);
         assert!(narrow.pairs != wide.pairs);
         assert!(by(16, 4).pairs[..bytes] != narrow.pairs[..bytes]);
+    }
+
+    /// Inputs of every kind the rounds meet: runs, patterns, noise, skewed values.
+    fn varied() -> Vec<(Vec<u16>, u16)> {
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
+        let noise: Vec<u16> = (0..200_000).map(|_| (next() >> 40) as u16 % 4).collect();
+        let runs: Vec<u16> = (0..200_000u32).map(|i| (i / 5000 % 3) as u16).collect();
+        vec![
+            (mixed(300_000), 5),
+            (skewed_runs(300_000), 32),
+            (noise, 4),
+            (runs, 3),
+        ]
+    }
+
+    #[test]
+    fn kept_counts_equal_a_recount_round_by_round() {
+        // Rounds that replace many symbols (long runs halving) count again instead.
+        let (mut kept, mut all) = (0, 0);
+        for (input, leaves) in varied() {
+            let opts = PairOptions::default();
+            let mut rounds = Rounds::new(leaves, true);
+            let mut seq = input.clone();
+            while rounds.round(&mut seq, &opts, opts.max_symbols) {
+                all += 1;
+                if let Some(t) = &rounds.tracked {
+                    kept += 1;
+                    let mut counted = t.candidates();
+                    counted.sort_by_key(|&(_, a, b)| (a, b));
+                    let expected = counted_by_map(&seq, opts.min_count);
+                    assert_eq!(counted, expected, "round {all}");
+                }
+            }
+            assert_eq!(expand_all(&rounds.g, &seq), input);
+        }
+        assert!(kept * 2 > all, "{kept} of {all} rounds kept their counts");
+    }
+
+    #[test]
+    fn kept_counts_build_the_grammar_a_recount_builds() {
+        let mut inputs = varied();
+        // Longer than a chunk: counted whole until it shrinks to one.
+        inputs.push((mixed(3 * CHUNK as u32 / 2), 5));
+        for (input, leaves) in inputs {
+            let opts = PairOptions::default();
+            let bytes: Vec<u8> = input.iter().map(|&v| v as u8).collect();
+            let kept = build_counting(bytes.clone(), leaves, &opts, true);
+            assert_eq!(kept, build_counting(bytes, leaves, &opts, false));
+            assert_eq!(expand_all(&kept.0, &kept.1), input);
+            let kept = build_counting(input.clone(), leaves, &opts, true);
+            assert_eq!(kept, build_counting(input.clone(), leaves, &opts, false));
+        }
     }
 
     #[test]
