@@ -328,12 +328,34 @@ fn group_len(len: usize, threads: usize) -> usize {
     chunks.div_ceil(groups) * CHUNK
 }
 
-/// Replaces, chunk by chunk and left to right, every occurrence of a chosen pair; `left[a]`
-/// is the pair that starts with `a` and its new symbol. Returns the new length.
-fn replace<S: Symbol>(seq: &mut [S], left: &[Option<(S, S)>]) -> usize {
+/// The pairs a round replaces, by their first symbols.
+struct Chosen<S> {
+    /// `second[a]`: the second symbol of the pair that starts with `a`, or `u32::MAX`.
+    second: Vec<u32>,
+    /// `new[a]`: the new symbol of the pair that starts with `a`, if one does.
+    new: Vec<S>,
+}
+
+impl<S: Symbol> Chosen<S> {
+    fn new(alphabet: usize) -> Chosen<S> {
+        Chosen {
+            second: vec![u32::MAX; alphabet],
+            new: vec![S::from_usize(0); alphabet],
+        }
+    }
+
+    fn add(&mut self, a: usize, b: S, new: S) {
+        self.second[a] = b.get() as u32;
+        self.new[a] = new;
+    }
+}
+
+/// Replaces, chunk by chunk and left to right, every occurrence of a chosen pair. Returns
+/// the new length.
+fn replace<S: Symbol>(seq: &mut [S], chosen: &Chosen<S>) -> usize {
     let lens: Vec<usize> = seq
         .par_chunks_mut(CHUNK)
-        .map(|chunk| rewrite(chunk, left, |_| {}))
+        .map(|chunk| rewrite(chunk, chosen, |_| {}))
         .collect();
     let mut at = 0;
     for (c, len) in lens.into_iter().enumerate() {
@@ -343,31 +365,52 @@ fn replace<S: Symbol>(seq: &mut [S], left: &[Option<(S, S)>]) -> usize {
     at
 }
 
-/// Replaces every occurrence of a chosen pair in `chunk`, left to right (see `replace`),
-/// telling `placed` where each new symbol went. Returns the new length.
+/// Positions `rewrite` looks at before it moves any symbol.
+const REWRITE_BLOCK: usize = 1024;
+
+/// Replaces every occurrence of a chosen pair in `chunk`, left to right (an occurrence
+/// whose first symbol ends the one before is not one), telling `placed` where each new
+/// symbol went. Returns the new length.
+///
+/// A block's occurrences are found first, each position on its own and with no branch (a
+/// branch per symbol was mispredicted at most first symbols of a pair), then the
+/// overlapping ones are dropped and the symbols between moved down: positions not yet
+/// read are never written, as the chunk only shrinks.
 #[inline]
-fn rewrite<S: Symbol>(
-    chunk: &mut [S],
-    left: &[Option<(S, S)>],
-    mut placed: impl FnMut(usize),
-) -> usize {
-    let (mut r, mut w) = (0, 0);
-    while r < chunk.len() {
-        let a = chunk[r];
-        if let Some((b, new)) = left[a.get()] {
-            if r + 1 < chunk.len() && chunk[r + 1] == b {
-                chunk[w] = new;
-                placed(w);
-                w += 1;
-                r += 2;
+fn rewrite<S: Symbol>(chunk: &mut [S], chosen: &Chosen<S>, mut placed: impl FnMut(usize)) -> usize {
+    let n = chunk.len();
+    let (mut read, mut write) = (0, 0);
+    let mut found = [0u32; REWRITE_BLOCK];
+    let mut start = 0;
+    while start + 1 < n {
+        let end = (start + REWRITE_BLOCK).min(n - 1);
+        let mut k = 0;
+        for i in start..end {
+            found[k] = i as u32;
+            let second = chosen.second[chunk[i].get()];
+            k += usize::from(second == chunk[i + 1].get() as u32);
+        }
+        for &i in &found[..k] {
+            let i = i as usize;
+            if i < read {
                 continue;
             }
+            for j in read..i {
+                chunk[write] = chunk[j];
+                write += 1;
+            }
+            chunk[write] = chosen.new[chunk[i].get()];
+            placed(write);
+            write += 1;
+            read = i + 2;
         }
-        chunk[w] = a;
-        w += 1;
-        r += 1;
+        start = end;
     }
-    w
+    for j in read..n {
+        chunk[write] = chunk[j];
+        write += 1;
+    }
+    write
 }
 
 /// A pair's key in `Tracked::counts`.
@@ -583,19 +626,22 @@ impl Rounds {
         if candidates.is_empty() {
             return false;
         }
-        candidates.sort_unstable_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
         // A round that begins with the alphabet beyond a byte takes `wide_spread`.
         let spread = if alphabet >= u8::LIMIT {
             opts.wide_spread
         } else {
             opts.spread
         };
-        let floor = (candidates[0].0 / spread.max(1)).max(opts.min_count);
+        let most = candidates.iter().map(|c| c.0).max().unwrap_or(0);
+        let floor = (most / spread.max(1)).max(opts.min_count);
+        // Only the pairs at the floor or above can be taken: those alone are sorted.
+        candidates.retain(|c| c.0 >= floor);
+        candidates.sort_unstable_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
         let mut used = vec![false; alphabet];
-        let mut left: Vec<Option<(S, S)>> = vec![None; alphabet];
+        let mut chosen = Chosen::new(alphabet);
         let mut added = 0;
-        for &(c, a, b) in &candidates {
-            if c < floor || added == opts.per_round || g.symbols() >= max_symbols {
+        for &(_, a, b) in &candidates {
+            if added == opts.per_round || g.symbols() >= max_symbols {
                 break;
             }
             let len = lengths[a as usize] + lengths[b as usize];
@@ -605,7 +651,7 @@ impl Rounds {
             used[a as usize] = true;
             used[b as usize] = true;
             let new = g.symbols();
-            left[a as usize] = Some((S::from_usize(b as usize), S::from_usize(new)));
+            chosen.add(a as usize, S::from_usize(b as usize), S::from_usize(new));
             g.pairs.push([a, b]);
             lengths.push(len);
             added += 1;
@@ -616,7 +662,7 @@ impl Rounds {
         match tracked {
             Some(t) => {
                 let mut placed = Vec::new();
-                let n = rewrite(seq, &left, |w| placed.push(w));
+                let n = rewrite(seq, &chosen, |w| placed.push(w));
                 seq.truncate(n);
                 if placed.len() * TRACK_BELOW <= n {
                     t.rewritten(seq, &placed, alphabet, g, opts.min_count);
@@ -625,7 +671,7 @@ impl Rounds {
                 }
             }
             None => {
-                let n = replace(seq, &left);
+                let n = replace(seq, &chosen);
                 seq.truncate(n);
             }
         }
@@ -894,6 +940,57 @@ mod tests {
             assert_eq!(expand_all(&kept.0, &kept.1), input);
             let kept = build_counting(input.clone(), leaves, &opts, true);
             assert_eq!(kept, build_counting(input.clone(), leaves, &opts, false));
+        }
+    }
+
+    /// Every chosen pair replaced by one pass left to right, a symbol at a time.
+    fn replaced_one_by_one(seq: &[u16], pairs: &[(u16, u16, u16)]) -> Vec<u16> {
+        let mut out = Vec::new();
+        let mut r = 0;
+        while r < seq.len() {
+            let pair = pairs.iter().find(|p| p.0 == seq[r]);
+            match pair {
+                Some(&(_, b, new)) if seq.get(r + 1) == Some(&b) => {
+                    out.push(new);
+                    r += 2;
+                }
+                _ => {
+                    out.push(seq[r]);
+                    r += 1;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn rewrite_replaces_as_one_pass_left_to_right() {
+        // Runs of a pair of equal symbols overlap; occurrences across the blocks' ends.
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
+        let pairs = [(0u16, 0u16, 5u16), (1, 2, 6), (2, 1, 7), (3, 0, 8)];
+        let mut chosen = Chosen::new(9);
+        for &(a, b, new) in &pairs {
+            chosen.add(a.into(), b, new);
+        }
+        for len in [
+            0,
+            1,
+            2,
+            3,
+            REWRITE_BLOCK - 1,
+            REWRITE_BLOCK + 1,
+            5 * REWRITE_BLOCK + 7,
+        ] {
+            for values in [1, 3, 5] {
+                let seq: Vec<u16> = (0..len).map(|_| (next() % values) as u16).collect();
+                let expected = replaced_one_by_one(&seq, &pairs);
+                let mut chunk = seq.clone();
+                let mut placed = Vec::new();
+                let n = rewrite(&mut chunk, &chosen, |w| placed.push(w));
+                assert_eq!(chunk[..n], expected[..], "{len} {values}");
+                let new: Vec<usize> = (0..n).filter(|&w| chunk[w] >= 5).collect();
+                assert_eq!(placed, new);
+            }
         }
     }
 
