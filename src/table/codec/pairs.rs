@@ -395,10 +395,8 @@ fn rewrite<S: Symbol>(chunk: &mut [S], chosen: &Chosen<S>, mut placed: impl FnMu
             if i < read {
                 continue;
             }
-            for j in read..i {
-                chunk[write] = chunk[j];
-                write += 1;
-            }
+            chunk.copy_within(read..i, write);
+            write += i - read;
             chunk[write] = chosen.new[chunk[i].get()];
             placed(write);
             write += 1;
@@ -406,11 +404,8 @@ fn rewrite<S: Symbol>(chunk: &mut [S], chosen: &Chosen<S>, mut placed: impl FnMu
         }
         start = end;
     }
-    for j in read..n {
-        chunk[write] = chunk[j];
-        write += 1;
-    }
-    write
+    chunk.copy_within(read..n, write);
+    write + n - read
 }
 
 /// A pair's key in `Tracked::counts`.
