@@ -515,6 +515,16 @@ impl TableIndex {
         ))
     }
 
+    /// `squares_of`, with how many indices from `idx` on have `piece`'s group on the same
+    /// squares (the rest of the group's stride): a walk over consecutive indices asks
+    /// again only where the group moves.
+    #[inline]
+    pub fn squares_of_run(&self, idx: u64, piece: Piece) -> Option<(Bitboard, u64)> {
+        let squares = self.squares_of(idx, piece)?;
+        let g = &self.groups[self.group_of[piece.color.index()][piece.role.index()] as usize];
+        Some((squares, g.stride - idx % g.stride))
+    }
+
     /// The index whose group `g` has `delta` added to its rank (wrapping), all else as in
     /// `idx`.
     #[inline]

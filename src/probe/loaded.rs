@@ -121,22 +121,28 @@ impl Reach {
         }
     }
 
-    /// Whether the position of index `idx` of `index` may be in this set: exact where the
+    /// Whether the position of index `idx` of `index` may be in this set (exact where the
     /// pieces are placed legally, found from the promoted pieces' squares alone, so that
-    /// an index out of reach is never decoded.
+    /// an index out of reach is never decoded), and how many indices from it on have the
+    /// same answer: the promoted pieces' groups stand still over runs of indices (their
+    /// strides), so that a walk over a side tests each run once.
     #[inline]
-    fn may_hold(self, index: &TableIndex, idx: u64) -> bool {
-        self.has_promoted(|color, role| {
-            index
-                .squares_of(idx, chess::Piece { color, role })
-                .unwrap_or(Bitboard::EMPTY)
-        })
+    fn may_hold_run(self, index: &TableIndex, idx: u64) -> (bool, u64) {
+        let mut run = u64::MAX;
+        let holds = self.has_promoted(|color, role| {
+            let (squares, same) = index
+                .squares_of_run(idx, chess::Piece { color, role })
+                .unwrap_or((Bitboard::EMPTY, u64::MAX));
+            run = run.min(same);
+            squares
+        });
+        (holds, run)
     }
 
     /// Whether a piece of a promoted role stands on a square of the set, `pieces` giving
     /// the squares of each colour and role.
     #[inline]
-    fn has_promoted(self, pieces: impl Fn(Side, Role) -> Bitboard) -> bool {
+    fn has_promoted(self, mut pieces: impl FnMut(Side, Role) -> Bitboard) -> bool {
         match self {
             Reach::All => true,
             Reach::Promoted {
@@ -526,11 +532,17 @@ impl<'a> LoadedTables<'a> {
         // cursed bits and their distances beyond a byte; then the progress made.
         let words = |w: usize, values: &mut [u8], cursed: &mut [u64], long: &mut Vec<_>| {
             let first = w as u64 * 64;
+            // Whether the indices below `run_end` may be in reach.
+            let (mut in_reach, mut run_end) = (false, first);
             for (idx, slot) in (first..).zip(values.iter_mut()) {
                 let code = codes[idx as usize];
+                if code != DRAW && idx >= run_end {
+                    let (holds, run) = reach.may_hold_run(index, idx);
+                    (in_reach, run_end) = (holds, idx.saturating_add(run));
+                }
                 // A draw is known without the position, and a position out of reach
                 // is not tested for legality.
-                let read = (code != DRAW && reach.may_hold(index, idx))
+                let read = (code != DRAW && in_reach)
                     .then(|| index.decode(idx, turn))
                     .flatten()
                     .filter(|pos| reach.holds(pos) && index.is_legal(idx, pos));
@@ -982,6 +994,58 @@ mod tests {
                 squares: EDGES,
             }
         );
+    }
+
+    /// Over every index of tables with and without pawns and with a pair of one role, the
+    /// run-wise answer is each index's own (from the decoded position where it is legal,
+    /// from the promoted pieces' squares everywhere) and holds over its whole run.
+    #[test]
+    fn reach_is_answered_run_by_run_as_index_by_index() {
+        for (sig, color, roles) in [
+            ("KQvKR", Side::White, vec![Role::Queen]),
+            ("KRvKQ", Side::Black, vec![Role::Queen, Role::Rook]),
+            ("KQRvK", Side::White, vec![Role::Queen, Role::Knight]),
+            ("KRRvK", Side::White, vec![Role::Rook]),
+            ("KQvKP", Side::White, vec![Role::Queen]),
+            ("KPvKQ", Side::Black, vec![Role::Queen]),
+        ] {
+            let m: Material = sig.parse().unwrap();
+            let index = TableIndex::new(m);
+            let reach = (roles.iter())
+                .map(|&r| Reach::promoted(&m, color, r))
+                .reduce(Reach::union)
+                .unwrap();
+            let own = |idx: u64| {
+                reach.has_promoted(|color, role| {
+                    let piece = chess::Piece { color, role };
+                    index.squares_of(idx, piece).unwrap_or(Bitboard::EMPTY)
+                })
+            };
+            let (mut idx, mut runs, mut held) = (0, 0, 0);
+            while idx < index.size() {
+                let (holds, run) = reach.may_hold_run(&index, idx);
+                assert!(run >= 1, "{sig} {idx}");
+                let end = idx.saturating_add(run).min(index.size());
+                for i in idx..end {
+                    assert_eq!(own(i), holds, "{sig} {i} (run from {idx})");
+                    if let Some(pos) = index.decode(i, Side::White) {
+                        assert_eq!(reach.holds(&pos), holds, "{sig} {i}");
+                    }
+                }
+                held += if holds { end - idx } else { 0 };
+                (idx, runs) = (end, runs + 1);
+            }
+            assert!(held > 0 && held < index.size(), "{sig}: {held}");
+            // Far fewer tests than indices, unless a promoted piece is the index's last
+            // group, which moves at every index.
+            let last_group = roles.iter().any(|&role| {
+                let piece = chess::Piece { color, role };
+                index
+                    .squares_of_run(0, piece)
+                    .is_some_and(|(_, run)| run == 1)
+            });
+            assert_eq!(runs * 4 < index.size(), !last_group, "{sig}: {runs} runs");
+        }
     }
 
     /// The passes begun and the positions done, as an observer is told of them.
