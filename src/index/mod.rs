@@ -496,12 +496,14 @@ impl TableIndex {
         }
     }
 
-    /// The squares of `piece`'s group in the position of index `idx`, by index arithmetic:
-    /// a test on one group costs two divisions where `decode` places every piece. The
-    /// squares may overlap other pieces' (the index may be illegal). None for pawns and for
-    /// pieces the table lacks.
+    /// The squares of `piece`'s group in the position of index `idx`, by index arithmetic
+    /// (a test on one group costs two divisions where `decode` places every piece), and
+    /// how many indices from `idx` on have the group on the same squares (the rest of its
+    /// stride), so that a walk over consecutive indices asks again only where the group
+    /// moves. The squares may overlap other pieces' (the index may be illegal). None for
+    /// pawns and for pieces the table lacks.
     #[inline]
-    pub fn squares_of(&self, idx: u64, piece: Piece) -> Option<Bitboard> {
+    pub fn squares_of_run(&self, idx: u64, piece: Piece) -> Option<(Bitboard, u64)> {
         let g = match self.group_of[piece.color.index()][piece.role.index()] {
             NO_GROUP => return None,
             g => &self.groups[g as usize],
@@ -509,20 +511,10 @@ impl TableIndex {
         if g.is_pawn() {
             return None;
         }
-        let (_, digit) = g.size_div.div_rem(idx / g.stride);
-        Some(Bitboard(
-            combinations::unrank(digit, g.count, g.domain) << g.shift,
-        ))
-    }
-
-    /// `squares_of`, with how many indices from `idx` on have `piece`'s group on the same
-    /// squares (the rest of the group's stride): a walk over consecutive indices asks
-    /// again only where the group moves.
-    #[inline]
-    pub fn squares_of_run(&self, idx: u64, piece: Piece) -> Option<(Bitboard, u64)> {
-        let squares = self.squares_of(idx, piece)?;
-        let g = &self.groups[self.group_of[piece.color.index()][piece.role.index()] as usize];
-        Some((squares, g.stride - idx % g.stride))
+        let (placement, within) = (idx / g.stride, idx % g.stride);
+        let (_, digit) = g.size_div.div_rem(placement);
+        let squares = Bitboard(combinations::unrank(digit, g.count, g.domain) << g.shift);
+        Some((squares, g.stride - within))
     }
 
     /// The index whose group `g` has `delta` added to its rank (wrapping), all else as in
@@ -1045,7 +1037,11 @@ mod tests {
                             _ if pos.pieces(color, role).is_empty() => None,
                             _ => Some(pos.pieces(color, role)),
                         };
-                        assert_eq!(index.squares_of(idx, piece), wanted, "{sig} {idx}");
+                        assert_eq!(
+                            index.squares_of_run(idx, piece).map(|(s, _)| s),
+                            wanted,
+                            "{sig} {idx}"
+                        );
                         checked += usize::from(wanted.is_some());
                     }
                 }

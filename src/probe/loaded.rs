@@ -541,11 +541,12 @@ impl<'a> LoadedTables<'a> {
                     (in_reach, run_end) = (holds, idx.saturating_add(run));
                 }
                 // A draw is known without the position, and a position out of reach
-                // is not tested for legality.
+                // is not tested for legality (the squares' test is exact where it is).
                 let read = (code != DRAW && in_reach)
                     .then(|| index.decode(idx, turn))
                     .flatten()
-                    .filter(|pos| reach.holds(pos) && index.is_legal(idx, pos));
+                    .filter(|pos| index.is_legal(idx, pos));
+                debug_assert!(read.is_none_or(|pos| reach.holds(&pos)), "{idx}");
                 let v = match read {
                     None => Dtm::Draw,
                     Some(pos) => {
@@ -1018,7 +1019,9 @@ mod tests {
             let own = |idx: u64| {
                 reach.has_promoted(|color, role| {
                     let piece = chess::Piece { color, role };
-                    index.squares_of(idx, piece).unwrap_or(Bitboard::EMPTY)
+                    index
+                        .squares_of_run(idx, piece)
+                        .map_or(Bitboard::EMPTY, |(s, _)| s)
                 })
             };
             let (mut idx, mut runs, mut held) = (0, 0, 0);
