@@ -854,7 +854,8 @@ fn killed_gen_runs_leave_whole_tables_and_resume_to_a_clean_build() {
             break;
         }
     }
-    crate::common::run_ok(&gen_args(dir.path()));
+    let out = crate::common::run_ok(&gen_args(dir.path()));
+    assert!(out.contains("already present"), "{out}");
     assert!(temporaries(dir.path()).is_empty());
     assert_same_files(dir.path(), clean.path());
     // In fresh folders, runs die at spread moments of a build, whatever it is doing then.

@@ -2,7 +2,7 @@
 //! go to later nodes) plus one back edge per 10,000 nodes, against the same graph without
 //! the back edges (plain minimax over components), in one run.
 //!
-//! Run: `cargo bench --bench ghi`.
+//! Run: `cargo bench -p retrobook-bench --bench ghi`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use retrobook::ghi::{solve, Graph, Kind, Repetition, Value};

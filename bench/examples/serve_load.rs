@@ -5,7 +5,7 @@
 //! cargo build --release
 //! cargo run --release -- serve --tables DIR --book FILE --bind 127.0.0.1:0
 //!     (in another terminal; the last word of the line it prints is its URL)
-//! cargo run --release --example serve_load -- URL DIR FILE [--clients 64] [--requests 20000]
+//! cargo run --release -p retrobook-bench --example serve_load -- URL DIR FILE [--clients 64] [--requests 20000]
 //!     [--seconds 30] [--check 200] [--out summary.json]
 //! ```
 //!

@@ -2,7 +2,7 @@
 //! same run, so the speed-up is a ratio measured side by side; and the un-moves the solves
 //! take back, alone (`unmoves`): a third of a table's build, measured without the build.
 //!
-//! Run: `cargo bench --bench generate`. The whole 3-4-piece set is timed by the CLI instead
+//! Run: `cargo bench -p retrobook-bench --bench generate`. The whole 3-4-piece set is timed by the CLI instead
 //! (`/usr/bin/time -v retrobook gen --tables /tmp/t`), since one run takes minutes.
 
 use criterion::measurement::WallTime;

@@ -5,7 +5,7 @@
 //! (every move checked, as we check them), counting positions and moves of the first 40
 //! plies in a hash map (less work than a book: no results, no file). Also probing the book.
 //!
-//! Run: `cargo bench --bench book`. Whole archives are timed by the CLI instead
+//! Run: `cargo bench -p retrobook-bench --bench book`. Whole archives are timed by the CLI instead
 //! (`/usr/bin/time -v retrobook book build ../shared/data/pgn/masters.pgn.zst`).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
@@ -66,7 +66,7 @@ use std::time::Duration;
 
 /// The bench's games as a plain PGN file, and how many there are.
 fn bench_archive(dir: &Path) -> (PathBuf, usize) {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let masters = root.join("../shared/data/pgn/masters.pgn.zst");
     let (source, games) = if masters.is_file() {
         (masters, 20_000)

@@ -8,7 +8,7 @@
 //!   so that nearly every probe reads a block no earlier probe of the pass has read, as
 //!   probes from inside a search do; retrobook's DTM cache is dropped before each pass.
 //!
-//! Run: `cargo bench --bench probe`. Tables are built once into `target/bench-tables` (the
+//! Run: `cargo bench -p retrobook-bench --bench probe`. Tables are built once into `target/bench-tables` (the
 //! five-piece table and its sub-tables take some minutes the first time); the Syzygy files
 //! are read from `../shared/data/syzygy` (or `RETROBOOK_SYZYGY`).
 
@@ -30,7 +30,10 @@ const COLD_TABLE: &str = "KQRvKR";
 const COLD_POSITIONS: usize = 100_000;
 
 fn tables() -> Tablebase {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-tables");
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../target/bench-tables"
+    ));
     let targets: Vec<Material> = TABLES
         .iter()
         .chain([&COLD_TABLE])
@@ -76,7 +79,12 @@ fn both_sides(ours: Vec<Position>) -> (Vec<Position>, Vec<Chess>) {
 fn syzygy() -> shakmaty_syzygy::Tablebase<Chess> {
     let dir = std::env::var_os("RETROBOOK_SYZYGY")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/syzygy"));
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../shared/data/syzygy"
+            ))
+        });
     let mut syzygy = shakmaty_syzygy::Tablebase::<Chess>::new();
     syzygy
         .add_directory(&dir)

@@ -2,11 +2,11 @@
 //! once, in a fresh process, on one thread.
 //!
 //! ```text
-//! cargo run --release --example cold_probe -- positions KQRvKR 1000000 > kqrvkr.fen
-//! cargo run --release --example cold_probe -- wdl tables kqrvkr.fen [--out results.txt]
-//! cargo run --release --example cold_probe -- dtm tables kqrvkr.fen
-//! cargo run --release --example cold_probe -- dtz tables kqrvkr.fen [--out results.txt]
-//! cargo run --release --example cold_probe -- root tables kqrvkr.fen [--out results.txt]
+//! cargo run --release -p retrobook-bench --example cold_probe -- positions KQRvKR 1000000 > kqrvkr.fen
+//! cargo run --release -p retrobook-bench --example cold_probe -- wdl tables kqrvkr.fen [--out results.txt]
+//! cargo run --release -p retrobook-bench --example cold_probe -- dtm tables kqrvkr.fen
+//! cargo run --release -p retrobook-bench --example cold_probe -- dtz tables kqrvkr.fen [--out results.txt]
+//! cargo run --release -p retrobook-bench --example cold_probe -- root tables kqrvkr.fen [--out results.txt]
 //! ```
 //!
 //! `positions` writes uniformly random legal positions of a material (pieces on distinct
