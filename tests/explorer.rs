@@ -1,6 +1,6 @@
 //! The explorer page (`retrobook serve`'s `/`) in a real browser: Debian's headless chromium,
 //! driven through chromedriver over the W3C WebDriver protocol (a small client below, on
-//! ureq). A line of three book moves from the initial position, then a line of three table
+//! the tests' plain HTTP client). A line of three book moves from the initial position, then a line of three table
 //! moves from a KPvK position to KQvK, are played by clicking the page's move rows; at every
 //! position the book's moves and the tables' verdicts the page shows equal the command line's
 //! (`book probe --json`, `probe --json`), and the FEN and PGN it shows equal shakmaty's. Then
@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::run_ok;
+use common::{http, run_ok};
 use serde_json::{json, Value};
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
@@ -80,7 +80,6 @@ fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
 struct Driver {
     _process: Process,
     url: String,
-    agent: ureq::Agent,
 }
 
 impl Driver {
@@ -109,11 +108,10 @@ impl Driver {
         let driver = Driver {
             _process: Process(child),
             url: format!("http://127.0.0.1:{port}"),
-            agent: ureq::AgentBuilder::new().timeout(PATIENCE).build(),
         };
         wait_for("chromedriver to be ready", || {
-            let status = driver.agent.get(&format!("{}/status", driver.url)).call();
-            let ready = status.ok()?.into_json::<Value>().ok()?["value"]["ready"].as_bool();
+            let status = http::get(&format!("{}/status", driver.url));
+            let ready = status.ok()?.json().ok()?["value"]["ready"].as_bool();
             ready.filter(|&r| r)
         });
         driver
@@ -126,18 +124,13 @@ impl Driver {
         path: &str,
         body: Option<Value>,
     ) -> Result<Value, (u16, Value)> {
-        let request = self.agent.request(method, &format!("{}{path}", self.url));
-        let response = match body {
-            Some(body) => request.send_json(body),
-            None => request.call(),
-        };
-        match response {
-            Ok(r) => Ok(r.into_json::<Value>().expect("JSON from chromedriver")["value"].take()),
-            Err(ureq::Error::Status(status, r)) => Err((
-                status,
-                r.into_json::<Value>().unwrap_or_default()["value"].take(),
-            )),
-            Err(e) => panic!("WebDriver {method} {path}: {e}"),
+        let body = body.map(|b| b.to_string());
+        let url = format!("{}{path}", self.url);
+        let r = http::request(method, &url, body.as_deref())
+            .unwrap_or_else(|e| panic!("WebDriver {method} {path}: {e}"));
+        match r.status {
+            200..=299 => Ok(r.json().expect("JSON from chromedriver")["value"].take()),
+            status => Err((status, r.json().unwrap_or_default()["value"].take())),
         }
     }
 
@@ -174,7 +167,7 @@ impl Driver {
 impl Drop for Driver {
     fn drop(&mut self) {
         // chromedriver's own way out, closing any browser left; then `_process` is killed.
-        let _ = self.agent.get(&format!("{}/shutdown", self.url)).call();
+        let _ = http::get(&format!("{}/shutdown", self.url));
     }
 }
 
@@ -717,13 +710,9 @@ fn explorer_page_plays_book_and_table_lines_as_the_command_line_values_them() {
     let error = wait_for("the FEN's error", || {
         Some(session.text("#fen-error")).filter(|t| !t.is_empty())
     });
-    let answer = ureq::get(&format!("{url}/position"))
-        .query("fen", bad)
-        .call();
-    let Err(ureq::Error::Status(400, answer)) = answer else {
-        panic!("the server took {bad:?}")
-    };
-    let message = answer.into_json::<Value>().unwrap()["error"].take();
+    let answer = http::get(&http::with_query(&format!("{url}/position"), "fen", bad)).unwrap();
+    assert_eq!(answer.status, 400, "the server took {bad:?}");
+    let message = answer.json().unwrap()["error"].take();
     assert_eq!(error, message.as_str().unwrap());
     session.wait_shown(d4);
     assert_eq!(session.shown().pgn, "1. d4 *");

@@ -205,6 +205,23 @@ impl<G: TableGame> Tablebase<G> {
 }
 
 impl Tablebase {
+    /// Holds the DTZ layer of `material`'s table decoded in memory (`TableFile::hold_dtz`)
+    /// until `release_dtz`: for many DTZ probes of one table, as `verify` makes.
+    pub fn hold_dtz(&mut self, material: &Material) -> Result<(), ProbeError> {
+        let key = material.canonical();
+        let entry =
+            (self.tables.get_mut(&Chess::number(key))).ok_or_else(|| Chess::missing(key))?;
+        Ok(entry.file.hold_dtz()?)
+    }
+
+    /// Frees what `hold_dtz` decoded for `material`'s table.
+    pub fn release_dtz(&mut self, material: &Material) {
+        let key = Chess::number(material.canonical());
+        if let Some(entry) = self.tables.get_mut(&key) {
+            entry.file.release_dtz();
+        }
+    }
+
     /// Takes every open table's pages out of resident memory (`TableFile::release_pages`).
     pub fn release_pages(&self) {
         self.tables.values().for_each(|e| e.file.release_pages());

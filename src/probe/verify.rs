@@ -86,8 +86,8 @@ const PROBED: u64 = 16;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DtzCheck {
     /// One position in 256, spread over the whole index: each is checked two plies deep
-    /// (the side not stored is searched), so the check of every position takes about seven
-    /// times the rest of `verify` on the 3-4-piece tables, the sample about half as much again.
+    /// (the side not stored is searched), so the check of every position makes `verify`
+    /// about four times as long on the 3-4-piece tables.
     Sample,
     /// Every position of the side stored.
     Every,
@@ -103,15 +103,33 @@ impl DtzCheck {
 }
 
 /// Checks the table of `material` in `tb` on `threads` threads, its DTZ layer's positions
-/// as `dtz` says; the error names the first wrong position.
+/// as `dtz` says; the error names the first wrong position. The DTZ layer is held decoded
+/// while it is checked (`Tablebase::hold_dtz`), and released after.
 pub fn verify_table(
-    tb: &Tablebase,
+    tb: &mut Tablebase,
     material: &Material,
     threads: Threads,
     dtz: DtzCheck,
     observer: &dyn Observer,
 ) -> Result<(), VerifyError> {
-    threads.run(|| verify_in_pool(tb, material, dtz, observer))
+    let shared: &Tablebase = tb;
+    threads.run(|| verify_values(shared, material, observer))?;
+    if shared
+        .table(material)
+        .and_then(TableFile::dtz_side)
+        .is_none()
+    {
+        return Ok(());
+    }
+    tb.hold_dtz(material).map_err(VerifyError::Unreadable)?;
+    let shared: &Tablebase = tb;
+    let verdict = threads.run(|| {
+        let table = shared.table(material).expect("checked above");
+        let side = table.dtz_side().expect("checked above");
+        verify_dtz(shared, table, side, dtz, observer)
+    });
+    tb.release_dtz(material);
+    verdict
 }
 
 /// The steps `verify_table` tells its observer of for `table`: a pass over the index per
@@ -120,17 +138,16 @@ pub fn verify_work(table: &TableFile) -> u64 {
     (2 + u64::from(table.dtz_side().is_some())) * table.index().size()
 }
 
-/// `verify_table`, in the pool of its threads.
-fn verify_in_pool(
+/// `verify_table`'s one-ply check of every position's value and its recount of the
+/// header's statistics, in the pool of its threads.
+fn verify_values(
     tb: &Tablebase,
     material: &Material,
-    dtz: DtzCheck,
     observer: &dyn Observer,
 ) -> Result<(), VerifyError> {
     let table = tb.table(material).ok_or(VerifyError::Missing(*material))?;
     let index = table.index();
     let loaded = LoadedTables::load(tb, &[*material]).map_err(VerifyError::Unreadable)?;
-    let dtz_side = table.dtz_side();
     observer.pass(&format!("verify {material}"), verify_work(table));
     let value = |side: Side| {
         let loaded = &loaded;
@@ -175,10 +192,7 @@ fn verify_in_pool(
             path: table.path().to_path_buf(),
         });
     }
-    match dtz_side {
-        Some(side) => verify_dtz(tb, table, side, dtz, observer),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 /// Checks the DTZ layer of `table`, which stores `side`: each position of that side that
@@ -304,16 +318,47 @@ mod tests {
             .unwrap()
     }
 
+    /// The DTZ layer held decoded (`Tablebase::hold_dtz`) answers every position as its
+    /// blocks do, and so does the layer once released.
+    #[test]
+    fn a_held_dtz_layer_reads_as_its_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let m: Material = "KRvKP".parse().unwrap();
+        let mut tb = Session::open(dir.path(), &[m])
+            .build_all(&Default::default(), &Silent)
+            .unwrap();
+        let index = tb.table(&m).unwrap().index().clone();
+        let side = tb.table(&m).unwrap().dtz_side().unwrap();
+        let stored = |tb: &Tablebase| -> Vec<u16> {
+            let table = tb.table(&m).unwrap();
+            (0..index.size())
+                .filter_map(|i| index.legal(i, side))
+                .map(|p| {
+                    table
+                        .dtz_moves(&index.digits(&p).unwrap())
+                        .unwrap()
+                        .unwrap()
+                })
+                .collect()
+        };
+        let read = stored(&tb);
+        assert!(read.iter().filter(|&&v| v > 1).count() > 10_000);
+        tb.hold_dtz(&m).unwrap();
+        assert!(stored(&tb) == read, "held");
+        tb.release_dtz(&m);
+        assert!(stored(&tb) == read, "released");
+    }
+
     /// A distance to zeroing one ply short of the truth, written with valid checksums, is
     /// found by the check of every position and named; the table as built passes.
     #[test]
     fn verify_names_the_position_of_a_wrong_distance_to_zeroing() {
         let dir = tempfile::tempdir().unwrap();
         let m: Material = "KRvK".parse().unwrap();
-        let tb = Session::open(dir.path(), &[m])
+        let mut tb = Session::open(dir.path(), &[m])
             .build_all(&Default::default(), &Silent)
             .unwrap();
-        verify_table(&tb, &m, Threads::new(1), DtzCheck::Every, &Silent).unwrap();
+        verify_table(&mut tb, &m, Threads::new(1), DtzCheck::Every, &Silent).unwrap();
         let index = tb.table(&m).unwrap().index().clone();
         let dtz = [0, 1].map(|side| {
             (0..index.size())
@@ -326,8 +371,8 @@ mod tests {
         drop(tb);
         let side = rewrite_dtz(dir.path(), m, &dtz);
         // Rewritten exactly, the table still passes.
-        let tb = Tablebase::open(dir.path()).unwrap();
-        verify_table(&tb, &m, Threads::new(1), DtzCheck::Every, &Silent).unwrap();
+        let mut tb = Tablebase::open(dir.path()).unwrap();
+        verify_table(&mut tb, &m, Threads::new(1), DtzCheck::Every, &Silent).unwrap();
         drop(tb);
         let mut wrong = dtz.clone();
         // A win a ply nearer, or a loss a ply nearer: nothing the position's resets give
@@ -337,11 +382,11 @@ mod tests {
         let short = Dtz(dtz[s][idx].0 - dtz[s][idx].0.signum());
         wrong[s][idx] = short;
         assert_eq!(rewrite_dtz(dir.path(), m, &wrong), side);
-        let tb = Tablebase::open(dir.path()).unwrap();
+        let mut tb = Tablebase::open(dir.path()).unwrap();
         let pos = index.legal(idx as u64, side).unwrap();
         let stored = dtz[s][idx];
         assert_eq!(tb.probe_dtz(&pos).unwrap(), short, "{pos}");
-        let err = verify_table(&tb, &m, Threads::new(1), DtzCheck::Every, &Silent).unwrap_err();
+        let err = verify_table(&mut tb, &m, Threads::new(1), DtzCheck::Every, &Silent).unwrap_err();
         let expected = format!(
             "{}: {pos}: the DTZ layer gives {short} plies, but its moves give {stored}",
             tb.table(&m).unwrap().path().display(),

@@ -30,6 +30,18 @@ pub struct TableFile {
     layouts: Vec<Layout>,
     streams: Vec<Segments>,
     map: Mmap,
+    /// The DTZ stream decoded whole, in its own order, while a caller holds it
+    /// (`hold_dtz`): a search that reads it at random, as `verify` does, then reads a
+    /// value where a probe decodes up to a block.
+    dtz_held: Option<Held>,
+}
+
+/// The values of a stream decoded whole, in the stream's order.
+enum Held {
+    /// Every value below 256.
+    Bytes(Box<[u8]>),
+    /// Some value of 256 or more.
+    Wide(Box<[u16]>),
 }
 
 impl TableFile {
@@ -109,6 +121,7 @@ impl TableFile {
             layouts,
             streams,
             map,
+            dtz_held: None,
         })
     }
 
@@ -170,11 +183,50 @@ impl TableFile {
     pub fn dtz_moves(&self, d: &Digits) -> Option<Result<u16, TableError>> {
         let layout = self.layouts.get(DTZ)?;
         let j = layout.index(d);
-        Some(
-            self.streams[DTZ]
+        Some(match &self.dtz_held {
+            None => self.streams[DTZ]
                 .get(&self.map, j)
                 .map_err(|e| self.error(DTZ, e)),
-        )
+            Some(Held::Bytes(v)) => Ok(u16::from(v[j as usize])),
+            Some(Held::Wide(v)) => Ok(v[j as usize]),
+        })
+    }
+
+    /// Decodes the DTZ layer whole (every block checked) and reads `dtz_moves` from it until
+    /// `release_dtz`: a byte or two per position of the stored side. Nothing to do without
+    /// a DTZ layer.
+    pub fn hold_dtz(&mut self) -> Result<(), TableError> {
+        if self.layouts.get(DTZ).is_none() || self.dtz_held.is_some() {
+            return Ok(());
+        }
+        let held = match self.streams[DTZ].max_value() {
+            m if m <= u16::from(u8::MAX) => Held::Bytes(self.decode_raw(DTZ, |v| v as u8)?),
+            _ => Held::Wide(self.decode_raw(DTZ, |v| v)?),
+        };
+        self.dtz_held = Some(held);
+        Ok(())
+    }
+
+    /// Frees what `hold_dtz` decoded; probes decode blocks again.
+    pub fn release_dtz(&mut self) {
+        self.dtz_held = None;
+    }
+
+    /// Every value of stream `stream` as `convert` makes it, in the stream's own order.
+    fn decode_raw<T: Atomic>(
+        &self,
+        stream: usize,
+        convert: impl Fn(u16) -> T + Sync,
+    ) -> Result<Box<[T]>, TableError> {
+        let out: Vec<T::Atomic> = zeroed(self.streams[stream].len() as usize);
+        self.streams[stream]
+            .for_each_block(&self.map, |first, values| {
+                for (a, &v) in out[first as usize..].iter().zip(values) {
+                    T::set(a, convert(v));
+                }
+            })
+            .map_err(|e| self.error(stream, e))?;
+        Ok(from_atomic(out).into_boxed_slice())
     }
 
     /// The side to move whose distances the DTM layer stores.

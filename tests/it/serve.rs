@@ -3,7 +3,7 @@
 //! end in mate at the distance announced, bad requests are 400s naming the fault, a
 //! damaged table is a 500 and never a wrong value, and SIGTERM stops it cleanly.
 
-use crate::common::run_ok;
+use crate::common::{http, run_ok};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -58,18 +58,12 @@ impl Server {
 
     /// GET `path` with a `fen` parameter (if any): the status and the JSON answer.
     fn get(&self, path: &str, fen: Option<&str>) -> (u16, Value) {
-        let mut req = ureq::get(&format!("{}{path}", self.url));
+        let mut url = format!("{}{path}", self.url);
         if let Some(fen) = fen {
-            req = req.query("fen", fen);
+            url = http::with_query(&url, "fen", fen);
         }
-        let resp = match req.call() {
-            Ok(r) => r,
-            Err(ureq::Error::Status(_, r)) => r,
-            Err(e) => panic!("{path}: {e}"),
-        };
-        let status = resp.status();
-        let body: Value = resp.into_json().expect("a JSON answer");
-        (status, body)
+        let resp = http::get(&url).unwrap_or_else(|e| panic!("{path}: {e}"));
+        (resp.status, resp.json().expect("a JSON answer"))
     }
 
     /// GET that must succeed.
@@ -313,13 +307,9 @@ fn a_batch_answers_each_position_as_standard_does() {
     fens.insert(7, "not a fen".into());
     fens.insert(9, "4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1".into());
     let url = format!("{}/standard/batch", server.url);
-    let post = |body: &str| match ureq::post(&url)
-        .set("content-type", "application/json")
-        .send_string(body)
-    {
-        Ok(r) => (r.status(), r.into_json::<Value>().unwrap()),
-        Err(ureq::Error::Status(code, r)) => (code, r.into_json::<Value>().unwrap()),
-        Err(e) => panic!("{e}"),
+    let post = |body: &str| {
+        let r = http::post(&url, body).unwrap();
+        (r.status, r.json().unwrap())
     };
     let (status, answers) = post(&serde_json::to_string(&fens).unwrap());
     assert_eq!(status, 200, "{answers}");
@@ -542,7 +532,7 @@ fn the_openapi_description_names_every_route_and_they_answer() {
         let status = if item.get("post").is_some() {
             let body = serde_json::to_string(&[fen]).unwrap();
             let url = format!("{}{route}", server.url);
-            ureq::post(&url).send_string(&body).unwrap().status()
+            http::post(&url, &body).unwrap().status
         } else {
             server.get(route, Some(fen)).0
         };
@@ -553,12 +543,9 @@ fn the_openapi_description_names_every_route_and_they_answer() {
         ("/explorer.js", "javascript"),
         ("/explorer.css", "text/css"),
     ] {
-        let resp = ureq::get(&format!("{}{path}", server.url)).call().unwrap();
-        assert!(
-            resp.content_type().contains(kind),
-            "{path}: {}",
-            resp.content_type()
-        );
+        let resp = http::get(&format!("{}{path}", server.url)).unwrap();
+        let content_type = resp.header("content-type").unwrap_or_default();
+        assert!(content_type.contains(kind), "{path}: {content_type}");
     }
 }
 
@@ -598,12 +585,8 @@ fn read_until_closed(stream: &mut std::net::TcpStream, bound: std::time::Duratio
 
 /// `/health` on a connection of its own, with a bound on the wait.
 fn health(url: &str) -> u16 {
-    let agent = ureq::AgentBuilder::new()
-        .timeout(std::time::Duration::from_secs(20))
-        .build();
-    match agent.get(&format!("{url}/health")).call() {
-        Ok(r) => r.status(),
-        Err(ureq::Error::Status(s, _)) => s,
+    match http::get(&format!("{url}/health")) {
+        Ok(r) => r.status,
         Err(e) => panic!("/health: {e}"),
     }
 }
@@ -761,21 +744,17 @@ fn underscored_fens_are_read_and_other_methods_get_a_json_405() {
     );
     assert!(book["games"].as_u64() > Some(1000), "{book}");
     for method in ["POST", "PUT", "DELETE"] {
-        let r = ureq::request(method, &format!("{}/standard", server.url)).call();
-        let Err(ureq::Error::Status(405, resp)) = r else {
-            panic!("{method}: {r:?}");
-        };
+        let resp = http::request(method, &format!("{}/standard", server.url), None).unwrap();
+        assert_eq!(resp.status, 405, "{method}: {resp:?}");
         assert_eq!(resp.header("allow"), Some("GET, HEAD"));
-        let body: Value = resp.into_json().unwrap();
+        let body: Value = resp.json().unwrap();
         assert!(body["error"].as_str().unwrap().contains(method), "{body}");
     }
     for method in ["GET", "PUT"] {
-        let r = ureq::request(method, &format!("{}/standard/batch", server.url)).call();
-        let Err(ureq::Error::Status(405, resp)) = r else {
-            panic!("{method}: {r:?}");
-        };
+        let resp = http::request(method, &format!("{}/standard/batch", server.url), None).unwrap();
+        assert_eq!(resp.status, 405, "{method}: {resp:?}");
         assert_eq!(resp.header("allow"), Some("POST"));
-        let body: Value = resp.into_json().unwrap();
+        let body: Value = resp.json().unwrap();
         assert!(body["error"].as_str().unwrap().contains(method), "{body}");
     }
 }

@@ -1353,15 +1353,8 @@ fn tables_built_across_two_network_namespaces_are_one_process_tables() {
     let one = tables();
     let split = tempfile::tempdir().unwrap();
     let dir = split.path().display().to_string();
-    let (stdout, traffic) = pair.mpirun_ok(&[
-        "gen",
-        "KRvKN",
-        "--tables",
-        &dir,
-        "--threads",
-        "1",
-        "--json",
-    ]);
+    let (stdout, traffic) =
+        pair.mpirun_ok(&["gen", "KRvKN", "--tables", &dir, "--threads", "1", "--json"]);
     let mut exchanged = 0;
     for line in stdout.lines() {
         let report: Value = serde_json::from_str(line).unwrap();

@@ -32,12 +32,12 @@ fn tables_on(target: Material, dir: &Path, threads: usize) -> (Vec<u8>, usize) {
         ..Default::default()
     };
     let seen = PoolSeen::default();
-    let tb = Session::open(dir, &[target])
+    let mut tb = Session::open(dir, &[target])
         .build_all(&opts, &seen)
         .unwrap();
     let last = dir.join(format!("{target}.rbt"));
     verify_table(
-        &tb,
+        &mut tb,
         &target,
         Threads::new(threads),
         DtzCheck::Sample,

@@ -82,7 +82,7 @@ pub enum Command {
         #[arg(long, value_name = "DIR", default_value = crate::defaults::DEFAULT_TABLES)]
         tables: PathBuf,
         /// Check the distance to zeroing of every position the DTZ layer stores, not one in
-        /// 256 (each two plies deep: about seven times as long as the rest of the check).
+        /// 256 (each two plies deep: the whole check about four times as long).
         #[arg(long)]
         all_dtz: bool,
         /// The game of the tables.

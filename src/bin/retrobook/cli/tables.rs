@@ -474,7 +474,7 @@ pub fn cmd_verify(signatures: &[String], dir: &Path, all_dtz: bool) -> Result<()
     for s in signatures {
         targets.push(parse_signature(s)?.canonical());
     }
-    let tb = Tablebase::open(dir).map_err(runtime)?;
+    let mut tb = Tablebase::open(dir).map_err(runtime)?;
     if targets.is_empty() {
         targets = tb.materials().collect();
         sort_for_generation(&mut targets);
@@ -501,7 +501,7 @@ pub fn cmd_verify(signatures: &[String], dir: &Path, all_dtz: bool) -> Result<()
         let left =
             (done > 0).then(|| start.elapsed().as_secs_f64() * (all - done) as f64 / done as f64);
         bars.start(m, (i + 1, targets.len()), *size, left, None);
-        verify_table(&tb, m, Threads::PerCore, dtz, &bars).map_err(|e| match e {
+        verify_table(&mut tb, m, Threads::PerCore, dtz, &bars).map_err(|e| match e {
             VerifyError::Missing(m) => runtime(no_table(&m, dir, "")),
             e => runtime(format!("verify failed: {e}")),
         })?;
