@@ -198,6 +198,13 @@ impl<G: TableGame> Tablebase<G> {
             .ok_or_else(|| G::missing(key))
     }
 
+    /// `entry`, to change.
+    fn entry_mut(&mut self, key: G::Key) -> Result<&mut Entry<G>, ProbeError> {
+        self.tables
+            .get_mut(&G::number(key))
+            .ok_or_else(|| G::missing(key))
+    }
+
     /// The names of all open tables.
     pub fn keys(&self) -> impl Iterator<Item = G::Key> + '_ {
         self.tables.values().map(|e| G::holds(&e.file))
@@ -205,19 +212,16 @@ impl<G: TableGame> Tablebase<G> {
 }
 
 impl Tablebase {
-    /// Holds the DTZ layer of `material`'s table decoded in memory (`TableFile::hold_dtz`)
-    /// until `release_dtz`: for many DTZ probes of one table, as `verify` makes.
+    /// Holds the DTZ layer of `material`'s table (canonical orientation) decoded in memory
+    /// (`TableFile::hold_dtz`) until `release_dtz`: for many DTZ probes of one table, as
+    /// `verify` makes.
     pub fn hold_dtz(&mut self, material: &Material) -> Result<(), ProbeError> {
-        let key = material.canonical();
-        let entry =
-            (self.tables.get_mut(&Chess::number(key))).ok_or_else(|| Chess::missing(key))?;
-        Ok(entry.file.hold_dtz()?)
+        Ok(self.entry_mut(*material)?.file.hold_dtz()?)
     }
 
     /// Frees what `hold_dtz` decoded for `material`'s table.
     pub fn release_dtz(&mut self, material: &Material) {
-        let key = Chess::number(material.canonical());
-        if let Some(entry) = self.tables.get_mut(&key) {
+        if let Ok(entry) = self.entry_mut(*material) {
             entry.file.release_dtz();
         }
     }

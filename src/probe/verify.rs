@@ -114,20 +114,13 @@ pub fn verify_table(
 ) -> Result<(), VerifyError> {
     let shared: &Tablebase = tb;
     threads.run(|| verify_values(shared, material, observer))?;
-    if shared
-        .table(material)
-        .and_then(TableFile::dtz_side)
-        .is_none()
-    {
+    let Some(side) = shared.table(material).and_then(TableFile::dtz_side) else {
         return Ok(());
-    }
+    };
     tb.hold_dtz(material).map_err(VerifyError::Unreadable)?;
     let shared: &Tablebase = tb;
-    let verdict = threads.run(|| {
-        let table = shared.table(material).expect("checked above");
-        let side = table.dtz_side().expect("checked above");
-        verify_dtz(shared, table, side, dtz, observer)
-    });
+    let table = shared.table(material).expect("verified above");
+    let verdict = threads.run(|| verify_dtz(shared, table, side, dtz, observer));
     tb.release_dtz(material);
     verdict
 }
@@ -318,15 +311,20 @@ mod tests {
             .unwrap()
     }
 
+    /// `m` and its sub-tables built into `dir`.
+    fn built(dir: &std::path::Path, m: Material) -> Tablebase {
+        Session::open(dir, &[m])
+            .build_all(&Default::default(), &Silent)
+            .unwrap()
+    }
+
     /// The DTZ layer held decoded (`Tablebase::hold_dtz`) answers every position as its
     /// blocks do, and so does the layer once released.
     #[test]
     fn a_held_dtz_layer_reads_as_its_blocks() {
         let dir = tempfile::tempdir().unwrap();
         let m: Material = "KRvKP".parse().unwrap();
-        let mut tb = Session::open(dir.path(), &[m])
-            .build_all(&Default::default(), &Silent)
-            .unwrap();
+        let mut tb = built(dir.path(), m);
         let index = tb.table(&m).unwrap().index().clone();
         let side = tb.table(&m).unwrap().dtz_side().unwrap();
         let stored = |tb: &Tablebase| -> Vec<u16> {
@@ -355,9 +353,7 @@ mod tests {
     fn verify_names_the_position_of_a_wrong_distance_to_zeroing() {
         let dir = tempfile::tempdir().unwrap();
         let m: Material = "KRvK".parse().unwrap();
-        let mut tb = Session::open(dir.path(), &[m])
-            .build_all(&Default::default(), &Silent)
-            .unwrap();
+        let mut tb = built(dir.path(), m);
         verify_table(&mut tb, &m, Threads::new(1), DtzCheck::Every, &Silent).unwrap();
         let index = tb.table(&m).unwrap().index().clone();
         let dtz = [0, 1].map(|side| {

@@ -15,7 +15,7 @@ pub mod xiangqi;
 
 pub use error::{FileFault, TableError};
 pub use format::{DtzLayer, Extent, Header, EXTENSION, HEADER_LEN, MAGIC, VERSION};
-pub use reader::{DtmMoves, TableFile};
+pub use reader::{Moves, TableFile};
 pub use stats::{
     add_counts, combine as combine_stats, compute as compute_stats, count_side, count_side_of,
     SideCount, SideStats, TableStats,

@@ -33,15 +33,16 @@ pub struct TableFile {
     /// The DTZ stream decoded whole, in its own order, while a caller holds it
     /// (`hold_dtz`): a search that reads it at random, as `verify` does, then reads a
     /// value where a probe decodes up to a block.
-    dtz_held: Option<Held>,
+    dtz_held: Option<Moves>,
 }
 
-/// The values of a stream decoded whole, in the stream's order.
-enum Held {
-    /// Every value below 256.
-    Bytes(Box<[u8]>),
-    /// Some value of 256 or more.
-    Wide(Box<[u16]>),
+/// The order a stream is decoded into.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Order {
+    /// By solver index (`Layout::for_each_index`).
+    Index,
+    /// As the stream holds its values (a layout's numbers).
+    Stream,
 }
 
 impl TableFile {
@@ -187,8 +188,7 @@ impl TableFile {
             None => self.streams[DTZ]
                 .get(&self.map, j)
                 .map_err(|e| self.error(DTZ, e)),
-            Some(Held::Bytes(v)) => Ok(u16::from(v[j as usize])),
-            Some(Held::Wide(v)) => Ok(v[j as usize]),
+            Some(held) => Ok(held.get(j)),
         })
     }
 
@@ -199,34 +199,13 @@ impl TableFile {
         if self.layouts.get(DTZ).is_none() || self.dtz_held.is_some() {
             return Ok(());
         }
-        let held = match self.streams[DTZ].max_value() {
-            m if m <= u16::from(u8::MAX) => Held::Bytes(self.decode_raw(DTZ, |v| v as u8)?),
-            _ => Held::Wide(self.decode_raw(DTZ, |v| v)?),
-        };
-        self.dtz_held = Some(held);
+        self.dtz_held = Some(self.decode_moves(DTZ, Order::Stream)?);
         Ok(())
     }
 
     /// Frees what `hold_dtz` decoded; probes decode blocks again.
     pub fn release_dtz(&mut self) {
         self.dtz_held = None;
-    }
-
-    /// Every value of stream `stream` as `convert` makes it, in the stream's own order.
-    fn decode_raw<T: Atomic>(
-        &self,
-        stream: usize,
-        convert: impl Fn(u16) -> T + Sync,
-    ) -> Result<Box<[T]>, TableError> {
-        let out: Vec<T::Atomic> = zeroed(self.streams[stream].len() as usize);
-        self.streams[stream]
-            .for_each_block(&self.map, |first, values| {
-                for (a, &v) in out[first as usize..].iter().zip(values) {
-                    T::set(a, convert(v));
-                }
-            })
-            .map_err(|e| self.error(stream, e))?;
-        Ok(from_atomic(out).into_boxed_slice())
     }
 
     /// The side to move whose distances the DTM layer stores.
@@ -264,18 +243,29 @@ impl TableFile {
     }
 
     /// Every value of stream `stream` (0, 1: WDL codes of white and black to move, 2: DTM
-    /// moves) as `convert` makes it, by solver index: each block is decoded and its values
-    /// go straight to their indices (`Layout::for_each_index`), so that nothing but the
-    /// result is held. Indices no number of the layout reaches (broken ones) read 0.
+    /// moves, 3: DTZ moves) as `convert` makes it, in `order`: each block is decoded and
+    /// its values go straight to their places, so that nothing but the result is held. By
+    /// solver index, indices no number of the layout reaches (broken ones) read 0.
     fn decode_stream<T: Atomic>(
         &self,
         stream: usize,
+        order: Order,
         convert: impl Fn(u16) -> T + Sync,
     ) -> Result<Vec<T>, TableError> {
-        let out: Vec<T::Atomic> = zeroed(self.index.size() as usize);
+        let len = match order {
+            Order::Index => self.index.size(),
+            Order::Stream => self.streams[stream].len(),
+        };
+        let out: Vec<T::Atomic> = zeroed(len as usize);
         let layout = &self.layouts[stream];
         self.streams[stream]
             .for_each_block(&self.map, |first, values| {
+                if order == Order::Stream {
+                    for (a, &v) in out[first as usize..].iter().zip(values) {
+                        T::set(a, convert(v));
+                    }
+                    return;
+                }
                 let mut values = values.iter();
                 let range = first..first + values.len() as u64;
                 layout.for_each_index(&self.index, range, |idx| {
@@ -291,34 +281,43 @@ impl TableFile {
 
     /// All WDL codes with `side` to move, by solver index, every block checked.
     pub fn decode_wdl(&self, side: Side) -> Result<Vec<u8>, TableError> {
-        self.decode_stream(side.index(), |c| c as u8)
+        self.decode_stream(side.index(), Order::Index, |c| c as u8)
     }
 
     /// All DTM moves of the stored side, by solver index, every block checked: a byte each
     /// where every number fits one (every table of up to five pieces).
-    pub fn decode_dtm(&self) -> Result<DtmMoves, TableError> {
-        Ok(match self.streams[2].max_value() {
-            m if m <= u8::MAX as u16 => DtmMoves::Bytes(self.decode_stream(2, |m| m as u8)?),
-            _ => DtmMoves::Wide(self.decode_stream(2, |m| m)?),
+    pub fn decode_dtm(&self) -> Result<Moves, TableError> {
+        self.decode_moves(2, Order::Index)
+    }
+
+    /// The numbers of moves of stream `stream` (DTM or DTZ) in `order`, a byte each where
+    /// every number fits one.
+    fn decode_moves(&self, stream: usize, order: Order) -> Result<Moves, TableError> {
+        Ok(match self.streams[stream].max_value() {
+            m if m <= u8::MAX as u16 => {
+                Moves::Bytes(self.decode_stream(stream, order, |m| m as u8)?)
+            }
+            _ => Moves::Wide(self.decode_stream(stream, order, |m| m)?),
         })
     }
 }
 
-/// The DTM moves of a table's stored side, by solver index (`TableFile::decode_dtm`).
-pub enum DtmMoves {
+/// A layer's numbers of moves decoded whole (`TableFile::decode_dtm`: the DTM moves of the
+/// stored side by solver index; `TableFile::hold_dtz`: the DTZ stream in its own order).
+pub enum Moves {
     /// Every number below 256.
     Bytes(Vec<u8>),
     /// Some number of 256 or more (mates beyond 255 moves).
     Wide(Vec<u16>),
 }
 
-impl DtmMoves {
-    /// The moves stored for index `idx`.
+impl Moves {
+    /// The moves stored at place `at`.
     #[inline]
-    pub fn get(&self, idx: u64) -> u16 {
+    pub fn get(&self, at: u64) -> u16 {
         match self {
-            DtmMoves::Bytes(v) => v[idx as usize].into(),
-            DtmMoves::Wide(v) => v[idx as usize],
+            Moves::Bytes(v) => v[at as usize].into(),
+            Moves::Wide(v) => v[at as usize],
         }
     }
 }

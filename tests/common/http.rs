@@ -85,37 +85,11 @@ pub fn request(method: &str, url: &str, body: Option<&str>) -> std::io::Result<R
     let mut bytes = Vec::new();
     let mut buf = [0u8; 16 << 10];
     loop {
-        if let Some(answer) = whole(&bytes)? {
+        let n = stream.read(&mut buf)?;
+        bytes.extend_from_slice(&buf[..n]);
+        if let Some(answer) = answer(&bytes, n == 0)? {
             return Ok(answer);
         }
-        match stream.read(&mut buf)? {
-            0 => return parse(&bytes),
-            n => bytes.extend_from_slice(&buf[..n]),
-        }
-    }
-}
-
-/// The answer in `bytes` if they hold all of it by its length or its chunks; None while
-/// more is to come (or its end is the connection's close).
-fn whole(bytes: &[u8]) -> std::io::Result<Option<Response>> {
-    let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
-        return Ok(None);
-    };
-    let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
-    let body = bytes.len() - end - 4;
-    let length = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .and_then(|v| v.trim().parse::<usize>().ok());
-    let done = match length {
-        Some(n) => body >= n,
-        None if head.contains("transfer-encoding: chunked") => dechunk(&bytes[end + 4..]).is_ok(),
-        None => false,
-    };
-    if done {
-        parse(bytes).map(Some)
-    } else {
-        Ok(None)
     }
 }
 
@@ -123,12 +97,20 @@ fn invalid(why: &str) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_string())
 }
 
-/// An answer from its bytes.
-fn parse(bytes: &[u8]) -> std::io::Result<Response> {
-    let end = bytes
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| invalid("no end of headers"))?;
+/// Where `needle` first occurs in `bytes`.
+fn find(bytes: &[u8], needle: &[u8]) -> Option<usize> {
+    bytes.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The answer `bytes` hold once they hold all of it: by its length, its chunks, or (with
+/// neither) the connection's end, `closed`. None while more is to come.
+fn answer(bytes: &[u8], closed: bool) -> std::io::Result<Option<Response>> {
+    let Some(end) = find(bytes, b"\r\n\r\n") else {
+        return match closed {
+            true => Err(invalid("no end of headers")),
+            false => Ok(None),
+        };
+    };
     let head = std::str::from_utf8(&bytes[..end]).map_err(|_| invalid("headers not UTF-8"))?;
     let mut lines = head.split("\r\n");
     let status = lines
@@ -140,33 +122,35 @@ fn parse(bytes: &[u8]) -> std::io::Result<Response> {
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
-    let mut raw = &bytes[end + 4..];
-    if let Some(n) = (headers.iter())
-        .find(|(n, _)| n == "content-length")
-        .and_then(|(_, v)| v.parse::<usize>().ok())
-    {
-        raw = raw.get(..n).ok_or_else(|| invalid("a short body"))?;
-    }
-    let chunked = headers
-        .iter()
-        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
-    let body = if chunked { dechunk(raw)? } else { raw.to_vec() };
-    let body = String::from_utf8(body).map_err(|_| invalid("body not UTF-8"))?;
-    Ok(Response {
+    let value = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+    let raw = &bytes[end + 4..];
+    let body = match value("content-length") {
+        Some(n) => {
+            let n = n.parse().map_err(|_| invalid("a content length"))?;
+            raw.get(..n).map(<[u8]>::to_vec)
+        }
+        None if value("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) => {
+            dechunk(raw).ok()
+        }
+        None => closed.then(|| raw.to_vec()),
+    };
+    let body = match body {
+        Some(body) => String::from_utf8(body).map_err(|_| invalid("body not UTF-8"))?,
+        None if closed => return Err(invalid("a short body")),
+        None => return Ok(None),
+    };
+    Ok(Some(Response {
         status,
         headers,
         body,
-    })
+    }))
 }
 
 /// A chunked body joined.
 fn dechunk(mut raw: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
     loop {
-        let line_end = raw
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .ok_or_else(|| invalid("a chunk without its size"))?;
+        let line_end = find(raw, b"\r\n").ok_or_else(|| invalid("a chunk without its size"))?;
         let size = std::str::from_utf8(&raw[..line_end])
             .ok()
             .and_then(|s| usize::from_str_radix(s.split(';').next()?.trim(), 16).ok())
@@ -185,10 +169,16 @@ fn dechunk(mut raw: &[u8]) -> std::io::Result<Vec<u8>> {
 
 #[test]
 fn chunked_bodies_are_joined_and_queries_encoded() {
-    let answer = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nAllow: GET\r\n\r\n3\r\nabc\r\n2;x=1\r\nde\r\n0\r\n\r\n";
-    let r = parse(answer).unwrap();
+    let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nAllow: GET\r\n\r\n3\r\nabc\r\n2;x=1\r\nde\r\n0\r\n\r\n";
+    let r = answer(chunked, false).unwrap().unwrap();
     assert_eq!((r.status, r.body.as_str()), (200, "abcde"));
     assert_eq!(r.header("allow"), Some("GET"));
+    // Not whole yet: more to come, or an error once the connection has ended.
+    let cut = &chunked[..chunked.len() - 5];
+    assert!(answer(cut, false).unwrap().is_none());
+    assert!(answer(cut, true).is_err());
+    let sized = b"HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}";
+    assert_eq!(answer(sized, false).unwrap().unwrap().body, "{}");
     assert_eq!(
         with_query("http://h/p", "fen", "8/8 w - - 0 1"),
         "http://h/p?fen=8%2F8%20w%20-%20-%200%201"

@@ -10,7 +10,7 @@ use retrobook::progress::Silent;
 use retrobook::retro::{solve, ChessGame};
 use retrobook::table::values::dtm_value;
 use retrobook::table::TableStats;
-use retrobook::table::{write_table, DtmMoves, TableFile, WriteOptions};
+use retrobook::table::{write_table, Moves, TableFile, WriteOptions};
 use retrobook::value::LongDistances;
 use retrobook::{BySide, Dtm, Tablebase};
 
@@ -95,5 +95,5 @@ fn round_trip(extra: u32) {
         "{extra}: longest {longest} moves"
     );
     // The loader holds a byte per number unless some number needs more.
-    assert_eq!(matches!(moves, DtmMoves::Wide(_)), longest > 255);
+    assert_eq!(matches!(moves, Moves::Wide(_)), longest > 255);
 }
