@@ -697,6 +697,38 @@ impl TableIndex {
         !self.material.has_pawns()
     }
 
+    /// `moves_may_meet` for the quiet moves (or un-moves) of one side of `pos`, the king
+    /// of `still` standing still. A symmetry mapping one move's position onto another's
+    /// keeps that king's square, so it is the mirror across a main diagonal through it,
+    /// and it maps each piece neither move touched onto a piece of its kind: every piece
+    /// but two, or, where identical pieces can trade places, but three. Elsewhere (most
+    /// positions) moves are counted with no index found for them.
+    #[inline]
+    pub fn moves_may_meet_at(&self, pos: &Position, still: Side) -> bool {
+        const A1H8: Bitboard = Bitboard(0x8040_2010_0804_0201);
+        const A8H1: Bitboard = Bitboard(0x0102_0408_1020_4080);
+        if !self.moves_may_meet() {
+            return false;
+        }
+        let Some(k) = pos.king(still) else {
+            return true;
+        };
+        let (line, mirror) = match (k.file(), k.rank()) {
+            (f, r) if f == r => (A1H8, Symmetry::across_a1h8()),
+            (f, r) if f + r == 7 => (A8H1, Symmetry::across_a8h1()),
+            _ => return false,
+        };
+        let pieces = pos.occupied().count();
+        let mut kept = (pos.occupied() & line).count();
+        let mut identical = false;
+        for g in self.groups.iter().filter(|g| g.count > 1) {
+            identical = true;
+            let b = pos.pieces(g.color, g.role) & !line;
+            kept += (mirror.bitboard(b) & b).count();
+        }
+        kept + 2 + u32::from(identical) >= pieces
+    }
+
     /// Without pawns: true when both kings stand on the a1-h8 diagonal.
     #[inline]
     fn both_on_diagonal(&self, wk: Square, bk: Square) -> bool {
@@ -977,6 +1009,56 @@ mod tests {
             assert!(mirrored > 0, "{sig}: no move crossed the mirror");
         }
         assert_eq!(TableIndex::new("KRPvKR".parse().unwrap()).parts().len(), 24);
+    }
+
+    /// Wherever two quiet moves of a position, or two quiet un-moves, lead to one index,
+    /// `moves_may_meet_at` says they may: every index of three-piece tables and samples of
+    /// larger ones (identical pieces, both kings on a diagonal), each position's moves and
+    /// un-moves encoded one by one.
+    #[test]
+    fn moves_meet_only_where_they_may() {
+        use crate::chess::MoveList;
+        for (sig, sample) in [
+            ("KQvK", 1),
+            ("KRRvK", 3),
+            ("KQvKR", 7),
+            ("KBNvK", 7),
+            ("KRRvKR", 1009),
+            ("KQRvKR", 1013),
+        ] {
+            let index = TableIndex::new(sig.parse().unwrap());
+            let (mut met, mut may, mut asked) = (0, 0, 0);
+            for side in Side::ALL {
+                for i in (0..index.size()).step_by(sample) {
+                    let Some(pos) = index.legal(i, side) else {
+                        continue;
+                    };
+                    let mut list = MoveList::new();
+                    pos.legal_moves(&mut list);
+                    let moves = list.as_slice().iter().filter(|m| !m.is_zeroing());
+                    let forward = moves.map(|m| index.encode(&pos.play(m)).unwrap());
+                    let mut back = Vec::new();
+                    pos.for_each_unmove(&[], false, |u| back.push(index.encode(&pos.unplay(&u))));
+                    for (found, still) in [
+                        (forward.collect::<Vec<_>>(), !side),
+                        (back.into_iter().map(Option::unwrap).collect(), side),
+                    ] {
+                        let mut unique = found.clone();
+                        unique.sort_unstable();
+                        unique.dedup();
+                        let meet = unique.len() < found.len();
+                        let may_meet = index.moves_may_meet_at(&pos, still);
+                        assert!(may_meet || !meet, "{sig} {pos}: {found:?}");
+                        met += usize::from(meet);
+                        may += usize::from(may_meet);
+                        asked += 1;
+                    }
+                }
+            }
+            // Moves do meet, and the test spares most positions.
+            assert!(met > 0, "{sig}: no two moves met");
+            assert!(may * 2 < asked, "{sig}: {may} of {asked} may meet");
+        }
     }
 
     /// Record numbers are a bijection that goes by the pawns' advance, most advanced first

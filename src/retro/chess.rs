@@ -53,13 +53,12 @@ impl Scratch {
         }
     }
 
-    /// Moves the encoded entries to `list`, merging entries of equal index: without pawns, a
-    /// symmetry can map two moves' positions onto one index, and the solver counts each
-    /// position once. Only indices that `encode` found can coincide with another (index
-    /// arithmetic keeps distinct positions in one orientation), and they are few: each is
-    /// looked for in the list.
-    pub(super) fn merge_equal(&mut self, index: &TableIndex) {
-        let merge = index.moves_may_meet();
+    /// Moves the encoded entries to `list`, merging entries of equal index where moves may
+    /// meet (`TableIndex::moves_may_meet_at`): without pawns, a symmetry can map two moves'
+    /// positions onto one index, and the solver counts each position once. Only indices
+    /// that `encode` found can coincide with another (index arithmetic keeps distinct
+    /// positions in one orientation), and they are few: each is looked for in the list.
+    pub(super) fn merge_equal(&mut self, merge: bool) {
         for &(idx, alt) in &self.encoded {
             if !(merge && self.list.iter().any(|e| e.0 == idx)) {
                 self.list.push((idx, alt));
@@ -70,13 +69,11 @@ impl Scratch {
 
     /// True when an index `encode` found has the king pair of `idx`: only such a position
     /// can coincide with one that index arithmetic reaches from `idx` by a move of a piece
-    /// other than a king. Tables with pawns merge nothing.
+    /// other than a king.
     fn meets_kings_of(&self, idx: u64, index: &TableIndex) -> bool {
-        index.moves_may_meet()
-            && self
-                .encoded
-                .iter()
-                .any(|&(j, _)| index.same_king_pair(j, idx))
+        self.encoded
+            .iter()
+            .any(|&(j, _)| index.same_king_pair(j, idx))
     }
 }
 
@@ -289,7 +286,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
         keep: impl Fn(u64) -> bool,
         f: &mut impl FnMut(u64),
     ) {
-        let merge = self.index.moves_may_meet();
+        let merge = self.index.moves_may_meet_at(&at.pos, at.pos.turn());
         let mut given: ArrayVec<u64, 256> = ArrayVec::new();
         let mut encoded: ArrayVec<u64, 256> = ArrayVec::new();
         let mover = !at.pos.turn();
@@ -366,10 +363,11 @@ impl<'a, E: Send> ChessGame<'a, E> {
             };
             inside.push(self.moved_index(at, m), alt);
         }
-        if others_counted && inside.meets_kings_of(at.idx, &self.index) {
+        let merge = self.index.moves_may_meet_at(pos, !pos.turn());
+        if merge && others_counted && inside.meets_kings_of(at.idx, &self.index) {
             return false;
         }
-        inside.merge_equal(&self.index);
+        inside.merge_equal(merge);
         true
     }
 
@@ -380,7 +378,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
     /// symmetry) costs far more than the king pair's number, which differs wherever
     /// indices differ. With pawns no two moves merge (`Scratch::merge_equal`).
     fn count_king_moves(&self, at: &Placed, to: Bitboard, list: &mut MoveList) -> u32 {
-        if !self.index.moves_may_meet() {
+        if !self.index.moves_may_meet_at(&at.pos, !at.pos.turn()) {
             return to.count();
         }
         // Only called where index arithmetic applies, so the kings are known.
@@ -503,11 +501,16 @@ impl<'a, E: Send> ChessGame<'a, E> {
     /// The legal moves of `at`, those counted by index arithmetic only counted (where it
     /// applies), the others to `list`: the number counted.
     fn count_quiet(&self, at: &Placed, list: &mut MoveList) -> u32 {
-        // Without index arithmetic the counted moves' positions could coincide with others.
+        // Without index arithmetic the counted moves' positions could coincide with others,
+        // unless no two moves can meet.
         match at.steps {
             Some(_) => {
                 let (counted, king_to) = at.pos.legal_moves_counting_quiet(list);
                 counted + self.count_king_moves(at, king_to, list)
+            }
+            None if !self.index.moves_may_meet_at(&at.pos, !at.pos.turn()) => {
+                let (counted, king_to) = at.pos.legal_moves_counting_quiet(list);
+                counted + king_to.count()
             }
             None => {
                 at.pos.legal_moves(list);
