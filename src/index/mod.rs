@@ -222,6 +222,10 @@ pub struct TableIndex {
 
 const NO_GROUP: u8 = u8::MAX;
 
+/// The squares of the a1-h8 diagonal, and of the a8-h1 one.
+const A1H8: Bitboard = Bitboard(0x8040_2010_0804_0201);
+const A8H1: Bitboard = Bitboard(0x0102_0408_1020_4080);
+
 impl TableIndex {
     /// The index scheme of `material` (as given: callers pass canonical material).
     pub fn new(material: Material) -> TableIndex {
@@ -705,18 +709,22 @@ impl TableIndex {
     /// positions) moves are counted with no index found for them.
     #[inline]
     pub fn moves_may_meet_at(&self, pos: &Position, still: Side) -> bool {
-        const A1H8: Bitboard = Bitboard(0x8040_2010_0804_0201);
-        const A8H1: Bitboard = Bitboard(0x0102_0408_1020_4080);
         if !self.moves_may_meet() {
             return false;
         }
         let Some(k) = pos.king(still) else {
             return true;
         };
-        let (line, mirror) = match (k.file(), k.rank()) {
-            (f, r) if f == r => (A1H8, Symmetry::across_a1h8()),
-            (f, r) if f + r == 7 => (A8H1, Symmetry::across_a8h1()),
+        // a8-h1's mirror is a1-h8's followed by both mid-lines'.
+        let (line, across_a8h1) = match (k.file(), k.rank()) {
+            (f, r) if f == r => (A1H8, false),
+            (f, r) if f + r == 7 => (A8H1, true),
             _ => return false,
+        };
+        let mirror = Symmetry {
+            diagonal: true,
+            horizontal: across_a8h1,
+            vertical: across_a8h1,
         };
         let pieces = pos.occupied().count();
         let mut kept = (pos.occupied() & line).count();
@@ -883,8 +891,7 @@ impl TableIndex {
         }
         // Its own mirror image: the mirror swaps the identical pieces off the diagonal, so
         // their labellings pair up.
-        const DIAGONAL: u64 = 0x8040_2010_0804_0201;
-        if pos.transformed(true, false, false) == *pos && (pos.occupied().0 & !DIAGONAL) != 0 {
+        if pos.transformed(true, false, false) == *pos && !(pos.occupied() & !A1H8).is_empty() {
             labelled / 2
         } else {
             labelled

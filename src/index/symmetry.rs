@@ -30,24 +30,6 @@ impl Symmetry {
         })
     }
 
-    /// The mirror across the a1-h8 diagonal.
-    pub const fn across_a1h8() -> Symmetry {
-        Symmetry {
-            diagonal: true,
-            horizontal: false,
-            vertical: false,
-        }
-    }
-
-    /// The mirror across the a8-h1 diagonal (a1-h8's, then both mid-lines).
-    pub const fn across_a8h1() -> Symmetry {
-        Symmetry {
-            diagonal: true,
-            horizontal: true,
-            vertical: true,
-        }
-    }
-
     /// Applies the mirrors this symmetry is made of, in its order, to anything that has them.
     #[inline]
     fn apply<T>(

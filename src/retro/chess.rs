@@ -317,7 +317,8 @@ impl<'a, E: Send> ChessGame<'a, E> {
     /// conversions by their sub-table values, the others by index, equal indices merged.
     fn report_moves(&self, at: &Placed, moves: &MoveList, f: &mut impl FnMut(Successor)) {
         let mut inside = Scratch::new();
-        self.inside_moves(at, moves, false, true, &mut inside);
+        let merge = self.moves_may_meet(at);
+        self.inside_moves(at, moves, merge, false, true, &mut inside);
         self.report(at, moves, &inside, f);
     }
 
@@ -342,7 +343,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
     }
 
     /// Puts in `inside.list` the indices the moves `moves` of `at` that are not conversions
-    /// lead to, equal ones merged, each with the value of the opponent's best en-passant
+    /// lead to, equal ones merged where moves may `merge` (`moves_may_meet`), each with the value of the opponent's best en-passant
     /// capture after it where `options` asks for it (a sub-table read). With
     /// `others_counted`, false, `inside` unfinished, when one of them may lead where a move
     /// counted by index arithmetic does: a king move that needs a symmetry (`encode`) yet
@@ -351,6 +352,7 @@ impl<'a, E: Send> ChessGame<'a, E> {
         &self,
         at: &Placed,
         moves: &MoveList,
+        merge: bool,
         others_counted: bool,
         options: bool,
         inside: &mut Scratch,
@@ -363,7 +365,6 @@ impl<'a, E: Send> ChessGame<'a, E> {
             };
             inside.push(self.moved_index(at, m), alt);
         }
-        let merge = self.index.moves_may_meet_at(pos, !pos.turn());
         if merge && others_counted && inside.meets_kings_of(at.idx, &self.index) {
             return false;
         }
@@ -376,11 +377,8 @@ impl<'a, E: Send> ChessGame<'a, E> {
     /// otherwise 0, the moves appended to `list` to be reported one by one. The setup
     /// needs only their number, and an index found by `encode` (a king move that needs a
     /// symmetry) costs far more than the king pair's number, which differs wherever
-    /// indices differ. With pawns no two moves merge (`Scratch::merge_equal`).
+    /// indices differ. Called only where moves may meet (`moves_may_meet`).
     fn count_king_moves(&self, at: &Placed, to: Bitboard, list: &mut MoveList) -> u32 {
-        if !self.index.moves_may_meet_at(&at.pos, !at.pos.turn()) {
-            return to.count();
-        }
         // Only called where index arithmetic applies, so the kings are known.
         let Some((wk, bk)) = at.steps else {
             return 0;
@@ -488,35 +486,37 @@ impl<'a, E: Send> ChessGame<'a, E> {
         list: &mut MoveList,
         inside: &mut Scratch,
     ) -> u32 {
-        let counted = self.count_quiet(at, list);
-        if self.inside_moves(at, list, counted > 0, options, inside) {
+        let merge = self.moves_may_meet(at);
+        let counted = self.count_quiet(at, merge, list);
+        if self.inside_moves(at, list, merge, counted > 0, options, inside) {
             return counted;
         }
         at.pos.legal_moves(list);
         inside.clear();
-        self.inside_moves(at, list, false, options, inside);
+        self.inside_moves(at, list, merge, false, options, inside);
         0
     }
 
-    /// The legal moves of `at`, those counted by index arithmetic only counted (where it
-    /// applies), the others to `list`: the number counted.
-    fn count_quiet(&self, at: &Placed, list: &mut MoveList) -> u32 {
-        // Without index arithmetic the counted moves' positions could coincide with others,
-        // unless no two moves can meet.
-        match at.steps {
-            Some(_) => {
-                let (counted, king_to) = at.pos.legal_moves_counting_quiet(list);
-                counted + self.count_king_moves(at, king_to, list)
-            }
-            None if !self.index.moves_may_meet_at(&at.pos, !at.pos.turn()) => {
-                let (counted, king_to) = at.pos.legal_moves_counting_quiet(list);
-                counted + king_to.count()
-            }
-            None => {
-                at.pos.legal_moves(list);
-                0
-            }
+    /// Whether two quiet moves of `at` may lead to one index
+    /// (`TableIndex::moves_may_meet_at`), asked once per position.
+    fn moves_may_meet(&self, at: &Placed) -> bool {
+        self.index.moves_may_meet_at(&at.pos, !at.pos.turn())
+    }
+
+    /// The legal moves of `at`, those whose positions no other move reaches only counted,
+    /// the others to `list`: the number counted. Where moves may `merge`, only index
+    /// arithmetic tells such moves apart (`count_king_moves`); without it, none is counted.
+    fn count_quiet(&self, at: &Placed, merge: bool, list: &mut MoveList) -> u32 {
+        if merge && at.steps.is_none() {
+            at.pos.legal_moves(list);
+            return 0;
         }
+        let (counted, king_to) = at.pos.legal_moves_counting_quiet(list);
+        counted
+            + match merge {
+                true => self.count_king_moves(at, king_to, list),
+                false => king_to.count(),
+            }
     }
 
     pub(super) fn encode(&self, pos: &Position) -> u64 {
