@@ -7,10 +7,19 @@ use mpi::datatype::{Partition, PartitionMut};
 use mpi::traits::*;
 use mpi::Count;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
 
 /// Bytes at most that one process sends another in one collective call: MPI counts are
 /// 32-bit, and smaller rounds keep the buffers small.
 const ROUND: usize = 64 << 20;
+
+/// How often a process that came early to a collective call looks at most, once its
+/// first quick looks found others still working.
+const LONGEST_PAUSE: Duration = Duration::from_millis(1);
+
+/// Quick looks before the first pause: most calls of a solve's levels find every process
+/// there within microseconds.
+const QUICK_LOOKS: u32 = 64;
 
 /// The job's processes, every one of which solves the same tables in step.
 pub struct MpiPeers {
@@ -41,6 +50,28 @@ impl MpiPeers {
 
     fn count_sent(&self, bytes: u64) {
         self.sent.fetch_add(bytes, Relaxed);
+    }
+
+    /// Returns once every process has come to this call, asleep between looks. A process
+    /// in a blocking call polls without pause, so that on a machine with fewer cores than
+    /// processes (`mpirun --oversubscribe`) those that wait would take the cores from one
+    /// that works alone, as process 0 does while it compresses a stream. Each collective
+    /// call begins here, so that its blocking rounds find every process there.
+    fn meet(&self) {
+        let mut request = self.cluster.world().immediate_barrier();
+        let mut looks = 0;
+        let mut pause = Duration::from_micros(20);
+        loop {
+            match request.test() {
+                Ok(_) => return,
+                Err(waiting) => request = waiting,
+            }
+            looks += 1;
+            if looks > QUICK_LOOKS {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(LONGEST_PAUSE);
+            }
+        }
     }
 }
 
@@ -105,6 +136,7 @@ impl Peers for MpiPeers {
             .map(|(_, b)| b.len())
             .sum();
         self.count_sent(others as u64);
+        self.meet();
         // Every process learns what each sends each: the rounds follow from that alone.
         let count = outgoing.len();
         let lengths: Vec<u64> = outgoing.iter().map(|b| b.len() as u64).collect();
@@ -139,6 +171,7 @@ impl Peers for MpiPeers {
         let world = self.cluster.world();
         let count = self.count();
         self.count_sent((mine.len() * (count - 1)) as u64);
+        self.meet();
         let mut lens = vec![0u64; count];
         world.all_gather_into(&(mine.len() as u64), &mut lens[..]);
         let mut all: Vec<Vec<u8>> = lens
@@ -177,6 +210,7 @@ impl Peers for MpiPeers {
         let from = world.process_at_rank(root as i32);
         let mine = self.rank() == root;
         let mut len = data.len() as u64;
+        self.meet();
         from.broadcast_into(&mut len);
         if mine {
             self.count_sent(len * (self.count() as u64 - 1));
