@@ -334,6 +334,33 @@ impl Dtz {
         Wdl5::new(self.wdl(), !fits)
     }
 
+    /// The value under the 50-move rule of a position reached with the move count at
+    /// `clock` by a move made with the count at `before`: as `class_at`, but once the count
+    /// had reached 100 before that move, a win or loss, a mate included, is drawn by the
+    /// rule (a draw could be claimed instead of the move), as lila-tablebase classes it. A
+    /// position's own value takes `before` one less than its count.
+    ///
+    /// ```
+    /// use retrobook::{Dtz, Wdl5};
+    /// assert_eq!(Dtz(-1).class_reached(99, 100, true), Wdl5::Loss);
+    /// assert_eq!(Dtz(-1).class_reached(100, 101, true), Wdl5::BlessedLoss);
+    /// assert_eq!(Dtz(-1).class_reached(100, 0, false), Wdl5::BlessedLoss);
+    /// assert_eq!(Dtz(12).class_reached(99, 0, false), Wdl5::Win);
+    /// assert_eq!(Dtz(0).class_reached(150, 151, false), Wdl5::Draw);
+    /// ```
+    pub fn class_reached(self, before: u32, clock: u32, mated: bool) -> Wdl5 {
+        match before >= RULE_PLIES {
+            true => Wdl5::new(self.wdl(), true),
+            false => self.class_at(clock, mated),
+        }
+    }
+
+    /// A position's own value under the 50-move rule at its move count (`class_reached`
+    /// with the count one less before the move that reached it).
+    pub fn class_of_position(self, clock: u32, mated: bool) -> Wdl5 {
+        self.class_reached(clock.saturating_sub(1), clock, mated)
+    }
+
     /// The win/draw/loss part.
     pub fn wdl(self) -> Wdl {
         match self.0 {

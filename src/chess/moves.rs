@@ -617,12 +617,13 @@ impl Position {
             p.set_castling(Castling(c & keep));
         }
         let ep = (m.kind == MoveKind::DoublePush).then(|| m.from.midpoint(m.to));
+        // The counts stop at their largest: a count past it would wrap to a fresh one.
         let halfmoves = if m.is_zeroing() {
             0
         } else {
-            self.halfmoves() + 1
+            self.halfmoves().saturating_add(1)
         };
-        let fullmoves = self.fullmoves() + (us == Side::Black) as u32;
+        let fullmoves = self.fullmoves().saturating_add((us == Side::Black) as u32);
         p.set_turn(!us);
         p.set_ep_square(ep);
         p.set_clocks(halfmoves, fullmoves);

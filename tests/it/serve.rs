@@ -165,6 +165,10 @@ fn table_answers_equal_the_command_lines() {
     for (fen, want) in fens.iter().zip(&cli) {
         let got = server.ok("/standard", fen);
         assert_eq!(got["category"], want["category"], "{fen}");
+        // Lichess's other metrics, which no table here holds: present, and null.
+        for metric in ["dtw", "dtc"] {
+            assert_eq!(got.get(metric), Some(&Value::Null), "{fen} {metric}");
+        }
         assert_eq!(got["dtm"], signed(want), "{fen}");
         assert_eq!(got["dtz"], want["dtz"], "{fen}");
         assert_eq!(got["precise_dtz"], want["dtz"], "{fen}");
@@ -253,6 +257,7 @@ fn lines_to_mate_end_in_mate_before_the_count_runs_out() {
         let table = server.ok("/standard", &fen);
         assert_eq!(answer["dtm"], table["dtm"], "{fen}");
         assert_eq!(answer["dtz"], table["dtz"], "{fen}");
+        assert_eq!(answer["precise_dtz"], table["dtz"], "{fen}");
         let line = answer["mainline"].as_array().unwrap();
         let mut pos: Position = fen.parse().unwrap();
         let winner = match table["category"].as_str().unwrap() {
@@ -268,13 +273,6 @@ fn lines_to_mate_end_in_mate_before_the_count_runs_out() {
         assert!(!line.is_empty() || table["checkmate"] == true, "{fen}");
         for step in line {
             assert!(pos.halfmoves() < 100, "{fen}: the count ran out at {pos}");
-            let value = match tb.probe_dtm(&pos).unwrap() {
-                Dtm::Win(p) => p as i64,
-                Dtm::Loss(p) => -(p as i64),
-                Dtm::Draw => panic!("{fen}: a draw on the line at {pos}"),
-            };
-            assert_eq!(step["dtm"], value, "{fen} at {pos}");
-            assert_eq!(step["dtz"], tb.probe_dtz(&pos).unwrap().0, "{fen} at {pos}");
             let mut list = MoveList::new();
             pos.legal_moves(&mut list);
             let m = *list
@@ -284,6 +282,15 @@ fn lines_to_mate_end_in_mate_before_the_count_runs_out() {
                 .expect("a legal move");
             assert_eq!(step["san"], pos.san(&m));
             pos = pos.play(&m);
+            // The distances of the position the step leads to, for the side to move there.
+            let value = match tb.probe_dtm(&pos).unwrap() {
+                Dtm::Win(p) => p as i64,
+                Dtm::Loss(p) => -(p as i64),
+                Dtm::Draw => panic!("{fen}: a draw on the line at {pos}"),
+            };
+            assert_eq!(step["dtm"], value, "{fen} at {pos}");
+            assert_eq!(step["dtz"], tb.probe_dtz(&pos).unwrap().0, "{fen} at {pos}");
+            assert_eq!(step["precise_dtz"], step["dtz"], "{fen} at {pos}");
         }
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
@@ -298,7 +305,7 @@ fn lines_to_mate_end_in_mate_before_the_count_runs_out() {
 }
 
 /// `POST /standard/batch`: one `/standard` answer per FEN, in order, a bad FEN answered by
-/// an error in its place; more than 1000 FENs is a 413, a body that is not an array of
+/// an error in its place (a position outside the tables by `unknown`, as `/standard`); more than 1000 FENs is a 413, a body that is not an array of
 /// strings a 400, and GET a JSON 405.
 #[test]
 fn a_batch_answers_each_position_as_standard_does() {
@@ -316,12 +323,16 @@ fn a_batch_answers_each_position_as_standard_does() {
     let answers = answers.as_array().unwrap();
     assert_eq!(answers.len(), fens.len());
     for (i, (fen, got)) in fens.iter().zip(answers).enumerate() {
-        if i == 7 || i == 9 {
+        if i == 7 {
             assert_eq!(got["fen"], fen.as_str());
-            let needle = if i == 7 { "not a fen" } else { "no table for" };
-            assert!(got["error"].as_str().unwrap().contains(needle), "{got}");
+            assert!(
+                got["error"].as_str().unwrap().contains("not a fen"),
+                "{got}"
+            );
         } else {
             assert_eq!(*got, server.ok("/standard", fen), "{fen}");
+            // A material no table holds is answered as Lichess answers it.
+            assert_eq!(i == 9, got["category"] == "unknown", "{got}");
         }
     }
     let many = vec![fens[0].clone(); 1001];
@@ -407,12 +418,12 @@ fn bad_requests_are_400s_naming_the_fault() {
             "in check",
         ),
         (
-            "/standard",
+            "/standard/mainline",
             Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
             "castling",
         ),
         (
-            "/standard",
+            "/standard/mainline",
             Some("4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1"),
             "no table for",
         ),
@@ -431,6 +442,41 @@ fn bad_requests_are_400s_naming_the_fault() {
     let (status, body) = server.get("/no/such/route", None);
     assert_eq!(status, 404);
     assert!(body["error"].is_string());
+}
+
+/// Outside the tables (castling rights, a table not built) `/standard` answers as Lichess
+/// does: `unknown`, null metrics, and each move's values where it leads into the tables;
+/// the position's value is then its best move's.
+#[test]
+fn positions_outside_the_tables_are_unknown_with_their_moves() {
+    let server = Server::standard();
+    let start = server.ok(
+        "/standard",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    );
+    assert_eq!(start["category"], "unknown", "{start}");
+    for metric in ["dtz", "precise_dtz", "dtm"] {
+        assert_eq!(start.get(metric), Some(&Value::Null), "{metric}: {start}");
+    }
+    let moves = start["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 20);
+    assert!(moves.iter().all(|m| m["category"] == "unknown"), "{start}");
+    // KQvK with a pawn more for black (no KQvKP here): the queen takes it and wins.
+    let take = server.ok("/standard", "4k3/8/8/8/8/8/4p3/3QK3 w - - 0 1");
+    let first = &take["moves"][0];
+    assert!(
+        ["d1e2", "e1e2"].contains(&first["uci"].as_str().unwrap()),
+        "{take}"
+    );
+    assert_eq!(first["category"], "loss", "{take}");
+    assert!(first["dtz"].is_i64(), "{take}");
+    assert_eq!(take["category"], "win", "{take}");
+    assert!(take["dtz"].is_null(), "{take}");
+    let unknown = take["moves"].as_array().unwrap().iter();
+    assert!(
+        unknown.skip(1).any(|m| m["category"] == "unknown"),
+        "{take}"
+    );
 }
 
 #[test]
@@ -757,4 +803,47 @@ fn underscored_fens_are_read_and_other_methods_get_a_json_405() {
         let body: Value = resp.json().unwrap();
         assert!(body["error"].as_str().unwrap().contains(method), "{body}");
     }
+}
+
+/// A page of another origin may call the API, as it may call Lichess's: every answer, an
+/// error's too, allows any origin, and a preflight is answered with what may be sent.
+#[test]
+fn pages_of_any_origin_may_call_the_api() {
+    let server = Server::standard();
+    let fen = "8/8/8/4k3/8/8/2N5/4K3 w - - 0 1";
+    for path in ["/standard", "/standard/mainline", "/book", "/position"] {
+        let url = http::with_query(&format!("{}{path}", server.url), "fen", fen);
+        let resp = http::get(&url).unwrap();
+        assert_eq!(resp.status, 200, "{path}: {resp:?}");
+        assert_eq!(
+            resp.header("access-control-allow-origin"),
+            Some("*"),
+            "{path}"
+        );
+    }
+    let batch = http::post(
+        &format!("{}/standard/batch", server.url),
+        &format!("[\"{fen}\"]"),
+    );
+    let batch = batch.unwrap();
+    assert_eq!(batch.status, 200, "{batch:?}");
+    assert_eq!(batch.header("access-control-allow-origin"), Some("*"));
+    let bad = http::get(&http::with_query(
+        &format!("{}/standard", server.url),
+        "fen",
+        "x",
+    ))
+    .unwrap();
+    assert_eq!(bad.status, 400, "{bad:?}");
+    assert_eq!(bad.header("access-control-allow-origin"), Some("*"));
+    let preflight = http::request("OPTIONS", &format!("{}/standard/batch", server.url), None);
+    let preflight = preflight.unwrap();
+    assert_eq!(preflight.status, 204, "{preflight:?}");
+    assert_eq!(preflight.header("access-control-allow-origin"), Some("*"));
+    let methods = preflight.header("access-control-allow-methods").unwrap();
+    assert!(
+        methods.contains("POST") && methods.contains("GET"),
+        "{methods}"
+    );
+    assert!(preflight.header("access-control-allow-headers").is_some());
 }

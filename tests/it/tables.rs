@@ -28,7 +28,7 @@ fn tables() -> &'static Path {
 
 /// A folder holding the tables of up to 4 pieces and KRBvKR, a 5-piece table with wins
 /// and losses beyond the 50-move rule, built by one process.
-fn krbvkr() -> &'static Path {
+pub(crate) fn krbvkr() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = small_tables_copy();
@@ -789,6 +789,66 @@ fn colour_flipped_material_is_probed_through_the_canonical_table() {
     ]))
     .unwrap();
     assert_eq!(info["signature"], "KRvKN");
+}
+
+/// `probe --json` of `fen`.
+fn probe_json(fen: &str) -> Value {
+    serde_json::from_str(run_ok(&["probe", "--json", "--tables", tables_arg(), fen]).trim())
+        .unwrap()
+}
+
+/// Once the move count has reached 100 a draw can be claimed before any move: every move
+/// that would win or lose, a mate included, is a cursed win or a blessed loss (as
+/// lila-tablebase classes them), and so is the position; a mate that comes with the 100th
+/// ply is still a loss. A count at its largest stays there (it does not wrap to a fresh
+/// count after a quiet move).
+#[test]
+fn from_a_count_of_100_every_move_is_drawn_by_the_rule() {
+    let category = |v: &Value| v["category"].as_str().unwrap().to_string();
+    let kqvkr = probe_json("8/2k5/4K3/8/4r3/4Q3/8/8 w - - 100 1");
+    assert_eq!(category(&kqvkr), "cursed-win", "{kqvkr}");
+    let moves = kqvkr["moves"].as_array().unwrap();
+    let capture = moves.iter().find(|m| m["san"] == "Qxe4").unwrap();
+    assert_eq!(category(capture), "blessed-loss", "{capture}");
+    for m in moves {
+        assert!(
+            ["cursed-win", "blessed-loss", "draw"].contains(&category(m).as_str()),
+            "{m}"
+        );
+        assert_ne!(m["outcome"], "win", "{m}");
+        assert_ne!(m["outcome"], "loss", "{m}");
+    }
+    let mate = probe_json("k7/8/1K6/8/8/8/8/7R w - - 100 80");
+    assert_eq!(category(&mate), "cursed-win", "{mate}");
+    let rh8 = (mate["moves"].as_array().unwrap().iter())
+        .find(|m| m["san"] == "Rh8#")
+        .unwrap();
+    assert_eq!(
+        (rh8["checkmate"].as_bool(), category(rh8).as_str()),
+        (Some(true), "blessed-loss")
+    );
+    // One ply earlier the mate comes in time, and a position mated at 100 is lost.
+    let in_time = probe_json("k7/8/1K6/8/8/8/8/7R w - - 99 80");
+    assert_eq!(category(&in_time), "win", "{in_time}");
+    let rh8 = (in_time["moves"].as_array().unwrap().iter())
+        .find(|m| m["san"] == "Rh8#")
+        .unwrap();
+    assert_eq!(category(rh8), "loss", "{rh8}");
+    assert_eq!(
+        category(&probe_json("k6R/8/1K6/8/8/8/8/8 b - - 100 80")),
+        "loss"
+    );
+    assert_eq!(
+        category(&probe_json("k6R/8/1K6/8/8/8/8/8 b - - 101 80")),
+        "blessed-loss"
+    );
+    // The largest count: each move as one count less gives it.
+    let moves_at = |clock: u32| {
+        let v = probe_json(&format!("8/2k5/4K3/8/4r3/4Q3/8/8 w - - {clock} 1"));
+        assert_eq!(category(&v), "cursed-win", "{v}");
+        v["moves"].clone()
+    };
+    assert_eq!(moves_at(u32::MAX), moves_at(u32::MAX - 1));
 }
 
 #[test]

@@ -360,16 +360,18 @@ struct ChessValue {
 }
 
 impl ChessValue {
-    fn of(tb: &Tablebase, pos: &Position, dtm: Dtm) -> Result<ChessValue, ProbeError> {
+    /// `pos`'s value, reached by a move made with the move count at `before`
+    /// (`Dtz::class_reached`).
+    fn of(tb: &Tablebase, pos: &Position, before: u32) -> Result<ChessValue, ProbeError> {
         let end = Ending::of(pos.has_legal_move(), pos.is_check());
         let dtz = tb.probe_dtz(pos)?;
         let clock = pos.halfmoves();
         Ok(ChessValue {
-            dtm,
+            dtm: tb.probe_dtm(pos)?,
             rule: tb.probe_wdl5(pos)?,
             dtz,
             clock,
-            outcome: dtz.class_at(clock, end == Some(Ending::Checkmate)),
+            outcome: dtz.class_reached(before, clock, end == Some(Ending::Checkmate)),
             end,
         })
     }
@@ -429,11 +431,11 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
             continue;
         };
         let answer = (|| {
-            let v = ChessValue::of(&tb, &pos, tb.probe_dtm(&pos)?)?;
+            let clock = pos.halfmoves();
+            let v = ChessValue::of(&tb, &pos, clock.saturating_sub(1))?;
             let mut moves = Vec::new();
             for m in tb.probe_root_clock(&pos, false)? {
-                let next = pos.play(&m.mv);
-                let after = ChessValue::of(&tb, &next, tb.probe_dtm(&next)?)?;
+                let after = ChessValue::of(&tb, &pos.play(&m.mv), clock)?;
                 moves.push((m.mv, pos.san(&m.mv), after));
             }
             Ok((v, moves))

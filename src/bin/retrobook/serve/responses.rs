@@ -51,14 +51,64 @@ pub struct Facts {
     pub variant_win: bool,
     pub variant_loss: bool,
     pub insufficient_material: bool,
-    /// Distance to zeroing in plies, signed from the side to move's view (0: a draw).
-    pub dtz: i32,
+    /// Distance to zeroing in plies, signed from the side to move's view (0: a draw; null
+    /// outside the tables).
+    pub dtz: Option<i32>,
     /// The same: ours is always exact.
-    pub precise_dtz: i32,
+    pub precise_dtz: Option<i32>,
     /// Distance to mate in plies, signed (null: a draw).
     pub dtm: Option<i64>,
-    /// Win, cursed-win, draw, blessed-loss or loss, from the FEN's move count.
-    pub category: &'static str,
+    /// Lichess's distance to win (antichess) and to conversion: null, as Lichess gives
+    /// them for standard chess without those tables.
+    pub dtw: Option<i64>,
+    pub dtc: Option<i64>,
+    /// The value under the 50-move rule from the FEN's move count.
+    pub category: Category,
+}
+
+/// A value under the 50-move rule as Lichess names it, in Lichess's order of preference for
+/// the side that moves into it (its opponent's loss first; what is not known right after).
+#[derive(Serialize, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    Loss,
+    /// Outside the tables: castling rights, more pieces than any table, a table not built.
+    Unknown,
+    BlessedLoss,
+    Draw,
+    CursedWin,
+    Win,
+}
+
+impl Category {
+    /// The same value for the other side.
+    pub fn flipped(self) -> Category {
+        match self {
+            Category::Loss => Category::Win,
+            Category::BlessedLoss => Category::CursedWin,
+            Category::CursedWin => Category::BlessedLoss,
+            Category::Win => Category::Loss,
+            other => other,
+        }
+    }
+
+    /// A win, cursed or not.
+    pub fn is_positive(self) -> bool {
+        matches!(self, Category::CursedWin | Category::Win)
+    }
+}
+
+impl From<retrobook::Wdl5> for Category {
+    fn from(class: retrobook::Wdl5) -> Category {
+        use retrobook::Wdl5;
+        match class {
+            Wdl5::Loss => Category::Loss,
+            Wdl5::BlessedLoss => Category::BlessedLoss,
+            Wdl5::Draw => Category::Draw,
+            Wdl5::CursedWin => Category::CursedWin,
+            Wdl5::Win => Category::Win,
+        }
+    }
 }
 
 /// `/standard`: a position's facts and every legal move's, in the order of play.
@@ -96,16 +146,20 @@ pub enum BatchAnswer {
 pub struct MainlineResponse {
     pub dtm: Option<i64>,
     pub dtz: i32,
+    /// `dtz`, which is always exact here (Lichess's is null where Syzygy's files round).
+    pub precise_dtz: i32,
     /// "w" or "b", null for a draw.
     pub winner: Option<String>,
     pub mainline: Vec<MainlineStep>,
 }
 
-/// A step of `/standard/mainline`, with the distances of the position it is played from.
+/// A step of `/standard/mainline`, with the distances of the position it leads to, for
+/// the side to move there, as Lichess gives them.
 #[derive(Serialize)]
 pub struct MainlineStep {
     pub uci: String,
     pub san: String,
     pub dtm: Option<i64>,
     pub dtz: i32,
+    pub precise_dtz: i32,
 }

@@ -62,6 +62,40 @@ pub fn router(shared: Arc<Shared>) -> Router {
             },
         )
         .with_state(shared)
+        .layer(axum::middleware::from_fn(cross_origin))
+}
+
+/// Calls from pages of any origin, as the Lichess API takes them: every answer allows any
+/// origin, and a preflight (`OPTIONS` with the method and headers a page would send) is
+/// answered here, before any route.
+async fn cross_origin(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    use axum::http::{header, HeaderValue, Method};
+    let any = HeaderValue::from_static("*");
+    if request.method() == Method::OPTIONS {
+        let asked = request
+            .headers()
+            .get(header::ACCESS_CONTROL_REQUEST_HEADERS);
+        let headers = asked.cloned().unwrap_or_else(|| any.clone());
+        return (
+            StatusCode::NO_CONTENT,
+            [
+                (header::ACCESS_CONTROL_ALLOW_ORIGIN, any),
+                (
+                    header::ACCESS_CONTROL_ALLOW_METHODS,
+                    HeaderValue::from_static("GET, HEAD, POST, OPTIONS"),
+                ),
+                (header::ACCESS_CONTROL_ALLOW_HEADERS, headers),
+                (
+                    header::ACCESS_CONTROL_MAX_AGE,
+                    HeaderValue::from_static("86400"),
+                ),
+            ],
+        )
+            .into_response();
+    }
+    let mut response = next.run(request).await;
+    (response.headers_mut()).insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, any);
+    response
 }
 
 /// An error answer: its status and what went wrong.

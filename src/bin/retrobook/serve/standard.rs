@@ -4,13 +4,17 @@
 //! draw). `dtz` is the distance to zeroing in plies with the move count at zero, signed the
 //! same way (0: a draw), and always exact, so `precise_dtz` is the same number. `category`
 //! is the value under the 50-move rule from the FEN's move count: win, cursed-win (won,
-//! but not in the plies left), draw, blessed-loss or loss. Each move's values are those of
-//! the position it leads to, for the side to move there, its count one more or reset.
+//! but not in the plies left), draw, blessed-loss or loss, and `unknown` outside the tables
+//! (the metrics null), as lila-tablebase answers. Each move's values are those of the
+//! position it leads to, for the side to move there, its count one more or reset.
 
-use super::responses::{Facts, MainlineResponse, MainlineStep, StandardMove, StandardResponse};
-use retrobook::chess::{MoveList, Position};
+use super::responses::{
+    Category, Facts, MainlineResponse, MainlineStep, StandardMove, StandardResponse,
+};
+use retrobook::chess::{Move, MoveList, Position};
 use retrobook::probe::{ProbeError, Tablebase};
-use retrobook::{Dtm, Wdl};
+use retrobook::{Dtm, Dtz, Wdl};
+use std::cmp::Reverse;
 
 /// A distance as the API gives it: signed plies, null for a draw.
 fn signed(d: Dtm) -> Option<i64> {
@@ -21,56 +25,127 @@ fn signed(d: Dtm) -> Option<i64> {
     }
 }
 
-/// What the API says of any position, besides its moves.
-fn facts(tb: &Tablebase, pos: &Position) -> Result<Facts, ProbeError> {
+/// `r`, or None where the tables do not cover the position (castling rights, more pieces
+/// than any table, a table not built), which Lichess answers as `unknown`.
+fn known<T>(r: Result<T, ProbeError>) -> Result<Option<T>, ProbeError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(
+            ProbeError::Castling | ProbeError::TooManyPieces { .. } | ProbeError::MissingTable(_),
+        ) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// What the API says of any position, besides its moves, reached by a move made with the
+/// move count at `before` (`Dtz::class_reached`). Outside the tables the metrics are null
+/// and the category `unknown`, but where the board alone decides (a mate, a stalemate,
+/// material that cannot mate), as lila-tablebase gives them.
+fn facts(tb: &Tablebase, pos: &Position, before: u32) -> Result<Facts, ProbeError> {
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     let stuck = list.is_empty();
-    let (dtm, dtz) = (tb.probe_dtm(pos)?, tb.probe_dtz(pos)?);
-    let category = dtz.class_at(pos.halfmoves(), stuck && pos.is_check());
+    let (checkmate, stalemate) = (stuck && pos.is_check(), stuck && !pos.is_check());
+    let insufficient_material = pos.is_insufficient_material();
+    let values = known(
+        tb.probe_dtz(pos)
+            .and_then(|dtz| Ok((dtz, tb.probe_dtm(pos)?))),
+    )?;
+    let category = match values {
+        _ if stalemate || insufficient_material => Category::Draw,
+        Some((dtz, _)) => dtz.class_reached(before, pos.halfmoves(), checkmate).into(),
+        None if checkmate => Dtz(-1).class_reached(before, pos.halfmoves(), true).into(),
+        None => Category::Unknown,
+    };
+    let dtz = values.map(|(dtz, _)| dtz.0);
     Ok(Facts {
-        checkmate: stuck && pos.is_check(),
-        stalemate: stuck && !pos.is_check(),
+        checkmate,
+        stalemate,
         variant_win: false,
         variant_loss: false,
-        insufficient_material: pos.is_insufficient_material(),
-        dtz: dtz.0,
-        precise_dtz: dtz.0,
-        dtm: signed(dtm),
-        category: category.as_str(),
+        insufficient_material,
+        dtz,
+        precise_dtz: dtz,
+        dtm: values.and_then(|(_, dtm)| signed(dtm)),
+        dtw: None,
+        dtc: None,
+        category,
     })
+}
+
+/// A move of `pos` with the facts of the position it leads to.
+fn standard_move(tb: &Tablebase, pos: &Position, m: &Move) -> Result<StandardMove, ProbeError> {
+    Ok(StandardMove {
+        uci: m.to_string(),
+        san: pos.san(m),
+        zeroing: m.is_zeroing(),
+        conversion: m.is_conversion(),
+        facts: facts(tb, &pos.play(m), pos.halfmoves())?,
+    })
+}
+
+/// Lichess's order of the moves of a position outside the tables: by the value each leaves
+/// the opponent (what is not known after a loss), mates, then stalemates, then (among
+/// equal values) a winner's conversion or reset first and a loser's last, the longest
+/// distance to zeroing first (then captures and promotions of the greatest piece, which
+/// the caller adds).
+fn lichess_order(m: &StandardMove) -> impl Ord {
+    let f = &m.facts;
+    let positive = f.category.is_positive();
+    (
+        f.category,
+        Reverse(f.checkmate),
+        (Reverse(f.stalemate), Reverse(f.insufficient_material)),
+        m.conversion ^ !positive,
+        (m.zeroing ^ !positive, f.dtz.map(Reverse)),
+    )
 }
 
 /// `/standard`: the position's value and every legal move's, in the order of play from the
 /// FEN's move count (`Tablebase::probe_root_clock`); each move's values are those of the
-/// position it leads to, for the side to move there, as Lichess gives them.
+/// position it leads to, for the side to move there, as Lichess gives them. Outside the
+/// tables, in Lichess's order (`lichess_order`), the position's value the best move's.
 pub fn position(tb: &Tablebase, pos: &Position) -> Result<StandardResponse, ProbeError> {
+    let mut facts = facts(tb, pos, pos.halfmoves().saturating_sub(1))?;
     let mut moves = Vec::new();
-    for ranked in tb.probe_root_clock(pos, false)? {
-        let m = ranked.mv;
-        moves.push(StandardMove {
-            uci: m.to_string(),
-            san: pos.san(&m),
-            zeroing: m.is_zeroing(),
-            conversion: m.is_conversion(),
-            facts: facts(tb, &pos.play(&m))?,
-        });
+    match known(tb.probe_root_clock(pos, false))? {
+        Some(ranked) => {
+            for r in ranked {
+                moves.push(standard_move(tb, pos, &r.mv)?);
+            }
+        }
+        None => {
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            let mut all = Vec::new();
+            for m in list.as_slice() {
+                all.push((
+                    standard_move(tb, pos, m)?,
+                    Reverse(m.capture),
+                    Reverse(m.promotion),
+                ));
+            }
+            all.sort_by(|a, b| {
+                (lichess_order(&a.0), a.1, a.2).cmp(&(lichess_order(&b.0), b.1, b.2))
+            });
+            moves = all.into_iter().map(|(m, ..)| m).collect();
+            if let Some(best) = moves.first() {
+                facts.category = best.facts.category.flipped();
+            }
+        }
     }
-    Ok(StandardResponse {
-        facts: facts(tb, pos)?,
-        moves,
-    })
+    Ok(StandardResponse { facts, moves })
 }
 
 /// `/standard/mainline`: the line of play from the FEN's move count to mate, each side
 /// playing the first move `probe_root_clock` ranks (the winner the fastest mate that keeps
 /// the win, the loser the longest resistance), each step with the distances of the position
-/// it is played from, for the side playing it; empty, with `winner` null, when the position
+/// it leads to, for the side to move there; empty, with `winner` null, when the position
 /// is drawn from its count (a cursed win or blessed loss included). `winner` is "w" or "b".
 pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, ProbeError> {
     let (dtm, dtz) = (tb.probe_dtm(pos)?, tb.probe_dtz(pos)?);
     let outcome = dtz
-        .class_at(pos.halfmoves(), pos.is_check() && !pos.has_legal_move())
+        .class_of_position(pos.halfmoves(), pos.is_check() && !pos.has_legal_move())
         .fifty_move_outcome();
     let winner = match outcome {
         Wdl::Win => pos.turn(),
@@ -79,6 +154,7 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, Prob
             return Ok(MainlineResponse {
                 dtm: signed(dtm),
                 dtz: dtz.0,
+                precise_dtz: dtz.0,
                 winner: None,
                 mainline: Vec::new(),
             })
@@ -97,18 +173,21 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, Prob
                 fen: at.to_string(),
             });
         }
+        let san = at.san(&first.mv);
+        at = at.play(&first.mv);
         let (value, zeroing) = (tb.probe_dtm(&at)?, tb.probe_dtz(&at)?);
         steps.push(MainlineStep {
             uci: first.mv.to_string(),
-            san: at.san(&first.mv),
+            san,
             dtm: signed(value),
             dtz: zeroing.0,
+            precise_dtz: zeroing.0,
         });
-        at = at.play(&first.mv);
     }
     Ok(MainlineResponse {
         dtm: signed(dtm),
         dtz: dtz.0,
+        precise_dtz: dtz.0,
         winner: Some(winner.fen_char().to_string()),
         mainline: steps,
     })

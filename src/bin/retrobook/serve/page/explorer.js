@@ -447,9 +447,10 @@ function clockWords(tb, clock) {
   const plies = Math.abs(tb.dtz);
   const left = Math.max(0, 100 - clock);
   const drawn = tb.category === "cursed-win" || tb.category === "blessed-loss";
-  if (!drawn) return `; ${plies} ${plies === 1 ? "ply" : "plies"} to a capture, pawn move or mate, ${left} left by the move count`;
+  const count = `${plies} ${plies === 1 ? "ply" : "plies"}`;
+  if (!drawn) return `; ${count} to a capture, pawn move or mate, ${left} left by the move count`;
   if (plies > 100) return " (drawn by the 50-move rule)";
-  return ` (drawn by the 50-move rule: ${plies} plies to a capture, pawn move or mate, only ${left} left by the move count of ${clock})`;
+  return ` (drawn by the 50-move rule: ${count} to a capture, pawn move or mate, only ${left} left by the move count of ${clock})`;
 }
 
 /** A move's distance to zeroing for the side playing it, the move counted: a capture or
