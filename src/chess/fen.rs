@@ -43,122 +43,149 @@ impl FromStr for Position {
     /// assert!("8/8/8/8/8/3k4/8/K1Q5 w K - 0 1".parse::<Position>().is_err());
     /// ```
     fn from_str(s: &str) -> Result<Position, FenError> {
-        let spaced;
-        let s = if s.contains('_') && !s.contains(char::is_whitespace) {
-            spaced = s.replace('_', " ");
-            spaced.as_str()
-        } else {
-            s
-        };
-        let fields: Vec<&str> = s.split_whitespace().collect();
-        if fields.len() < 4 {
-            return err(format!(
-                "expected 6 fields (or the 4 of EPD), found {}",
-                fields.len()
-            ));
-        }
-        let clocks = read_clocks(&fields[4..])?;
-        let turn = match fields[1] {
-            "w" => Side::White,
-            "b" => Side::Black,
-            other => return err(format!("side to move must be w or b, not {other:?}")),
-        };
-        let mut pos = Position::empty(turn);
-        let ranks: Vec<&str> = fields[0].split('/').collect();
-        if ranks.len() != 8 {
-            return err(format!(
-                "placement must have 8 ranks, found {}",
-                ranks.len()
-            ));
-        }
-        for (i, row) in ranks.iter().enumerate() {
-            let rank = 7 - i as u32;
-            let mut file = 0u32;
-            for c in row.chars() {
-                if let Some(d) = c.to_digit(10) {
-                    if !(1..=8).contains(&d) {
-                        return err(format!("bad empty-square count {c:?} in rank {}", rank + 1));
-                    }
-                    file += d;
-                } else {
-                    let role = Role::from_char(c)
-                        .ok_or_else(|| FenError(format!("unknown piece letter {c:?}")))?;
-                    if file >= 8 {
-                        return err(format!("rank {} has more than 8 squares", rank + 1));
-                    }
-                    let color = if c.is_ascii_uppercase() {
-                        Side::White
-                    } else {
-                        Side::Black
-                    };
-                    pos.put(Square::from_coords(file, rank), Piece { color, role });
-                    file += 1;
+        read(s, false)
+    }
+}
+
+impl Position {
+    /// Reads a FEN as `parse` does, but as leniently as Lichess's tablebase server reads
+    /// one: castling rights without their king and rook at home, and an en-passant square
+    /// no pawn can take on, are dropped instead of refused.
+    ///
+    /// ```
+    /// use retrobook::chess::Position;
+    /// let p = Position::from_fen_lenient("4k3/8/8/3pP3/8/8/8/4K2Q w KQkq a6 0 1").unwrap();
+    /// assert_eq!(p.to_string(), "4k3/8/8/3pP3/8/8/8/4K2Q w - - 0 1");
+    /// assert!("4k3/8/8/3pP3/8/8/8/4K2Q w KQkq a6 0 1".parse::<Position>().is_err());
+    /// ```
+    pub fn from_fen_lenient(s: &str) -> Result<Position, FenError> {
+        read(s, true)
+    }
+}
+
+/// Reads a FEN (see `Position::from_str`); `lenient`: drops what Lichess drops.
+fn read(s: &str, lenient: bool) -> Result<Position, FenError> {
+    let spaced;
+    let s = if s.contains('_') && !s.contains(char::is_whitespace) {
+        spaced = s.replace('_', " ");
+        spaced.as_str()
+    } else {
+        s
+    };
+    let fields: Vec<&str> = s.split_whitespace().collect();
+    if fields.len() < 4 {
+        return err(format!(
+            "expected 6 fields (or the 4 of EPD), found {}",
+            fields.len()
+        ));
+    }
+    let clocks = read_clocks(&fields[4..])?;
+    let turn = match fields[1] {
+        "w" => Side::White,
+        "b" => Side::Black,
+        other => return err(format!("side to move must be w or b, not {other:?}")),
+    };
+    let mut pos = Position::empty(turn);
+    let ranks: Vec<&str> = fields[0].split('/').collect();
+    if ranks.len() != 8 {
+        return err(format!(
+            "placement must have 8 ranks, found {}",
+            ranks.len()
+        ));
+    }
+    for (i, row) in ranks.iter().enumerate() {
+        let rank = 7 - i as u32;
+        let mut file = 0u32;
+        for c in row.chars() {
+            if let Some(d) = c.to_digit(10) {
+                if !(1..=8).contains(&d) {
+                    return err(format!("bad empty-square count {c:?} in rank {}", rank + 1));
                 }
-                if file > 8 {
+                file += d;
+            } else {
+                let role = Role::from_char(c)
+                    .ok_or_else(|| FenError(format!("unknown piece letter {c:?}")))?;
+                if file >= 8 {
                     return err(format!("rank {} has more than 8 squares", rank + 1));
                 }
+                let color = if c.is_ascii_uppercase() {
+                    Side::White
+                } else {
+                    Side::Black
+                };
+                pos.put(Square::from_coords(file, rank), Piece { color, role });
+                file += 1;
             }
-            if file != 8 {
-                return err(format!("rank {} has {file} squares, not 8", rank + 1));
+            if file > 8 {
+                return err(format!("rank {} has more than 8 squares", rank + 1));
             }
         }
-        let mut castling = 0u8;
-        if fields[2] != "-" {
-            for c in fields[2].chars() {
-                let (flag, color, rook_file) = match c {
-                    'K' => (Castling::WHITE_KING, Side::White, 7),
-                    'Q' => (Castling::WHITE_QUEEN, Side::White, 0),
-                    'k' => (Castling::BLACK_KING, Side::Black, 7),
-                    'q' => (Castling::BLACK_QUEEN, Side::Black, 0),
-                    other => return err(format!("unsupported castling flag {other:?}")),
-                };
-                if castling & flag != 0 {
-                    return err(format!("castling flag {c:?} given twice"));
-                }
-                let rank = if color == Side::White { 0 } else { 7 };
-                let home = |file: u32, role: Role| {
-                    pos.pieces(color, role)
-                        .contains(Square::from_coords(file, rank))
-                };
-                if !(home(4, Role::King) && home(rook_file, Role::Rook)) {
-                    let (king, rook) = (
-                        Square::from_coords(4, rank),
-                        Square::from_coords(rook_file, rank),
-                    );
-                    return err(format!(
-                        "castling right {c:?} needs the {} king on {king} and a rook on {rook}",
-                        if color == Side::White {
-                            "white"
-                        } else {
-                            "black"
-                        }
-                    ));
-                }
-                castling |= flag;
-            }
+        if file != 8 {
+            return err(format!("rank {} has {file} squares, not 8", rank + 1));
         }
-        pos.set_castling(Castling(castling));
-        if fields[3] != "-" {
-            let sq: Square = fields[3]
-                .parse()
-                .map_err(|_| FenError(format!("bad en-passant square {:?}", fields[3])))?;
-            let expected_rank = if turn == Side::White { 5 } else { 2 };
-            if sq.rank() != expected_rank {
-                return err(format!("en-passant square {sq} is on the wrong rank"));
+    }
+    let mut castling = 0u8;
+    if fields[2] != "-" {
+        for c in fields[2].chars() {
+            let (flag, color, rook_file) = match c {
+                'K' => (Castling::WHITE_KING, Side::White, 7),
+                'Q' => (Castling::WHITE_QUEEN, Side::White, 0),
+                'k' => (Castling::BLACK_KING, Side::Black, 7),
+                'q' => (Castling::BLACK_QUEEN, Side::Black, 0),
+                other => return err(format!("unsupported castling flag {other:?}")),
+            };
+            if castling & flag != 0 {
+                return err(format!("castling flag {c:?} given twice"));
             }
-            if !pos.ep_square_possible(sq) {
+            let rank = if color == Side::White { 0 } else { 7 };
+            let home = |file: u32, role: Role| {
+                pos.pieces(color, role)
+                    .contains(Square::from_coords(file, rank))
+            };
+            if !(home(4, Role::King) && home(rook_file, Role::Rook)) {
+                if lenient {
+                    continue;
+                }
+                let (king, rook) = (
+                    Square::from_coords(4, rank),
+                    Square::from_coords(rook_file, rank),
+                );
                 return err(format!(
-                    "en-passant square {sq} without a pawn that just moved two squares"
+                    "castling right {c:?} needs the {} king on {king} and a rook on {rook}",
+                    if color == Side::White {
+                        "white"
+                    } else {
+                        "black"
+                    }
                 ));
             }
+            castling |= flag;
+        }
+    }
+    pos.set_castling(Castling(castling));
+    if fields[3] != "-" {
+        let sq: Square = fields[3]
+            .parse()
+            .map_err(|_| FenError(format!("bad en-passant square {:?}", fields[3])))?;
+        let expected_rank = if turn == Side::White { 5 } else { 2 };
+        let possible = pos.ep_square_possible(sq);
+        if !lenient && sq.rank() != expected_rank {
+            return err(format!("en-passant square {sq} is on the wrong rank"));
+        }
+        if !lenient && !possible {
+            return err(format!(
+                "en-passant square {sq} without a pawn that just moved two squares"
+            ));
+        }
+        if possible {
             pos.set_ep_square(Some(sq));
         }
-        if let Some((halfmoves, fullmoves)) = clocks {
-            pos.set_clocks(halfmoves, fullmoves);
-        }
-        pos.validate().map_err(|e| FenError(e.to_string()))?;
-        Ok(pos)
     }
+    if let Some((halfmoves, fullmoves)) = clocks {
+        pos.set_clocks(halfmoves, fullmoves);
+    }
+    pos.validate().map_err(|e| FenError(e.to_string()))?;
+    Ok(pos)
 }
 
 /// The clocks of a FEN from the fields after the en-passant square: none (EPD, maybe with

@@ -15,6 +15,7 @@ mod damage;
 mod fuzz_regressions;
 mod ghi;
 mod index;
+mod lichess;
 mod long_mates;
 mod perft;
 mod probe_api;

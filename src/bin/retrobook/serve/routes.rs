@@ -157,11 +157,11 @@ fn param<'a>(params: &'a HashMap<String, String>, name: &str) -> Result<&'a str,
         .ok_or_else(|| ApiError::bad(format!("missing parameter {name:?}")))
 }
 
-/// The chess position of the `fen` parameter.
+/// The chess position of the `fen` parameter, read as leniently as Lichess reads it
+/// (`Position::from_fen_lenient`).
 fn chess_position(params: &HashMap<String, String>) -> Result<Position, ApiError> {
     let fen = param(params, "fen")?;
-    fen.parse()
-        .map_err(|e: retrobook::chess::FenError| ApiError::bad(format!("{fen:?}: {e}")))
+    Position::from_fen_lenient(fen).map_err(|e| ApiError::bad(format!("{fen:?}: {e}")))
 }
 
 /// Runs a probe on the blocking pool.
@@ -213,14 +213,24 @@ async fn standard(
     State(s): State<Arc<Shared>>,
     Query(params): Params,
 ) -> Result<Json<StandardResponse>, ApiError> {
-    from_tables(s, &params, standard::position).await
+    from_tables(s, &params, |tb, pos| Ok(standard::position(tb, pos)?)).await
 }
 
+/// Outside the tables (castling rights, too many pieces, a table not built) a line is not
+/// found: a 404, as Lichess answers.
 async fn mainline(
     State(s): State<Arc<Shared>>,
     Query(params): Params,
 ) -> Result<Json<MainlineResponse>, ApiError> {
-    from_tables(s, &params, standard::mainline).await
+    from_tables(s, &params, |tb, pos| match standard::mainline(tb, pos) {
+        Err(
+            e @ (ProbeError::Castling
+            | ProbeError::TooManyPieces { .. }
+            | ProbeError::MissingTable(_)),
+        ) => Err(ApiError::not_found(e.to_string())),
+        r => Ok(r?),
+    })
+    .await
 }
 
 /// Most positions one batch request may ask for.
@@ -266,8 +276,7 @@ async fn batch(
         let answers = fens
             .iter()
             .map(|fen| {
-                let answer = fen
-                    .parse::<Position>()
+                let answer = Position::from_fen_lenient(fen)
                     .map_err(|e| format!("{fen:?}: {e}"))
                     .and_then(|pos| standard::position(tb, &pos).map_err(|e| e.to_string()));
                 match answer {
@@ -288,7 +297,7 @@ async fn batch(
 async fn from_tables<T: Serialize + Send + 'static>(
     s: Arc<Shared>,
     params: &HashMap<String, String>,
-    answer: fn(&Tablebase, &Position) -> Result<T, ProbeError>,
+    answer: fn(&Tablebase, &Position) -> Result<T, ApiError>,
 ) -> Result<Json<T>, ApiError> {
     let pos = chess_position(params)?;
     blocking(move || {

@@ -140,12 +140,15 @@ pub fn position(tb: &Tablebase, pos: &Position) -> Result<StandardResponse, Prob
 /// `/standard/mainline`: the line of play from the FEN's move count to mate, each side
 /// playing the first move `probe_root_clock` ranks (the winner the fastest mate that keeps
 /// the win, the loser the longest resistance), each step with the distances of the position
-/// it leads to, for the side to move there; empty, with `winner` null, when the position
-/// is drawn from its count (a cursed win or blessed loss included). `winner` is "w" or "b".
+/// it leads to, for the side to move there; empty when the position is drawn from its count
+/// (a cursed win or blessed loss included). `winner` is the side that mates where the line
+/// ends ("w" or "b"), as Lichess says it: null for a draw, and the mating side of a position
+/// already mated, whatever its count.
 pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, ProbeError> {
     let (dtm, dtz) = (tb.probe_dtm(pos)?, tb.probe_dtz(pos)?);
+    let mated = pos.is_check() && !pos.has_legal_move();
     let outcome = dtz
-        .class_of_position(pos.halfmoves(), pos.is_check() && !pos.has_legal_move())
+        .class_of_position(pos.halfmoves(), mated)
         .fifty_move_outcome();
     let winner = match outcome {
         Wdl::Win => pos.turn(),
@@ -155,7 +158,7 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, Prob
                 dtm: signed(dtm),
                 dtz: dtz.0,
                 precise_dtz: dtz.0,
-                winner: None,
+                winner: mated.then(|| (!pos.turn()).fen_char().to_string()),
                 mainline: Vec::new(),
             })
         }
