@@ -4,7 +4,8 @@
 //! random move counts, 100 and more among them, mates, stalemates, positions a mate away
 //! with the count about 100, positions outside the tables, FENs read leniently). DTM, which
 //! lila takes from tables it was not given, is not compared; Syzygy's DTZ may be a ply off
-//! where its files round, where lila says so (`precise_dtz` null).
+//! where its files round, where lila says so (`precise_dtz` null). berserk, the Lichess API
+//! client, is pointed at our server for the same positions.
 
 use crate::common::{data, http};
 use serde_json::Value;
@@ -173,5 +174,55 @@ fn standard_and_mainline_answer_as_lichess_does() {
             got >= n,
             "{got} {what} in the sample (at least {n}): {seen:?}"
         );
+    }
+}
+
+/// berserk, the Lichess API client (`scripts/install-python` puts it in `target/python`),
+/// looks up every recorded position on our server as it does on Lichess's: an answer, with
+/// lila's category, where lila answers; the same error status where it refuses.
+#[test]
+fn berserk_looks_up_every_position_as_on_lichess() {
+    use std::io::Write;
+    const LOOK_UP: &str = r#"
+import json, sys, berserk, requests
+client = berserk.Client(session=requests.Session(), tablebase_url=sys.argv[1])
+for line in sys.stdin:
+    fen = line.strip()
+    try:
+        print(json.dumps({"category": client.tablebase.look_up(fen)["category"]}))
+    except berserk.exceptions.ResponseError as e:
+        print(json.dumps({"status": e.status_code}))
+"#;
+    let python = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/python/bin/python");
+    assert!(python.exists(), "scripts/install-python installs berserk");
+    let server = Server::start();
+    let text = std::fs::read_to_string(data("lila-standard.jsonl")).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut child = std::process::Command::new(python)
+        .args(["-c", LOOK_UP, &server.url])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for rec in &records {
+        writeln!(stdin, "{}", rec["fen"].as_str().unwrap()).unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "berserk ran");
+    let answers: Vec<Value> = (String::from_utf8(out.stdout).unwrap().lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), records.len());
+    for (rec, got) in records.iter().zip(&answers) {
+        let lila = &rec["standard"];
+        match lila["status"].as_u64() {
+            Some(200) => assert_eq!(got["category"], lila["body"]["category"], "{rec}"),
+            status => assert_eq!(got["status"].as_u64(), status, "{}", rec["fen"]),
+        }
     }
 }
