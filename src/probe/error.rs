@@ -57,6 +57,18 @@ pub enum ProbeError {
     },
 }
 
+impl ProbeError {
+    /// True where the position lies outside the tables (castling rights, more pieces than
+    /// any table, a table not built) rather than being wrong or a table damaged: what a
+    /// server answers as unknown.
+    pub fn is_outside_the_tables(&self) -> bool {
+        matches!(
+            self,
+            ProbeError::Castling | ProbeError::TooManyPieces { .. } | ProbeError::MissingTable(_)
+        )
+    }
+}
+
 /// A table at `path` whose stored value at `pos` its moves contradict (damaged, or built
 /// wrong): refused, never answered.
 pub(super) fn disagree(path: &std::path::Path, pos: &crate::chess::Position) -> ProbeError {

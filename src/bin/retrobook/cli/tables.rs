@@ -357,15 +357,18 @@ struct ChessValue {
     /// The value with best play under the 50-move rule from `clock`.
     outcome: Wdl5,
     end: Option<Ending>,
+    /// The position asked about, not one a move leads to.
+    asked: bool,
 }
 
 impl ChessValue {
-    /// `pos`'s value, reached by a move made with the move count at `before`
-    /// (`Dtz::class_reached`).
-    fn of(tb: &Tablebase, pos: &Position, before: u32) -> Result<ChessValue, ProbeError> {
+    /// `pos`'s value: the position asked about (`before` None), or one a move made with
+    /// the move count at `before` leads to (`Dtz::class_reached`).
+    fn of(tb: &Tablebase, pos: &Position, before: Option<u32>) -> Result<ChessValue, ProbeError> {
         let end = Ending::of(pos.has_legal_move(), pos.is_check());
         let dtz = tb.probe_dtz(pos)?;
         let clock = pos.halfmoves();
+        let (asked, before) = (before.is_none(), before.unwrap_or(clock.saturating_sub(1)));
         Ok(ChessValue {
             dtm: tb.probe_dtm(pos)?,
             rule: tb.probe_wdl5(pos)?,
@@ -373,7 +376,19 @@ impl ChessValue {
             clock,
             outcome: dtz.class_reached(before, clock, end == Some(Ending::Checkmate)),
             end,
+            asked,
         })
+    }
+
+    /// The result with best play under the rule: a draw where the rule draws the value,
+    /// but a loss for the position asked about when it is mated, whatever its count (the
+    /// game ended in mate; Lichess's `category` says blessed loss once the count before
+    /// the mate was 100, and so does a move into mate from such a count).
+    fn result(&self) -> Wdl {
+        match (self.end, self.asked) {
+            (Some(Ending::Checkmate), true) => Wdl::Loss,
+            _ => self.outcome.fifty_move_outcome(),
+        }
     }
 
     fn json(&self) -> serde_json::Value {
@@ -382,7 +397,7 @@ impl ChessValue {
             "wdl50": self.rule.as_str(),
             "dtz": self.dtz.0,
             "category": self.outcome.as_str(),
-            "outcome": self.outcome.fifty_move_outcome().as_str(),
+            "outcome": self.result().as_str(),
             "dtm_plies": self.dtm.plies(),
         });
         merge(&mut o, Ending::json(self.end));
@@ -402,7 +417,7 @@ impl ChessValue {
             s += &format!(
                 "; {at} {} to a capture, pawn move or mate: {} with the move count at {}",
                 if at == 1 { "ply" } else { "plies" },
-                match self.outcome.fifty_move_outcome() {
+                match self.result() {
                     Wdl::Win => "a win",
                     Wdl::Loss => "a loss",
                     Wdl::Draw => "a draw by the 50-move rule",
@@ -431,11 +446,10 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
             continue;
         };
         let answer = (|| {
-            let clock = pos.halfmoves();
-            let v = ChessValue::of(&tb, &pos, clock.saturating_sub(1))?;
+            let v = ChessValue::of(&tb, &pos, None)?;
             let mut moves = Vec::new();
             for m in tb.probe_root_clock(&pos, false)? {
-                let after = ChessValue::of(&tb, &pos.play(&m.mv), clock)?;
+                let after = ChessValue::of(&tb, &pos.play(&m.mv), Some(pos.halfmoves()))?;
                 moves.push((m.mv, pos.san(&m.mv), after));
             }
             Ok((v, moves))

@@ -223,11 +223,7 @@ async fn mainline(
     Query(params): Params,
 ) -> Result<Json<MainlineResponse>, ApiError> {
     from_tables(s, &params, |tb, pos| match standard::mainline(tb, pos) {
-        Err(
-            e @ (ProbeError::Castling
-            | ProbeError::TooManyPieces { .. }
-            | ProbeError::MissingTable(_)),
-        ) => Err(ApiError::not_found(e.to_string())),
+        Err(e) if e.is_outside_the_tables() => Err(ApiError::not_found(e.to_string())),
         r => Ok(r?),
     })
     .await

@@ -30,9 +30,7 @@ fn signed(d: Dtm) -> Option<i64> {
 fn known<T>(r: Result<T, ProbeError>) -> Result<Option<T>, ProbeError> {
     match r {
         Ok(v) => Ok(Some(v)),
-        Err(
-            ProbeError::Castling | ProbeError::TooManyPieces { .. } | ProbeError::MissingTable(_),
-        ) => Ok(None),
+        Err(e) if e.is_outside_the_tables() => Ok(None),
         Err(e) => Err(e),
     }
 }
