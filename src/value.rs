@@ -361,6 +361,15 @@ impl Dtz {
         self.class_reached(clock.saturating_sub(1), clock, mated)
     }
 
+    /// `class_reached` where a move made with the count at `before` reached the position,
+    /// `class_of_position` for the position itself (`before` None).
+    pub fn class_by(self, before: Option<u32>, clock: u32, mated: bool) -> Wdl5 {
+        match before {
+            Some(before) => self.class_reached(before, clock, mated),
+            None => self.class_of_position(clock, mated),
+        }
+    }
+
     /// The win/draw/loss part.
     pub fn wdl(self) -> Wdl {
         match self.0 {

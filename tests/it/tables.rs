@@ -807,8 +807,13 @@ fn from_a_count_of_100_every_move_is_drawn_by_the_rule() {
     let category = |v: &Value| v["category"].as_str().unwrap().to_string();
     let kqvkr = probe_json("8/2k5/4K3/8/4r3/4Q3/8/8 w - - 100 1");
     assert_eq!(category(&kqvkr), "cursed-win", "{kqvkr}");
+    // The value `probe` gives the move `san` of the position `v` answers for.
+    let after = |v: &Value, san: &str| -> Value {
+        let moves = v["moves"].as_array().unwrap();
+        moves.iter().find(|m| m["san"] == san).unwrap().clone()
+    };
     let moves = kqvkr["moves"].as_array().unwrap();
-    let capture = moves.iter().find(|m| m["san"] == "Qxe4").unwrap();
+    let capture = &after(&kqvkr, "Qxe4");
     assert_eq!(category(capture), "blessed-loss", "{capture}");
     for m in moves {
         assert!(
@@ -820,9 +825,7 @@ fn from_a_count_of_100_every_move_is_drawn_by_the_rule() {
     }
     let mate = probe_json("k7/8/1K6/8/8/8/8/7R w - - 100 80");
     assert_eq!(category(&mate), "cursed-win", "{mate}");
-    let rh8 = (mate["moves"].as_array().unwrap().iter())
-        .find(|m| m["san"] == "Rh8#")
-        .unwrap();
+    let rh8 = &after(&mate, "Rh8#");
     assert_eq!(
         (rh8["checkmate"].as_bool(), category(rh8).as_str()),
         (Some(true), "blessed-loss")
@@ -831,9 +834,7 @@ fn from_a_count_of_100_every_move_is_drawn_by_the_rule() {
     // One ply earlier the mate comes in time, and a position mated at 100 is lost.
     let in_time = probe_json("k7/8/1K6/8/8/8/8/7R w - - 99 80");
     assert_eq!(category(&in_time), "win", "{in_time}");
-    let rh8 = (in_time["moves"].as_array().unwrap().iter())
-        .find(|m| m["san"] == "Rh8#")
-        .unwrap();
+    let rh8 = &after(&in_time, "Rh8#");
     assert_eq!(category(rh8), "loss", "{rh8}");
     assert_eq!(
         category(&probe_json("k6R/8/1K6/8/8/8/8/8 b - - 100 80")),

@@ -368,15 +368,15 @@ impl ChessValue {
         let end = Ending::of(pos.has_legal_move(), pos.is_check());
         let dtz = tb.probe_dtz(pos)?;
         let clock = pos.halfmoves();
-        let (asked, before) = (before.is_none(), before.unwrap_or(clock.saturating_sub(1)));
+        let mated = end == Some(Ending::Checkmate);
         Ok(ChessValue {
             dtm: tb.probe_dtm(pos)?,
             rule: tb.probe_wdl5(pos)?,
             dtz,
             clock,
-            outcome: dtz.class_reached(before, clock, end == Some(Ending::Checkmate)),
+            outcome: dtz.class_by(before, clock, mated),
             end,
-            asked,
+            asked: before.is_none(),
         })
     }
 

@@ -35,24 +35,24 @@ fn known<T>(r: Result<T, ProbeError>) -> Result<Option<T>, ProbeError> {
     }
 }
 
-/// What the API says of any position, besides its moves, reached by a move made with the
-/// move count at `before` (`Dtz::class_reached`). Outside the tables the metrics are null
-/// and the category `unknown`, but where the board alone decides (a mate, a stalemate,
-/// material that cannot mate), as lila-tablebase gives them.
-fn facts(tb: &Tablebase, pos: &Position, before: u32) -> Result<Facts, ProbeError> {
-    let mut list = MoveList::new();
-    pos.legal_moves(&mut list);
-    let stuck = list.is_empty();
+/// What the API says of any position, besides its moves: the position asked about
+/// (`before` None), or one a move made with the move count at `before` leads to
+/// (`Dtz::class_reached`). Outside the tables the metrics are null and the category
+/// `unknown`, but where the board alone decides (a mate, a stalemate, material that cannot
+/// mate), as lila-tablebase gives them.
+fn facts(tb: &Tablebase, pos: &Position, before: Option<u32>) -> Result<Facts, ProbeError> {
+    let stuck = !pos.has_legal_move();
     let (checkmate, stalemate) = (stuck && pos.is_check(), stuck && !pos.is_check());
     let insufficient_material = pos.is_insufficient_material();
     let values = known(
         tb.probe_dtz(pos)
             .and_then(|dtz| Ok((dtz, tb.probe_dtm(pos)?))),
     )?;
-    let category = match values {
+    // Outside the tables a mate is valued still: Syzygy's -1.
+    let decided = values.map(|(dtz, _)| dtz).or(checkmate.then_some(Dtz(-1)));
+    let category = match decided {
         _ if stalemate || insufficient_material => Category::Draw,
-        Some((dtz, _)) => dtz.class_reached(before, pos.halfmoves(), checkmate).into(),
-        None if checkmate => Dtz(-1).class_reached(before, pos.halfmoves(), true).into(),
+        Some(dtz) => dtz.class_by(before, pos.halfmoves(), checkmate).into(),
         None => Category::Unknown,
     };
     let dtz = values.map(|(dtz, _)| dtz.0);
@@ -78,24 +78,23 @@ fn standard_move(tb: &Tablebase, pos: &Position, m: &Move) -> Result<StandardMov
         san: pos.san(m),
         zeroing: m.is_zeroing(),
         conversion: m.is_conversion(),
-        facts: facts(tb, &pos.play(m), pos.halfmoves())?,
+        facts: facts(tb, &pos.play(m), Some(pos.halfmoves()))?,
     })
 }
 
 /// Lichess's order of the moves of a position outside the tables: by the value each leaves
 /// the opponent (what is not known after a loss), mates, then stalemates, then (among
 /// equal values) a winner's conversion or reset first and a loser's last, the longest
-/// distance to zeroing first (then captures and promotions of the greatest piece, which
-/// the caller adds).
-fn lichess_order(m: &StandardMove) -> impl Ord {
-    let f = &m.facts;
+/// distance to zeroing first, then captures and promotions of the greatest piece.
+fn lichess_order(m: &Move, standard: &StandardMove) -> impl Ord {
+    let f = &standard.facts;
     let positive = f.category.is_positive();
     (
-        f.category,
-        Reverse(f.checkmate),
+        (f.category, Reverse(f.checkmate)),
         (Reverse(f.stalemate), Reverse(f.insufficient_material)),
-        m.conversion ^ !positive,
-        (m.zeroing ^ !positive, f.dtz.map(Reverse)),
+        standard.conversion ^ !positive,
+        (standard.zeroing ^ !positive, f.dtz.map(Reverse)),
+        (Reverse(m.capture), Reverse(m.promotion)),
     )
 }
 
@@ -104,7 +103,7 @@ fn lichess_order(m: &StandardMove) -> impl Ord {
 /// position it leads to, for the side to move there, as Lichess gives them. Outside the
 /// tables, in Lichess's order (`lichess_order`), the position's value the best move's.
 pub fn position(tb: &Tablebase, pos: &Position) -> Result<StandardResponse, ProbeError> {
-    let mut facts = facts(tb, pos, pos.halfmoves().saturating_sub(1))?;
+    let mut facts = facts(tb, pos, None)?;
     let mut moves = Vec::new();
     match known(tb.probe_root_clock(pos, false))? {
         Some(ranked) => {
@@ -117,16 +116,10 @@ pub fn position(tb: &Tablebase, pos: &Position) -> Result<StandardResponse, Prob
             pos.legal_moves(&mut list);
             let mut all = Vec::new();
             for m in list.as_slice() {
-                all.push((
-                    standard_move(tb, pos, m)?,
-                    Reverse(m.capture),
-                    Reverse(m.promotion),
-                ));
+                all.push((*m, standard_move(tb, pos, m)?));
             }
-            all.sort_by(|a, b| {
-                (lichess_order(&a.0), a.1, a.2).cmp(&(lichess_order(&b.0), b.1, b.2))
-            });
-            moves = all.into_iter().map(|(m, ..)| m).collect();
+            all.sort_by_cached_key(|(m, standard)| lichess_order(m, standard));
+            moves = all.into_iter().map(|(_, standard)| standard).collect();
             if let Some(best) = moves.first() {
                 facts.category = best.facts.category.flipped();
             }
