@@ -1,4 +1,4 @@
-//! The C ABI: the checked-in header is what cbindgen generates from `src/capi.rs`, and a C
+//! The C ABI: the checked-in header is what cbindgen generates from `src/capi/mod.rs`, and a C
 //! program compiled with the system C compiler against that header and linked with the
 //! static library probes Gaviota-checked positions correctly and gets the failure value for
 //! bad input, and reads a book's statistics and back-up values as the Rust API does.
@@ -25,9 +25,9 @@ fn header_is_current() {
     let mut generated = Vec::new();
     cbindgen::Builder::new()
         .with_config(config)
-        .with_src(manifest().join("src/capi.rs"))
+        .with_src(manifest().join("src/capi/mod.rs"))
         .generate()
-        .expect("cbindgen reads src/capi.rs")
+        .expect("cbindgen reads src/capi/mod.rs")
         .write(&mut generated);
     let path = manifest().join("include/retrobook.h");
     if std::env::var_os("RETROBOOK_BLESS").is_some() {
@@ -325,5 +325,123 @@ fn a_c_program_probes_xiangqi_tables_by_fen() {
         out.status.success() && stdout.contains(&format!("cases {count} failures 0")),
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// One answer line of tests/c/fathom.c, read: tb_probe_wdl's class (-1: failed), then the
+/// root's result ("failed", "checkmate", "stalemate", or class, move and distance), then
+/// every move's `(move, class, distance)`.
+struct FathomAnswer {
+    wdl: i32,
+    root: Vec<String>,
+    moves: Vec<(String, u32, u32)>,
+}
+
+fn fathom_answer(line: &str) -> FathomAnswer {
+    let (head, moves) = line.split_once(" |").unwrap_or((line, ""));
+    let mut fields = head.split_whitespace();
+    let wdl = fields.next().unwrap().parse().unwrap();
+    let root = fields.map(String::from).collect();
+    let moves = moves
+        .split_whitespace()
+        .map(|m| {
+            let mut parts = m.split(':');
+            let mv = parts.next().unwrap().to_string();
+            let class = parts.next().unwrap().parse().unwrap();
+            let dtz = parts.next().unwrap().parse().unwrap();
+            (mv, class, dtz)
+        })
+        .collect();
+    FathomAnswer { wdl, root, moves }
+}
+
+/// Fathom's API: a program written against Fathom's header alone (tests/c/fathom.c),
+/// compiled against ours and linked with the static library, answers as Fathom answered on
+/// Syzygy's files (tests/data/fathom-root.tsv, `scripts/record-fathom`), position by
+/// position: tb_probe_wdl's class; tb_probe_root's class, and its distance within the ply
+/// Syzygy's files may round; the same moves, each of the same class and distance within a
+/// ply; and a suggested move whose class is the one Fathom gives the position.
+#[test]
+fn a_program_written_for_fathom_answers_as_fathom() {
+    let recorded = std::fs::read_to_string(manifest().join("tests/data/fathom-root.tsv")).unwrap();
+    let (fens, answers): (Vec<&str>, Vec<&str>) = recorded
+        .lines()
+        .map(|l| l.split_once('\t').unwrap())
+        .unzip();
+    let work = tempfile::tempdir().unwrap();
+    let exe = work.path().join("fathom");
+    compile_c("fathom.c", &exe);
+    let input: String = fens.iter().map(|f| format!("{f}\n")).collect();
+    let out = run_c(&exe, &[crate::tables::krbvkr()], &input);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("largest 5"));
+    let ours: Vec<&str> = lines.collect();
+    assert_eq!(ours.len(), fens.len());
+    let near = |a: u32, b: u32| a.abs_diff(b) <= 1;
+    let (mut compared, mut moves_compared) = (0, 0);
+    for ((fen, theirs), ours) in fens.iter().zip(&answers).zip(&ours) {
+        let us = fathom_answer(ours);
+        if *theirs == "aborted" {
+            // Fathom asserts on a position of a table it lacks; we have none either.
+            assert_eq!(
+                (us.wdl, us.root.as_slice()),
+                (-1, ["failed".to_string()].as_slice()),
+                "{fen}"
+            );
+            continue;
+        }
+        let clock: u64 = fen.split_whitespace().nth(4).unwrap().parse().unwrap();
+        if clock > 254 {
+            // Fathom keeps the count in a byte, which wraps after a move from 255.
+            continue;
+        }
+        let them = fathom_answer(theirs);
+        assert_eq!(
+            us.wdl, them.wdl,
+            "tb_probe_wdl of {fen}: {ours}\nFathom: {theirs}"
+        );
+        let class_of = |a: &FathomAnswer| a.root.first().cloned();
+        assert_eq!(
+            class_of(&us),
+            class_of(&them),
+            "tb_probe_root of {fen}: {ours}\nFathom: {theirs}"
+        );
+        if us.root.len() == 3 {
+            let dtz = |a: &FathomAnswer| a.root[2].parse::<u32>().unwrap();
+            assert!(
+                near(dtz(&us), dtz(&them)),
+                "root DTZ of {fen}: {ours}\nFathom: {theirs}"
+            );
+            // The suggested move keeps the position's class by Fathom's own account.
+            let suggested = &us.root[1];
+            let by_fathom = them.moves.iter().find(|m| &m.0 == suggested);
+            let by_fathom = by_fathom.unwrap_or_else(|| panic!("{suggested} of {fen}"));
+            assert_eq!(
+                by_fathom.1.to_string(),
+                us.root[0],
+                "{fen}: {ours}\nFathom: {theirs}"
+            );
+        }
+        assert_eq!(
+            us.moves.len(),
+            them.moves.len(),
+            "{fen}: {ours}\nFathom: {theirs}"
+        );
+        for (m, f) in us.moves.iter().zip(&them.moves) {
+            assert_eq!((&m.0, m.1), (&f.0, f.1), "{fen}: {ours}\nFathom: {theirs}");
+            assert!(near(m.2, f.2), "{fen}: {ours}\nFathom: {theirs}");
+        }
+        compared += 1;
+        moves_compared += us.moves.len();
+    }
+    assert!(
+        compared >= 260 && moves_compared > 3000,
+        "{compared} {moves_compared}"
     );
 }

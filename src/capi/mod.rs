@@ -8,7 +8,12 @@
 //! returns `RB_FAILED` when it has no answer: a null pointer, impossible bitboards, castling
 //! rights, a bad FEN, a missing or damaged table. Nothing unwinds across the boundary.
 //!
-//! Xiangqi tables are probed by FEN (`rb_xiangqi_*`).
+//! Xiangqi tables are probed by FEN (`rb_xiangqi_*`). Fathom's API (`include/tbprobe.h`) is
+//! served too, over the same tables (`fathom`).
+
+// Declared in its own header, include/tbprobe.h.
+/// cbindgen:ignore
+mod fathom;
 
 use crate::book::polyglot_move::promotion_code;
 use crate::book::Book;
