@@ -10,6 +10,10 @@
  * - tb_probe_root suggests, in a won position, the fastest mate among the moves that keep
  *   the win from the given move count (Fathom: the nearest capture or pawn move; both keep
  *   the result);
+ * - tb_probe_root_dtz scores a win or loss the 50-move rule draws 1 to 49 centipawns from
+ *   its rank, as Stockfish's formula reads (Fathom's min and max macros make it the rank
+ *   less 400, about 4 to 5 pawns for a draw);
+ * - the move count is not kept in a byte (Fathom's wraps after 255);
  * - tb_init returns false when a folder cannot be read or holds a damaged table.
  *
  * Squares are numbered 0 = a1 .. 63 = h8; turn is true for white.

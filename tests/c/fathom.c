@@ -8,8 +8,9 @@
  *
  * An answer line: tb_probe_wdl's result, then tb_probe_root's ("failed", "checkmate",
  * "stalemate", or the class, move and distance to zeroing), then after "|" every move's
- * result as from-to-promotes-ep:class:dtz, sorted. Fields are numbers, -1 for
- * TB_RESULT_FAILED. */
+ * result as from-to-promotes-ep:class:dtz, sorted; then after "|" tb_probe_root_dtz's
+ * moves as from-to-promotes:rank:score, sorted, and after another tb_probe_root_wdl's
+ * ("failed" where the call fails). Fields are numbers, -1 for TB_RESULT_FAILED. */
 #define _POSIX_C_SOURCE 200809L
 #include "tbprobe.h"
 
@@ -76,6 +77,17 @@ static int by_text(const void *a, const void *b) {
     return strcmp((const char *)a, (const char *)b);
 }
 
+/* Prints " |" and the n texts sorted (" | failed" for n < 0). */
+static void print_sorted(char (*texts)[32], int n) {
+    printf(" |");
+    if (n < 0) {
+        printf(" failed");
+        return;
+    }
+    qsort(texts, (size_t)n, sizeof texts[0], by_text);
+    for (int i = 0; i < n; i++) printf(" %s", texts[i]);
+}
+
 static void answer(const struct position *p) {
     unsigned wdl = tb_probe_wdl(p->white, p->black, p->kings, p->queens, p->rooks,
                                 p->bishops, p->knights, p->pawns, 0, p->castling, p->ep,
@@ -100,9 +112,26 @@ static void answer(const struct position *p) {
                  TB_GET_TO(r), TB_GET_PROMOTES(r), TB_GET_EP(r), TB_GET_WDL(r),
                  TB_GET_DTZ(r));
     }
-    qsort(moves, (size_t)n, sizeof moves[0], by_text);
-    printf(" |");
-    for (int i = 0; i < n; i++) printf(" %s", moves[i]);
+    print_sorted(moves, n);
+    /* The ranked root moves, by distance to zeroing and by class. */
+    static struct TbRootMoves ranked;
+    for (int by_class = 0; by_class < 2; by_class++) {
+        int ok = by_class
+            ? tb_probe_root_wdl(p->white, p->black, p->kings, p->queens, p->rooks,
+                                p->bishops, p->knights, p->pawns, p->rule50, p->castling,
+                                p->ep, p->turn, true, &ranked)
+            : tb_probe_root_dtz(p->white, p->black, p->kings, p->queens, p->rooks,
+                                p->bishops, p->knights, p->pawns, p->rule50, p->castling,
+                                p->ep, p->turn, false, true, &ranked);
+        if (!ok) ranked.size = 0;
+        for (n = 0; n < (int)ranked.size; n++) {
+            struct TbRootMove *m = &ranked.moves[n];
+            snprintf(moves[n], sizeof moves[n], "%u-%u-%u:%d:%d", TB_MOVE_FROM(m->move),
+                     TB_MOVE_TO(m->move), TB_MOVE_PROMOTES(m->move), m->tbRank,
+                     m->tbScore);
+        }
+        print_sorted(moves, ok ? n : -1);
+    }
     printf("\n");
 }
 

@@ -328,31 +328,49 @@ fn a_c_program_probes_xiangqi_tables_by_fen() {
     );
 }
 
-/// One answer line of tests/c/fathom.c, read: tb_probe_wdl's class (-1: failed), then the
-/// root's result ("failed", "checkmate", "stalemate", or class, move and distance), then
-/// every move's `(move, class, distance)`.
+/// A list of tests/c/fathom.c's answer line: `(move, number, number)` each, None for
+/// "failed".
+type Listed = Option<Vec<(String, i32, i32)>>;
+
+/// One answer line of tests/c/fathom.c, read.
 struct FathomAnswer {
+    /// tb_probe_wdl's class, -1 where it failed.
     wdl: i32,
+    /// tb_probe_root's result: "failed", "checkmate", "stalemate", or class, move and
+    /// distance.
     root: Vec<String>,
-    moves: Vec<(String, u32, u32)>,
+    /// tb_probe_root's `(move, class, distance)` of every move.
+    moves: Vec<(String, i32, i32)>,
+    /// tb_probe_root_dtz's `(move, rank, score)` of every move.
+    by_dtz: Listed,
+    /// tb_probe_root_wdl's.
+    by_class: Listed,
 }
 
 fn fathom_answer(line: &str) -> FathomAnswer {
-    let (head, moves) = line.split_once(" |").unwrap_or((line, ""));
-    let mut fields = head.split_whitespace();
+    let mut parts = line.split(" |");
+    let mut fields = parts.next().unwrap().split_whitespace();
     let wdl = fields.next().unwrap().parse().unwrap();
     let root = fields.map(String::from).collect();
-    let moves = moves
-        .split_whitespace()
-        .map(|m| {
-            let mut parts = m.split(':');
-            let mv = parts.next().unwrap().to_string();
-            let class = parts.next().unwrap().parse().unwrap();
-            let dtz = parts.next().unwrap().parse().unwrap();
-            (mv, class, dtz)
-        })
-        .collect();
-    FathomAnswer { wdl, root, moves }
+    let mut list = || -> Listed {
+        let text = parts.next().unwrap_or("");
+        let triple = |m: &str| {
+            let mut p = m.split(':');
+            let mv = p.next().unwrap().to_string();
+            let mut number = || p.next().unwrap().parse().unwrap();
+            (mv, number(), number())
+        };
+        (text.trim() != "failed").then(|| text.split_whitespace().map(triple).collect())
+    };
+    let moves = list().unwrap();
+    let (by_dtz, by_class) = (list(), list());
+    FathomAnswer {
+        wdl,
+        root,
+        moves,
+        by_dtz,
+        by_class,
+    }
 }
 
 /// Fathom's API: a program written against Fathom's header alone (tests/c/fathom.c),
@@ -360,7 +378,9 @@ fn fathom_answer(line: &str) -> FathomAnswer {
 /// Syzygy's files (tests/data/fathom-root.tsv, `scripts/record-fathom`), position by
 /// position: tb_probe_wdl's class; tb_probe_root's class, and its distance within the ply
 /// Syzygy's files may round; the same moves, each of the same class and distance within a
-/// ply; and a suggested move whose class is the one Fathom gives the position.
+/// ply; a suggested move whose class is the one Fathom gives the position; every move's
+/// rank by tb_probe_root_dtz, off by no more than its distance, and its score where the
+/// rank is the same; tb_probe_root_wdl's ranks and scores.
 #[test]
 fn a_program_written_for_fathom_answers_as_fathom() {
     let recorded = std::fs::read_to_string(manifest().join("tests/data/fathom-root.tsv")).unwrap();
@@ -374,25 +394,22 @@ fn a_program_written_for_fathom_answers_as_fathom() {
     let input: String = fens.iter().map(|f| format!("{f}\n")).collect();
     let out = run_c(&exe, &[crate::tables::krbvkr()], &input);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
     let mut lines = stdout.lines();
     assert_eq!(lines.next(), Some("largest 5"));
     let ours: Vec<&str> = lines.collect();
     assert_eq!(ours.len(), fens.len());
-    let near = |a: u32, b: u32| a.abs_diff(b) <= 1;
     let (mut compared, mut moves_compared) = (0, 0);
     for ((fen, theirs), ours) in fens.iter().zip(&answers).zip(&ours) {
+        let context = format!("{fen}: {ours}\nFathom: {theirs}");
         let us = fathom_answer(ours);
         if *theirs == "aborted" {
             // Fathom asserts on a position of a table it lacks; we have none either.
             assert_eq!(
-                (us.wdl, us.root.as_slice()),
-                (-1, ["failed".to_string()].as_slice()),
-                "{fen}"
+                (us.wdl, us.root.join(" ")),
+                (-1, "failed".into()),
+                "{context}"
             );
             continue;
         }
@@ -402,40 +419,52 @@ fn a_program_written_for_fathom_answers_as_fathom() {
             continue;
         }
         let them = fathom_answer(theirs);
+        assert_eq!(us.wdl, them.wdl, "tb_probe_wdl: {context}");
         assert_eq!(
-            us.wdl, them.wdl,
-            "tb_probe_wdl of {fen}: {ours}\nFathom: {theirs}"
-        );
-        let class_of = |a: &FathomAnswer| a.root.first().cloned();
-        assert_eq!(
-            class_of(&us),
-            class_of(&them),
-            "tb_probe_root of {fen}: {ours}\nFathom: {theirs}"
+            us.root.first(),
+            them.root.first(),
+            "tb_probe_root: {context}"
         );
         if us.root.len() == 3 {
-            let dtz = |a: &FathomAnswer| a.root[2].parse::<u32>().unwrap();
-            assert!(
-                near(dtz(&us), dtz(&them)),
-                "root DTZ of {fen}: {ours}\nFathom: {theirs}"
-            );
+            let dtz = |a: &FathomAnswer| a.root[2].parse::<i32>().unwrap();
+            assert!((dtz(&us) - dtz(&them)).abs() <= 1, "root DTZ: {context}");
             // The suggested move keeps the position's class by Fathom's own account.
-            let suggested = &us.root[1];
-            let by_fathom = them.moves.iter().find(|m| &m.0 == suggested);
-            let by_fathom = by_fathom.unwrap_or_else(|| panic!("{suggested} of {fen}"));
-            assert_eq!(
-                by_fathom.1.to_string(),
-                us.root[0],
-                "{fen}: {ours}\nFathom: {theirs}"
-            );
+            let by_fathom = them.moves.iter().find(|m| m.0 == us.root[1]);
+            let by_fathom = by_fathom.unwrap_or_else(|| panic!("suggested: {context}"));
+            assert_eq!(by_fathom.1.to_string(), us.root[0], "suggested: {context}");
         }
-        assert_eq!(
-            us.moves.len(),
-            them.moves.len(),
-            "{fen}: {ours}\nFathom: {theirs}"
-        );
+        assert_eq!(us.moves.len(), them.moves.len(), "{context}");
         for (m, f) in us.moves.iter().zip(&them.moves) {
-            assert_eq!((&m.0, m.1), (&f.0, f.1), "{fen}: {ours}\nFathom: {theirs}");
-            assert!(near(m.2, f.2), "{fen}: {ours}\nFathom: {theirs}");
+            assert_eq!((&m.0, m.1), (&f.0, f.1), "{context}");
+            assert!((m.2 - f.2).abs() <= 1, "{context}");
+        }
+        assert_eq!(us.by_class, them.by_class, "tb_probe_root_wdl: {context}");
+        let ranked = us.by_dtz.zip(them.by_dtz);
+        let (ours_ranked, theirs_ranked) = ranked.expect("tb_probe_root_dtz answers");
+        assert_eq!(ours_ranked.len(), them.moves.len(), "{context}");
+        for (((r, f), m), u) in ours_ranked
+            .iter()
+            .zip(&theirs_ranked)
+            .zip(&them.moves)
+            .zip(&us.moves)
+        {
+            assert_eq!(r.0, f.0, "tb_probe_root_dtz: {context}");
+            assert!(
+                (r.1 - f.1).abs() <= (u.2 - m.2).abs(),
+                "tb_probe_root_dtz: {context}"
+            );
+            // Where the rule draws a win or loss, the score is Stockfish's 1-49 centipawns
+            // from the rank (Fathom's macros turn that formula into the rank less 400).
+            let drawn_by_rule = |rank: i32| (1..900).contains(&rank.abs());
+            let stockfish = |rank: i32| match rank > 0 {
+                true => (rank - 800).max(3) * 100 / 200,
+                false => (rank + 800).min(-3) * 100 / 200,
+            };
+            match (r.1 == f.1, drawn_by_rule(f.1)) {
+                (false, _) => {}
+                (true, false) => assert_eq!(r.2, f.2, "tb_probe_root_dtz: {context}"),
+                (true, true) => assert_eq!(r.2, stockfish(f.1), "tb_probe_root_dtz: {context}"),
+            }
         }
         compared += 1;
         moves_compared += us.moves.len();
