@@ -7,9 +7,9 @@
  *
  * Where the answers differ from Fathom's on Syzygy's files:
  * - distances to zeroing are exact to the ply (Syzygy's default files round some by one);
- * - tb_probe_root suggests, in a won position, the fastest mate among the moves that keep
- *   the win from the given move count (Fathom: the nearest capture or pawn move; both keep
- *   the result);
+ * - the move tb_probe_root suggests is Fathom's (in a won position the nearest capture,
+ *   pawn move or mate that keeps the win), found from exact distances; the fastest mate
+ *   among the moves that keep the win is retrobook's rb_probe_root_clock (retrobook.h);
  * - tb_probe_root_dtz scores a win or loss the 50-move rule draws 1 to 49 centipawns from
  *   its rank, as Stockfish's formula reads (Fathom's min and max macros make it the rank
  *   less 400, about 4 to 5 pawns for a draw);

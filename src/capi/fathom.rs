@@ -3,16 +3,15 @@
 //! names, arguments, result encoding and macros, one set of tables open per process.
 //!
 //! The answers are Fathom's, exact where Syzygy's files round: distances to zeroing to the
-//! ply. One answer differs by design: the move `tb_probe_root` suggests in a won position
-//! is the fastest mate among the moves that keep the win from the given move count, where
-//! Fathom suggests the nearest capture or pawn move (both keep the result).
+//! ply. The root probes read distances to zeroing alone, as Fathom's do, so that they take
+//! no longer; the fastest mate among the moves that keep a win is `rb_probe_root_clock`'s.
 
 use super::{guarded, position, text};
 use crate::chess::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks, Bitboard, Move,
     MoveKind, Position, Role, Square,
 };
-use crate::probe::{PlayMove, Tablebase};
+use crate::probe::Tablebase;
 use crate::side::Side;
 use crate::value::{Dtz, Wdl5};
 use std::ffi::c_char;
@@ -181,15 +180,15 @@ fn result(class: Wdl5, m: &Move, dtz: Dtz) -> u32 {
 
 /// The position's distance to zeroing from its moves' (each for the side playing it, the
 /// move counted): the nearest win, else a draw, else the longest loss.
-fn root_dtz(moves: &[PlayMove]) -> Dtz {
-    let wins = moves.iter().map(|m| m.dtz.0).filter(|&v| v > 0);
+fn root_dtz(moves: &[(Move, Dtz)]) -> Dtz {
+    let wins = moves.iter().map(|m| m.1 .0).filter(|&v| v > 0);
     if let Some(v) = wins.min() {
         return Dtz(v);
     }
-    if moves.iter().any(|m| m.dtz.0 == 0) {
+    if moves.iter().any(|m| m.1 .0 == 0) {
         return Dtz(0);
     }
-    Dtz(moves.iter().map(|m| m.dtz.0).min().unwrap_or(0))
+    Dtz(moves.iter().map(|m| m.1 .0).min().unwrap_or(0))
 }
 
 /// Win, draw or loss for the side to move with the move count at zero, as Fathom's
@@ -243,20 +242,24 @@ pub(crate) unsafe extern "C" fn tb_probe_root_impl(
     guarded(FAILED, || {
         let (q, r, b, n, p) = (queens, rooks, bishops, knights, pawns);
         let pos = fathom_position(white, black, kings, q, r, b, n, p, rule50, ep, turn)?;
-        let moves = tables()?.probe_root_clock(&pos, false).ok()?;
+        let moves = tables()?.probe_root_zeroing(&pos).ok()?;
         if !results.is_null() {
-            let each = moves.iter().map(|m| result(m.class, &m.mv, m.dtz));
+            let each = moves
+                .iter()
+                .map(|(m, dtz)| result(dtz.class_at(rule50, false), m, *dtz));
             for (i, r) in each.chain([FAILED]).take(MAX_MOVES).enumerate() {
                 // SAFETY: the caller passes room for `TB_MAX_MOVES` results, more than
                 // a position's legal moves and the end mark.
                 unsafe { results.add(i).write(r) };
             }
         }
-        let Some(best) = moves.first() else {
+        if moves.is_empty() {
             return Some(if pos.is_check() { WIN } else { DRAW });
-        };
+        }
+        // The position's distance is its best move's: the move suggested.
         let dtz = root_dtz(&moves);
-        Some(result(dtz.class_at(rule50, false), &best.mv, dtz))
+        let best = moves.iter().find(|(_, v)| *v == dtz)?;
+        Some(result(dtz.class_at(rule50, false), &best.0, dtz))
     })
 }
 
@@ -325,14 +328,12 @@ pub(crate) unsafe extern "C" fn tb_probe_root_dtz(
         let (q, r, b, n, p) = (queens, rooks, bishops, knights, pawns);
         let pos = fathom_position(white, black, kings, q, r, b, n, p, rule50, ep, turn)
             .filter(|_| castling == 0)?;
-        let moves = tables()?.probe_root_clock(&pos, false).ok()?;
+        let moves = tables()?.probe_root_zeroing(&pos).ok()?;
         // SAFETY: the caller passes NULL or a writable `TbRootMoves`.
         let out = unsafe { results.as_mut() }?;
-        let count = rule50 as i32;
-        let valued = moves.iter().map(|m| {
-            let value = rank_and_score(m.dtz.0, count, has_repeated, use_rule50);
-            (m.mv, value)
-        });
+        let count = rule50.min(i32::MAX as u32) as i32;
+        let valued = (moves.iter())
+            .map(|(m, dtz)| (*m, rank_and_score(dtz.0, count, has_repeated, use_rule50)));
         fill(out, valued);
         Some(1)
     })

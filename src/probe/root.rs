@@ -14,7 +14,7 @@
 
 use super::error::ProbeError;
 use super::tablebase::Tablebase;
-use super::zeroing::after_quiet;
+use super::zeroing::{after_quiet, reset_value};
 use crate::chess::{Move, MoveList, Position};
 use crate::value::{Dtm, Dtz, Wdl, Wdl5};
 use std::cmp::Reverse;
@@ -85,6 +85,29 @@ impl Tablebase {
         }
         out.sort_by_key(|m| Reverse(rank(m, repeated)));
         Ok(out)
+    }
+
+    /// Every legal move of `pos` with its distance to zeroing for the side playing it (the
+    /// move counted, signed as `Dtz` is: 1 for a mate or a reset into a lost position), in
+    /// the order the moves are generated: what Fathom's root probe reports of each move,
+    /// without the distances to mate `probe_root_clock` reads too. Needs the tables' DTZ
+    /// layers.
+    pub fn probe_root_zeroing(&self, pos: &Position) -> Result<Vec<(Move, Dtz)>, ProbeError> {
+        self.check(pos)?;
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        let valued = list.as_slice().iter().map(|m| {
+            let after = pos.play(m);
+            let dtz = if m.is_zeroing() {
+                reset_value(Wdl5::from_code(self.code_any(&after)?))
+            } else if after.is_check() && !after.has_legal_move() {
+                Dtz(1)
+            } else {
+                after_quiet(self.zeroing_any(&after)?)
+            };
+            Ok((*m, dtz))
+        });
+        valued.collect()
     }
 
     /// `m`'s values from `pos` with the move count at `clock`.
