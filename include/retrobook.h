@@ -288,6 +288,49 @@ int32_t rb_probe_root_clock(const struct RbTablebase *tb,
                             struct RbPlayMove *moves,
                             uintptr_t capacity);
 
+// `rb_probe_root_clock` of a position given as FEN, the move count its halfmove clock.
+//
+// # Safety
+// `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string; `moves` is
+// NULL or points to `capacity` writable `RbPlayMove`s.
+int32_t rb_probe_root_clock_fen(const struct RbTablebase *tb,
+                                const char *fen,
+                                bool repeated,
+                                struct RbPlayMove *moves,
+                                uintptr_t capacity);
+
+// Distance to zeroing of the position for its side to move: plies to the next capture,
+// pawn move or mate with best play under the 50-move rule, exact (never rounded as
+// Syzygy's files round some), positive when the side to move wins, negative when it
+// loses, 0 for a draw; beyond 100 a win the rule spoils (a loss it saves) from a count of
+// zero. Written to `dtz`. Returns the position's class under the rule from the halfmove
+// clock `rule50` (`RB_WDL50_*`: from a count of 100 every win is cursed, as Lichess
+// classes it), or `RB_FAILED` (`dtz` untouched). Needs tables with a DTZ layer.
+//
+// # Safety
+// `tb` is NULL or an open tablebase; `dtz` is NULL or writable.
+int32_t rb_probe_dtz(const struct RbTablebase *tb,
+                     uint64_t white,
+                     uint64_t black,
+                     uint64_t kings,
+                     uint64_t queens,
+                     uint64_t rooks,
+                     uint64_t bishops,
+                     uint64_t knights,
+                     uint64_t pawns,
+                     uint32_t ep,
+                     uint32_t castling,
+                     bool white_to_move,
+                     uint32_t rule50,
+                     int32_t *dtz);
+
+// `rb_probe_dtz` of a position given as FEN, the move count its halfmove clock.
+//
+// # Safety
+// `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string; `dtz` is
+// NULL or writable.
+int32_t rb_probe_dtz_fen(const struct RbTablebase *tb, const char *fen, int32_t *dtz);
+
 // `rb_probe_wdl` of a position given as FEN (six fields or four-field EPD).
 //
 // # Safety

@@ -113,8 +113,8 @@
 //!
 //! # From C
 //!
-//! `include/retrobook.h` declares the C ABI ([`capi`]); `tests/c/probe.c` is a complete
-//! program, built and run by the test suite:
+//! `include/retrobook.h` declares the C ABI ([`capi`]), `include/tbprobe.h` Fathom's API
+//! over the same tables; `examples/probe.c` is a complete program, built by the test suite:
 //!
 //! ```c
 //! RbTablebase *tb = rb_open("tables");

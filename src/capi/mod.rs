@@ -527,21 +527,123 @@ pub unsafe extern "C" fn rb_probe_root_clock(
             white_to_move,
         )?;
         pos.set_clocks(rule50, pos.fullmoves());
-        let ranked = with_tb(tb, |tb| tb.probe_root_clock(&pos, repeated).ok())?;
-        let entries = ranked.iter().map(|m| {
-            let (from, to, promotion) = move_fields(&m.mv);
-            RbPlayMove {
-                from,
-                to,
-                promotion,
-                outcome: wdl_code(m.outcome),
-                wdl50: wdl50_code(m.class),
-                dtz: m.dtz.0,
-                dtm: dtm_code(m.dtm),
-            }
-        });
-        write_list(moves, capacity, entries)
+        root_clock(tb, &pos, repeated, moves, capacity)
     })
+}
+
+/// `rb_probe_root_clock` of `pos`, its halfmove clock the count.
+fn root_clock(
+    tb: *const RbTablebase,
+    pos: &Position,
+    repeated: bool,
+    moves: *mut RbPlayMove,
+    capacity: usize,
+) -> Option<i32> {
+    let ranked = with_tb(tb, |tb| tb.probe_root_clock(pos, repeated).ok())?;
+    let entries = ranked.iter().map(|m| {
+        let (from, to, promotion) = move_fields(&m.mv);
+        RbPlayMove {
+            from,
+            to,
+            promotion,
+            outcome: wdl_code(m.outcome),
+            wdl50: wdl50_code(m.class),
+            dtz: m.dtz.0,
+            dtm: dtm_code(m.dtm),
+        }
+    });
+    write_list(moves, capacity, entries)
+}
+
+/// `rb_probe_root_clock` of a position given as FEN, the move count its halfmove clock.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string; `moves` is
+/// NULL or points to `capacity` writable `RbPlayMove`s.
+#[no_mangle]
+pub unsafe extern "C" fn rb_probe_root_clock_fen(
+    tb: *const RbTablebase,
+    fen: *const c_char,
+    repeated: bool,
+    moves: *mut RbPlayMove,
+    capacity: usize,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        root_clock(tb, &fen_position(fen)?, repeated, moves, capacity)
+    })
+}
+
+/// The distance to zeroing of `pos` written to `dtz`, and its class from its own count.
+fn zeroing(tb: *const RbTablebase, pos: &Position, dtz: *mut i32) -> Option<i32> {
+    if dtz.is_null() {
+        return None;
+    }
+    let d = with_tb(tb, |tb| tb.probe_dtz(pos).ok())?;
+    let mated = pos.is_check() && !pos.has_legal_move();
+    // SAFETY: `dtz` is not NULL (checked above) and the caller passes it writable.
+    unsafe { dtz.write(d.0) };
+    Some(wdl50_code(d.class_of_position(pos.halfmoves(), mated)))
+}
+
+/// Distance to zeroing of the position for its side to move: plies to the next capture,
+/// pawn move or mate with best play under the 50-move rule, exact (never rounded as
+/// Syzygy's files round some), positive when the side to move wins, negative when it
+/// loses, 0 for a draw; beyond 100 a win the rule spoils (a loss it saves) from a count of
+/// zero. Written to `dtz`. Returns the position's class under the rule from the halfmove
+/// clock `rule50` (`RB_WDL50_*`: from a count of 100 every win is cursed, as Lichess
+/// classes it), or `RB_FAILED` (`dtz` untouched). Needs tables with a DTZ layer.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase; `dtz` is NULL or writable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn rb_probe_dtz(
+    tb: *const RbTablebase,
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    ep: u32,
+    castling: u32,
+    white_to_move: bool,
+    rule50: u32,
+    dtz: *mut i32,
+) -> i32 {
+    guarded(RB_FAILED, || {
+        let mut pos = position(
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+            ep,
+            castling,
+            white_to_move,
+        )?;
+        pos.set_clocks(rule50, pos.fullmoves());
+        zeroing(tb, &pos, dtz)
+    })
+}
+
+/// `rb_probe_dtz` of a position given as FEN, the move count its halfmove clock.
+///
+/// # Safety
+/// `tb` is NULL or an open tablebase; `fen` is NULL or a NUL-terminated string; `dtz` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rb_probe_dtz_fen(
+    tb: *const RbTablebase,
+    fen: *const c_char,
+    dtz: *mut i32,
+) -> i32 {
+    guarded(RB_FAILED, || zeroing(tb, &fen_position(fen)?, dtz))
 }
 
 /// A move and its value for the side playing it, as the C struct carries them.

@@ -2,10 +2,11 @@
  *
  * usage: probe TABLES BOOK PLAIN_BOOK < CASES
  * Each line of CASES: white black kings queens rooks bishops knights pawns ep stm wdl dtm
- * clock from to outcome dtz fen (bitboards in hex, stm 1 = white to move, expected wdl and
- * dtm in the header's encoding; then a halfmove clock and the first move rb_probe_root_clock
- * must rank from it, with its outcome and dtz, from -1 when there is none), as written by
- * tests/it/capi.rs. Checks the bitboard and the FEN calls against the expected
+ * clock from to outcome dtz zeroing class fen (bitboards in hex, stm 1 = white to move,
+ * expected wdl and dtm in the header's encoding; then a halfmove clock and the first move
+ * rb_probe_root_clock must rank from it, with its outcome and dtz, from -1 when there is
+ * none; then the position's distance to zeroing and its class from the clock, and its FEN
+ * with that clock), as written by tests/it/capi.rs. Checks the bitboard and the FEN calls against the expected
  * values, then bad input; then probes BOOK (backed up by `book backup`) at the start position
  * by FEN and by bitboards and prints what it found, one line per move; PLAIN_BOOK (the same
  * book before the back-up) must have the same moves without values. Exits non-zero on any
@@ -52,14 +53,15 @@ int main(int argc, char **argv) {
     int cases = 0;
     uint64_t bb[8];
     unsigned ep, stm;
-    int wdl, dtm, clock, rfrom, rto, rout, rdtz;
+    int wdl, dtm, clock, rfrom, rto, rout, rdtz, dtz, class50;
     while (fgets(line, sizeof line, stdin)) {
         int used = 0;
         if (sscanf(line,
                    "%" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64
-                   " %" SCNx64 " %" SCNx64 " %u %u %d %d %d %d %d %d %d %n",
+                   " %" SCNx64 " %" SCNx64 " %u %u %d %d %d %d %d %d %d %d %d %n",
                    &bb[0], &bb[1], &bb[2], &bb[3], &bb[4], &bb[5], &bb[6], &bb[7], &ep, &stm,
-                   &wdl, &dtm, &clock, &rfrom, &rto, &rout, &rdtz, &used) < 17) {
+                   &wdl, &dtm, &clock, &rfrom, &rto, &rout, &rdtz, &dtz, &class50,
+                   &used) < 19) {
             fprintf(stderr, "bad case line: %s", line);
             return 1;
         }
@@ -122,6 +124,22 @@ int main(int argc, char **argv) {
         } else {
             expect(rfrom, -1, "rb_probe_root_clock without moves", fen);
         }
+        /* The same by FEN, whose halfmove clock is the count. */
+        RbPlayMove by_fen[256];
+        expect(rb_probe_root_clock_fen(tb, fen, false, by_fen, 256), np,
+               "rb_probe_root_clock_fen count", fen);
+        expect(np <= 0 || memcmp(&by_fen[0], &play[0], sizeof play[0]) == 0, 1,
+               "rb_probe_root_clock_fen first move", fen);
+
+        /* The position's distance to zeroing, and its class from the count. */
+        int32_t d = 12345;
+        expect(rb_probe_dtz(tb, bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7], ep, 0,
+                            stm == 1, (uint32_t)clock, &d),
+               class50, "rb_probe_dtz class", fen);
+        expect(d, dtz, "rb_probe_dtz", fen);
+        d = 12345;
+        expect(rb_probe_dtz_fen(tb, fen, &d), class50, "rb_probe_dtz_fen class", fen);
+        expect(d, dtz, "rb_probe_dtz_fen", fen);
         cases++;
     }
 
@@ -158,6 +176,16 @@ int main(int argc, char **argv) {
            RB_FAILED, "rb_probe_root_clock of NULL", "");
     expect(rb_probe_root_clock(tb, w, b, k, wq, 0, 0, 0, 0, 0, 1, true, 0, false, NULL, 0),
            RB_FAILED, "rb_probe_root_clock with castling", "");
+    expect(rb_probe_root_clock_fen(tb, NULL, false, NULL, 0), RB_FAILED,
+           "rb_probe_root_clock_fen of NULL", "");
+    int32_t untouched = 7;
+    expect(rb_probe_dtz(tb, w, b, k, wq, 0, 0, 0, 0, 0, 0, true, 0, NULL), RB_FAILED,
+           "rb_probe_dtz into NULL", "");
+    expect(rb_probe_dtz(tb, w, b, k, wq, 0, 0, 0, 0, 0, 1, true, 0, &untouched), RB_FAILED,
+           "rb_probe_dtz with castling", "");
+    expect(rb_probe_dtz_fen(tb, "not a fen", &untouched), RB_FAILED, "rb_probe_dtz_fen bad",
+           "");
+    expect(untouched, 7, "rb_probe_dtz leaves dtz on failure", "");
     expect(rb_largest(NULL), 0, "largest of NULL", "");
     expect(rb_open(NULL) == NULL, 1, "open NULL", "");
     expect(rb_open("/nonexistent/retrobook/tables") == NULL, 1, "open missing folder", "");

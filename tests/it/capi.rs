@@ -100,10 +100,16 @@ fn run_c(exe: &Path, args: &[&Path], input: &str) -> std::process::Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Fed from a thread: a program that reports failures as it reads would otherwise fill
+    // its output pipes while this one still writes.
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    drop(stdin);
-    child.wait_with_output().unwrap()
+    let input = input.to_string();
+    let feeder = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    // A program that stops reading early (a bad line) closes the pipe: not this test's
+    // failure, which its output shows.
+    let _ = feeder.join().unwrap();
+    out
 }
 
 /// One case line for the C program (see tests/c/probe.c): the position, its values, and
@@ -135,8 +141,12 @@ fn case_line(tb: &Tablebase, pos: &Position, dtm: Dtm, clock: u32) -> String {
         Wdl::Loss => -1,
     };
     let dtm_code = dtm.plies().map_or(-1, |p| p as i64);
+    let dtz = tb.probe_dtz(pos).unwrap();
+    let mated = pos.is_check() && !pos.has_legal_move();
+    let class = dtz.class_of_position(clock, mated) as i32;
+    let dtz = dtz.0;
     format!(
-        "{} {} {} {} {} {} {} {} {} {} {wdl} {dtm_code} {clock} {first} {pos}\n",
+        "{} {} {} {} {} {} {} {} {} {} {wdl} {dtm_code} {clock} {first} {dtz} {class} {timed}\n",
         hex(c(Side::White)),
         hex(c(Side::Black)),
         hex(r(Role::King)),
@@ -473,4 +483,99 @@ fn a_program_written_for_fathom_answers_as_fathom() {
         compared >= 260 && moves_compared > 3000,
         "{compared} {moves_compared}"
     );
+}
+
+/// The library as an engine installs it: `scripts/install-lib` puts both libraries, both
+/// headers and a pkg-config file in a prefix; `examples/probe.c` builds with the flags
+/// pkg-config gives and prints what the Rust API answers of a position and its moves.
+#[test]
+fn the_installed_library_builds_the_c_example_through_pkg_config() {
+    let prefix = tempfile::tempdir().unwrap();
+    let built = static_library().parent().unwrap().to_path_buf();
+    let out = Command::new(manifest().join("scripts/install-lib"))
+        .arg(prefix.path())
+        .env("LIB_DIR", &built)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in [
+        "lib/libretrobook.a",
+        "lib/libretrobook.so",
+        "include/retrobook/tbprobe.h",
+    ] {
+        assert!(prefix.path().join(f).is_file(), "{f}");
+    }
+    let flags = Command::new("pkg-config")
+        .args(["--cflags", "--libs", "retrobook"])
+        .env("PKG_CONFIG_PATH", prefix.path().join("lib/pkgconfig"))
+        .output()
+        .expect("pkg-config runs");
+    assert!(
+        flags.status.success(),
+        "{}",
+        String::from_utf8_lossy(&flags.stderr)
+    );
+    let flags = String::from_utf8(flags.stdout).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let exe = work.path().join("probe");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(&cc)
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror"])
+        .arg(manifest().join("examples/probe.c"))
+        .args(flags.split_whitespace())
+        .args(mpi_libraries())
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let tables = crate::tables::tables();
+    let fen = "8/8/8/8/8/3k4/8/K1Q5 w - - 37 1";
+    let out = Command::new(&exe)
+        .arg(tables)
+        .arg(fen)
+        .env("LD_LIBRARY_PATH", prefix.path().join("lib"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let tb = Tablebase::open(tables).unwrap();
+    let pos: Position = fen.parse().unwrap();
+    let dtz = tb.probe_dtz(&pos).unwrap();
+    let word = |w: Wdl| match w {
+        Wdl::Win => "win",
+        Wdl::Draw => "draw",
+        Wdl::Loss => "loss",
+    };
+    let mut want = vec![format!(
+        "{}, mate in {} plies, zeroing in {} plies, class {} under the 50-move rule",
+        word(tb.probe_wdl(&pos).unwrap()),
+        tb.probe_dtm(&pos).unwrap().plies().unwrap(),
+        dtz.0,
+        dtz.class_of_position(37, false) as i32,
+    )];
+    for m in tb.probe_root_clock(&pos, false).unwrap() {
+        let dtm = m.dtm.plies().map_or(-1, |p| p as i64);
+        let uci = m.mv.to_string();
+        want.push(format!(
+            "{uci} {} dtz {} dtm {dtm}",
+            word(m.outcome),
+            m.dtz.0
+        ));
+    }
+    assert_eq!(stdout.lines().collect::<Vec<_>>(), want);
 }

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 /// The folder holding every table of up to 4 pieces, built by `retrobook gen` (the README's
 /// first command, with its default of 4 pieces).
-fn tables() -> &'static Path {
+pub(crate) fn tables() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
