@@ -849,3 +849,57 @@ fn pages_of_any_origin_may_call_the_api() {
     );
     assert!(preflight.header("access-control-allow-headers").is_some());
 }
+
+/// The read timeout covers a request's body too, and a head begun: 1,100 clients that
+/// send a batch's head and never its body, and 500 that send half a head, are each closed
+/// (a body waited for with a 408, a client for whom no place was left with a 503, one
+/// that gave way to another before its head was read with nothing), none held open;
+/// meanwhile and after, a client that asks is answered.
+#[test]
+fn bodies_that_never_come_are_closed_by_the_read_timeout() {
+    use std::io::Write;
+    use std::net::TcpStream;
+    use std::time::Duration;
+    let (tables, _) = data();
+    let server = Server::start(
+        &["--tables", tables.to_str().unwrap(), "--read-timeout", "1"],
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    );
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let head = b"POST /standard/batch HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n\
+                 content-length: 100\r\n\r\n[\"8/8";
+    let half = b"GET /standard?fen=8/8/8/4k3/8/8/2N5/4K3_w HTTP/1.1\r\nHo";
+    let mut held: Vec<(bool, TcpStream)> = Vec::new();
+    for i in 0..1600 {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        let whole = i < 1100;
+        s.write_all(if whole { head } else { half }).unwrap();
+        held.push((whole, s));
+    }
+    // Answered while they wait (told to come back while every place is taken).
+    let asked = std::time::Instant::now();
+    let mut status = health(&server.url);
+    while status == 503 && asked.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(100));
+        status = health(&server.url);
+    }
+    assert_eq!(status, 200);
+    let mut timed_out = 0;
+    for (whole, s) in &mut held {
+        let got = read_until_closed(s, Duration::from_secs(20));
+        let text = String::from_utf8_lossy(&got);
+        let refused = text.starts_with("HTTP/1.1 503");
+        let late = text.starts_with("HTTP/1.1 408");
+        // Closed unanswered: timed out, or given way before its head was read.
+        assert!(refused || (*whole && late) || got.is_empty(), "{text}");
+        timed_out += usize::from(late);
+    }
+    assert!(timed_out >= 500, "{timed_out} bodies timed out");
+    // A batch that comes whole is answered as ever.
+    let r = http::post(
+        &format!("{}/standard/batch", server.url),
+        r#"["8/8/8/4k3/8/8/2N5/4K3 w - - 0 1"]"#,
+    )
+    .unwrap();
+    assert_eq!(r.status, 200);
+}

@@ -122,7 +122,8 @@ pub enum Command {
         /// (default: 1024, fewer if the process may open fewer files).
         #[arg(long, value_name = "N")]
         max_connections: Option<usize>,
-        /// Seconds a client has to send a whole request once it has begun.
+        /// Seconds a client has to send a whole request, head and body, once it has begun
+        /// (a body not come by then is answered 408).
         #[arg(long, value_name = "SECS", default_value_t = 10.0)]
         read_timeout: f64,
         /// Seconds a kept-alive connection may wait for its next request (or for its client

@@ -1,6 +1,6 @@
 //! The server's connections, held to limits so that no client can keep others out: a
-//! request must arrive whole within `read_timeout` of its first byte (one byte every few
-//! seconds gets a client nowhere), a kept-alive connection with no request, or with a
+//! request must arrive whole, body included, within `read_timeout` of its first byte (one
+//! byte every few seconds gets a client nowhere), a kept-alive connection with no request, or with a
 //! response its client does not read, is closed after `idle_timeout`, and at most
 //! `max_connections` are open at once: when a new client comes and all are taken, the
 //! connection that has waited longest without a request under way gives way (as nginx
@@ -12,6 +12,7 @@ use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use std::collections::HashMap;
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -76,6 +77,82 @@ impl Clock {
     fn now(&self) -> u64 {
         self.0.elapsed().as_millis() as u64 + 1
     }
+
+    /// The instant of `now`'s reading `t`.
+    fn at(&self, t: u64) -> tokio::time::Instant {
+        tokio::time::Instant::from_std(self.0 + Duration::from_millis(t.saturating_sub(1)))
+    }
+}
+
+/// A request's body that fails once its deadline has passed: a client that sends a head
+/// and then its body slowly, or never, is answered with an error and closed.
+struct Deadline {
+    body: Incoming,
+    expiry: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl Deadline {
+    fn new(body: Incoming, at: tokio::time::Instant) -> Deadline {
+        Deadline {
+            body,
+            expiry: Box::pin(tokio::time::sleep_until(at)),
+        }
+    }
+}
+
+/// The error of a body past its deadline (`Deadline`), answered 408.
+#[derive(Debug)]
+pub struct BodyTooLate;
+
+impl std::fmt::Display for BodyTooLate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the request's body did not arrive within the read timeout"
+        )
+    }
+}
+
+impl std::error::Error for BodyTooLate {}
+
+impl BodyTooLate {
+    /// Whether `e`, or an error it comes from, is a body past its deadline.
+    pub fn caused(e: &(dyn std::error::Error + 'static)) -> bool {
+        let mut at = Some(e);
+        while let Some(e) = at {
+            if e.is::<BodyTooLate>() {
+                return true;
+            }
+            at = e.source();
+        }
+        false
+    }
+}
+
+impl hyper::body::Body for Deadline {
+    type Data = axum::body::Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<axum::body::Bytes>, Self::Error>>> {
+        if let Poll::Ready(frame) = Pin::new(&mut self.body).poll_frame(cx) {
+            return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
+        }
+        match self.expiry.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(BodyTooLate)))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// What one connection is doing, shared by its reader, its service and its task.
@@ -89,6 +166,8 @@ struct State {
     reading_since: AtomicU64,
     /// Rung to close the connection if it is not busy (its place is wanted).
     evict: Notify,
+    /// Rung when a request's first byte comes: its deadline replaces the idle one.
+    started: Notify,
 }
 
 impl State {
@@ -99,6 +178,7 @@ impl State {
             idle_since: AtomicU64::new(clock.now()),
             reading_since: AtomicU64::new(0),
             evict: Notify::new(),
+            started: Notify::new(),
         }
     }
 
@@ -141,10 +221,13 @@ impl AsyncRead for Noted {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
         let s = &self.state;
-        if buf.filled().len() > before && !s.busy.load(Relaxed) {
-            let _ = s
-                .reading_since
-                .compare_exchange(0, s.clock.now(), Relaxed, Relaxed);
+        if buf.filled().len() > before
+            && !s.busy.load(Relaxed)
+            && (s.reading_since)
+                .compare_exchange(0, s.clock.now(), Relaxed, Relaxed)
+                .is_ok()
+        {
+            s.started.notify_one();
         }
         polled
     }
@@ -301,7 +384,14 @@ async fn connection(
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let state = in_service.clone();
         state.busy.store(true, Relaxed);
-        state.reading_since.store(0, Relaxed);
+        // The body, read while the request is answered, must arrive by the deadline its
+        // first byte set.
+        let since = match state.reading_since.swap(0, Relaxed) {
+            0 => state.clock.now(),
+            t => t,
+        };
+        let deadline = state.clock.at(since) + limits.read_timeout;
+        let request = request.map(|body| axum::body::Body::new(Deadline::new(body, deadline)));
         let answer = router.clone().oneshot(request);
         async move {
             let response = answer.await;
@@ -331,6 +421,8 @@ async fn connection(
                     return; // too slow or too long idle: dropped, so closed
                 }
             }
+            // A request began: its read deadline is nearer than the idle one.
+            () = state.started.notified() => {}
             () = state.evict.notified() => {
                 if !state.busy.load(Relaxed) {
                     return;

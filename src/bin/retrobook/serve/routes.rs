@@ -257,6 +257,10 @@ async fn batch(
     };
     let body = body.map_err(|e| match e.status() {
         StatusCode::PAYLOAD_TOO_LARGE => too_large(),
+        _ if super::connections::BodyTooLate::caused(&e) => ApiError {
+            status: StatusCode::REQUEST_TIMEOUT,
+            message: super::connections::BodyTooLate.to_string(),
+        },
         _ => ApiError::bad(e.body_text()),
     })?;
     if body.len() > BATCH_BYTES {
