@@ -614,6 +614,40 @@ fn sigterm_and_sigint_stop_the_server_cleanly() {
     }
 }
 
+/// A request held open (a batch whose body never comes, with a read timeout of a minute)
+/// does not keep a stopping server alive: SIGTERM ends it within its grace of 5 seconds
+/// (bounded here at 30, half the read timeout).
+#[cfg(unix)]
+#[test]
+fn a_request_held_open_does_not_delay_the_stop() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let (tables, _) = data();
+    let mut server = Server::start(
+        &["--tables", tables.to_str().unwrap(), "--read-timeout", "60"],
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    );
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let mut held = std::net::TcpStream::connect(&addr).unwrap();
+    held.write_all(b"POST /standard/batch HTTP/1.1\r\nHost: x\r\ncontent-length: 50\r\n\r\n[")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(health(&server.url), 200);
+    let pid = server.child.id() as i32;
+    // SAFETY: sends a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let sent = Instant::now();
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(sent.elapsed() < Duration::from_secs(30), "still running");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    drop(held);
+}
+
 /// Reads from `stream` until the server closes it, failing after `bound` (the bound of a
 /// hang, not a measure); what was read.
 fn read_until_closed(stream: &mut std::net::TcpStream, bound: std::time::Duration) -> Vec<u8> {

@@ -290,7 +290,8 @@ impl Open {
 }
 
 /// Accepts connections on `listener` and serves `router` on each, within `limits`, until
-/// `stop` resolves; then lets the requests under way finish and returns.
+/// `stop` resolves; then lets the requests under way finish, for `SHUTDOWN_GRACE` at
+/// most, and returns.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
@@ -340,8 +341,18 @@ pub async fn serve(
     }
     drop(listener);
     let _ = shutdown.send(true);
-    while tasks.join_next().await.is_some() {}
+    let finished = async { while tasks.join_next().await.is_some() {} };
+    if tokio::time::timeout(SHUTDOWN_GRACE, finished)
+        .await
+        .is_err()
+    {
+        // A client holds its request open past the grace: it is cut, not waited for.
+        tasks.abort_all();
+    }
 }
+
+/// How long the requests under way may take to finish once the server is stopping.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// Whether `e` says the process, or the system, has no descriptor left.
 fn is_out_of_descriptors(e: &io::Error) -> bool {

@@ -166,7 +166,7 @@ async fn stop_signal() {
         () = interrupt => {}
         () = terminate => {}
     }
-    eprintln!("retrobook: stopping (finishing the requests under way)");
+    eprintln!("retrobook: stopping (finishing the requests under way, 5 seconds at most)");
 }
 
 impl Shared {
