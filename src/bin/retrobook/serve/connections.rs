@@ -4,7 +4,7 @@
 //! response its client does not read, is closed after `idle_timeout`, and at most
 //! `max_connections` are open at once: when a new client comes and all are taken, the
 //! connection that has waited longest without a request under way gives way (as nginx
-//! reuses its idle keep-alive connections). Requests under way are never cut.
+//! reuses its idle keep-alive connections), one for each newcomer. Requests under way are never cut.
 //!
 //! Not here: what a request asks and what it gets (`routes`).
 
@@ -166,6 +166,8 @@ struct State {
     reading_since: AtomicU64,
     /// Rung to close the connection if it is not busy (its place is wanted).
     evict: Notify,
+    /// Asked to give way and not yet gone (nor kept by a request that came first).
+    leaving: AtomicBool,
     /// Rung when a request's first byte comes: its deadline replaces the idle one.
     started: Notify,
 }
@@ -178,6 +180,7 @@ impl State {
             idle_since: AtomicU64::new(clock.now()),
             reading_since: AtomicU64::new(0),
             evict: Notify::new(),
+            leaving: AtomicBool::new(false),
             started: Notify::new(),
         }
     }
@@ -185,7 +188,7 @@ impl State {
     /// When the connection stopped doing anything useful: since its next request began
     /// to come, or since it fell idle; None while a request is answered.
     fn waiting_since(&self) -> Option<u64> {
-        if self.busy.load(Relaxed) {
+        if self.busy.load(Relaxed) || self.leaving.load(Relaxed) {
             return None;
         }
         match self.reading_since.load(Relaxed) {
@@ -281,6 +284,7 @@ impl Open {
             .min_by_key(|(t, _)| *t);
         match oldest {
             Some((_, s)) => {
+                s.leaving.store(true, Relaxed);
                 s.evict.notify_one();
                 true
             }
@@ -438,6 +442,8 @@ async fn connection(
                 if !state.busy.load(Relaxed) {
                     return;
                 }
+                // A request came first: the place is given up once it is answered.
+                conn.as_mut().graceful_shutdown();
             }
             _ = stop.changed(), if !stopping => {
                 stopping = true;
