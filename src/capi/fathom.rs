@@ -6,7 +6,7 @@
 //! ply. The root probes read distances to zeroing alone, as Fathom's do, so that they take
 //! no longer; the fastest mate among the moves that keep a win is `rb_probe_root_clock`'s.
 
-use super::{guarded, position, text};
+use super::{guarded, text, Board};
 use crate::chess::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks, Bitboard, Move,
     MoveKind, Position, Role, Square,
@@ -115,25 +115,8 @@ pub(crate) unsafe extern "C" fn tb_free() {
 
 /// The position of Fathom's arguments; an en-passant square no pawn could have passed is
 /// ignored, as Fathom ignores it.
-#[allow(clippy::too_many_arguments)]
-fn fathom_position(
-    white: u64,
-    black: u64,
-    kings: u64,
-    queens: u64,
-    rooks: u64,
-    bishops: u64,
-    knights: u64,
-    pawns: u64,
-    rule50: u32,
-    ep: u32,
-    turn: bool,
-) -> Option<Position> {
-    let at = |ep| {
-        let roles = [kings, queens, rooks, bishops, knights, pawns];
-        let [k, q, r, b, n, p] = roles;
-        position(white, black, k, q, r, b, n, p, ep, 0, turn)
-    };
+fn fathom_position(board: Board, rule50: u32, ep: u32, turn: bool) -> Option<Position> {
+    let at = |ep| board.position(ep, 0, turn);
     let mut pos = at(ep).or_else(|| at(0))?;
     pos.set_clocks(rule50, pos.fullmoves());
     Some(pos)
@@ -209,8 +192,17 @@ pub(crate) extern "C" fn tb_probe_wdl_impl(
     turn: bool,
 ) -> u32 {
     guarded(FAILED, || {
-        let (q, r, b, n, p) = (queens, rooks, bishops, knights, pawns);
-        let pos = fathom_position(white, black, kings, q, r, b, n, p, 0, ep, turn)?;
+        let board = Board {
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+        };
+        let pos = fathom_position(board, 0, ep, turn)?;
         tables()?.probe_wdl5(&pos).ok().map(class_code)
     })
 }
@@ -240,8 +232,17 @@ pub(crate) unsafe extern "C" fn tb_probe_root_impl(
     results: *mut u32,
 ) -> u32 {
     guarded(FAILED, || {
-        let (q, r, b, n, p) = (queens, rooks, bishops, knights, pawns);
-        let pos = fathom_position(white, black, kings, q, r, b, n, p, rule50, ep, turn)?;
+        let board = Board {
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+        };
+        let pos = fathom_position(board, rule50, ep, turn)?;
         let moves = tables()?.probe_root_zeroing(&pos).ok()?;
         if !results.is_null() {
             let each = moves
@@ -325,12 +326,20 @@ pub(crate) unsafe extern "C" fn tb_probe_root_dtz(
     results: *mut TbRootMoves,
 ) -> i32 {
     guarded(0, || {
-        let (q, r, b, n, p) = (queens, rooks, bishops, knights, pawns);
-        let pos = fathom_position(white, black, kings, q, r, b, n, p, rule50, ep, turn)
-            .filter(|_| castling == 0)?;
-        let moves = tables()?.probe_root_zeroing(&pos).ok()?;
+        let board = Board {
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+        };
+        let pos = fathom_position(board, rule50, ep, turn).filter(|_| castling == 0)?;
         // SAFETY: the caller passes NULL or a writable `TbRootMoves`.
         let out = unsafe { results.as_mut() }?;
+        let moves = tables()?.probe_root_zeroing(&pos).ok()?;
         let count = rule50.min(i32::MAX as u32) as i32;
         let valued = (moves.iter())
             .map(|(m, dtz)| (*m, rank_and_score(dtz.0, count, has_repeated, use_rule50)));
@@ -364,9 +373,19 @@ pub(crate) unsafe extern "C" fn tb_probe_root_wdl(
     results: *mut TbRootMoves,
 ) -> i32 {
     guarded(0, || {
-        let (q, r, b, n, p) = (queens, rooks, bishops, knights, pawns);
-        let pos = fathom_position(white, black, kings, q, r, b, n, p, rule50, ep, turn)
-            .filter(|_| castling == 0)?;
+        let board = Board {
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
+        };
+        let pos = fathom_position(board, rule50, ep, turn).filter(|_| castling == 0)?;
+        // SAFETY: the caller passes NULL or a writable `TbRootMoves`.
+        let out = unsafe { results.as_mut() }?;
         let tb = tables()?;
         let mut list = crate::chess::MoveList::new();
         pos.legal_moves(&mut list);
@@ -385,8 +404,6 @@ pub(crate) unsafe extern "C" fn tb_probe_root_wdl(
             };
             valued.push((*m, value));
         }
-        // SAFETY: the caller passes NULL or a writable `TbRootMoves`.
-        let out = unsafe { results.as_mut() }?;
         fill(out, valued.into_iter());
         Some(1)
     })

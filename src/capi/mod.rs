@@ -208,8 +208,9 @@ pub unsafe extern "C" fn rb_largest(tb: *const RbTablebase) -> u32 {
     unsafe { tb.as_ref() }.map_or(0, |tb| tb.0.max_pieces())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn position(
+/// The bitboards of a position as C callers pass them (bit 0 = a1).
+#[derive(Copy, Clone)]
+struct Board {
     white: u64,
     black: u64,
     kings: u64,
@@ -218,22 +219,26 @@ fn position(
     bishops: u64,
     knights: u64,
     pawns: u64,
-    ep: u32,
-    castling: u32,
-    white_to_move: bool,
-) -> Option<Position> {
-    if ep >= 64 {
-        return None;
+}
+
+impl Board {
+    /// The position of these pieces with `ep` (0: none), the `castling` rights of the
+    /// module documentation and the side to move; None where they make no position.
+    fn position(&self, ep: u32, castling: u32, white_to_move: bool) -> Option<Position> {
+        if ep >= 64 {
+            return None;
+        }
+        let ep = (ep != 0).then(|| Square::from_index(ep));
+        let turn = if white_to_move {
+            Side::White
+        } else {
+            Side::Black
+        };
+        let b = self;
+        let roles = [b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings];
+        let pos = Position::from_bitboards([b.white, b.black], roles, turn, ep).ok()?;
+        with_castling(pos, castling)
     }
-    let ep = (ep != 0).then(|| Square::from_index(ep));
-    let turn = if white_to_move {
-        Side::White
-    } else {
-        Side::Black
-    };
-    let roles = [pawns, knights, bishops, rooks, queens, kings];
-    let pos = Position::from_bitboards([white, black], roles, turn, ep).ok()?;
-    with_castling(pos, castling)
 }
 
 fn fen_position(fen: *const c_char) -> Option<Position> {
@@ -289,7 +294,7 @@ pub unsafe extern "C" fn rb_probe_wdl(
     white_to_move: bool,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let pos = position(
+        let board = Board {
             white,
             black,
             kings,
@@ -298,10 +303,8 @@ pub unsafe extern "C" fn rb_probe_wdl(
             bishops,
             knights,
             pawns,
-            ep,
-            castling,
-            white_to_move,
-        )?;
+        };
+        let pos = board.position(ep, castling, white_to_move)?;
         with_tb(tb, |tb| tb.probe_wdl(&pos).ok().map(wdl_code))
     })
 }
@@ -330,7 +333,7 @@ pub unsafe extern "C" fn rb_probe_wdl50(
     white_to_move: bool,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let pos = position(
+        let board = Board {
             white,
             black,
             kings,
@@ -339,10 +342,8 @@ pub unsafe extern "C" fn rb_probe_wdl50(
             bishops,
             knights,
             pawns,
-            ep,
-            castling,
-            white_to_move,
-        )?;
+        };
+        let pos = board.position(ep, castling, white_to_move)?;
         with_tb(tb, |tb| tb.probe_wdl5(&pos).ok().map(wdl50_code))
     })
 }
@@ -369,7 +370,7 @@ pub unsafe extern "C" fn rb_probe_dtm(
     white_to_move: bool,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let pos = position(
+        let board = Board {
             white,
             black,
             kings,
@@ -378,10 +379,8 @@ pub unsafe extern "C" fn rb_probe_dtm(
             bishops,
             knights,
             pawns,
-            ep,
-            castling,
-            white_to_move,
-        )?;
+        };
+        let pos = board.position(ep, castling, white_to_move)?;
         with_tb(tb, |tb| tb.probe_dtm(&pos).ok().map(dtm_code))
     })
 }
@@ -412,7 +411,7 @@ pub unsafe extern "C" fn rb_probe_root(
     capacity: usize,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let pos = position(
+        let board = Board {
             white,
             black,
             kings,
@@ -421,10 +420,8 @@ pub unsafe extern "C" fn rb_probe_root(
             bishops,
             knights,
             pawns,
-            ep,
-            castling,
-            white_to_move,
-        )?;
+        };
+        let pos = board.position(ep, castling, white_to_move)?;
         let ranked = with_tb(tb, |tb| tb.best_moves(&pos).ok())?;
         let entries = ranked.iter().map(|(m, after)| root_move(m, after.back()));
         write_list(moves, capacity, entries)
@@ -459,7 +456,7 @@ pub unsafe extern "C" fn rb_probe_root_best(
     capacity: usize,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let pos = position(
+        let board = Board {
             white,
             black,
             kings,
@@ -468,10 +465,8 @@ pub unsafe extern "C" fn rb_probe_root_best(
             bishops,
             knights,
             pawns,
-            ep,
-            castling,
-            white_to_move,
-        )?;
+        };
+        let pos = board.position(ep, castling, white_to_move)?;
         let best = with_tb(tb, |tb| tb.probe_root(&pos).ok())?;
         let entries = best.iter().map(|r| root_move(&r.mv, r.dtm));
         write_list(moves, capacity, entries)
@@ -513,7 +508,7 @@ pub unsafe extern "C" fn rb_probe_root_clock(
     capacity: usize,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let mut pos = position(
+        let board = Board {
             white,
             black,
             kings,
@@ -522,10 +517,8 @@ pub unsafe extern "C" fn rb_probe_root_clock(
             bishops,
             knights,
             pawns,
-            ep,
-            castling,
-            white_to_move,
-        )?;
+        };
+        let mut pos = board.position(ep, castling, white_to_move)?;
         pos.set_clocks(rule50, pos.fullmoves());
         root_clock(tb, &pos, repeated, moves, capacity)
     })
@@ -579,7 +572,7 @@ fn zeroing(tb: *const RbTablebase, pos: &Position, dtz: *mut i32) -> Option<i32>
         return None;
     }
     let d = with_tb(tb, |tb| tb.probe_dtz(pos).ok())?;
-    let mated = pos.is_check() && !pos.has_legal_move();
+    let mated = pos.is_checkmate();
     // SAFETY: `dtz` is not NULL (checked above) and the caller passes it writable.
     unsafe { dtz.write(d.0) };
     Some(wdl50_code(d.class_of_position(pos.halfmoves(), mated)))
@@ -614,7 +607,7 @@ pub unsafe extern "C" fn rb_probe_dtz(
     dtz: *mut i32,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let mut pos = position(
+        let board = Board {
             white,
             black,
             kings,
@@ -623,10 +616,8 @@ pub unsafe extern "C" fn rb_probe_dtz(
             bishops,
             knights,
             pawns,
-            ep,
-            castling,
-            white_to_move,
-        )?;
+        };
+        let mut pos = board.position(ep, castling, white_to_move)?;
         pos.set_clocks(rule50, pos.fullmoves());
         zeroing(tb, &pos, dtz)
     })
@@ -817,7 +808,7 @@ pub unsafe extern "C" fn rb_book_probe(
     capacity: usize,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let pos = position(
+        let board = Board {
             white,
             black,
             kings,
@@ -826,10 +817,8 @@ pub unsafe extern "C" fn rb_book_probe(
             bishops,
             knights,
             pawns,
-            ep,
-            castling,
-            white_to_move,
-        )?;
+        };
+        let pos = board.position(ep, castling, white_to_move)?;
         book_moves(book, &pos, moves, capacity)
     })
 }

@@ -457,6 +457,11 @@ impl Position {
         self.keep_legal(list);
     }
 
+    /// True when the side to move is checkmated.
+    pub fn is_checkmate(&self) -> bool {
+        self.is_check() && !self.has_legal_move()
+    }
+
     /// True when the side to move has at least one legal move. The pieces' quiet moves
     /// are looked at as sets of squares, never listed: probes ask this of every position
     /// a check leads to, to find mates.

@@ -8,7 +8,7 @@
 use super::bounds::Open;
 use super::error::ProbeError;
 use super::tablebase::{Located, Tablebase};
-use super::zeroing::{after_quiet, better, mates, reset_value};
+use super::zeroing::{after_quiet, better, reset_value};
 use crate::chess::{MoveList, Position};
 use crate::table::values::{code_wdl, DRAW};
 use crate::value::{Dtm, Dtz, Wdl, Wdl5};
@@ -87,7 +87,7 @@ impl Tablebase {
                 if !keeps(there) {
                     continue;
                 }
-                if checks.may_check(m) && mates(&after) {
+                if checks.may_check(m) && after.is_checkmate() {
                     (Dtz(1), Dtm::Loss(0))
                 } else {
                     let (z, d) = self.pair_at(&after, &l, there)?;

@@ -100,7 +100,7 @@ impl Tablebase {
             let after = pos.play(m);
             let dtz = if m.is_zeroing() {
                 reset_value(Wdl5::from_code(self.code_any(&after)?))
-            } else if after.is_check() && !after.has_legal_move() {
+            } else if after.is_checkmate() {
                 Dtz(1)
             } else {
                 after_quiet(self.zeroing_any(&after)?)
@@ -113,7 +113,7 @@ impl Tablebase {
     /// `m`'s values from `pos` with the move count at `clock`.
     fn play_move(&self, pos: &Position, m: &Move, clock: u32) -> Result<PlayMove, ProbeError> {
         let after = pos.play(m);
-        let (dtz, dtm) = if after.is_check() && !after.has_legal_move() {
+        let (dtz, dtm) = if after.is_checkmate() {
             (Dtz(1), Dtm::Loss(0))
         } else if m.is_zeroing() {
             self.reset_pair(&after, |_| true)?

@@ -42,11 +42,6 @@ pub(super) fn after_quiet(after: Dtz) -> Dtz {
     })
 }
 
-/// Whether the side to move in `pos` is checkmated.
-pub(super) fn mates(pos: &Position) -> bool {
-    pos.is_check() && !pos.has_legal_move()
-}
-
 /// Greater is better for the side to move: a nearer win, a farther loss.
 pub(super) fn preference(v: Dtz) -> i64 {
     match v.0 {
@@ -177,7 +172,7 @@ impl Tablebase {
             if m.is_zeroing() {
                 let v = reset_value(Wdl5::from_code(self.code_any(&pos.play(m))?));
                 best = Some(better(best, v));
-            } else if wdl == Wdl::Win && checks.may_check(m) && mates(&pos.play(m)) {
+            } else if wdl == Wdl::Win && checks.may_check(m) && pos.play(m).is_checkmate() {
                 return Ok(Some(Dtz(1)));
             }
         }
@@ -244,7 +239,7 @@ impl Tablebase {
         match best {
             Some(v) if v.0 != 0 && v.wdl() == wdl => Ok(v),
             // Checkmated: no move, nothing stored.
-            None if pos.is_check() && !pos.has_legal_move() => Ok(Dtz(-1)),
+            None if pos.is_checkmate() => Ok(Dtz(-1)),
             _ => Err(super::error::disagree(file.path(), pos)),
         }
     }
@@ -296,7 +291,7 @@ impl Tablebase {
                     continue;
                 }
                 after_quiet(self.zeroing_located(&after, &l, Some(Wdl::Win))?)
-            } else if checks.may_check(m) && mates(&after) {
+            } else if checks.may_check(m) && after.is_checkmate() {
                 Dtz(1)
             } else {
                 // Moves that do not keep the win cannot be the best.

@@ -142,7 +142,7 @@ fn case_line(tb: &Tablebase, pos: &Position, dtm: Dtm, clock: u32) -> String {
     };
     let dtm_code = dtm.plies().map_or(-1, |p| p as i64);
     let dtz = tb.probe_dtz(pos).unwrap();
-    let mated = pos.is_check() && !pos.has_legal_move();
+    let mated = pos.is_checkmate();
     let class = dtz.class_of_position(clock, mated) as i32;
     let dtz = dtz.0;
     format!(

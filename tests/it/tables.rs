@@ -659,7 +659,7 @@ fn root_moves_carry_the_distances_of_the_positions_they_lead_to() {
             let after = pos.play(&m.mv);
             let dtm = one_by_one.probe_dtm(&after).unwrap().back();
             let there = one_by_one.probe_dtz(&after).unwrap().0;
-            let mated = after.is_check() && !after.has_legal_move();
+            let mated = after.is_checkmate();
             let reset = m.mv.is_zeroing();
             let dtz = match (mated, reset, there) {
                 (true, _, _) => 1,

@@ -137,7 +137,7 @@ pub fn position(tb: &Tablebase, pos: &Position) -> Result<StandardResponse, Prob
 /// already mated, whatever its count.
 pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, ProbeError> {
     let (dtm, dtz) = (tb.probe_dtm(pos)?, tb.probe_dtz(pos)?);
-    let mated = pos.is_check() && !pos.has_legal_move();
+    let mated = pos.is_checkmate();
     let outcome = dtz
         .class_of_position(pos.halfmoves(), mated)
         .fifty_move_outcome();
