@@ -323,7 +323,7 @@ mod tests {
     #[test]
     fn a_held_dtz_layer_reads_as_its_blocks() {
         let dir = tempfile::tempdir().unwrap();
-        let m: Material = "KRvKP".parse().unwrap();
+        let m: Material = "KPvK".parse().unwrap();
         let mut tb = built(dir.path(), m);
         let index = tb.table(&m).unwrap().index().clone();
         let side = tb.table(&m).unwrap().dtz_side().unwrap();
