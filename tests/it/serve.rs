@@ -983,3 +983,119 @@ fn a_burst_of_clients_leaves_no_more_connections_than_the_cap() {
     assert_eq!(health(&server.url), 200);
     drop(held);
 }
+
+/// The server's resident memory, in bytes.
+#[cfg(target_os = "linux")]
+fn resident(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib << 10
+}
+
+/// The server's CPU time so far, user and system, in seconds.
+#[cfg(target_os = "linux")]
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command's closing parenthesis; utime and stime are 14 and 15.
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // SAFETY: sysconf reads a constant of the system.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    ticks as f64 / per_second as f64
+}
+
+/// A batch answer is worked out only as its client reads it: 64 clients that send a batch
+/// of 1,000 positions (3.4 MB of answer each) and never read keep the server within 48 MiB
+/// of its memory before, and its work stops (the buffers between full) before it has done
+/// a third of answering them; meanwhile it answers others. 64 that send one and leave at
+/// once cost less than a quarter of the work of answering them.
+#[cfg(target_os = "linux")]
+#[test]
+fn batch_clients_that_never_read_hold_little_memory_and_stop_their_work() {
+    use std::io::Write;
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+    let (tables, _) = data();
+    let server = Server::start(
+        &[
+            "--tables",
+            tables.to_str().unwrap(),
+            "--idle-timeout",
+            "120",
+        ],
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    );
+    let pid = server.child.id();
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let fens = positions("KkQ", 1000, 5);
+    let body = serde_json::to_string(&fens).unwrap();
+    let request = format!(
+        "POST /standard/batch HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let send = || {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        s
+    };
+    // The server's work over `window` ends below 0.2 s: none under way.
+    let settle = || {
+        let began = Instant::now();
+        loop {
+            let before = cpu_seconds(pid);
+            std::thread::sleep(Duration::from_millis(500));
+            if cpu_seconds(pid) - before < 0.1 {
+                return;
+            }
+            assert!(
+                began.elapsed() < Duration::from_secs(60),
+                "the server works on unread answers for a minute"
+            );
+        }
+    };
+
+    // One batch read whole: its answer and the work it takes.
+    let before = cpu_seconds(pid);
+    let whole = http::post(&format!("{}/standard/batch", server.url), &body).unwrap();
+    let one = cpu_seconds(pid) - before;
+    assert_eq!(whole.status, 200);
+    assert_eq!(whole.json().unwrap().as_array().unwrap().len(), 1000);
+
+    let (idle, before) = (resident(pid), cpu_seconds(pid));
+    let held: Vec<TcpStream> = (0..64).map(|_| send()).collect();
+    settle();
+    let spent = cpu_seconds(pid) - before;
+    let grown = resident(pid).saturating_sub(idle);
+    eprintln!(
+        "answer {} bytes, {one:.3} s of work; 64 unread: {spent:.2} s of work, {} KiB more",
+        whole.body.len(),
+        grown >> 10
+    );
+    assert!(
+        grown < 48 << 20,
+        "64 unread batches took {} MiB",
+        grown >> 20
+    );
+    assert!(
+        spent < 64.0 * one / 3.0,
+        "{spent} s of work for 64 unread batches, {one} s for one answered"
+    );
+    assert_eq!(health(&server.url), 200);
+    drop(held);
+
+    let before = cpu_seconds(pid);
+    for _ in 0..64 {
+        drop(send());
+    }
+    settle();
+    let spent = cpu_seconds(pid) - before;
+    eprintln!("64 batches left at once: {spent:.3} s of work");
+    assert!(
+        spent < 16.0 * one,
+        "{spent} s of work for 64 batches left at once, {one} s for one answered"
+    );
+    assert_eq!(health(&server.url), 200);
+}

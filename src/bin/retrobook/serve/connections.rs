@@ -323,6 +323,8 @@ pub async fn serve(
             }
             Err(_) => continue, // the client gave up before it was accepted
         };
+        // Best effort: a system that refuses keeps its own size.
+        let _ = socket2::SockRef::from(&stream).set_send_buffer_size(SEND_BUFFER);
         let state = Arc::new(State::new(clock));
         let id = {
             let mut open = open.lock().expect("not poisoned");
@@ -354,6 +356,15 @@ pub async fn serve(
         tasks.abort_all();
     }
 }
+
+/// The system's buffer for a connection's answer, fixed: a client that does not read holds
+/// at most this much of it there (the system would let it grow to megabytes per
+/// connection), so that a streamed answer's work stops soon after (`routes::batch`).
+const SEND_BUFFER: usize = 256 << 10;
+
+/// Most bytes hyper buffers for a connection, either way: an answer a client does not read
+/// waits in the system's buffer, not ours.
+const CONNECTION_BUFFER: usize = 64 << 10;
 
 /// How long the requests under way may take to finish once the server is stopping.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -417,6 +428,7 @@ async fn connection(
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .keep_alive(true)
+        .max_buf_size(CONNECTION_BUFFER)
         .serve_connection(io, service);
     tokio::pin!(conn);
     let mut stopping = *stop.borrow();

@@ -26,6 +26,10 @@ pub struct Shared {
     /// Why the tables or the book are absent, for the errors that ask for them.
     missing_tables: String,
     missing_book: String,
+    /// Batch positions probed at once, a chunk per permit: a batch answer is worked out
+    /// only as its client reads it, and never by more chunks at a time than there are
+    /// cores, however many batches are open.
+    batch_work: tokio::sync::Semaphore,
 }
 
 /// `retrobook serve`: opens the tables and the book, listens on `bind`, and answers until
@@ -101,11 +105,13 @@ fn open_shared(tables: Option<PathBuf>, book: Option<PathBuf>) -> Result<Shared,
     } else {
         missing_tables
     };
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     Ok(Shared {
         tables,
         book,
         missing_tables,
         missing_book,
+        batch_work: tokio::sync::Semaphore::new(cores),
     })
 }
 

@@ -240,14 +240,19 @@ const BATCH_BYTES: usize = 128 << 10;
 /// sees a broken pipe instead of the 413. Beyond this the body goes unread.
 const BATCH_READ_BYTES: usize = 1 << 20;
 
+/// Batch positions answered per turn on the blocking pool: a chunk of the answer's bytes
+/// (a few tens of KiB), so that an answer the client does not read costs no more.
+const BATCH_CHUNK: usize = 16;
+
 /// `POST /standard/batch`: a JSON array of FENs in, an array of as many `/standard` answers
 /// out, in order; a position that cannot be answered (a bad FEN, no table) gets
 /// `{"fen": ..., "error": ...}` in its place and the others are answered still. At most
-/// `BATCH_POSITIONS` FENs (413 beyond, as for a body over `BATCH_BYTES`).
+/// `BATCH_POSITIONS` FENs (413 beyond, as for a body over `BATCH_BYTES`). The answer is
+/// streamed (`batch_answers`).
 async fn batch(
     State(s): State<Arc<Shared>>,
     body: Result<axum::body::Bytes, BytesRejection>,
-) -> Result<Json<Vec<BatchAnswer>>, ApiError> {
+) -> Result<Response, ApiError> {
     let too_large = || ApiError {
         status: StatusCode::PAYLOAD_TOO_LARGE,
         message: format!(
@@ -271,26 +276,70 @@ async fn batch(
     if fens.len() > BATCH_POSITIONS {
         return Err(too_large());
     }
-    blocking(move || {
-        let tb = s.tables().map_err(ApiError::not_found)?;
-        let answers = fens
-            .iter()
-            .map(|fen| {
-                let answer = Position::from_fen_lenient(fen)
-                    .map_err(|e| format!("{fen:?}: {e}"))
-                    .and_then(|pos| standard::position(tb, &pos).map_err(|e| e.to_string()));
-                match answer {
-                    Ok(answer) => BatchAnswer::Answered(answer),
-                    Err(error) => BatchAnswer::Failed {
-                        fen: fen.clone(),
-                        error,
-                    },
-                }
-            })
-            .collect::<Vec<_>>();
-        Ok(Json(answers))
+    s.tables().map_err(ApiError::not_found)?;
+    let json = [(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json"),
+    )];
+    Ok((json, axum::body::Body::from_stream(batch_answers(s, fens))).into_response())
+}
+
+/// The batch's answer, `BATCH_CHUNK` positions at a time, each chunk worked out only when
+/// the connection asks for more: a client that stops reading stops the work (once the
+/// buffers between are full), one that leaves drops the stream and ends it. A chunk that
+/// fails (a probe that panicked) ends the answer unfinished, so that the client sees a
+/// broken answer, never a wrong one.
+fn batch_answers(
+    s: Arc<Shared>,
+    fens: Vec<String>,
+) -> impl futures_util::Stream<Item = std::io::Result<axum::body::Bytes>> {
+    let fens = Arc::new(fens);
+    futures_util::stream::unfold(Some(0), move |next| {
+        let (s, fens) = (s.clone(), fens.clone());
+        async move {
+            let start = next?;
+            let end = (start + BATCH_CHUNK).min(fens.len());
+            let last = end == fens.len();
+            let chunk = {
+                let _permit = s.batch_work.acquire().await.ok()?;
+                let s = s.clone();
+                tokio::task::spawn_blocking(move || batch_chunk(&s, &fens, start, end)).await
+            };
+            let chunk = chunk.map_err(std::io::Error::other);
+            let next = (!last && chunk.is_ok()).then_some(end);
+            Some((chunk.map(axum::body::Bytes::from), next))
+        }
     })
-    .await
+}
+
+/// The bytes of the batch's answers `start..end` of `fens`: each with the comma before it,
+/// the array's `[` before the first and its `]` after the last.
+fn batch_chunk(s: &Shared, fens: &[String], start: usize, end: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    if start == 0 {
+        out.push(b'[');
+    }
+    for (i, fen) in fens.iter().enumerate().take(end).skip(start) {
+        if i > 0 {
+            out.push(b',');
+        }
+        let answer = s.tables().map_err(str::to_string).and_then(|tb| {
+            let pos = Position::from_fen_lenient(fen).map_err(|e| format!("{fen:?}: {e}"))?;
+            standard::position(tb, &pos).map_err(|e| e.to_string())
+        });
+        let answer = match answer {
+            Ok(answer) => BatchAnswer::Answered(answer),
+            Err(error) => BatchAnswer::Failed {
+                fen: fen.clone(),
+                error,
+            },
+        };
+        serde_json::to_writer(&mut out, &answer).expect("an answer serializes");
+    }
+    if end == fens.len() {
+        out.push(b']');
+    }
+    out
 }
 
 /// The answer `answer` makes from the tables for the position of the `fen` parameter.
