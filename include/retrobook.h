@@ -56,14 +56,16 @@ typedef struct RbRootMove {
   uint8_t to;
   // Promotion piece: 0 none, 1 knight, 2 bishop, 3 rook, 4 queen.
   uint8_t promotion;
-  // Value of the move for the side playing it, encoded as `rb_probe_dtm` encodes
-  // positions: plies to mate (odd: the mover mates; even: the mover is mated), or
-  // `RB_NO_MATE`.
-  int32_t dtm;
+  // The root's distance to mate through this move, for the side playing it, encoded
+  // as `rb_probe_dtm` encodes positions: plies to mate from the root (odd: the mover
+  // mates; even: the mover is mated), or `RB_NO_MATE`. (A move's `dtm` in the JSON
+  // answers is the position it leads to, for the side to move there.)
+  int32_t root_dtm;
 } RbRootMove;
 
 // One legal move of a root position valued for play from the position's move count, as
-// `rb_probe_root_clock` reports it (all for the side playing the move).
+// `rb_probe_root_clock` reports it: all the root's values through this move, for the side
+// playing it (`root_` names them apart from a position's own).
 typedef struct RbPlayMove {
   // Origin square (0 = a1 .. 63 = h8).
   uint8_t from;
@@ -74,14 +76,18 @@ typedef struct RbPlayMove {
   // `RB_WIN`, `RB_DRAW` or `RB_LOSS` with best play under the 50-move rule from the
   // move count given: a win whose reset cannot come in time is a draw.
   int32_t outcome;
-  // The 50-move class from that count, as `rb_probe_wdl50` numbers them.
-  int32_t wdl50;
-  // Plies from the root to the next capture, pawn move or mate with this move (counted),
-  // positive when the move wins, negative when it loses, 0 for a draw; beyond 100 a win
-  // the rule spoils (a loss it saves) with the count at zero.
-  int32_t dtz;
-  // Distance to mate, encoded as in `RbRootMove`.
-  int32_t dtm;
+  // The class under the 50-move rule from that count (`category` in the JSON answers),
+  // numbered as `rb_probe_wdl50` numbers the classes; `wdl50` is always the class with
+  // the count at zero.
+  int32_t category;
+  // The root's distance to zeroing through this move: plies from the root to the next
+  // capture, pawn move or mate, the move counted, positive when the move wins,
+  // negative when it loses, 0 for a draw; beyond 100 a win the rule spoils (a loss it
+  // saves) with the count at zero. (A move's `dtz` in the JSON answers is the position
+  // it leads to, for the side to move there.)
+  int32_t root_dtz;
+  // The root's distance to mate through this move, encoded as in `RbRootMove`.
+  int32_t root_dtm;
 } RbPlayMove;
 
 // One book move with its statistics (from the mover's view), as `rb_book_probe` reports it,

@@ -59,14 +59,16 @@ pub struct RbRootMove {
     pub to: u8,
     /// Promotion piece: 0 none, 1 knight, 2 bishop, 3 rook, 4 queen.
     pub promotion: u8,
-    /// Value of the move for the side playing it, encoded as `rb_probe_dtm` encodes
-    /// positions: plies to mate (odd: the mover mates; even: the mover is mated), or
-    /// `RB_NO_MATE`.
-    pub dtm: i32,
+    /// The root's distance to mate through this move, for the side playing it, encoded
+    /// as `rb_probe_dtm` encodes positions: plies to mate from the root (odd: the mover
+    /// mates; even: the mover is mated), or `RB_NO_MATE`. (A move's `dtm` in the JSON
+    /// answers is the position it leads to, for the side to move there.)
+    pub root_dtm: i32,
 }
 
 /// One legal move of a root position valued for play from the position's move count, as
-/// `rb_probe_root_clock` reports it (all for the side playing the move).
+/// `rb_probe_root_clock` reports it: all the root's values through this move, for the side
+/// playing it (`root_` names them apart from a position's own).
 #[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct RbPlayMove {
@@ -79,14 +81,18 @@ pub struct RbPlayMove {
     /// `RB_WIN`, `RB_DRAW` or `RB_LOSS` with best play under the 50-move rule from the
     /// move count given: a win whose reset cannot come in time is a draw.
     pub outcome: i32,
-    /// The 50-move class from that count, as `rb_probe_wdl50` numbers them.
-    pub wdl50: i32,
-    /// Plies from the root to the next capture, pawn move or mate with this move (counted),
-    /// positive when the move wins, negative when it loses, 0 for a draw; beyond 100 a win
-    /// the rule spoils (a loss it saves) with the count at zero.
-    pub dtz: i32,
-    /// Distance to mate, encoded as in `RbRootMove`.
-    pub dtm: i32,
+    /// The class under the 50-move rule from that count (`category` in the JSON answers),
+    /// numbered as `rb_probe_wdl50` numbers the classes; `wdl50` is always the class with
+    /// the count at zero.
+    pub category: i32,
+    /// The root's distance to zeroing through this move: plies from the root to the next
+    /// capture, pawn move or mate, the move counted, positive when the move wins,
+    /// negative when it loses, 0 for a draw; beyond 100 a win the rule spoils (a loss it
+    /// saves) with the count at zero. (A move's `dtz` in the JSON answers is the position
+    /// it leads to, for the side to move there.)
+    pub root_dtz: i32,
+    /// The root's distance to mate through this move, encoded as in `RbRootMove`.
+    pub root_dtm: i32,
 }
 
 /// An open opening book; opaque to C. Thread-safe.
@@ -540,9 +546,9 @@ fn root_clock(
             to,
             promotion,
             outcome: wdl_code(m.outcome),
-            wdl50: wdl50_code(m.class),
-            dtz: m.dtz.0,
-            dtm: dtm_code(m.dtm),
+            category: wdl50_code(m.class),
+            root_dtz: m.dtz.0,
+            root_dtm: dtm_code(m.dtm),
         }
     });
     write_list(moves, capacity, entries)
@@ -644,7 +650,7 @@ fn root_move(m: &Move, value: Dtm) -> RbRootMove {
         from,
         to,
         promotion,
-        dtm: dtm_code(value),
+        root_dtm: dtm_code(value),
     }
 }
 

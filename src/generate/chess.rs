@@ -643,7 +643,7 @@ fn add_shares(peers: &dyn Peers, (stats, longest): SideCount) -> SideCount {
         stats.draw,
         stats.loss,
         stats.cursed_win,
-        stats.cursed_loss,
+        stats.blessed_loss,
         u64::from(longest.is_some()),
         plies.into(),
         record,
@@ -655,7 +655,7 @@ fn add_shares(peers: &dyn Peers, (stats, longest): SideCount) -> SideCount {
             draw: w[2],
             loss: w[3],
             cursed_win: w[4],
-            cursed_loss: w[5],
+            blessed_loss: w[5],
         };
         (stats, (w[6] == 1).then_some((w[7] as u32, w[8])))
     });

@@ -186,7 +186,7 @@ impl Tablebase {
             let spoilt = |m: &Material| {
                 self.table(m).is_none_or(|f| {
                     let sides = f.header().stats.sides;
-                    sides.iter().any(|s| s.cursed_win + s.cursed_loss > 0)
+                    sides.iter().any(|s| s.cursed_win + s.blessed_loss > 0)
                 })
             };
             let m = entry.file.material();

@@ -167,7 +167,7 @@ impl Header {
                 st.draw,
                 st.loss,
                 st.cursed_win,
-                st.cursed_loss,
+                st.blessed_loss,
             ]
             .into_iter()
             .enumerate()
@@ -252,7 +252,7 @@ impl Header {
                 draw: field::get::<u64>(b, at + 16),
                 loss: field::get::<u64>(b, at + 24),
                 cursed_win: field::get::<u64>(b, at + 32),
-                cursed_loss: field::get::<u64>(b, at + 40),
+                blessed_loss: field::get::<u64>(b, at + 40),
             };
         }
         stats.max_plies = field::get::<u32>(b, 152);

@@ -24,7 +24,7 @@ pub struct SideStats {
     /// Wins (counted in `win`) that the 50-move rule draws.
     pub cursed_win: u64,
     /// Losses (counted in `loss`) that the 50-move rule draws: blessed losses.
-    pub cursed_loss: u64,
+    pub blessed_loss: u64,
 }
 
 impl SideStats {
@@ -34,7 +34,7 @@ impl SideStats {
         self.draw += o.draw;
         self.loss += o.loss;
         self.cursed_win += o.cursed_win;
-        self.cursed_loss += o.cursed_loss;
+        self.blessed_loss += o.blessed_loss;
     }
 }
 
@@ -71,7 +71,7 @@ impl Partial {
             Dtm::Draw => self.stats.draw += w,
             Dtm::Loss(_) => {
                 self.stats.loss += w;
-                self.stats.cursed_loss += w * u64::from(spoilt);
+                self.stats.blessed_loss += w * u64::from(spoilt);
             }
         }
         match v.plies() {

@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
         if (n == RB_FAILED) {
             expect(n, 0, "rb_probe_root", fen);
         } else if (n > 0) {
-            expect(moves[0].dtm, dtm, "rb_probe_root best move", fen);
+            expect(moves[0].root_dtm, dtm, "rb_probe_root best move", fen);
         } else {
             expect(dtm == 0 || dtm == RB_NO_MATE, 1, "rb_probe_root without moves", fen);
         }
@@ -96,16 +96,16 @@ int main(int argc, char **argv) {
         if (n != RB_FAILED) {
             int keep = 0;
             for (int i = 0; i < n && i < 256; i++) {
-                keep += (moves[i].dtm == RB_NO_MATE) == (dtm == RB_NO_MATE) &&
-                        (dtm == RB_NO_MATE || (moves[i].dtm & 1) == (dtm & 1));
+                keep += (moves[i].root_dtm == RB_NO_MATE) == (dtm == RB_NO_MATE) &&
+                        (dtm == RB_NO_MATE || (moves[i].root_dtm & 1) == (dtm & 1));
             }
             expect(nb, keep, "rb_probe_root_best count", fen);
             if (nb > 0) {
-                expect(best[0].dtm, dtm, "rb_probe_root_best first move", fen);
+                expect(best[0].root_dtm, dtm, "rb_probe_root_best first move", fen);
             }
             for (int i = 0; i < nb && i < 256; i++) {
-                int same_sign = (best[i].dtm == RB_NO_MATE) == (dtm == RB_NO_MATE) &&
-                                (dtm == RB_NO_MATE || (best[i].dtm & 1) == (dtm & 1));
+                int same_sign = (best[i].root_dtm == RB_NO_MATE) == (dtm == RB_NO_MATE) &&
+                                (dtm == RB_NO_MATE || (best[i].root_dtm & 1) == (dtm & 1));
                 expect(same_sign, 1, "rb_probe_root_best keeps the value", fen);
             }
         }
@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
             expect(play[0].from, rfrom, "rb_probe_root_clock from", fen);
             expect(play[0].to, rto, "rb_probe_root_clock to", fen);
             expect(play[0].outcome, rout, "rb_probe_root_clock outcome", fen);
-            expect(play[0].dtz, rdtz, "rb_probe_root_clock dtz", fen);
+            expect(play[0].root_dtz, rdtz, "rb_probe_root_clock dtz", fen);
         } else {
             expect(rfrom, -1, "rb_probe_root_clock without moves", fen);
         }

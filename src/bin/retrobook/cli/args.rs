@@ -62,7 +62,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "chess")]
         game: GameArg,
     },
-    /// Probe positions: value and every legal move's value, best first.
+    /// Probe positions: value and every legal move's value, best first. A move's values
+    /// are those of the position it leads to, for the side to move there (as in `--json`
+    /// and the server's answers).
     Probe {
         /// Positions as FEN or EPD.
         #[arg(required = true)]

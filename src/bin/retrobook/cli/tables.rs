@@ -294,7 +294,7 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
             "draw": x.draw,
             "loss": x.loss,
             "cursed_win": x.cursed_win,
-            "cursed_loss": x.cursed_loss,
+            "blessed_loss": x.blessed_loss,
         })
     };
     if json {
@@ -333,7 +333,7 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
             let x = &st.sides[s];
             say(format!(
                 "  {name}: {} positions, {} win ({} cursed), {} draw, {} loss ({} blessed)",
-                x.positions, x.win, x.cursed_win, x.draw, x.loss, x.cursed_loss
+                x.positions, x.win, x.cursed_win, x.draw, x.loss, x.blessed_loss
             ))?;
         }
         say(format!(
