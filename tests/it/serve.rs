@@ -141,8 +141,15 @@ fn wdl_of(category: &str) -> &str {
     }
 }
 
+/// The server, the command line and the C API give one value under one name: on random
+/// positions at random move counts, `/standard` equals `probe --json` (every name it shares,
+/// the position's and each move's, a move's values those of the position it leads to), and
+/// the C API's `rb_probe_*_fen` calls give the same values: `wdl`, `wdl50` (the class at a
+/// count of zero), `dtz`, the class from the count (`category`), `dtm`; its root moves, in
+/// the same order, the root's values through each move (`root_dtz`, `root_dtm`, `outcome`
+/// and `category` for the side playing it).
 #[test]
-fn table_answers_equal_the_command_lines() {
+fn table_answers_equal_the_command_lines_and_the_c_api() {
     let server = Server::standard();
     let (tables, _) = data();
     let mut fens = positions("KkP", 60, 1);
@@ -193,6 +200,7 @@ fn table_answers_equal_the_command_lines() {
             );
             assert!(m["san"].as_str().is_some_and(|s| !s.is_empty()));
         }
+        c_api_agrees(tables, fen, want, moves);
         wins += usize::from(want["wdl"] == "win");
         spoilt += usize::from(want["category"] == "cursed-win");
     }
@@ -201,6 +209,90 @@ fn table_answers_equal_the_command_lines() {
         spoilt > 5,
         "the sample holds wins the count spoils ({spoilt})"
     );
+}
+
+/// The C API's answers for `fen` equal `cli`'s (`probe --json`) and `moves`' (`/standard`,
+/// for whether a move resets the count or mates).
+fn c_api_agrees(tables: &Path, fen: &str, cli: &Value, moves: &[Value]) {
+    use retrobook::capi::*;
+    let wdl = |v: &Value| match v.as_str().unwrap() {
+        "win" => RB_WIN,
+        "draw" => RB_DRAW,
+        "loss" => RB_LOSS,
+        other => panic!("{other}"),
+    };
+    let class = |v: &Value| match v.as_str().unwrap() {
+        "loss" => RB_WDL50_LOSS,
+        "blessed-loss" => RB_WDL50_BLESSED_LOSS,
+        "draw" => RB_WDL50_DRAW,
+        "cursed-win" => RB_WDL50_CURSED_WIN,
+        "win" => RB_WDL50_WIN,
+        other => panic!("{other}"),
+    };
+    let dtm = |v: &Value| match v["wdl"].as_str() {
+        Some("draw") => RB_NO_MATE,
+        _ => v["dtm_plies"].as_i64().unwrap() as i32,
+    };
+    let path = std::ffi::CString::new(tables.to_str().unwrap()).unwrap();
+    let c_fen = std::ffi::CString::new(fen).unwrap();
+    // SAFETY: NUL-terminated strings, a tablebase used while open and closed once, and a
+    // list of as many moves as its capacity says.
+    unsafe {
+        let tb = rb_open(path.as_ptr());
+        assert!(!tb.is_null());
+        assert_eq!(
+            rb_probe_wdl_fen(tb, c_fen.as_ptr()),
+            wdl(&cli["wdl"]),
+            "{fen}"
+        );
+        assert_eq!(
+            rb_probe_wdl50_fen(tb, c_fen.as_ptr()),
+            class(&cli["wdl50"]),
+            "{fen}"
+        );
+        assert_eq!(rb_probe_dtm_fen(tb, c_fen.as_ptr()), dtm(cli), "{fen}");
+        let mut dtz = 12345;
+        let category = rb_probe_dtz_fen(tb, c_fen.as_ptr(), &mut dtz);
+        assert_eq!(category, class(&cli["category"]), "{fen}");
+        assert_eq!(i64::from(dtz), cli["dtz"].as_i64().unwrap(), "{fen}");
+        let mut root = [RbPlayMove::default(); 256];
+        let n = rb_probe_root_clock_fen(tb, c_fen.as_ptr(), false, root.as_mut_ptr(), 256);
+        let after = cli["moves"].as_array().unwrap();
+        assert_eq!(n as usize, after.len(), "{fen}");
+        for ((m, after), standard) in root.iter().zip(after).zip(moves) {
+            let context = format!("{fen} {}", after["uci"]);
+            let uci = retrobook::chess::Square::from_index(u32::from(m.from)).to_string()
+                + &retrobook::chess::Square::from_index(u32::from(m.to)).to_string();
+            assert!(
+                after["uci"].as_str().unwrap().starts_with(&uci),
+                "{context}"
+            );
+            // For the side playing the move: the position it leads to's, turned.
+            assert_eq!(m.outcome, -wdl(&after["outcome"]), "{context}");
+            assert_eq!(
+                m.category,
+                RB_WDL50_WIN - class(&after["category"]),
+                "{context}"
+            );
+            let (d, mated) = (
+                after["dtz"].as_i64().unwrap() as i32,
+                after["checkmate"] == true,
+            );
+            let root_dtz = match () {
+                _ if mated => 1,
+                _ if d == 0 => 0,
+                _ if standard["zeroing"] == true => -d.signum(),
+                _ => -(d + d.signum()),
+            };
+            assert_eq!(m.root_dtz, root_dtz, "{context}");
+            let root_dtm = match dtm(after) {
+                RB_NO_MATE => RB_NO_MATE,
+                p => p + 1,
+            };
+            assert_eq!(m.root_dtm, root_dtm, "{context}");
+        }
+        rb_close(tb);
+    }
 }
 
 #[test]
