@@ -5,14 +5,16 @@ use super::plan::{nothing_to_build, report_header, report_row, Limit, Plan};
 use super::progress::Bars;
 use super::said::{merge, words, Ending};
 use crate::output::{runtime, say, usage, write_failed, Failure, Failures};
-use retrobook::chess::Position;
+use retrobook::chess::{Move, Position};
 use retrobook::generate::{estimate, Built, GenOptions, PhaseTime, Report, Session};
 use retrobook::index::TableIndex;
 use retrobook::material::{sort_for_generation, Material};
-use retrobook::probe::{verify_table, verify_work, DtzCheck, ProbeError, VerifyError};
+use retrobook::probe::{
+    verify_table, verify_work, DtzCheck, PositionReport, ProbeError, VerifyError,
+};
 use retrobook::table::{table_path, TableFile};
 use retrobook::Side;
-use retrobook::{Dtm, Dtz, Tablebase, Threads, Wdl, Wdl5};
+use retrobook::{Tablebase, Threads, Wdl};
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
@@ -345,79 +347,68 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A chess position's value as `probe` gives it: DTM, its 50-move class, its distance to
-/// zeroing and what that makes of it from the position's move count, and how the game
-/// stands when there is no move, in JSON (`json`) or in words (`text`).
+/// A chess position's report (`Tablebase::report`) as `probe` gives it, in JSON (`json`)
+/// or in words (`text`), with the move count the words name.
 struct ChessValue {
-    dtm: Dtm,
-    rule: Wdl5,
-    dtz: Dtz,
+    report: PositionReport,
     /// The move count (plies since the last capture or pawn move).
     clock: u32,
-    /// The value with best play under the 50-move rule from `clock`.
-    outcome: Wdl5,
-    end: Option<Ending>,
-    /// The position asked about, not one a move leads to.
-    asked: bool,
 }
 
 impl ChessValue {
-    /// `pos`'s value: the position asked about (`before` None), or one a move made with
-    /// the move count at `before` leads to (`Dtz::class_reached`).
-    fn of(tb: &Tablebase, pos: &Position, before: Option<u32>) -> Result<ChessValue, ProbeError> {
-        let end = Ending::of(pos.has_legal_move(), pos.is_check());
-        let dtz = tb.probe_dtz(pos)?;
-        let clock = pos.halfmoves();
-        let mated = end == Some(Ending::Checkmate);
+    /// The position asked about.
+    fn of(tb: &Tablebase, pos: &Position) -> Result<ChessValue, ProbeError> {
         Ok(ChessValue {
-            dtm: tb.probe_dtm(pos)?,
-            rule: tb.probe_wdl5(pos)?,
-            dtz,
-            clock,
-            outcome: dtz.class_by(before, clock, mated),
-            end,
-            asked: before.is_none(),
+            report: tb.report(pos)?,
+            clock: pos.halfmoves(),
         })
     }
 
-    /// The result with best play under the rule: a draw where the rule draws the value,
-    /// but a loss for the position asked about when it is mated, whatever its count (the
-    /// game ended in mate; Lichess's `category` says blessed loss once the count before
-    /// the mate was 100, and so does a move into mate from such a count).
-    fn result(&self) -> Wdl {
-        match (self.end, self.asked) {
-            (Some(Ending::Checkmate), true) => Wdl::Loss,
-            _ => self.outcome.fifty_move_outcome(),
+    /// The position `m` leads to from `pos`.
+    fn after(tb: &Tablebase, pos: &Position, m: &Move) -> Result<ChessValue, ProbeError> {
+        Ok(ChessValue {
+            report: tb.report_after(pos, m)?,
+            clock: pos.play(m).halfmoves(),
+        })
+    }
+
+    fn end(&self) -> Option<Ending> {
+        match (self.report.checkmate, self.report.stalemate) {
+            (true, _) => Some(Ending::Checkmate),
+            (_, true) => Some(Ending::Stalemate),
+            _ => None,
         }
     }
 
     fn json(&self) -> serde_json::Value {
+        let r = &self.report;
         let mut o = json!({
-            "wdl": self.dtm.wdl().as_str(),
-            "wdl50": self.rule.as_str(),
-            "dtz": self.dtz.0,
-            "category": self.outcome.as_str(),
-            "outcome": self.result().as_str(),
-            "dtm_plies": self.dtm.plies(),
+            "wdl": r.dtm.wdl().as_str(),
+            "wdl50": r.wdl50.as_str(),
+            "dtz": r.dtz.0,
+            "category": r.category.as_str(),
+            "outcome": r.outcome().as_str(),
+            "dtm_plies": r.dtm.plies(),
         });
-        merge(&mut o, Ending::json(self.end));
+        merge(&mut o, Ending::json(self.end()));
         o
     }
 
     fn text(&self) -> String {
-        let mut s = words(self.dtm, self.end, "a draw");
-        if self.rule.is_cursed() {
+        let r = &self.report;
+        let mut s = words(r.dtm, self.end(), "a draw");
+        if r.wdl50.is_cursed() {
             s += &format!(
                 ", a {} (drawn by the 50-move rule)",
-                self.rule.as_str().replace('-', " ")
+                r.wdl50.as_str().replace('-', " ")
             );
         }
-        if self.dtz.0 != 0 && self.end.is_none() {
-            let at = self.dtz.0.unsigned_abs();
+        if r.dtz.0 != 0 && self.end().is_none() {
+            let at = r.dtz.0.unsigned_abs();
             s += &format!(
                 "; {at} {} to a capture, pawn move or mate: {} with the move count at {}",
                 if at == 1 { "ply" } else { "plies" },
-                match self.result() {
+                match r.outcome() {
                     Wdl::Win => "a win",
                     Wdl::Loss => "a loss",
                     Wdl::Draw => "a draw by the 50-move rule",
@@ -446,10 +437,10 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
             continue;
         };
         let answer = (|| {
-            let v = ChessValue::of(&tb, &pos, None)?;
+            let v = ChessValue::of(&tb, &pos)?;
             let mut moves = Vec::new();
             for m in tb.probe_root_clock(&pos, false)? {
-                let after = ChessValue::of(&tb, &pos.play(&m.mv), Some(pos.halfmoves()))?;
+                let after = ChessValue::after(&tb, &pos, &m.mv)?;
                 moves.push((m.mv, pos.san(&m.mv), after));
             }
             Ok((v, moves))

@@ -12,7 +12,7 @@ use super::responses::{
     Category, Facts, MainlineResponse, MainlineStep, StandardMove, StandardResponse,
 };
 use retrobook::chess::{Move, MoveList, Position};
-use retrobook::probe::{ProbeError, Tablebase};
+use retrobook::probe::{PositionReport, ProbeError, Tablebase};
 use retrobook::{Dtm, Dtz, Wdl};
 use std::cmp::Reverse;
 
@@ -35,40 +35,45 @@ fn known<T>(r: Result<T, ProbeError>) -> Result<Option<T>, ProbeError> {
     }
 }
 
-/// What the API says of any position, besides its moves: the position asked about
-/// (`before` None), or one a move made with the move count at `before` leads to
-/// (`Dtz::class_reached`). Outside the tables the metrics are null and the category
-/// `unknown`, but where the board alone decides (a mate, a stalemate, material that cannot
-/// mate), as lila-tablebase gives them.
-fn facts(tb: &Tablebase, pos: &Position, before: Option<u32>) -> Result<Facts, ProbeError> {
-    let stuck = !pos.has_legal_move();
-    let (checkmate, stalemate) = (stuck && pos.is_check(), stuck && !pos.is_check());
-    let insufficient_material = pos.is_insufficient_material();
-    let values = known(
-        tb.probe_dtz(pos)
-            .and_then(|dtz| Ok((dtz, tb.probe_dtm(pos)?))),
-    )?;
-    // Outside the tables a mate is valued still: Syzygy's -1.
-    let decided = values.map(|(dtz, _)| dtz).or(checkmate.then_some(Dtz(-1)));
-    let category = match decided {
-        _ if stalemate || insufficient_material => Category::Draw,
-        Some(dtz) => dtz.class_by(before, pos.halfmoves(), checkmate).into(),
-        None => Category::Unknown,
-    };
-    let dtz = values.map(|(dtz, _)| dtz.0);
-    Ok(Facts {
-        checkmate,
-        stalemate,
+/// What the API says of a position, besides its moves: its report (the position asked
+/// about, `before` None, or one a move made with the count at `before` leads to:
+/// `Tablebase::report`, `report_after`). Outside the tables
+/// the metrics are null and the category `unknown`, but where the board alone decides (a
+/// mate, a stalemate, material that cannot mate), as lila-tablebase gives them.
+fn facts(
+    pos: &Position,
+    before: Option<u32>,
+    report: Result<PositionReport, ProbeError>,
+) -> Result<Facts, ProbeError> {
+    let report = known(report)?;
+    let mut facts = Facts {
+        checkmate: pos.is_checkmate(),
+        stalemate: !pos.has_legal_move() && !pos.is_check(),
         variant_win: false,
         variant_loss: false,
-        insufficient_material,
-        dtz,
-        precise_dtz: dtz,
-        dtm: values.and_then(|(_, dtm)| signed(dtm)),
+        insufficient_material: pos.is_insufficient_material(),
+        dtz: None,
+        precise_dtz: None,
+        dtm: None,
         dtw: None,
         dtc: None,
-        category,
-    })
+        category: Category::Unknown,
+    };
+    match report {
+        Some(r) => {
+            facts.dtz = Some(r.dtz.0);
+            facts.precise_dtz = Some(r.dtz.0);
+            facts.dtm = signed(r.dtm);
+            facts.category = r.category.into();
+        }
+        None if facts.stalemate || facts.insufficient_material => facts.category = Category::Draw,
+        // Outside the tables a mate is valued still: Syzygy's -1, from the count.
+        None if facts.checkmate => {
+            facts.category = Dtz(-1).class_by(before, pos.halfmoves(), true).into();
+        }
+        None => {}
+    }
+    Ok(facts)
 }
 
 /// A move of `pos` with the facts of the position it leads to.
@@ -78,7 +83,7 @@ fn standard_move(tb: &Tablebase, pos: &Position, m: &Move) -> Result<StandardMov
         san: pos.san(m),
         zeroing: m.is_zeroing(),
         conversion: m.is_conversion(),
-        facts: facts(tb, &pos.play(m), Some(pos.halfmoves()))?,
+        facts: facts(&pos.play(m), Some(pos.halfmoves()), tb.report_after(pos, m))?,
     })
 }
 
@@ -103,7 +108,7 @@ fn lichess_order(m: &Move, standard: &StandardMove) -> impl Ord {
 /// position it leads to, for the side to move there, as Lichess gives them. Outside the
 /// tables, in Lichess's order (`lichess_order`), the position's value the best move's.
 pub fn position(tb: &Tablebase, pos: &Position) -> Result<StandardResponse, ProbeError> {
-    let mut facts = facts(tb, pos, None)?;
+    let mut facts = facts(pos, None, tb.report(pos))?;
     let mut moves = Vec::new();
     match known(tb.probe_root_clock(pos, false))? {
         Some(ranked) => {
