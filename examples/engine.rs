@@ -119,9 +119,9 @@ impl<'a> Engine<'a> {
     /// back since the last capture or pawn move.
     pub fn root_move(&self, pos: &Position, repeated: bool) -> Option<(Move, i32)> {
         let first = *self.tb.probe_root_clock(pos, repeated).ok()?.first()?;
-        let score = match first.outcome {
+        let score = match first.root_outcome {
             retrobook::Wdl::Draw => 0,
-            _ => dtm_score(first.dtm, 0),
+            _ => dtm_score(first.root_dtm, 0),
         };
         Some((first.mv, score))
     }

@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
         char uci[6] = {(char)('a' + m.from % 8), (char)('1' + m.from / 8),
                        (char)('a' + m.to % 8), (char)('1' + m.to / 8),
                        "\0nbrq"[m.promotion % 5], 0};
-        printf("%s %s dtz %d dtm %d\n", uci, outcome(m.outcome), m.root_dtz, m.root_dtm);
+        printf("%s %s dtz %d dtm %d\n", uci, outcome(m.root_outcome), m.root_dtz, m.root_dtm);
     }
     rb_close(tb);
     return 0;

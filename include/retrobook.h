@@ -75,11 +75,11 @@ typedef struct RbPlayMove {
   uint8_t promotion;
   // `RB_WIN`, `RB_DRAW` or `RB_LOSS` with best play under the 50-move rule from the
   // move count given: a win whose reset cannot come in time is a draw.
-  int32_t outcome;
-  // The class under the 50-move rule from that count (`category` in the JSON answers),
-  // numbered as `rb_probe_wdl50` numbers the classes; `wdl50` is always the class with
-  // the count at zero.
-  int32_t category;
+  int32_t root_outcome;
+  // The class under the 50-move rule from that count (as `category` is for a position
+  // in the JSON answers), numbered as `rb_probe_wdl50` numbers the classes; `wdl50` is
+  // always a position's class with the count at zero.
+  int32_t root_category;
   // The root's distance to zeroing through this move: plies from the root to the next
   // capture, pawn move or mate, the move counted, positive when the move wins,
   // negative when it loses, 0 for a draw; beyond 100 a win the rule spoils (a loss it

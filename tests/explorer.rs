@@ -555,7 +555,7 @@ fn check_tables(page: &Shown, fen: &str, tables: &Path) {
     let ranked = tb.probe_root_clock(&fen.parse().unwrap(), false).unwrap();
     for ((row, m), r) in page.tables.iter().zip(moves).zip(&ranked) {
         assert_eq!(row.uci, r.mv.to_string(), "{fen}");
-        let dtz = match r.dtz.0 {
+        let dtz = match r.root_dtz.0 {
             0 => "\u{2014}".to_string(),
             d => signed(d.into()),
         };

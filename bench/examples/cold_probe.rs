@@ -180,7 +180,7 @@ fn run(args: &[String]) -> Result<(), String> {
             } else if kind == "root" {
                 let probe = |pos: &Position| {
                     tb.probe_root_clock(pos, false)
-                        .map(|moves| moves.first().map(|m| (m.outcome, m.dtz, m.mv)))
+                        .map(|moves| moves.first().map(|m| (m.root_outcome, m.root_dtz, m.mv)))
                 };
                 timed(kind, &positions, probe, Result::is_err, out, |a| match a {
                     Ok(Some((outcome, dtz, mv))) => {

@@ -80,11 +80,11 @@ pub struct RbPlayMove {
     pub promotion: u8,
     /// `RB_WIN`, `RB_DRAW` or `RB_LOSS` with best play under the 50-move rule from the
     /// move count given: a win whose reset cannot come in time is a draw.
-    pub outcome: i32,
-    /// The class under the 50-move rule from that count (`category` in the JSON answers),
-    /// numbered as `rb_probe_wdl50` numbers the classes; `wdl50` is always the class with
-    /// the count at zero.
-    pub category: i32,
+    pub root_outcome: i32,
+    /// The class under the 50-move rule from that count (as `category` is for a position
+    /// in the JSON answers), numbered as `rb_probe_wdl50` numbers the classes; `wdl50` is
+    /// always a position's class with the count at zero.
+    pub root_category: i32,
     /// The root's distance to zeroing through this move: plies from the root to the next
     /// capture, pawn move or mate, the move counted, positive when the move wins,
     /// negative when it loses, 0 for a draw; beyond 100 a win the rule spoils (a loss it
@@ -474,7 +474,7 @@ pub unsafe extern "C" fn rb_probe_root_best(
         };
         let pos = board.position(ep, castling, white_to_move)?;
         let best = with_tb(tb, |tb| tb.probe_root(&pos).ok())?;
-        let entries = best.iter().map(|r| root_move(&r.mv, r.dtm));
+        let entries = best.iter().map(|r| root_move(&r.mv, r.root_dtm));
         write_list(moves, capacity, entries)
     })
 }
@@ -545,10 +545,10 @@ fn root_clock(
             from,
             to,
             promotion,
-            outcome: wdl_code(m.outcome),
-            category: wdl50_code(m.class),
-            root_dtz: m.dtz.0,
-            root_dtm: dtm_code(m.dtm),
+            root_outcome: wdl_code(m.root_outcome),
+            root_category: wdl50_code(m.root_category),
+            root_dtz: m.root_dtz.0,
+            root_dtm: dtm_code(m.root_dtm),
         }
     });
     write_list(moves, capacity, entries)

@@ -20,23 +20,24 @@ use crate::value::{Dtm, Dtz, Wdl, Wdl5};
 use std::cmp::Reverse;
 
 /// One legal move of a root position, valued for the side playing it from the root's
-/// move count.
+/// move count: the root's values through this move (`root_` names them apart from a
+/// position's own, as `PositionReport` gives them).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PlayMove {
     /// The move.
     pub mv: Move,
     /// Win, draw or loss with best play under the 50-move rule from the root's count: a
     /// win whose reset cannot come in time is a draw.
-    pub outcome: Wdl,
+    pub root_outcome: Wdl,
     /// The move's 50-move class from the root's count (a cursed win: won, but not in
     /// time).
-    pub class: Wdl5,
+    pub root_category: Wdl5,
     /// Plies from the root to the next capture, pawn move or mate after this move (the
     /// move counted), signed for the side playing it as `Dtz` is signed; 1 for a reset
     /// into a won position, or a mate.
-    pub dtz: Dtz,
+    pub root_dtz: Dtz,
     /// Distance to mate after this move for the side playing it, counted from the root.
-    pub dtm: Dtm,
+    pub root_dtm: Dtm,
 }
 
 /// The order of play: greater first. The outcome, then within a win the fastest mate that
@@ -45,21 +46,26 @@ pub struct PlayMove {
 /// far (a loss) as can be; within a loss the longest resistance: the winner's DTZ, then
 /// DTM.
 fn rank(m: &PlayMove, repeated: bool) -> (u8, u8, i64, i64) {
-    let zeroing = i64::from(m.dtz.0.unsigned_abs());
-    let mate = i64::from(m.dtm.plies().unwrap_or(0));
+    let zeroing = i64::from(m.root_dtz.0.unsigned_abs());
+    let mate = i64::from(m.root_dtm.plies().unwrap_or(0));
     let wdl_rank = |w: Wdl| match w {
         Wdl::Win => 2,
         Wdl::Draw => 1,
         Wdl::Loss => 0,
     };
-    let (first, second) = match (m.outcome, m.class.wdl()) {
+    let (first, second) = match (m.root_outcome, m.root_category.wdl()) {
         (Wdl::Win, _) if repeated => (-zeroing, -mate),
         (Wdl::Win, _) => (-mate, -zeroing),
         (Wdl::Draw, Wdl::Win) => (-zeroing, -mate),
         (Wdl::Draw, Wdl::Draw) => (0, 0),
         (_, _) => (zeroing, mate),
     };
-    (wdl_rank(m.outcome), wdl_rank(m.class.wdl()), first, second)
+    (
+        wdl_rank(m.root_outcome),
+        wdl_rank(m.root_category.wdl()),
+        first,
+        second,
+    )
 }
 
 impl Tablebase {
@@ -126,10 +132,10 @@ impl Tablebase {
         let class = dtz.class_at(clock, false);
         Ok(PlayMove {
             mv: *m,
-            outcome: class.fifty_move_outcome(),
-            class,
-            dtz,
-            dtm: dtm.back(),
+            root_outcome: class.fifty_move_outcome(),
+            root_category: class,
+            root_dtz: dtz,
+            root_dtm: dtm.back(),
         })
     }
 }
@@ -144,10 +150,10 @@ mod tests {
         let mv = Move::piece(crate::chess::Role::King, from, to, None);
         PlayMove {
             mv,
-            outcome,
-            class,
-            dtz: Dtz(dtz),
-            dtm,
+            root_outcome: outcome,
+            root_category: class,
+            root_dtz: Dtz(dtz),
+            root_dtm: dtm,
         }
     }
 

@@ -56,15 +56,16 @@ pub(super) struct Located<'a> {
     pub(super) digits: Digits,
 }
 
-/// One legal move of a root position with its value for the side playing it.
+/// One legal move of a root position with the root's value through it, for the side
+/// playing it (`root_` names them apart from a position's own).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RootMove {
     /// The move.
     pub mv: Move,
     /// Win, draw or loss for the side playing it.
-    pub wdl: Wdl,
+    pub root_wdl: Wdl,
     /// Distance to mate for the side playing it, counted from the root.
-    pub dtm: Dtm,
+    pub root_dtm: Dtm,
 }
 
 impl<G: TableGame> Tablebase<G> {
@@ -542,10 +543,14 @@ impl Tablebase {
         for (mv, wdl, after) in moves {
             if wdl_rank(wdl) == best {
                 let dtm = self.dtm_any(&after)?.back();
-                out.push(RootMove { mv, wdl, dtm });
+                out.push(RootMove {
+                    mv,
+                    root_wdl: wdl,
+                    root_dtm: dtm,
+                });
             }
         }
-        out.sort_by_key(|r| std::cmp::Reverse(r.dtm));
+        out.sort_by_key(|r| std::cmp::Reverse(r.root_dtm));
         Ok(out)
     }
 

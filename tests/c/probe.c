@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
         if (np > 0) {
             expect(play[0].from, rfrom, "rb_probe_root_clock from", fen);
             expect(play[0].to, rto, "rb_probe_root_clock to", fen);
-            expect(play[0].outcome, rout, "rb_probe_root_clock outcome", fen);
+            expect(play[0].root_outcome, rout, "rb_probe_root_clock outcome", fen);
             expect(play[0].root_dtz, rdtz, "rb_probe_root_clock dtz", fen);
         } else {
             expect(rfrom, -1, "rb_probe_root_clock without moves", fen);

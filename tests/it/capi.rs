@@ -123,12 +123,12 @@ fn case_line(tb: &Tablebase, pos: &Position, dtm: Dtm, clock: u32) -> String {
             "{} {} {} {}",
             m.mv.from.index(),
             m.mv.to.index(),
-            match m.outcome {
+            match m.root_outcome {
                 Wdl::Win => 1,
                 Wdl::Draw => 0,
                 Wdl::Loss => -1,
             },
-            m.dtz.0
+            m.root_dtz.0
         ),
         None => "-1 -1 0 0".into(),
     };
@@ -569,12 +569,12 @@ fn the_installed_library_builds_the_c_example_through_pkg_config() {
         dtz.class_of_position(37, false) as i32,
     )];
     for m in tb.probe_root_clock(&pos, false).unwrap() {
-        let dtm = m.dtm.plies().map_or(-1, |p| p as i64);
+        let dtm = m.root_dtm.plies().map_or(-1, |p| p as i64);
         let uci = m.mv.to_string();
         want.push(format!(
             "{uci} {} dtz {} dtm {dtm}",
-            word(m.outcome),
-            m.dtz.0
+            word(m.root_outcome),
+            m.root_dtz.0
         ));
     }
     assert_eq!(stdout.lines().collect::<Vec<_>>(), want);

@@ -298,8 +298,13 @@ fn probe(tb: &Tablebase, p: &Position, lists: bool) -> [Option<Result<u64, Probe
         Some(tb.probe_dtm(p).map(fingerprint)),
         (dtz || lists).then(|| tb.probe_dtz(p).map(fingerprint)),
         lists.then(|| {
-            tb.probe_root(p)
-                .map(|v| fingerprint(v.iter().map(|r| (r.mv, r.wdl, r.dtm)).collect::<Vec<_>>()))
+            tb.probe_root(p).map(|v| {
+                fingerprint(
+                    v.iter()
+                        .map(|r| (r.mv, r.root_wdl, r.root_dtm))
+                        .collect::<Vec<_>>(),
+                )
+            })
         }),
         lists.then(|| tb.best_moves(p).map(fingerprint)),
         lists.then(|| tb.probe_root_clock(p, false).map(fingerprint)),

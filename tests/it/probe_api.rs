@@ -146,11 +146,11 @@ fn the_root_probe_keeps_the_moves_that_keep_the_value() {
             .collect();
         assert_eq!(root.len(), keeping.len(), "{pos}");
         for (r, (mv, after)) in root.iter().zip(&keeping) {
-            assert_eq!(r.wdl, own.wdl(), "{pos}");
-            assert_eq!(r.dtm, after.back(), "{pos} {mv}");
+            assert_eq!(r.root_wdl, own.wdl(), "{pos}");
+            assert_eq!(r.root_dtm, after.back(), "{pos} {mv}");
         }
         if let Some(first) = root.first() {
-            assert_eq!(first.dtm, own, "{pos}");
+            assert_eq!(first.root_dtm, own, "{pos}");
         }
         seen_choice |= root.len() > 1 && root.len() < all.len();
     }

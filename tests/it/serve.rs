@@ -268,9 +268,9 @@ fn c_api_agrees(tables: &Path, fen: &str, cli: &Value, moves: &[Value]) {
                 "{context}"
             );
             // For the side playing the move: the position it leads to's, turned.
-            assert_eq!(m.outcome, -wdl(&after["outcome"]), "{context}");
+            assert_eq!(m.root_outcome, -wdl(&after["outcome"]), "{context}");
             assert_eq!(
-                m.category,
+                m.root_category,
                 RB_WDL50_WIN - class(&after["category"]),
                 "{context}"
             );

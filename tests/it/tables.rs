@@ -564,7 +564,7 @@ fn play_out(
                 since_reset.sort();
                 let repeated = since_reset.windows(2).any(|w| w[0] == w[1]);
                 let first = tb.probe_root_clock(&pos, repeated).unwrap()[0];
-                assert_eq!(first.outcome, retrobook::Wdl::Win, "{start}: at {pos}");
+                assert_eq!(first.root_outcome, retrobook::Wdl::Win, "{start}: at {pos}");
                 first.mv
             }
         } else {
@@ -624,7 +624,7 @@ fn the_root_ranking_converts_every_win_the_move_count_allows() {
         let first = tb.probe_root_clock(&pos, false).unwrap()[0];
         let outcome = tb.probe_dtz(&pos).unwrap().class_at(clock, false);
         if !fits {
-            assert_eq!(first.outcome, retrobook::Wdl::Draw, "{pos}");
+            assert_eq!(first.root_outcome, retrobook::Wdl::Draw, "{pos}");
             assert_eq!(outcome.fifty_move_outcome(), retrobook::Wdl::Draw, "{pos}");
             return [0, 1, 0, 0];
         }
@@ -678,7 +678,7 @@ fn root_moves_carry_the_distances_of_the_positions_they_lead_to() {
                 (_, _, t) if t < 0 => 1 - t,
                 (_, _, t) => -1 - t,
             };
-            assert_eq!((m.dtz.0, m.dtm), (dtz, dtm), "{pos} {}", m.mv);
+            assert_eq!((m.root_dtz.0, m.root_dtm), (dtz, dtm), "{pos} {}", m.mv);
             moves += 1;
         }
     }

@@ -167,7 +167,7 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, Prob
     let pawns = pos.by_role(retrobook::chess::Role::Pawn).count() as usize;
     let bound = 101 * (pos.occupied().count() as usize + 6 * pawns);
     while let Some(first) = tb.probe_root_clock(&at, false)?.first().copied() {
-        if steps.len() > bound || first.outcome == Wdl::Draw {
+        if steps.len() > bound || first.root_outcome == Wdl::Draw {
             return Err(ProbeError::Inconsistent {
                 fen: at.to_string(),
             });
