@@ -56,6 +56,14 @@ impl Server {
         )
     }
 
+    /// A server over the tables of `data()`, with `extra` arguments.
+    fn on_tables(extra: &[&str]) -> Server {
+        let (tables, _) = data();
+        let mut args = vec!["--tables", tables.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        Server::start(&args, Path::new(env!("CARGO_MANIFEST_DIR")))
+    }
+
     /// GET `path` with a `fen` parameter (if any): the status and the JSON answer.
     fn get(&self, path: &str, fen: Option<&str>) -> (u16, Value) {
         let mut url = format!("{}{path}", self.url);
@@ -714,11 +722,7 @@ fn sigterm_and_sigint_stop_the_server_cleanly() {
 fn a_request_held_open_does_not_delay_the_stop() {
     use std::io::Write;
     use std::time::{Duration, Instant};
-    let (tables, _) = data();
-    let mut server = Server::start(
-        &["--tables", tables.to_str().unwrap(), "--read-timeout", "60"],
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-    );
+    let mut server = Server::on_tables(&["--read-timeout", "60"]);
     let addr = server.url.trim_start_matches("http://").to_string();
     let mut held = std::net::TcpStream::connect(&addr).unwrap();
     held.write_all(b"POST /standard/batch HTTP/1.1\r\nHost: x\r\ncontent-length: 50\r\n\r\n[")
@@ -775,20 +779,14 @@ fn idle_and_slow_clients_cannot_keep_others_out() {
     use std::io::Write;
     use std::net::TcpStream;
     use std::time::Duration;
-    let (tables, _) = data();
-    let server = Server::start(
-        &[
-            "--tables",
-            tables.to_str().unwrap(),
-            "--max-connections",
-            "8",
-            "--read-timeout",
-            "1",
-            "--idle-timeout",
-            "2",
-        ],
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-    );
+    let server = Server::on_tables(&[
+        "--max-connections",
+        "8",
+        "--read-timeout",
+        "1",
+        "--idle-timeout",
+        "2",
+    ]);
     let addr = server.url.trim_start_matches("http://").to_string();
     let mut idle: Vec<TcpStream> = (0..20)
         .map(|_| TcpStream::connect(&addr).unwrap())
@@ -986,11 +984,7 @@ fn bodies_that_never_come_are_closed_by_the_read_timeout() {
     use std::io::Write;
     use std::net::TcpStream;
     use std::time::Duration;
-    let (tables, _) = data();
-    let server = Server::start(
-        &["--tables", tables.to_str().unwrap(), "--read-timeout", "1"],
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-    );
+    let server = Server::on_tables(&["--read-timeout", "1"]);
     let addr = server.url.trim_start_matches("http://").to_string();
     let head = b"POST /standard/batch HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n\
                  content-length: 100\r\n\r\n[\"8/8";
@@ -1038,16 +1032,7 @@ fn bodies_that_never_come_are_closed_by_the_read_timeout() {
 fn a_burst_of_clients_leaves_no_more_connections_than_the_cap() {
     use std::net::TcpStream;
     use std::time::Duration;
-    let (tables, _) = data();
-    let server = Server::start(
-        &[
-            "--tables",
-            tables.to_str().unwrap(),
-            "--max-connections",
-            "64",
-        ],
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-    );
+    let server = Server::on_tables(&["--max-connections", "64"]);
     let fds = format!("/proc/{}/fd", server.child.id());
     let open = || std::fs::read_dir(&fds).unwrap().count();
     assert_eq!(health(&server.url), 200);
@@ -1109,16 +1094,7 @@ fn batch_clients_that_never_read_hold_little_memory_and_stop_their_work() {
     use std::io::Write;
     use std::net::TcpStream;
     use std::time::{Duration, Instant};
-    let (tables, _) = data();
-    let server = Server::start(
-        &[
-            "--tables",
-            tables.to_str().unwrap(),
-            "--idle-timeout",
-            "120",
-        ],
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-    );
+    let server = Server::on_tables(&["--idle-timeout", "120"]);
     let pid = server.child.id();
     let addr = server.url.trim_start_matches("http://").to_string();
     let fens = positions("KkQ", 1000, 5);
