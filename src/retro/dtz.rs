@@ -890,7 +890,8 @@ mod tests {
         let tb = Session::open(dir.path(), &targets)
             .build_all(&Default::default(), &Silent)
             .unwrap();
-        let mut syzygy = shakmaty_syzygy::Tablebase::new();
+        // SAFETY: the test data's files, which nothing writes while the tests run.
+        let mut syzygy = unsafe { shakmaty_syzygy::Tablebase::with_mmap_filesystem() };
         let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy");
         syzygy.add_directory(&data).unwrap();
         let all: Vec<Material> = tb.materials().collect();

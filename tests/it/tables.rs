@@ -242,9 +242,8 @@ fn published_positions_with_en_passant_match() {
 #[test]
 fn wdl_equals_syzygy_on_every_position() {
     use shakmaty::{fen::Fen, CastlingMode, Chess};
-    use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
-    let mut syzygy = Syzygy::<Chess>::new();
-    syzygy.add_directory(data("syzygy")).unwrap();
+    use shakmaty_syzygy::Wdl as SWdl;
+    let syzygy = syzygy_tables();
     let tb: Tablebase = Tablebase::open(tables()).unwrap();
     for sig in ["KQvKR", "KRvKN", "KPvKP", "KRvKP"] {
         let m: Material = sig.parse().unwrap();
@@ -391,9 +390,11 @@ fn syzygy_tables() -> shakmaty_syzygy::Tablebase<shakmaty::Chess> {
     syzygy_in(&data("syzygy"))
 }
 
-/// shakmaty-syzygy on the Syzygy files in `dir`.
+/// shakmaty-syzygy on the Syzygy files in `dir`, mapped into memory (read through system
+/// calls, a third of the WDL test's time went to the kernel).
 fn syzygy_in(dir: &Path) -> shakmaty_syzygy::Tablebase<shakmaty::Chess> {
-    let mut syzygy = shakmaty_syzygy::Tablebase::new();
+    // SAFETY: the files are the test data's, which nothing writes while the tests run.
+    let mut syzygy = unsafe { shakmaty_syzygy::Tablebase::with_mmap_filesystem() };
     syzygy
         .add_directory(dir)
         .unwrap_or_else(|e| panic!("Syzygy's files in {}: {e}", dir.display()));
@@ -1123,14 +1124,13 @@ fn tables_are_the_same_whatever_the_thread_count() {
 #[test]
 fn the_fifty_move_rule_matches_syzygy_on_krbvkr() {
     use shakmaty::{fen::Fen, CastlingMode, Chess};
-    use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
+    use shakmaty_syzygy::Wdl as SWdl;
     let dir = krbvkr();
     let d = dir.to_str().unwrap();
     let info = info_equal_to_syzygy("KRBvKR", d);
     assert!(info["white"]["cursed_win"].as_u64() > Some(0));
 
-    let mut syzygy = Syzygy::<Chess>::new();
-    syzygy.add_directory(data("syzygy")).unwrap();
+    let syzygy = syzygy_tables();
     let tb: Tablebase = Tablebase::open(dir).unwrap();
     let index = tb
         .table(&"KRBvKR".parse().unwrap())
