@@ -122,6 +122,24 @@ fn fathom_position(board: Board, rule50: u32, ep: u32, turn: bool) -> Option<Pos
     Some(pos)
 }
 
+/// The position and the results of a root probe (`tb_probe_root_dtz`, `tb_probe_root_wdl`):
+/// None with castling rights, a board that makes no position, or no results.
+///
+/// # Safety
+/// `results` is NULL or points to a writable `TbRootMoves`.
+unsafe fn root_of<'a>(
+    board: Board,
+    rule50: u32,
+    castling: u32,
+    ep: u32,
+    turn: bool,
+    results: *mut TbRootMoves,
+) -> Option<(Position, &'a mut TbRootMoves)> {
+    let pos = fathom_position(board, rule50, ep, turn).filter(|_| castling == 0)?;
+    // SAFETY: the caller passes NULL or a writable `TbRootMoves`.
+    Some((pos, unsafe { results.as_mut() }?))
+}
+
 /// Fathom's five classes, `TB_LOSS` (0) to `TB_WIN` (4).
 fn class_code(c: Wdl5) -> u32 {
     match c {
@@ -192,16 +210,7 @@ pub(crate) extern "C" fn tb_probe_wdl_impl(
     turn: bool,
 ) -> u32 {
     guarded(FAILED, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         let pos = fathom_position(board, 0, ep, turn)?;
         tables()?.probe_wdl5(&pos).ok().map(class_code)
     })
@@ -232,16 +241,7 @@ pub(crate) unsafe extern "C" fn tb_probe_root_impl(
     results: *mut u32,
 ) -> u32 {
     guarded(FAILED, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         let pos = fathom_position(board, rule50, ep, turn)?;
         let moves = tables()?.probe_root_zeroing(&pos).ok()?;
         if !results.is_null() {
@@ -326,19 +326,9 @@ pub(crate) unsafe extern "C" fn tb_probe_root_dtz(
     results: *mut TbRootMoves,
 ) -> i32 {
     guarded(0, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
-        let pos = fathom_position(board, rule50, ep, turn).filter(|_| castling == 0)?;
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         // SAFETY: the caller passes NULL or a writable `TbRootMoves`.
-        let out = unsafe { results.as_mut() }?;
+        let (pos, out) = unsafe { root_of(board, rule50, castling, ep, turn, results) }?;
         let moves = tables()?.probe_root_zeroing(&pos).ok()?;
         let count = rule50.min(i32::MAX as u32) as i32;
         let valued = (moves.iter())
@@ -373,19 +363,9 @@ pub(crate) unsafe extern "C" fn tb_probe_root_wdl(
     results: *mut TbRootMoves,
 ) -> i32 {
     guarded(0, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
-        let pos = fathom_position(board, rule50, ep, turn).filter(|_| castling == 0)?;
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         // SAFETY: the caller passes NULL or a writable `TbRootMoves`.
-        let out = unsafe { results.as_mut() }?;
+        let (pos, out) = unsafe { root_of(board, rule50, castling, ep, turn, results) }?;
         let tb = tables()?;
         let mut list = crate::chess::MoveList::new();
         pos.legal_moves(&mut list);

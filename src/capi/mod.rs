@@ -214,18 +214,10 @@ pub unsafe extern "C" fn rb_largest(tb: *const RbTablebase) -> u32 {
     unsafe { tb.as_ref() }.map_or(0, |tb| tb.0.max_pieces())
 }
 
-/// The bitboards of a position as C callers pass them (bit 0 = a1).
+/// The bitboards of a position as C callers pass them (bit 0 = a1), in the order of their
+/// arguments: white, black, kings, queens, rooks, bishops, knights, pawns.
 #[derive(Copy, Clone)]
-struct Board {
-    white: u64,
-    black: u64,
-    kings: u64,
-    queens: u64,
-    rooks: u64,
-    bishops: u64,
-    knights: u64,
-    pawns: u64,
-}
+struct Board([u64; 8]);
 
 impl Board {
     /// The position of these pieces with `ep` (0: none), the `castling` rights of the
@@ -240,9 +232,9 @@ impl Board {
         } else {
             Side::Black
         };
-        let b = self;
-        let roles = [b.pawns, b.knights, b.bishops, b.rooks, b.queens, b.kings];
-        let pos = Position::from_bitboards([b.white, b.black], roles, turn, ep).ok()?;
+        let [white, black, kings, queens, rooks, bishops, knights, pawns] = self.0;
+        let roles = [pawns, knights, bishops, rooks, queens, kings];
+        let pos = Position::from_bitboards([white, black], roles, turn, ep).ok()?;
         with_castling(pos, castling)
     }
 }
@@ -300,16 +292,7 @@ pub unsafe extern "C" fn rb_probe_wdl(
     white_to_move: bool,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         let pos = board.position(ep, castling, white_to_move)?;
         with_tb(tb, |tb| tb.probe_wdl(&pos).ok().map(wdl_code))
     })
@@ -339,16 +322,7 @@ pub unsafe extern "C" fn rb_probe_wdl50(
     white_to_move: bool,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         let pos = board.position(ep, castling, white_to_move)?;
         with_tb(tb, |tb| tb.probe_wdl5(&pos).ok().map(wdl50_code))
     })
@@ -376,16 +350,7 @@ pub unsafe extern "C" fn rb_probe_dtm(
     white_to_move: bool,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         let pos = board.position(ep, castling, white_to_move)?;
         with_tb(tb, |tb| tb.probe_dtm(&pos).ok().map(dtm_code))
     })
@@ -417,16 +382,7 @@ pub unsafe extern "C" fn rb_probe_root(
     capacity: usize,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         let pos = board.position(ep, castling, white_to_move)?;
         let ranked = with_tb(tb, |tb| tb.best_moves(&pos).ok())?;
         let entries = ranked.iter().map(|(m, after)| root_move(m, after.back()));
@@ -462,16 +418,7 @@ pub unsafe extern "C" fn rb_probe_root_best(
     capacity: usize,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         let pos = board.position(ep, castling, white_to_move)?;
         let best = with_tb(tb, |tb| tb.probe_root(&pos).ok())?;
         let entries = best.iter().map(|r| root_move(&r.mv, r.root_dtm));
@@ -514,16 +461,7 @@ pub unsafe extern "C" fn rb_probe_root_clock(
     capacity: usize,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         let mut pos = board.position(ep, castling, white_to_move)?;
         pos.set_clocks(rule50, pos.fullmoves());
         root_clock(tb, &pos, repeated, moves, capacity)
@@ -613,16 +551,7 @@ pub unsafe extern "C" fn rb_probe_dtz(
     dtz: *mut i32,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         let mut pos = board.position(ep, castling, white_to_move)?;
         pos.set_clocks(rule50, pos.fullmoves());
         zeroing(tb, &pos, dtz)
@@ -814,16 +743,7 @@ pub unsafe extern "C" fn rb_book_probe(
     capacity: usize,
 ) -> i32 {
     guarded(RB_FAILED, || {
-        let board = Board {
-            white,
-            black,
-            kings,
-            queens,
-            rooks,
-            bishops,
-            knights,
-            pawns,
-        };
+        let board = Board([white, black, kings, queens, rooks, bishops, knights, pawns]);
         let pos = board.position(ep, castling, white_to_move)?;
         book_moves(book, &pos, moves, capacity)
     })

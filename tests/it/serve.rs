@@ -176,6 +176,10 @@ fn table_answers_equal_the_command_lines_and_the_c_api() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(cli.len(), fens.len());
+    let path = std::ffi::CString::new(tables.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path; the tablebase is closed once below.
+    let c_tb = unsafe { retrobook::capi::rb_open(path.as_ptr()) };
+    assert!(!c_tb.is_null());
     let (mut wins, mut spoilt) = (0, 0);
     for (fen, want) in fens.iter().zip(&cli) {
         let got = server.ok("/standard", fen);
@@ -208,10 +212,13 @@ fn table_answers_equal_the_command_lines_and_the_c_api() {
             );
             assert!(m["san"].as_str().is_some_and(|s| !s.is_empty()));
         }
-        c_api_agrees(tables, fen, want, moves);
+        // SAFETY: open until closed after the loop.
+        unsafe { c_api_agrees(c_tb, fen, want, moves) };
         wins += usize::from(want["wdl"] == "win");
         spoilt += usize::from(want["category"] == "cursed-win");
     }
+    // SAFETY: opened above, closed once.
+    unsafe { retrobook::capi::rb_close(c_tb) };
     assert!(wins > 20, "the sample holds wins ({wins})");
     assert!(
         spoilt > 5,
@@ -221,7 +228,15 @@ fn table_answers_equal_the_command_lines_and_the_c_api() {
 
 /// The C API's answers for `fen` equal `cli`'s (`probe --json`) and `moves`' (`/standard`,
 /// for whether a move resets the count or mates).
-fn c_api_agrees(tables: &Path, fen: &str, cli: &Value, moves: &[Value]) {
+///
+/// # Safety
+/// `tb` is an open tablebase.
+unsafe fn c_api_agrees(
+    tb: *const retrobook::capi::RbTablebase,
+    fen: &str,
+    cli: &Value,
+    moves: &[Value],
+) {
     use retrobook::capi::*;
     let wdl = |v: &Value| match v.as_str().unwrap() {
         "win" => RB_WIN,
@@ -241,13 +256,10 @@ fn c_api_agrees(tables: &Path, fen: &str, cli: &Value, moves: &[Value]) {
         Some("draw") => RB_NO_MATE,
         _ => v["dtm_plies"].as_i64().unwrap() as i32,
     };
-    let path = std::ffi::CString::new(tables.to_str().unwrap()).unwrap();
     let c_fen = std::ffi::CString::new(fen).unwrap();
-    // SAFETY: NUL-terminated strings, a tablebase used while open and closed once, and a
-    // list of as many moves as its capacity says.
+    // SAFETY: an open tablebase, a NUL-terminated FEN and a list of as many moves as its
+    // capacity says.
     unsafe {
-        let tb = rb_open(path.as_ptr());
-        assert!(!tb.is_null());
         assert_eq!(
             rb_probe_wdl_fen(tb, c_fen.as_ptr()),
             wdl(&cli["wdl"]),
@@ -299,7 +311,6 @@ fn c_api_agrees(tables: &Path, fen: &str, cli: &Value, moves: &[Value]) {
             };
             assert_eq!(m.root_dtm, root_dtm, "{context}");
         }
-        rb_close(tb);
     }
 }
 

@@ -303,7 +303,11 @@ fn batch_answers(
             let chunk = {
                 let _permit = s.batch_work.acquire().await.ok()?;
                 let s = s.clone();
-                tokio::task::spawn_blocking(move || batch_chunk(&s, &fens, start, end)).await
+                tokio::task::spawn_blocking(move || {
+                    let tb = s.tables().expect("tables checked before the answer began");
+                    batch_chunk(tb, &fens, start, end)
+                })
+                .await
             };
             let chunk = chunk.map_err(std::io::Error::other);
             let next = (!last && chunk.is_ok()).then_some(end);
@@ -314,7 +318,7 @@ fn batch_answers(
 
 /// The bytes of the batch's answers `start..end` of `fens`: each with the comma before it,
 /// the array's `[` before the first and its `]` after the last.
-fn batch_chunk(s: &Shared, fens: &[String], start: usize, end: usize) -> Vec<u8> {
+fn batch_chunk(tb: &Tablebase, fens: &[String], start: usize, end: usize) -> Vec<u8> {
     let mut out = Vec::new();
     if start == 0 {
         out.push(b'[');
@@ -323,10 +327,9 @@ fn batch_chunk(s: &Shared, fens: &[String], start: usize, end: usize) -> Vec<u8>
         if i > 0 {
             out.push(b',');
         }
-        let answer = s.tables().map_err(str::to_string).and_then(|tb| {
-            let pos = Position::from_fen_lenient(fen).map_err(|e| format!("{fen:?}: {e}"))?;
-            standard::position(tb, &pos).map_err(|e| e.to_string())
-        });
+        let answer = Position::from_fen_lenient(fen)
+            .map_err(|e| format!("{fen:?}: {e}"))
+            .and_then(|pos| standard::position(tb, &pos).map_err(|e| e.to_string()));
         let answer = match answer {
             Ok(answer) => BatchAnswer::Answered(answer),
             Err(error) => BatchAnswer::Failed {

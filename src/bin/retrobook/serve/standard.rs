@@ -37,43 +37,52 @@ fn known<T>(r: Result<T, ProbeError>) -> Result<Option<T>, ProbeError> {
 
 /// What the API says of a position, besides its moves: its report (the position asked
 /// about, `before` None, or one a move made with the count at `before` leads to:
-/// `Tablebase::report`, `report_after`). Outside the tables
-/// the metrics are null and the category `unknown`, but where the board alone decides (a
-/// mate, a stalemate, material that cannot mate), as lila-tablebase gives them.
+/// `Tablebase::report`, `report_after`). Outside the tables the metrics are null and the
+/// category `unknown`, but where the board alone decides (a mate, a stalemate, material
+/// that cannot mate), as lila-tablebase gives them.
 fn facts(
     pos: &Position,
     before: Option<u32>,
     report: Result<PositionReport, ProbeError>,
 ) -> Result<Facts, ProbeError> {
-    let report = known(report)?;
-    let mut facts = Facts {
-        checkmate: pos.is_checkmate(),
-        stalemate: !pos.has_legal_move() && !pos.is_check(),
+    let facts = |checkmate, stalemate, insufficient_material, category| Facts {
+        checkmate,
+        stalemate,
         variant_win: false,
         variant_loss: false,
-        insufficient_material: pos.is_insufficient_material(),
+        insufficient_material,
         dtz: None,
         precise_dtz: None,
         dtm: None,
         dtw: None,
         dtc: None,
-        category: Category::Unknown,
+        category,
     };
-    match report {
-        Some(r) => {
-            facts.dtz = Some(r.dtz.0);
-            facts.precise_dtz = Some(r.dtz.0);
-            facts.dtm = signed(r.dtm);
-            facts.category = r.category.into();
+    Ok(match known(report)? {
+        Some(r) => Facts {
+            dtz: Some(r.dtz.0),
+            precise_dtz: Some(r.dtz.0),
+            dtm: signed(r.dtm),
+            ..facts(
+                r.checkmate,
+                r.stalemate,
+                r.insufficient_material,
+                r.category.into(),
+            )
+        },
+        None => {
+            let checkmate = pos.is_checkmate();
+            let stalemate = !checkmate && !pos.has_legal_move();
+            let insufficient_material = pos.is_insufficient_material();
+            let category = match () {
+                _ if stalemate || insufficient_material => Category::Draw,
+                // Outside the tables a mate is valued still: Syzygy's -1, from the count.
+                _ if checkmate => Dtz(-1).class_by(before, pos.halfmoves(), true).into(),
+                _ => Category::Unknown,
+            };
+            facts(checkmate, stalemate, insufficient_material, category)
         }
-        None if facts.stalemate || facts.insufficient_material => facts.category = Category::Draw,
-        // Outside the tables a mate is valued still: Syzygy's -1, from the count.
-        None if facts.checkmate => {
-            facts.category = Dtz(-1).class_by(before, pos.halfmoves(), true).into();
-        }
-        None => {}
-    }
-    Ok(facts)
+    })
 }
 
 /// A move of `pos` with the facts of the position it leads to.
@@ -141,12 +150,10 @@ pub fn position(tb: &Tablebase, pos: &Position) -> Result<StandardResponse, Prob
 /// ends ("w" or "b"), as Lichess says it: null for a draw, and the mating side of a position
 /// already mated, whatever its count.
 pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, ProbeError> {
-    let (dtm, dtz) = (tb.probe_dtm(pos)?, tb.probe_dtz(pos)?);
-    let mated = pos.is_checkmate();
-    let outcome = dtz
-        .class_of_position(pos.halfmoves(), mated)
-        .fifty_move_outcome();
-    let winner = match outcome {
+    let report = tb.report(pos)?;
+    let (dtm, dtz) = (report.dtm, report.dtz);
+    // A position already mated is lost whatever its count, and its line is empty.
+    let winner = match report.outcome() {
         Wdl::Win => pos.turn(),
         Wdl::Loss => !pos.turn(),
         Wdl::Draw => {
@@ -154,7 +161,7 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, Prob
                 dtm: signed(dtm),
                 dtz: dtz.0,
                 precise_dtz: dtz.0,
-                winner: mated.then(|| (!pos.turn()).fen_char().to_string()),
+                winner: None,
                 mainline: Vec::new(),
             })
         }
