@@ -1,5 +1,5 @@
-//! `/standard` and `/standard/mainline` held against lila-tablebase, Lichess's tablebase
-//! server, on the positions `scripts/record-lila` drew: its answers for Syzygy's files of
+//! `/standard` and `/standard/mainline` (its line move for move) held against lila-tablebase,
+//! Lichess's tablebase server, on the positions `scripts/record-lila` drew: its answers for Syzygy's files of
 //! the same tables are recorded in `tests/data/lila-standard.jsonl` (random positions with
 //! random move counts, 100 and more among them, mates, stalemates, positions a mate away
 //! with the count about 100, positions outside the tables, FENs read leniently). DTM, which
@@ -88,6 +88,7 @@ fn standard_and_mainline_answer_as_lichess_does() {
     let server = Server::start();
     let text = std::fs::read_to_string(data("lila-standard.jsonl")).unwrap();
     let mut seen: HashMap<String, usize> = HashMap::new();
+    let (mut lines, mut steps_seen) = (0, 0);
     for line in text.lines() {
         let rec: Value = serde_json::from_str(line).unwrap();
         let fen = rec["fen"].as_str().unwrap();
@@ -151,10 +152,26 @@ fn standard_and_mainline_answer_as_lichess_does() {
         let lila = &rec["mainline"];
         assert_eq!(status, lila["status"], "{fen}: mainline {ours}");
         if status == 200 {
-            same_dtz(&ours, &lila["body"], &format!("{fen}: mainline"));
-            assert_eq!(ours["winner"], lila["body"]["winner"], "{fen}: winner");
+            let lila = &lila["body"];
+            same_dtz(&ours, lila, &format!("{fen}: mainline"));
+            // Lichess's line, move for move, each step's distances its.
+            let steps = |body: &Value| body["mainline"].as_array().unwrap().clone();
+            let (mine, theirs) = (steps(&ours), steps(lila));
+            let ucis = |line: &[Value]| line.iter().map(|s| s["uci"].clone()).collect::<Vec<_>>();
+            assert_eq!(ucis(&mine), ucis(&theirs), "{fen}: the line");
+            for (m, t) in mine.iter().zip(&theirs) {
+                assert_eq!(m["san"], t["san"], "{fen}: {}", t["uci"]);
+                same_dtz(m, t, &format!("{fen}: mainline {}", t["uci"]));
+            }
+            assert_eq!(ours["winner"], lila["winner"], "{fen}: winner");
+            lines += 1;
+            steps_seen += mine.len();
         }
     }
+    assert!(
+        lines >= 200 && steps_seen >= 1000,
+        "{lines} lines, {steps_seen} steps"
+    );
     // The sample holds what it is meant to.
     let at_least = [
         ("clock < 100", 120),

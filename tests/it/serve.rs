@@ -346,11 +346,11 @@ fn facts_of_ended_and_dead_positions() {
     assert_eq!(take["conversion"], true);
 }
 
-/// `/standard/mainline` from move counts up to 98: where the count leaves a win, a line that
-/// mates before the count reaches 100 (the loser resisting by the winner's DTZ first, so
-/// not always at the distance to mate), each step with the distances of the position it
-/// is played from; where it leaves a draw (a win that no longer fits), no line and no
-/// winner.
+/// `/standard/mainline?line=dtm` from move counts up to 98: where the count leaves a win, a
+/// line that mates before the count reaches 100 (the loser resisting by the winner's DTZ
+/// first, so not always at the distance to mate), each step with the distances of the
+/// position it leads to; where it leaves a draw (a win that no longer fits), no line and
+/// no winner. (Lichess's line, the default, is held to lila-tablebase's in `lichess`.)
 #[test]
 fn lines_to_mate_end_in_mate_before_the_count_runs_out() {
     use retrobook::chess::{MoveList, Position};
@@ -364,7 +364,7 @@ fn lines_to_mate_end_in_mate_before_the_count_runs_out() {
         .enumerate()
         .map(|(i, f)| with_clock(&f, [0, 80, 92, 98][i % 4]));
     for fen in fens {
-        let answer = server.ok("/standard/mainline", &fen);
+        let answer = server.ok("/standard/mainline?line=dtm", &fen);
         let table = server.ok("/standard", &fen);
         assert_eq!(answer["dtm"], table["dtm"], "{fen}");
         assert_eq!(answer["dtz"], table["dtz"], "{fen}");
@@ -520,7 +520,7 @@ fn positions_list_their_moves_with_the_fen_each_leads_to() {
 #[test]
 fn bad_requests_are_400s_naming_the_fault() {
     let server = Server::standard();
-    let cases: [(&str, Option<&str>, &str); 5] = [
+    let cases: [(&str, Option<&str>, &str); 6] = [
         ("/standard", None, "missing parameter \"fen\""),
         ("/standard", Some("not a fen"), "not a fen"),
         (
@@ -530,6 +530,11 @@ fn bad_requests_are_400s_naming_the_fault() {
         ),
         ("/book", Some("8/8/8/8 w"), "8/8/8/8 w"),
         ("/standard/mainline", None, "missing parameter"),
+        (
+            "/standard/mainline?line=best",
+            Some("4k3/8/8/8/8/8/8/4KQ2 w - - 0 1"),
+            "lichess (the default) or dtm",
+        ),
     ];
     for (path, fen, needle) in cases {
         let (status, body) = server.get(path, fen);

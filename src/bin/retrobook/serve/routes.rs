@@ -216,17 +216,29 @@ async fn standard(
     from_tables(s, &params, |tb, pos| Ok(standard::position(tb, pos)?)).await
 }
 
-/// Outside the tables (castling rights, too many pieces, a table not built) a line is not
-/// found: a 404, as Lichess answers.
+/// Lichess's line by default, the line to mate with `line=dtm` (`standard::mainline`,
+/// `mainline_to_mate`). Outside the tables (castling rights, too many pieces, a table not
+/// built) a line is not found: a 404, as Lichess answers.
 async fn mainline(
     State(s): State<Arc<Shared>>,
     Query(params): Params,
 ) -> Result<Json<MainlineResponse>, ApiError> {
-    from_tables(s, &params, |tb, pos| match standard::mainline(tb, pos) {
-        Err(e) if e.is_outside_the_tables() => Err(ApiError::not_found(e.to_string())),
-        r => Ok(r?),
-    })
-    .await
+    type Line = fn(&Tablebase, &Position) -> Result<MainlineResponse, ProbeError>;
+    fn found(r: Result<MainlineResponse, ProbeError>) -> Result<MainlineResponse, ApiError> {
+        match r {
+            Err(e) if e.is_outside_the_tables() => Err(ApiError::not_found(e.to_string())),
+            r => Ok(r?),
+        }
+    }
+    let line: Line = match params.get("line").map(String::as_str) {
+        None | Some("lichess") => standard::mainline,
+        Some("dtm") => standard::mainline_to_mate,
+        Some(other) => {
+            let message = format!("line {other:?}: lichess (the default) or dtm");
+            return Err(ApiError::bad(message));
+        }
+    };
+    from_tables(s, &params, move |tb, pos| found(line(tb, pos))).await
 }
 
 /// Most positions one batch request may ask for.
@@ -349,7 +361,7 @@ fn batch_chunk(tb: &Tablebase, fens: &[String], start: usize, end: usize) -> Vec
 async fn from_tables<T: Serialize + Send + 'static>(
     s: Arc<Shared>,
     params: &HashMap<String, String>,
-    answer: fn(&Tablebase, &Position) -> Result<T, ApiError>,
+    answer: impl FnOnce(&Tablebase, &Position) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<Json<T>, ApiError> {
     let pos = chess_position(params)?;
     blocking(move || {

@@ -142,14 +142,14 @@ pub fn position(tb: &Tablebase, pos: &Position) -> Result<StandardResponse, Prob
     Ok(StandardResponse { facts, moves })
 }
 
-/// `/standard/mainline`: the line of play from the FEN's move count to mate, each side
+/// `/standard/mainline?line=dtm`: the line of play from the FEN's move count to mate, each side
 /// playing the first move `probe_root_clock` ranks (the winner the fastest mate that keeps
 /// the win, the loser the longest resistance), each step with the distances of the position
 /// it leads to, for the side to move there; empty when the position is drawn from its count
 /// (a cursed win or blessed loss included). `winner` is the side that mates where the line
 /// ends ("w" or "b"), as Lichess says it: null for a draw, and the mating side of a position
 /// already mated, whatever its count.
-pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, ProbeError> {
+pub fn mainline_to_mate(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, ProbeError> {
     let report = tb.report(pos)?;
     let (dtm, dtz) = (report.dtm, report.dtz);
     // A position already mated is lost whatever its count, and its line is empty.
@@ -197,4 +197,109 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, Prob
         winner: Some(winner.fen_char().to_string()),
         mainline: steps,
     })
+}
+
+/// `/standard/mainline`: Lichess's line (lila-tablebase's, by shakmaty-syzygy's best move):
+/// where the position is not a draw with the count at zero, each side plays the move that
+/// keeps its best class under the rule (counted from zero), a mate first, then the winner a
+/// reset before any other move and the loser any other before a reset, then the least
+/// distance to zeroing for the winner and the greatest for the loser, a tie going to the
+/// move Lichess generates first (`generated_order`); the line stops when the count reaches
+/// 100 or no move is left. Each step has the distances of the position it leads to, for
+/// the side to move there; `winner` is the side that mates where the line ends, if it
+/// does.
+pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, ProbeError> {
+    let report = tb.report(pos)?;
+    let mut at = *pos;
+    let mut steps = Vec::new();
+    if report.dtz.0 != 0 {
+        while at.halfmoves() < 100 {
+            let Some((m, after)) = lichess_best_move(tb, &at)? else {
+                break;
+            };
+            steps.push(MainlineStep {
+                uci: m.to_string(),
+                san: at.san(&m),
+                dtm: signed(after.dtm),
+                dtz: after.dtz.0,
+                precise_dtz: after.dtz.0,
+            });
+            at = at.play(&m);
+        }
+    }
+    Ok(MainlineResponse {
+        dtm: signed(report.dtm),
+        dtz: report.dtz.0,
+        precise_dtz: report.dtz.0,
+        winner: at
+            .is_checkmate()
+            .then(|| (!at.turn()).fen_char().to_string()),
+        mainline: steps,
+    })
+}
+
+/// The move of `pos` Lichess's line plays (see `mainline`), with the report of the position
+/// it leads to; None where `pos` has no move.
+fn lichess_best_move(
+    tb: &Tablebase,
+    pos: &Position,
+) -> Result<Option<(Move, PositionReport)>, ProbeError> {
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    let mut moves = list.as_slice().to_vec();
+    moves.sort_by_key(|m| generated_order(pos, m));
+    let mut reports = Vec::with_capacity(moves.len());
+    for m in moves {
+        reports.push((m, tb.report_after(pos, &m)?));
+    }
+    // The opponent's class after the move, the count at zero: the least is the best.
+    let Some(best) = reports.iter().map(|(_, r)| r.wdl50).min() else {
+        return Ok(None);
+    };
+    Ok(reports
+        .into_iter()
+        .filter(|(_, r)| r.wdl50 == best)
+        .min_by_key(|(m, r)| {
+            let mates = r.checkmate && r.dtz.0 == -1;
+            let winning = r.dtz.0 < 0;
+            (Reverse(mates), m.is_zeroing() ^ winning, Reverse(r.dtz.0))
+        }))
+}
+
+/// Where shakmaty's move generator, which Lichess's ties go by, lists move `m` of `pos`:
+/// en passant first; then, out of check, pawn captures toward the a-file, then toward the
+/// h-file, pushes, double pushes, the knights', bishops', rooks' and queens' moves, the
+/// king's, and castling on the king's side and the queen's; in check, the king's moves
+/// right after en passant. Pieces by square, each piece's moves by square; a pawn's moves
+/// to the last rank after its others, promoting to a queen, rook, bishop, then knight.
+fn generated_order(pos: &Position, m: &Move) -> (u8, u8, u8, u8) {
+    use retrobook::chess::{MoveKind, Role};
+    let king_group = if pos.is_check() { 1 } else { 10 };
+    let last_rank = u8::from(matches!(m.to.rank(), 0 | 7));
+    let promotion = match m.promotion {
+        None | Some(Role::Queen) => 0,
+        Some(Role::Rook) => 1,
+        Some(Role::Bishop) => 2,
+        Some(_) => 3,
+    };
+    let (from, to) = (m.from.index() as u8, m.to.index() as u8);
+    match (m.kind, m.role) {
+        (MoveKind::EnPassant, _) => (0, from, 0, 0),
+        (MoveKind::CastleKing, _) => (11, 0, 0, 0),
+        (MoveKind::CastleQueen, _) => (12, 0, 0, 0),
+        (MoveKind::DoublePush, _) => (5, to, 0, 0),
+        (_, Role::Pawn) => {
+            let group = match m.to.file().cmp(&m.from.file()) {
+                std::cmp::Ordering::Less => 2,
+                std::cmp::Ordering::Greater => 3,
+                std::cmp::Ordering::Equal => 4,
+            };
+            (group, last_rank, to, promotion)
+        }
+        (_, Role::Knight) => (6, from, to, 0),
+        (_, Role::Bishop) => (7, from, to, 0),
+        (_, Role::Rook) => (8, from, to, 0),
+        (_, Role::Queen) => (9, from, to, 0),
+        (_, Role::King) => (king_group, to, 0, 0),
+    }
 }

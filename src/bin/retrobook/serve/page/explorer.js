@@ -88,7 +88,7 @@ const answers = new Map();
  * (one not kept, so that the next request asks again).
  */
 function ask(path, fen) {
-  const url = `${path}?fen=${encodeURIComponent(fen)}`;
+  const url = `${path}${path.includes("?") ? "&" : "?"}fen=${encodeURIComponent(fen)}`;
   let answer = answers.get(url);
   if (!answer) {
     answer = fetch(url)
@@ -185,7 +185,7 @@ async function show() {
     ask("position", fen),
     bookServed() ? ask("book", fen) : null,
     inTables ? ask("standard", fen) : null,
-    inTables ? ask("standard/mainline", fen) : null,
+    inTables ? ask("standard/mainline?line=dtm", fen) : null,
   ]);
   if (number !== state.shown) return;
   state.position = position.ok ? position.body : null;
