@@ -4,7 +4,8 @@
 //! response its client does not read, is closed after `idle_timeout`, and at most
 //! `max_connections` are open at once: when a new client comes and all are taken, the
 //! connection that has waited longest without a request under way gives way (as nginx
-//! reuses its idle keep-alive connections), one for each newcomer. Requests under way are never cut.
+//! reuses its idle keep-alive connections), one for each newcomer, who is taken in once it
+//! has gone. Requests under way are never cut.
 //!
 //! Not here: what a request asks and what it gets (`routes`).
 
@@ -291,6 +292,11 @@ impl Open {
             None => false,
         }
     }
+
+    /// Whether a connection was asked to give way and has not gone yet.
+    fn one_leaving(&self) -> bool {
+        self.states.values().any(|s| s.leaving.load(Relaxed))
+    }
 }
 
 /// Accepts connections on `listener` and serves `router` on each, within `limits`, until
@@ -306,8 +312,28 @@ pub async fn serve(
     let open = Arc::new(Mutex::new(Open::default()));
     let (shutdown, stopping) = tokio::sync::watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
+    // Rung when a connection has gone.
+    let room = Arc::new(Notify::new());
     tokio::pin!(stop);
     loop {
+        // At the cap, a place is made before a newcomer is taken in: the connection that
+        // has waited longest gives way, and the newcomer waits in the system's queue until
+        // it has gone, so that no more than the cap are ever open. Where every place
+        // answers a request, the newcomer is taken in only to be told to come back.
+        let make_room = {
+            let open = open.lock().expect("not poisoned");
+            open.states.len() >= limits.max_connections && (open.one_leaving() || open.evict_one())
+        };
+        if make_room {
+            tokio::select! {
+                () = &mut stop => break,
+                () = room.notified() => {}
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+                // A connection asked to give way while a request came finishes it first.
+                () = tokio::time::sleep(Duration::from_millis(500)) => {}
+            }
+            continue;
+        }
         let accepted = tokio::select! {
             () = &mut stop => break,
             accepted = listener.accept() => accepted,
@@ -328,7 +354,7 @@ pub async fn serve(
         let state = Arc::new(State::new(clock));
         let id = {
             let mut open = open.lock().expect("not poisoned");
-            if open.states.len() >= limits.max_connections && !open.evict_one() {
+            if open.states.len() >= limits.max_connections {
                 // Every place answers a request: this client is told to come back.
                 drop(open);
                 refuse(stream);
@@ -340,9 +366,11 @@ pub async fn serve(
             id
         };
         let (router, open, stopping) = (router.clone(), open.clone(), stopping.clone());
+        let room = room.clone();
         tasks.spawn(async move {
             connection(stream, router, state, limits, stopping).await;
             open.lock().expect("not poisoned").states.remove(&id);
+            room.notify_one();
         });
     }
     drop(listener);
