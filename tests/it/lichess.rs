@@ -195,8 +195,9 @@ fn standard_and_mainline_answer_as_lichess_does() {
 }
 
 /// berserk, the Lichess API client (`scripts/install-python` puts it in `target/python`),
-/// looks up every recorded position on our server as it does on Lichess's: an answer, with
-/// lila's category, where lila answers; the same error status where it refuses.
+/// looks up every recorded position on our server as it does on Lichess's, by both its
+/// calls (`look_up` and `standard`; it has none for a mainline): an answer, with lila's
+/// category, where lila answers; the same error status where it refuses.
 #[test]
 fn berserk_looks_up_every_position_as_on_lichess() {
     use std::io::Write;
@@ -206,7 +207,8 @@ client = berserk.Client(session=requests.Session(), tablebase_url=sys.argv[1])
 for line in sys.stdin:
     fen = line.strip()
     try:
-        print(json.dumps({"category": client.tablebase.look_up(fen)["category"]}))
+        looked = client.tablebase.look_up(fen)["category"]
+        print(json.dumps({"category": looked, "standard": client.tablebase.standard(fen)["category"]}))
     except berserk.exceptions.ResponseError as e:
         print(json.dumps({"status": e.status_code}))
 "#;
@@ -238,7 +240,10 @@ for line in sys.stdin:
     for (rec, got) in records.iter().zip(&answers) {
         let lila = &rec["standard"];
         match lila["status"].as_u64() {
-            Some(200) => assert_eq!(got["category"], lila["body"]["category"], "{rec}"),
+            Some(200) => {
+                assert_eq!(got["category"], lila["body"]["category"], "{rec}");
+                assert_eq!(got["standard"], lila["body"]["category"], "{rec}");
+            }
             status => assert_eq!(got["status"].as_u64(), status, "{}", rec["fen"]),
         }
     }
