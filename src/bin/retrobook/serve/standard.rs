@@ -179,16 +179,9 @@ pub fn mainline_to_mate(tb: &Tablebase, pos: &Position) -> Result<MainlineRespon
                 fen: at.to_string(),
             });
         }
-        let san = at.san(&first.mv);
-        at = at.play(&first.mv);
-        let (value, zeroing) = (tb.probe_dtm(&at)?, tb.probe_dtz(&at)?);
-        steps.push(MainlineStep {
-            uci: first.mv.to_string(),
-            san,
-            dtm: signed(value),
-            dtz: zeroing.0,
-            precise_dtz: zeroing.0,
-        });
+        let after = at.play(&first.mv);
+        steps.push(step(&at, &first.mv, &after, tb)?);
+        at = after;
     }
     Ok(MainlineResponse {
         dtm: signed(dtm),
@@ -217,14 +210,8 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, Prob
             let Some((m, after)) = lichess_best_move(tb, &at)? else {
                 break;
             };
-            steps.push(MainlineStep {
-                uci: m.to_string(),
-                san: at.san(&m),
-                dtm: signed(after.dtm),
-                dtz: after.dtz.0,
-                precise_dtz: after.dtz.0,
-            });
-            at = at.play(&m);
+            steps.push(step(&at, &m, &after, tb)?);
+            at = after;
         }
     }
     Ok(MainlineResponse {
@@ -238,43 +225,65 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, Prob
     })
 }
 
-/// The move of `pos` Lichess's line plays (see `mainline`), with the report of the position
-/// it leads to; None where `pos` has no move.
+/// A step of a line: move `m` of `at`, which leads to `after`, with `after`'s distances.
+fn step(
+    at: &Position,
+    m: &Move,
+    after: &Position,
+    tb: &Tablebase,
+) -> Result<MainlineStep, ProbeError> {
+    let dtz = tb.probe_dtz(after)?.0;
+    Ok(MainlineStep {
+        uci: m.to_string(),
+        san: at.san(m),
+        dtm: signed(tb.probe_dtm(after)?),
+        dtz,
+        precise_dtz: dtz,
+    })
+}
+
+/// The move of `pos` Lichess's line plays (see `mainline`), with the position it leads
+/// to; None where `pos` has no move. Each move costs one probe, of its position's distance
+/// to zeroing, which gives the class with the count at zero too.
 fn lichess_best_move(
     tb: &Tablebase,
     pos: &Position,
-) -> Result<Option<(Move, PositionReport)>, ProbeError> {
+) -> Result<Option<(Move, Position)>, ProbeError> {
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     let mut moves = list.as_slice().to_vec();
-    moves.sort_by_key(|m| generated_order(pos, m));
-    let mut reports = Vec::with_capacity(moves.len());
+    let in_check = pos.is_check();
+    moves.sort_by_key(|m| generated_order(in_check, m));
+    let mut valued = Vec::with_capacity(moves.len());
     for m in moves {
-        reports.push((m, tb.report_after(pos, &m)?));
+        let after = pos.play(&m);
+        let dtz = tb.probe_dtz(&after)?;
+        valued.push((m, after, dtz, dtz.class_at(0, false)));
     }
     // The opponent's class after the move, the count at zero: the least is the best.
-    let Some(best) = reports.iter().map(|(_, r)| r.wdl50).min() else {
+    let Some(best) = valued.iter().map(|v| v.3).min() else {
         return Ok(None);
     };
-    Ok(reports
-        .into_iter()
-        .filter(|(_, r)| r.wdl50 == best)
-        .min_by_key(|(m, r)| {
-            let mates = r.checkmate && r.dtz.0 == -1;
-            let winning = r.dtz.0 < 0;
-            (Reverse(mates), m.is_zeroing() ^ winning, Reverse(r.dtz.0))
-        }))
+    let chosen = (valued.into_iter())
+        .filter(|v| v.3 == best)
+        .min_by_key(|(m, after, dtz, _)| {
+            let mates = dtz.0 == -1 && after.is_checkmate();
+            let winning = dtz.0 < 0;
+            (Reverse(mates), m.is_zeroing() ^ winning, Reverse(dtz.0))
+        });
+    Ok(chosen.map(|(m, after, _, _)| (m, after)))
 }
 
 /// Where shakmaty's move generator, which Lichess's ties go by, lists move `m` of `pos`:
 /// en passant first; then, out of check, pawn captures toward the a-file, then toward the
 /// h-file, pushes, double pushes, the knights', bishops', rooks' and queens' moves, the
 /// king's, and castling on the king's side and the queen's; in check, the king's moves
-/// right after en passant. Pieces by square, each piece's moves by square; a pawn's moves
-/// to the last rank after its others, promoting to a queen, rook, bishop, then knight.
-fn generated_order(pos: &Position, m: &Move) -> (u8, u8, u8, u8) {
+/// right after en passant (`in_check`: the side to move is). Pieces by square, each
+/// piece's moves by square; a pawn's moves to the last rank after its others, promoting to
+/// a queen, rook, bishop, then knight.
+fn generated_order(in_check: bool, m: &Move) -> (u8, u8, u8, u8) {
     use retrobook::chess::{MoveKind, Role};
-    let king_group = if pos.is_check() { 1 } else { 10 };
+    let king_group = if in_check { 1 } else { 10 };
     let last_rank = u8::from(matches!(m.to.rank(), 0 | 7));
     let promotion = match m.promotion {
         None | Some(Role::Queen) => 0,
