@@ -5,7 +5,9 @@
 //! pieces' moves are short and blocked square by square (the horse's leg, the elephant's
 //! eye, the cannon's screen), which a mailbox tests directly.
 
+mod chase;
 mod index;
+mod judge;
 mod moves;
 mod position;
 mod signature;
@@ -13,7 +15,9 @@ mod unmoves;
 mod wxf;
 mod zobrist;
 
+pub use chase::{colour, Colour, Squares};
 pub use index::{reachable, Digits, XiangqiIndex};
+pub use judge::{Loop, LoopError, Rule, Ruling};
 pub use moves::{perft, Move, UcciError};
 pub use position::{side_name, FenError, Piece, Position, Role, Square};
 pub use signature::{Signature, SignatureError};

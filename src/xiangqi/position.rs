@@ -440,6 +440,15 @@ impl Position {
         self.turn
     }
 
+    /// The same board with `turn` to move: a side's threats are its moves as if the other
+    /// side passed.
+    pub(crate) fn with_turn(&self, turn: Side) -> Position {
+        Position {
+            turn,
+            ..self.clone()
+        }
+    }
+
     /// The piece on `sq`.
     #[inline]
     pub fn at(&self, sq: Square) -> Option<Piece> {
