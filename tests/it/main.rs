@@ -26,4 +26,5 @@ mod tables;
 mod threads;
 mod unmoves;
 mod xiangqi_book;
+mod xiangqi_rules;
 mod xiangqi_tables;

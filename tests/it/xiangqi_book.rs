@@ -27,7 +27,7 @@ struct Recount {
 }
 
 /// The archive's text, decoded whole from Big5.
-fn archive_text() -> String {
+pub(crate) fn archive_text() -> String {
     let mut big5 = Vec::new();
     zstd::stream::read::Decoder::new(std::fs::File::open(archive()).unwrap())
         .unwrap()
@@ -43,7 +43,7 @@ fn archive() -> std::path::PathBuf {
 }
 
 /// The value of tag `name` in a game's lines.
-fn tag<'a>(game: &'a str, name: &str) -> Option<&'a str> {
+pub(crate) fn tag<'a>(game: &'a str, name: &str) -> Option<&'a str> {
     let head = format!("[{name} \"");
     game.lines()
         .find_map(|l| l.strip_prefix(&head))

@@ -1,0 +1,212 @@
+//! The Asian rules' loop judge (`retrobook::xiangqi::Loop`) against Fairy-Stockfish's
+//! adjudication of repetitions (pyffish, which `scripts/install-python` installs into
+//! `target/python`), on random loops from positions of the master archive: each side's
+//! moves taken back in turn (a, b, a', b' or a1, b1, a2, b2, a2', b2', a1', b1'), half
+//! the moves drawn among those that check or chase. Where the two differ, the difference
+//! must be one the rule text explains (`docs/xiangqi-rules.md`).
+
+use crate::xiangqi_book::{archive_text, tag};
+use retrobook::side::Side;
+use retrobook::xiangqi::{colour, Colour, Loop, Move, Position, Role, Ruling};
+use std::io::Write;
+use std::process::Stdio;
+
+/// A small, seeded generator (splitmix64): the same loops on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A move its side can take back with the reverse move: not a capture, not a soldier's.
+fn reversible(pos: &Position, m: &Move) -> bool {
+    pos.at(m.to).is_none() && pos.at(m.from).is_some_and(|p| p.role != Role::Soldier)
+}
+
+fn reverse(m: Move) -> Move {
+    Move {
+        from: m.to,
+        to: m.from,
+    }
+}
+
+/// A random loop of `pairs` moves each way from `pos`, or None where none was found.
+fn random_loop(pos: &Position, pairs: usize, rng: &mut Rng) -> Option<Vec<Move>> {
+    let mut at = pos.clone();
+    let mut out = Vec::new();
+    for _ in 0..2 * pairs {
+        let moves: Vec<Move> = (at.legal_moves().into_iter())
+            .filter(|m| reversible(&at, m))
+            .collect();
+        let forcing: Vec<Move> = (moves.iter().copied())
+            .filter(|&m| colour(&at, m) != Colour::Idle)
+            .collect();
+        let from = if !forcing.is_empty() && rng.below(2) == 0 {
+            forcing
+        } else {
+            moves
+        };
+        let m = *from.get(rng.below(from.len().max(1)))?;
+        out.push(m);
+        at = at.play(&m);
+    }
+    for j in (0..pairs).rev() {
+        for m in [out[2 * j], out[2 * j + 1]] {
+            let back = reverse(m);
+            if !at.legal_moves().contains(&back) {
+                return None;
+            }
+            out.push(back);
+            at = at.play(&back);
+        }
+    }
+    (at == *pos).then_some(out)
+}
+
+/// Random loops from positions of the master archive, with their FENs.
+fn loops(count: usize) -> Vec<(Position, Vec<Move>)> {
+    let text = archive_text();
+    let mut rng = Rng(0x5eed);
+    let mut out = Vec::new();
+    for game in text.split("[Game ").skip(1).step_by(7) {
+        let mut pos = Position::from_fen(tag(game, "FEN").unwrap()).unwrap();
+        let stop = 10 + rng.below(70);
+        let tokens = (game.lines().skip(1))
+            .filter(|l| !l.starts_with('['))
+            .flat_map(str::split_whitespace)
+            .filter(|t| !t.ends_with('.') && !["1-0", "0-1", "1/2-1/2", "*"].contains(t));
+        for (ply, token) in tokens.enumerate() {
+            if ply == stop {
+                break;
+            }
+            let Ok(m) = pos.parse_move(token) else { break };
+            pos = pos.play(&m);
+        }
+        let pairs = 1 + rng.below(2);
+        if let Some(moves) = random_loop(&pos, pairs, &mut rng) {
+            out.push((pos, moves));
+        }
+        if out.len() == count {
+            break;
+        }
+    }
+    out
+}
+
+/// Fairy-Stockfish's ruling on each loop (played twice, so that its first position comes
+/// a third time): "draw", "red" or "black" (the side that loses), or "none".
+const FAIRY: &str = r#"
+import sys, pyffish as sf
+def fsf(m):  # its ranks run 1-10
+    return m[0] + str(int(m[1]) + 1) + m[2] + str(int(m[3]) + 1)
+for line in sys.stdin:
+    fen, moves = line.rstrip("\n").split("|")
+    loop = [fsf(m) for m in moves.split()]
+    end, v = sf.is_optional_game_end("xiangqi", fen, loop * 2)
+    mover = "red" if fen.split()[1] == "w" else "black"
+    other = "black" if mover == "red" else "red"
+    print("none" if not end else "draw" if v == 0 else mover if v < 0 else other)
+"#;
+
+fn fairy(loops: &[(Position, Vec<Move>)]) -> Vec<String> {
+    let python = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/python/bin/python");
+    assert!(python.exists(), "scripts/install-python installs pyffish");
+    let mut child = std::process::Command::new(python)
+        .args(["-c", FAIRY])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for (pos, moves) in loops {
+        let text: Vec<String> = moves.iter().map(Move::to_string).collect();
+        writeln!(stdin, "{}|{}", pos.to_fen(), text.join(" ")).unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "pyffish ran");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+fn ours(ruling: Ruling) -> &'static str {
+    match ruling {
+        Ruling::Draw => "draw",
+        Ruling::Loses {
+            side: Side::White, ..
+        } => "red",
+        Ruling::Loses { .. } => "black",
+    }
+}
+
+/// The loops where the judge and Fairy-Stockfish differ, each explained by the rule text
+/// in `docs/xiangqi-rules.md` ("Against Fairy-Stockfish"): FEN, moves, our ruling, theirs.
+const DIFFERENCES: [(&str, &str, &str, &str); 4] = [
+    // A cannon's screen moves away and takes its protection with it.
+    (
+        "1rbakab2/9/n1c1c1n2/p1p1p1p1p/9/2PN3R1/P2rP1P1P/1C2C1N2/4A4/R1BAK1B2 w - - 0 1",
+        "h4h8 d3d2 h8h4 d2d3",
+        "black",
+        "draw",
+    ),
+    // A rook's step along the attack the horse walked into.
+    (
+        "2b1ka3/4a2c1/4b3n/n1R6/6P1p/P4N3/5r2P/3CC3B/4A4/2B1K4 b - - 0 1",
+        "a6b4 c6b6 b4a6 b6c6",
+        "draw",
+        "red",
+    ),
+    // A cannon's screen again: the rook and the horse chase the elephant on a2 in turn.
+    (
+        "3a5/4k4/9/3rp3p/p5R2/6P2/2n1P3P/B3C4/4A4/3AK4 w - - 0 1",
+        "g5b5 d6d2 b5b8 d2d8 b8b5 d8d2 b5g5 d2d6",
+        "black",
+        "draw",
+    ),
+    // A horse steps into the line of the rook that protects the cannon on g1.
+    (
+        "1r2kab2/1c2a4/2n1b1R2/pRp1p3p/9/2P1P4/P1N2pn1P/3CB1N2/6Cr1/3AKAB2 b - - 0 1",
+        "g3i2 g2e1 i2g3 e1g2",
+        "black",
+        "draw",
+    ),
+];
+
+#[test]
+fn the_loop_judge_agrees_with_fairy_stockfish_on_random_loops_from_master_games() {
+    let loops = loops(2000);
+    assert_eq!(loops.len(), 2000, "loops found in the archive");
+    let theirs = fairy(&loops);
+    assert_eq!(theirs.len(), loops.len());
+    let (mut decided, mut differences) = (0, Vec::new());
+    for ((pos, moves), fsf) in loops.iter().zip(&theirs) {
+        let us = ours(Loop::new(pos, moves).unwrap().ruling());
+        let text: Vec<String> = moves.iter().map(Move::to_string).collect();
+        match us == fsf {
+            true => decided += usize::from(us != "draw"),
+            false => differences.push((pos.to_fen(), text.join(" "), us, fsf.as_str())),
+        }
+    }
+    let known: Vec<_> = (DIFFERENCES.iter())
+        .map(|&(fen, moves, us, fsf)| (fen.to_string(), moves.to_string(), us, fsf))
+        .collect();
+    assert_eq!(differences, known, "differences the docs do not explain");
+    // Enough of the loops break the rule for the agreement to say something.
+    assert!(
+        decided >= 25,
+        "{decided} loops won or lost by the rule, both agreeing"
+    );
+}
