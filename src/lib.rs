@@ -6,9 +6,10 @@
 //! and thread counts ([`Threads`]); the tables wing as a straight stack, material and index
 //! ([`material`], [`index`]) -> solver ([`retro`]) -> table files and their statistics
 //! ([`table`]) -> probing ([`probe`]) -> building ([`generate`]); the books wing
-//! ([`book`]); repetitions and path-dependent values ([`ghi`]); the C ABI ([`capi`]). Data
-//! flows one way, and every fallible entry point returns a typed error that names the
-//! file, line or position at fault.
+//! ([`book`]); repetitions and path-dependent values ([`ghi`]) and the referee of Chinese
+//! chess games ([`referee`]); the C ABI ([`capi`]). Data flows one way, and every
+//! fallible entry point returns a typed error that names the file, line or position at
+//! fault.
 //!
 //! # Tables
 //!
@@ -148,6 +149,7 @@ mod phases;
 mod prefetch;
 pub mod probe;
 pub mod progress;
+pub mod referee;
 mod regular_file;
 pub mod side;
 pub mod table;

@@ -22,6 +22,7 @@ pub(crate) mod runs;
 pub mod split;
 mod writer;
 
+pub(crate) use archive::{open_archive, Tally};
 pub use backup::{backup, score_permille, BackupSummary};
 pub use build::{build, BuildOptions, BuildSummary, Share};
 pub use error::{BookError, BookFault};

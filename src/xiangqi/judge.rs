@@ -118,7 +118,7 @@ impl Loop {
     /// each followed as it moves, and round the loop again until no more drop out (where
     /// like pieces trade places, one lap may hand the chase from one to the other): their
     /// squares at the first position.
-    fn hunted(&self, side: Side) -> Squares {
+    pub fn hunted(&self, side: Side) -> Squares {
         let mut hunted = Squares::ALL;
         loop {
             let mut set = hunted;

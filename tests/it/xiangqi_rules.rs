@@ -210,3 +210,67 @@ fn the_loop_judge_agrees_with_fairy_stockfish_on_random_loops_from_master_games(
         "{decided} loops won or lost by the rule, both agreeing"
     );
 }
+
+/// Two games: the red rook chases the unprotected black cannon round a loop twice (moves
+/// in UCCI), then checks round another; the second game repeats nothing.
+const GAMES: &str = "[Game \"Chinese Chess\"]\n[Red \"A\"]\n[Black \"B\"]\n[Result \"0-1\"]\n\
+[FEN \"4k4/9/1c7/7R1/9/9/9/9/9/3K5 w - - 0 1\"]\n\n\
+1. h6h7 b7b6 2. h7h6 b6b7 3. h6h7 b7b6 4. h7h6 b6a6 5. h6h9 e9e8 6. h9h8 e8e9 7. h8h9 0-1\n\n\
+[Game \"Chinese Chess\"]\n[Result \"1/2-1/2\"]\n\n1. h2e2 h9g7 1/2-1/2\n";
+
+#[test]
+fn the_referee_names_who_must_change_by_which_rule_from_which_move() {
+    use crate::common::{run, run_ok};
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(&pgn, GAMES).unwrap();
+    let path = pgn.to_str().unwrap();
+    let text = run_ok(&["judge", "--game", "xiangqi", path]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "game 1 (line 1, A - B, 0-1): from move 1, a loop of 4 plies (plies 0-4, repeated \
+             to ply 7): red must change (perpetual-chase of the cannon on b7)",
+            "game 1 (line 1, A - B, 0-1): from move 5, a loop of 4 plies (plies 9-13, repeated \
+             to ply 13): red must change (perpetual-check)",
+            "2 games read, 0 skipped; 1 with a repetition, 2 loops: perpetual-chase 1, \
+             perpetual-check 1; the side that must change lost 2",
+        ]
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&run_ok(&["judge", "--game", "xiangqi", path, "--json"])).unwrap();
+    assert_eq!(
+        (json["games"].as_u64(), json["skipped"].as_u64()),
+        (Some(2), Some(0))
+    );
+    assert_eq!(json["games_with_repetitions"], 1);
+    let chase = &json["loops"][0];
+    assert_eq!(chase["must_change"], "red");
+    assert_eq!(chase["rule"], "perpetual-chase");
+    assert_eq!(
+        chase["moves"],
+        serde_json::json!(["h6h7", "b7b6", "h7h6", "b6b7"])
+    );
+    assert_eq!(
+        chase["hunted"],
+        serde_json::json!([{"square": "b7", "piece": "cannon"}])
+    );
+    assert_eq!(
+        (chase["start_ply"].as_u64(), chase["last_ply"].as_u64()),
+        (Some(0), Some(7))
+    );
+    assert_eq!(json["loops"][1]["rule"], "perpetual-check");
+    assert_eq!(
+        json["rulings"],
+        serde_json::json!({"perpetual-chase": 1, "perpetual-check": 1})
+    );
+    // Chess has no such rules; a file that is not there is named.
+    let chess = run(&["judge", path]);
+    assert_eq!(chess.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&chess.stderr).contains("give --game xiangqi"));
+    let missing = dir.path().join("none.pgn");
+    let out = run(&["judge", "--game", "xiangqi", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("none.pgn"));
+}

@@ -113,6 +113,14 @@ fn main() -> ExitCode {
         Command::Verify {
             signatures, tables, ..
         } => cli::xiangqi::cmd_verify(&signatures, &tables),
+        Command::Judge {
+            archive,
+            game: GameArg::Xiangqi,
+            json,
+        } => cli::judge::cmd_judge(&archive, json),
+        Command::Judge { .. } => Err(output::usage(
+            "judge rules repetitions by the Asian rules of Chinese chess: give --game xiangqi",
+        )),
         Command::Perft { fen, depth, game } => cli::perft::cmd_perft(game, &fen, depth),
         Command::Book(BookCommand::Build {
             archives,

@@ -91,6 +91,18 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "chess")]
         game: GameArg,
     },
+    /// Rule every repetition in the games of a Chinese chess archive by the Asian rules:
+    /// who must change, by which rule (perpetual check or chase), from which move.
+    Judge {
+        /// PGN archive (plain or .zst, UTF-8 or Big5; `-` for stdin).
+        archive: PathBuf,
+        /// The game whose rules apply: only Chinese chess rules repetitions so.
+        #[arg(long, value_enum, default_value = "chess")]
+        game: GameArg,
+        /// One JSON object on stdout: the loops and the counts.
+        #[arg(long)]
+        json: bool,
+    },
     /// Count the legal move sequences of DEPTH plies from a position (perft).
     Perft {
         /// The position as FEN.

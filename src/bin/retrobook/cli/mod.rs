@@ -4,6 +4,7 @@
 pub mod args;
 pub mod book;
 pub mod graph;
+pub mod judge;
 pub mod perft;
 pub mod plan;
 pub mod progress;
