@@ -299,3 +299,82 @@ fn xiangqi_tables_from_the_command_line() {
     assert!(String::from_utf8_lossy(&failed.stderr).contains("KRvKN.rbx"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `/xiangqi?fen=` answers as `probe --game xiangqi --json` does, field for field, on
+/// random KRvKN positions and one the perpetual-check rule decides; a chess FEN
+/// there, and a xiangqi FEN at `/standard`, are 400s that say what is wrong.
+#[test]
+fn the_server_answers_xiangqi_positions_as_probe_does() {
+    use crate::common::http::{get, with_query};
+    use retrobook::side::Side;
+    use retrobook::xiangqi::{Piece, Position, Role, Square};
+    let dir = temp_dir("serve");
+    let d = dir.to_str().unwrap();
+    run_ok(&["gen", "--game", "xiangqi", "KRvKN", "--tables", d]);
+    // Random placements, kept where legal with the side to move's opponent not in check.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let palace = |side: Side, i: u64| {
+        let rank = (i / 3) as i8 + if side == Side::White { 0 } else { 7 };
+        Square::new(3 + (i % 3) as i8, rank).unwrap()
+    };
+    // The horse on b1 holds the draw only by checking forever, and loses by the rule.
+    let mut fens = vec!["9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1".to_string()];
+    while fens.len() < 150 {
+        let piece = |color, role| Piece { color, role };
+        let any = |i: u64| Square::from_index(i as usize).unwrap();
+        let pieces = [
+            (palace(Side::White, next(9)), piece(Side::White, Role::King)),
+            (palace(Side::Black, next(9)), piece(Side::Black, Role::King)),
+            (any(next(90)), piece(Side::White, Role::Chariot)),
+            (any(next(90)), piece(Side::Black, Role::Horse)),
+        ];
+        let turn = if next(2) == 0 {
+            Side::White
+        } else {
+            Side::Black
+        };
+        let Some(pos) = Position::from_pieces(turn, pieces) else {
+            continue;
+        };
+        if !pos.in_check(!turn) {
+            fens.push(pos.to_fen());
+        }
+    }
+    let mut args = vec!["probe", "--game", "xiangqi", "--tables", d, "--json"];
+    args.extend(fens.iter().map(String::as_str));
+    let probed: Vec<Value> = run_ok(&args).lines().map(json).collect();
+    assert_eq!(probed.len(), fens.len());
+    let (mut child, url) =
+        crate::common::serve(&["--tables", d], &dir, std::process::Stdio::null());
+    let mut by_rule = 0;
+    for (fen, cli) in fens.iter().zip(&probed) {
+        let answer = get(&with_query(&format!("{url}/xiangqi"), "fen", fen)).unwrap();
+        assert_eq!(answer.status, 200, "{fen}: {}", answer.body);
+        assert_eq!(json(&answer.body), *cli, "{fen}");
+        by_rule += usize::from(cli["rule"] == "perpetual-check");
+    }
+    assert!(by_rule > 0, "a position decided by the rule");
+    let chess = get(&with_query(
+        &format!("{url}/xiangqi"),
+        "fen",
+        "8/8/8/8/8/3k4/8/K1R5 w - - 0 1",
+    ))
+    .unwrap();
+    assert_eq!(chess.status, 400);
+    assert!(
+        chess.body.contains("not a Chinese chess FEN") && chess.body.contains("/standard"),
+        "{}",
+        chess.body
+    );
+    let wrong = get(&with_query(&format!("{url}/standard"), "fen", &fens[0])).unwrap();
+    assert_eq!(wrong.status, 400, "{}", wrong.body);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,6 +6,7 @@ mod defaults;
 mod output;
 mod serve;
 mod shown;
+mod xiangqi_answer;
 
 use clap::Parser;
 use cli::args::{BookCommand, Cli, Command, GameArg, GraphCommand};

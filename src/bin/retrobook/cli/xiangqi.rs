@@ -6,15 +6,14 @@ use super::plan::{
     report_header, report_row, summary_line,
 };
 use super::progress::Bars;
-use super::said::{merge, words, Ending};
 use super::tables::{no_table, with_hint};
 use crate::output::{runtime, say, usage, write_failed, Failure, Failures};
+use crate::xiangqi_answer::XiangqiAnswer;
 use retrobook::generate::xiangqi::{estimate, in_order, indices, with_attackers, XiangqiOptions};
 use retrobook::generate::{Built, Session, Skip};
-use retrobook::probe::{ProbeError, Tablebase, Xiangqi};
-use retrobook::retro::Verdict;
+use retrobook::probe::{Tablebase, Xiangqi};
 use retrobook::table::xiangqi::{table_path, SideCounts, XiangqiFile, EXTENSION};
-use retrobook::xiangqi::{side_name, Move, Position, Script, Signature, XiangqiIndex};
+use retrobook::xiangqi::{side_name, Position, Script, Signature, XiangqiIndex};
 use retrobook::Threads;
 use serde_json::json;
 use std::io::Write;
@@ -272,39 +271,6 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
     ))
 }
 
-/// A xiangqi position's value as `probe` gives it: its verdict and how the game stands
-/// when there is no move, in JSON (`json`) or in words (`text`).
-struct XiangqiValue {
-    verdict: Verdict,
-    end: Option<Ending>,
-}
-
-impl XiangqiValue {
-    fn of(pos: &Position, verdict: Verdict) -> XiangqiValue {
-        let end = Ending::of(!pos.legal_moves().is_empty(), pos.in_check(pos.turn()));
-        XiangqiValue { verdict, end }
-    }
-
-    fn json(&self) -> serde_json::Value {
-        let v = self.verdict;
-        let mut o = json!({
-            "wdl": v.wdl().as_str(),
-            "dtm_plies": v.plain().plies(),
-            "by_rule": v.by_rule(),
-        });
-        merge(&mut o, Ending::json(self.end));
-        o
-    }
-
-    fn text(&self) -> String {
-        match self.verdict {
-            Verdict::Plain(d) => words(d, self.end, "a loss"),
-            Verdict::WinByRule => "win by the perpetual-check rule (path-dependent)".into(),
-            Verdict::LossByRule => "loss by the perpetual-check rule (path-dependent)".into(),
-        }
-    }
-}
-
 /// The side to move's name, as the text output says it.
 pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure> {
     let tb = Tablebase::<Xiangqi>::open(dir).map_err(runtime)?;
@@ -314,42 +280,20 @@ pub fn cmd_probe(fens: &[String], dir: &Path, json: bool) -> Result<(), Failure>
         let Some(pos) = failures.read(fen, Position::from_fen(fen)) else {
             continue;
         };
-        let answer = (|| {
-            let v = XiangqiValue::of(&pos, tb.probe(&pos)?);
-            let moves: Vec<(Move, XiangqiValue)> = tb
-                .moves(&pos)?
-                .into_iter()
-                .map(|(m, after)| (m, XiangqiValue::of(&pos.play(&m), after)))
-                .collect();
-            Ok::<_, ProbeError>((v, moves, tb.mainline(&pos)?))
-        })()
-        .map_err(|e| with_hint(e, dir, " --game xiangqi"));
-        let Some((v, moves, mainline)) = failures.probed(fen, answer) else {
+        let answer =
+            XiangqiAnswer::probe(&tb, &pos).map_err(|e| with_hint(e, dir, " --game xiangqi"));
+        let Some(answer) = failures.probed(fen, answer) else {
             continue;
         };
         let line = if json {
-            let mut o = json!({"fen": fen});
-            merge(&mut o, v.json());
-            o["moves"] = moves
-                .iter()
-                .map(|(m, after)| {
-                    let mut x = json!({
-                        "uci": m.to_string(),
-                        "wxf": pos.wxf(m, Script::Chinese),
-                        "wxf_ascii": pos.wxf(m, Script::Ascii),
-                    });
-                    merge(&mut x, after.json());
-                    x
-                })
-                .collect();
-            o["mainline"] = mainline.iter().map(|m| m.to_string()).collect();
-            o.to_string()
+            answer.json(fen, &pos).to_string()
         } else {
+            let (v, moves, mainline) = (&answer.value, &answer.moves, &answer.mainline);
             let mut s = format!("{fen}\n  {} to move: {}", side_name(pos.turn()), v.text());
             if !moves.is_empty() {
                 s += &format!("\n  after each move, {} to move:", side_name(!pos.turn()));
             }
-            for (m, after) in &moves {
+            for (m, after) in moves {
                 s += &format!(
                     "\n    {:<6} {:<8} {:<6} {}",
                     pos.wxf(m, Script::Chinese),

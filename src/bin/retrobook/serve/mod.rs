@@ -14,7 +14,7 @@ pub use connections::Limits;
 use crate::defaults::{DEFAULT_BOOK, DEFAULT_TABLES};
 use crate::output::{runtime, usage, Failure};
 use retrobook::book::Book;
-use retrobook::probe::Tablebase;
+use retrobook::probe::{Tablebase, Xiangqi};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,6 +22,9 @@ use std::sync::Arc;
 /// What every request reads: the tables and the book, either possibly absent.
 pub struct Shared {
     tables: Option<Tablebase>,
+    /// The Chinese chess tables of the same folder, if it holds any.
+    xiangqi: Option<Tablebase<Xiangqi>>,
+    missing_xiangqi: String,
     book: Option<Book>,
     /// Why the tables or the book are absent, for the errors that ask for them.
     missing_tables: String,
@@ -91,6 +94,9 @@ pub fn limits(
 
 /// Opens the tables and the book; a path given must open, a default may be missing.
 fn open_shared(tables: Option<PathBuf>, book: Option<PathBuf>) -> Result<Shared, Failure> {
+    let dir = tables.as_deref().unwrap_or(Path::new(DEFAULT_TABLES));
+    let xiangqi = (Tablebase::<Xiangqi>::open(dir).ok()).filter(|tb| tb.keys().next().is_some());
+    let missing_xiangqi = format!("no Chinese chess tables in {}", dir.display());
     let (tables, missing_tables) = match tables {
         Some(dir) => (Some(Tablebase::open(&dir).map_err(runtime)?), String::new()),
         None => lenient("tables", Tablebase::open(DEFAULT_TABLES)),
@@ -108,6 +114,8 @@ fn open_shared(tables: Option<PathBuf>, book: Option<PathBuf>) -> Result<Shared,
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     Ok(Shared {
         tables,
+        xiangqi,
+        missing_xiangqi,
         book,
         missing_tables,
         missing_book,
@@ -179,6 +187,11 @@ impl Shared {
     /// The tables, or why there are none.
     fn tables(&self) -> Result<&Tablebase, &str> {
         self.tables.as_ref().ok_or(&self.missing_tables)
+    }
+
+    /// The Chinese chess tables, or why there are none.
+    fn xiangqi(&self) -> Result<&Tablebase<Xiangqi>, &str> {
+        self.xiangqi.as_ref().ok_or(&self.missing_xiangqi)
     }
 
     /// The book, or why there is none.

@@ -9,6 +9,7 @@ use super::responses::{
 };
 use super::{assets, standard, Shared};
 use crate::shown::{book_json, BookResponse, Shown};
+use crate::xiangqi_answer::XiangqiAnswer;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::{Query, State};
@@ -42,6 +43,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
             "/standard/batch",
             post(batch).layer(DefaultBodyLimit::max(BATCH_READ_BYTES)),
         )
+        .route("/xiangqi", get(xiangqi))
         .route("/book", get(book))
         .fallback(|| async { ApiError::not_found("no such route (see /openapi.json)") })
         .method_not_allowed_fallback(
@@ -367,6 +369,29 @@ async fn from_tables<T: Serialize + Send + 'static>(
     blocking(move || {
         let tb = s.tables().map_err(ApiError::not_found)?;
         Ok(Json(answer(tb, &pos)?))
+    })
+    .await
+}
+
+/// `/xiangqi`: a Chinese chess position from the tables, as `probe --game xiangqi --json`
+/// answers it (`crate::xiangqi_answer`). A chess FEN is a 400 that says so.
+async fn xiangqi(
+    State(s): State<Arc<Shared>>,
+    Query(params): Params,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let fen = param(&params, "fen")?.to_string();
+    let pos = retrobook::xiangqi::Position::from_fen(&fen).map_err(|e| {
+        let chess = Position::from_fen_lenient(&fen).is_ok();
+        let hint = if chess {
+            " (a chess FEN: ask /standard)"
+        } else {
+            ""
+        };
+        ApiError::bad(format!("{fen:?} is not a Chinese chess FEN: {e}{hint}"))
+    })?;
+    blocking(move || {
+        let tb = s.xiangqi().map_err(ApiError::not_found)?;
+        Ok(Json(XiangqiAnswer::probe(tb, &pos)?.json(&fen, &pos)))
     })
     .await
 }
