@@ -20,6 +20,8 @@ use std::sync::Arc;
 pub struct Repetition {
     /// The ply of the loop's first position (0: the game's start).
     pub start_ply: usize,
+    /// That position.
+    pub start: Position,
     /// The moves of the loop, from that position back to it.
     pub moves: Vec<Move>,
     /// The ply of the last position of the run that repeats an earlier one.
@@ -75,6 +77,7 @@ pub fn repetitions(start: &Position, moves: &[Move]) -> Vec<Repetition> {
                     .collect();
                 out.push(Repetition {
                     start_ply: i,
+                    start: positions[i].clone(),
                     moves: moves[i..ply].to_vec(),
                     last_ply: ply,
                     ruling,

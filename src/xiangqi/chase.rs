@@ -87,6 +87,11 @@ pub fn colour(before: &Position, m: Move) -> Colour {
     if after.in_check(!us) {
         return Colour::Check;
     }
+    // A move of the king or of a soldier never chases, nor what it lets other pieces
+    // threaten: the king may chase with another piece (R28, D68), soldiers likewise (R29).
+    if before.at(m.from).is_some_and(|p| !chases(p.role)) {
+        return Colour::Idle;
+    }
     let was = threats(before, us);
     let mut chased = Squares::EMPTY;
     for (attacker, target) in threats(&after, us) {
@@ -245,6 +250,10 @@ mod tests {
             colour_of("4k4/9/9/2n6/9/2P6/9/9/9/3K5 w", "c4c5"),
             Colour::Idle
         );
+        // Nor what they uncover: the black king steps aside and unpins its advisor on e8,
+        // which then attacks the crossed soldier on d7 (a master game's loop).
+        let fen = "4ka1r1/4a1c2/b2Pb4/4C3C/9/4c1p2/P4Rn1P/6N2/9/2BAKAB2 b";
+        assert_eq!(colour_of(fen, "e9d9"), Colour::Idle);
     }
 
     #[test]

@@ -71,6 +71,7 @@ fn json_loop(g: &JudgedGame, r: &Repetition) -> Value {
         "result": g.result,
         "move": r.move_number(g.first),
         "start_ply": r.start_ply,
+        "fen": r.start.to_fen(),
         "plies": r.moves.len(),
         "last_ply": r.last_ply,
         "moves": r.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
