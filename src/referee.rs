@@ -207,28 +207,18 @@ mod tests {
         let played = "h6h7 b7b6 h7h6 b6b7 h6h7 b7b6 h7h6 b6a6 h6h9 e9e8 h9h8 e8e9 h8h9 e9e8";
         let found = repetitions(&start, &moves(&start, played));
         assert_eq!(found.len(), 2, "{found:?}");
-        let chase = &found[0];
-        assert_eq!(
-            (chase.start_ply, chase.moves.len(), chase.last_ply),
-            (0, 4, 7)
-        );
-        let red_chases = Ruling::Loses {
+        // Where the loop starts, its length, where the run ends; the ruling.
+        let seen = |r: &Repetition| (r.start_ply, r.moves.len(), r.last_ply, r.ruling);
+        let red = |rule| Ruling::Loses {
             side: Side::White,
-            rule: Rule::PerpetualChase,
+            rule,
         };
-        assert_eq!(chase.ruling, red_chases);
+        let (chase, check) = (&found[0], &found[1]);
+        assert_eq!(seen(chase), (0, 4, 7, red(Rule::PerpetualChase)));
         assert_eq!(chase.hunted, vec![("b7".parse().unwrap(), Role::Cannon)]);
         assert_eq!(chase.move_number(Side::White), 1);
-        let check = &found[1];
-        assert_eq!(
-            (check.start_ply, check.moves.len(), check.last_ply),
-            (9, 4, 14)
-        );
-        let red_checks = Ruling::Loses {
-            side: Side::White,
-            rule: Rule::PerpetualCheck,
-        };
-        assert_eq!((check.ruling, check.hunted.len()), (red_checks, 0));
+        assert_eq!(seen(check), (9, 4, 14, red(Rule::PerpetualCheck)));
+        assert!(check.hunted.is_empty());
         assert_eq!(check.move_number(Side::White), 5);
         assert_eq!(check.move_number(Side::Black), 6);
     }

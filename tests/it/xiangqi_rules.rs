@@ -5,28 +5,12 @@
 //! in four of the moves drawn among those that add to the captures their side threatens. Where the
 //! two differ, the difference must be one the rule text explains (`docs/xiangqi-rules.md`).
 
+use crate::common::Rng;
 use crate::xiangqi_book::{archive_text, tag};
 use retrobook::side::Side;
 use retrobook::xiangqi::{Loop, Move, Position, Role, Ruling};
 use std::io::Write;
 use std::process::Stdio;
-
-/// A small, seeded generator (splitmix64): the same loops on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// A move its side can take back with the reverse move: not a capture, not a soldier's.
 fn reversible(pos: &Position, m: &Move) -> bool {

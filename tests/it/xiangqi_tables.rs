@@ -312,13 +312,8 @@ fn the_server_answers_xiangqi_positions_as_probe_does() {
     let d = dir.to_str().unwrap();
     run_ok(&["gen", "--game", "xiangqi", "KRvKN", "--tables", d]);
     // Random placements, kept where legal with the side to move's opponent not in check.
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move |n: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % n
-    };
+    let mut rng = crate::common::Rng(0x9e37);
+    let mut next = move |n: u64| rng.below(n as usize) as u64;
     let palace = |side: Side, i: u64| {
         let rank = (i / 3) as i8 + if side == Side::White { 0 } else { 7 };
         Square::new(3 + (i % 3) as i8, rank).unwrap()
