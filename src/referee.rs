@@ -35,10 +35,11 @@ pub struct Repetition {
 
 impl Repetition {
     /// The number of the move the loop starts with, counted as PGN counts (a move of each
-    /// side per number, from 1), given the side to move at the game's start.
-    pub fn move_number(&self, first: Side) -> usize {
-        let plies = self.start_ply + usize::from(first == Side::Black);
-        plies / 2 + 1
+    /// side per number, from 1, Red's first).
+    pub fn move_number(&self) -> usize {
+        // Black began the game where it is to move after an even number of plies.
+        let black_began = (self.start.turn() == Side::Black) == (self.start_ply % 2 == 0);
+        (self.start_ply + usize::from(black_began)) / 2 + 1
     }
 }
 
@@ -104,8 +105,6 @@ pub struct JudgedGame {
     pub black: Option<String>,
     /// See `red`.
     pub result: Option<&'static str>,
-    /// The side to move at its start.
-    pub first: Side,
     /// Its repetitions, in order.
     pub repetitions: Vec<Repetition>,
 }
@@ -115,8 +114,7 @@ pub struct JudgedGame {
 pub struct Summary {
     /// Games read.
     pub games: u64,
-    /// Games that could not be replayed (another game, a bad FEN or move), with the first
-    /// of them and why.
+    /// Games that could not be replayed (another game, a bad FEN or move).
     pub skipped: u64,
     /// The first game skipped, and why.
     pub first_skipped: Option<Skipped>,
@@ -176,7 +174,6 @@ pub fn judge_archive(
             red: raw.tag("Red").map(String::from),
             black: raw.tag("Black").map(String::from),
             result: raw.result(),
-            first: start.turn(),
             repetitions: found,
         });
     }
@@ -216,11 +213,16 @@ mod tests {
         let (chase, check) = (&found[0], &found[1]);
         assert_eq!(seen(chase), (0, 4, 7, red(Rule::PerpetualChase)));
         assert_eq!(chase.hunted, vec![("b7".parse().unwrap(), Role::Cannon)]);
-        assert_eq!(chase.move_number(Side::White), 1);
+        assert_eq!(chase.move_number(), 1);
         assert_eq!(seen(check), (9, 4, 14, red(Rule::PerpetualCheck)));
         assert!(check.hunted.is_empty());
-        assert_eq!(check.move_number(Side::White), 5);
-        assert_eq!(check.move_number(Side::Black), 6);
+        assert_eq!(check.move_number(), 5);
+        // Had Black begun, the ninth ply would be Red's sixth move.
+        let black_began = Repetition {
+            start: check.start.with_turn(Side::White),
+            ..check.clone()
+        };
+        assert_eq!(black_began.move_number(), 6);
     }
 
     #[test]

@@ -174,7 +174,7 @@ fn gains(ours: &Position, m: Move, attacker: Role, target: Role) -> bool {
             from: m.to,
             to: m.from,
         };
-        if theirs.legal_moves().contains(&back) {
+        if theirs.legal_moves_of(target).contains(&back) {
             return false;
         }
     }

@@ -103,14 +103,12 @@ impl Loop {
 
     /// The rule `side` breaks round the loop, if any.
     pub fn broken_by(&self, side: Side) -> Option<Rule> {
-        let mine = |i: usize| (i % 2 == 0) == (self.first == side);
-        let colours = self.moves.iter().enumerate().filter(|&(i, _)| mine(i));
-        if colours.clone().all(|(_, &(_, c))| c == Colour::Check) {
+        let first = usize::from(self.first != side);
+        let mut colours = self.moves.iter().skip(first).step_by(2).map(|&(_, c)| c);
+        if colours.clone().all(|c| c == Colour::Check) {
             return Some(Rule::PerpetualCheck);
         }
-        let chases = colours
-            .clone()
-            .all(|(_, &(_, c))| matches!(c, Colour::Chase(_)));
+        let chases = colours.all(|c| matches!(c, Colour::Chase(_)));
         (chases && !self.hunted(side).is_empty()).then_some(Rule::PerpetualChase)
     }
 

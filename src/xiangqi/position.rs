@@ -128,6 +128,20 @@ impl Role {
         self as usize
     }
 
+    /// The role's name in English, lowercase: `king`, `advisor`, `elephant`, `horse`,
+    /// `chariot`, `cannon`, `soldier`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::King => "king",
+            Role::Advisor => "advisor",
+            Role::Elephant => "elephant",
+            Role::Horse => "horse",
+            Role::Chariot => "chariot",
+            Role::Cannon => "cannon",
+            Role::Soldier => "soldier",
+        }
+    }
+
     /// The FEN letter (uppercase): K A B N R C P.
     pub fn letter(self) -> char {
         match self {
@@ -442,7 +456,7 @@ impl Position {
 
     /// The same board with `turn` to move: a side's threats are its moves as if the other
     /// side passed.
-    pub(crate) fn with_turn(&self, turn: Side) -> Position {
+    pub fn with_turn(&self, turn: Side) -> Position {
         Position {
             turn,
             ..self.clone()

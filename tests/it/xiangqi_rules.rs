@@ -20,16 +20,7 @@ fn reversible(pos: &Position, m: &Move) -> bool {
 /// How many legal captures `side` would have on `pos` if it were to move: a move that
 /// raises the count threatens something (or checks), whatever the judge makes of it.
 fn captures(pos: &Position, side: Side) -> usize {
-    let turned = Position::from_fen(&pos.to_fen().replacen(
-        if pos.turn() == Side::White {
-            " w "
-        } else {
-            " b "
-        },
-        if side == Side::White { " w " } else { " b " },
-        1,
-    ))
-    .unwrap();
+    let turned = pos.with_turn(side);
     let moves = turned.legal_moves();
     moves.iter().filter(|m| turned.at(m.to).is_some()).count()
 }
@@ -49,8 +40,9 @@ fn random_loop(pos: &Position, pairs: usize, rng: &mut Rng) -> Option<Vec<Move>>
         let moves: Vec<Move> = (at.legal_moves().into_iter())
             .filter(|m| reversible(&at, m))
             .collect();
+        let now = captures(&at, at.turn());
         let forcing: Vec<Move> = (moves.iter().copied())
-            .filter(|&m| captures(&at.play(&m), at.turn()) > captures(&at, at.turn()))
+            .filter(|&m| captures(&at.play(&m), at.turn()) > now)
             .collect();
         let from = if !forcing.is_empty() && rng.below(4) != 0 {
             forcing

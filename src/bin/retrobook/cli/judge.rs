@@ -39,7 +39,7 @@ fn text_line(g: &JudgedGame, r: &Repetition) -> String {
     let ruling = match verdict(r) {
         (Some(side), Some(rule)) => {
             let hunted: Vec<String> = (r.hunted.iter())
-                .map(|(sq, role)| format!("{} on {sq}", format!("{role:?}").to_lowercase()))
+                .map(|(sq, role)| format!("{} on {sq}", role.name()))
                 .collect();
             let of = match hunted.is_empty() {
                 true => String::new(),
@@ -53,7 +53,7 @@ fn text_line(g: &JudgedGame, r: &Repetition) -> String {
         "game {} (line {}, {names}): from move {}, a loop of {} plies (plies {}-{}, repeated to ply {}): {ruling}",
         g.game,
         g.line,
-        r.move_number(g.first),
+        r.move_number(),
         r.moves.len(),
         r.start_ply,
         r.start_ply + r.moves.len(),
@@ -69,7 +69,7 @@ fn json_loop(g: &JudgedGame, r: &Repetition) -> Value {
         "red": g.red,
         "black": g.black,
         "result": g.result,
-        "move": r.move_number(g.first),
+        "move": r.move_number(),
         "start_ply": r.start_ply,
         "fen": r.start.to_fen(),
         "plies": r.moves.len(),
@@ -78,7 +78,7 @@ fn json_loop(g: &JudgedGame, r: &Repetition) -> Value {
         "must_change": side.map(side_name),
         "rule": rule,
         "hunted": r.hunted.iter()
-            .map(|(sq, role)| json!({"square": sq.to_string(), "piece": format!("{role:?}").to_lowercase()}))
+            .map(|(sq, role)| json!({"square": sq.to_string(), "piece": role.name()}))
             .collect::<Vec<_>>(),
     })
 }
