@@ -99,12 +99,12 @@ pub struct JudgedGame {
     pub game: u64,
     /// The line of the archive where it starts.
     pub line: u64,
-    /// Its `Red` and `Black` tags, its result as recorded.
+    /// Its `Red` and `Black` tags, and its result as recorded (`RawGame::recorded_result`).
     pub red: Option<String>,
     /// See `red`.
     pub black: Option<String>,
     /// See `red`.
-    pub result: Option<&'static str>,
+    pub result: Option<String>,
     /// Its repetitions, in order.
     pub repetitions: Vec<Repetition>,
 }
@@ -173,7 +173,7 @@ pub fn judge_archive(
             line: raw.line,
             red: raw.tag("Red").map(String::from),
             black: raw.tag("Black").map(String::from),
-            result: raw.result(),
+            result: raw.recorded_result().map(String::from),
             repetitions: found,
         });
     }

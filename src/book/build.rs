@@ -151,11 +151,6 @@ impl BuildSummary {
     }
 }
 
-/// The game's result: its termination marker, else its `[Result]` tag.
-fn result(raw: &RawGame) -> Option<&str> {
-    raw.result().or(raw.tag("Result"))
-}
-
 /// The outcome for white of `result`: 1 win, 0 draw, -1 loss; None for an unfinished game.
 fn white_score(result: Option<&str>) -> Option<i8> {
     match result {
@@ -189,7 +184,7 @@ fn game_records<R: BookRules>(
     out: &mut Vec<Record>,
     scratch: &mut Scratch,
 ) -> Result<(), (SkipReason, String)> {
-    let written = result(raw);
+    let written = raw.recorded_result();
     let Some(white) = white_score(written) else {
         let r = written.unwrap_or("none");
         return Err((SkipReason::Unfinished(r.to_string()), String::new()));

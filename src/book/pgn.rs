@@ -57,6 +57,11 @@ impl RawGame {
         self.result
     }
 
+    /// The game's result as recorded: its termination marker, else its `[Result]` tag.
+    pub fn recorded_result(&self) -> Option<&str> {
+        self.result().or(self.tag("Result"))
+    }
+
     /// Whether the text read as this game has a tag pair or a final result (`*` alone
     /// is a token random bytes hold now and then): what any PGN game has, and text that is
     /// not PGN hardly ever.

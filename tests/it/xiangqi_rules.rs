@@ -200,10 +200,11 @@ fn the_loop_judge_agrees_with_fairy_stockfish_on_random_loops_from_master_games(
 }
 
 /// Two games: the red rook chases the unprotected black cannon round a loop twice (moves
-/// in UCCI), then checks round another; the second game repeats nothing.
+/// in UCCI), then checks round another, its result in its tag alone (no termination
+/// marker); the second game repeats nothing.
 const GAMES: &str = "[Game \"Chinese Chess\"]\n[Red \"A\"]\n[Black \"B\"]\n[Result \"0-1\"]\n\
 [FEN \"4k4/9/1c7/7R1/9/9/9/9/9/3K5 w - - 0 1\"]\n\n\
-1. h6h7 b7b6 2. h7h6 b6b7 3. h6h7 b7b6 4. h7h6 b6a6 5. h6h9 e9e8 6. h9h8 e8e9 7. h8h9 0-1\n\n\
+1. h6h7 b7b6 2. h7h6 b6b7 3. h6h7 b7b6 4. h7h6 b6a6 5. h6h9 e9e8 6. h9h8 e8e9 7. h8h9\n\n\
 [Game \"Chinese Chess\"]\n[Result \"1/2-1/2\"]\n\n1. h2e2 h9g7 1/2-1/2\n";
 
 #[test]

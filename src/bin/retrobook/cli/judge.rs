@@ -34,7 +34,7 @@ fn text_line(g: &JudgedGame, r: &Repetition) -> String {
         "{} - {}, {}",
         g.red.as_deref().unwrap_or("?"),
         g.black.as_deref().unwrap_or("?"),
-        g.result.unwrap_or("*")
+        g.result.as_deref().unwrap_or("*")
     );
     let ruling = match verdict(r) {
         (Some(side), Some(rule)) => {
@@ -97,7 +97,9 @@ pub fn cmd_judge(path: &Path, json: bool) -> Result<(), Failure> {
             let (side, rule) = verdict(r);
             *rulings.entry(rule.unwrap_or("draw")).or_default() += 1;
             if let Some(side) = side {
-                *results.entry(outcome(g.result, side)).or_default() += 1;
+                *results
+                    .entry(outcome(g.result.as_deref(), side))
+                    .or_default() += 1;
             }
             match json {
                 true => loops.push(json_loop(g, r)),
