@@ -10,7 +10,9 @@
 //! for the side to move, in per-mille (0..=1000, rounded to nearest; 500 without games).
 //! Internal nodes take the best of their moves for the side to move (negamax; internally
 //! white maximises the score for white), and a move that reaches a position already on the
-//! path scores a draw (500): the graph is solved by the repetition-aware solver of
+//! path scores a draw (500); in a xiangqi book it scores as the Asian rules' loop judge rules
+//! the loop it closes ([`crate::xiangqi::Loop`]: a loss for the side that checks or chases
+//! perpetually, else a draw). The graph is solved by the repetition-aware solver of
 //! [`crate::ghi`], whose marks say when some path in the book graph reaching a position,
 //! taken as history, changes its value. The mark is conservative for games from the start
 //! position: the path that changes the value need not begin there.
@@ -32,8 +34,10 @@ use super::reader::Book;
 use super::rules::{BookRules, Chess, Xiangqi};
 use super::writer::BookWriter;
 use crate::game::Game;
-use crate::ghi::{solve_with, Kind, Moves};
+use crate::ghi::{solve_with, ByLoop, ByMover, Kind, Moves};
 use crate::progress::Observer;
+use crate::side::Side;
+use crate::xiangqi::{self, Loop, Ruling};
 use std::path::Path;
 use std::time::Instant;
 
@@ -144,6 +148,9 @@ struct BookGraph {
     white: Vec<bool>,
     /// Reached from the start position.
     reached: Vec<bool>,
+    /// For every reached position but the start, the entry of the move it was first reached
+    /// by: the walk's tree, along which a position is set up again.
+    parent: Vec<u32>,
     /// For every entry: the node its move leads to, or `NO_EDGE`.
     child: Vec<u32>,
     /// Number of leaves numbered after the positions.
@@ -183,6 +190,7 @@ fn walk<R: BookRules>(
         first,
         white: vec![false; positions],
         reached: vec![false; positions],
+        parent: vec![NO_EDGE; positions],
         child: vec![NO_EDGE; n],
         leaves: 0,
         start: None,
@@ -214,6 +222,7 @@ fn walk<R: BookRules>(
                 Some(c) => {
                     if !g.reached[c as usize] {
                         g.reached[c as usize] = true;
+                        g.parent[c as usize] = i as u32;
                         g.white[c as usize] = R::first_to_move(&next);
                         stack.push((next, c));
                     }
@@ -235,6 +244,60 @@ fn walk<R: BookRules>(
     }
     g.leaves = next_leaf - positions as u32;
     Ok(g)
+}
+
+impl BookGraph {
+    /// The position whose own entry is entry `e`, or whose move it is.
+    fn owner(&self, e: usize) -> usize {
+        self.first.partition_point(|&f| f as usize <= e) - 1
+    }
+
+    /// The entry of position `p`'s move to position `c`.
+    fn move_to(&self, p: usize, c: usize, entries: usize) -> usize {
+        let end = self.first.get(p + 1).map_or(entries, |&f| f as usize);
+        (self.first[p] as usize + 1..end)
+            .find(|&i| self.child[i] as usize == c)
+            .expect("a loop's moves are edges of the book graph")
+    }
+}
+
+/// Reached position `p` of a xiangqi book, set up again by playing the walk's moves to it.
+fn xiangqi_position(book: &Book, g: &BookGraph, p: usize) -> xiangqi::Position {
+    let mut line = Vec::new();
+    let mut at = p;
+    while g.parent[at] != NO_EDGE {
+        let e = g.parent[at] as usize;
+        line.push(e);
+        at = g.owner(e);
+    }
+    line.iter().rev().fold(Xiangqi::start(), |pos, &e| {
+        let m = Xiangqi::decode(&pos, book.entry(e).mv).expect("the walk played it");
+        pos.play(&m)
+    })
+}
+
+/// The value for Red of a repetition in a xiangqi book: the loop of positions `cycle` (in
+/// order, the last one's move going back to the first) as the Asian rules' judge rules it.
+fn judged(book: &Book, g: &BookGraph, cycle: &[u32]) -> u16 {
+    let mut pos = xiangqi_position(book, g, cycle[0] as usize);
+    let first = pos.turn();
+    let coloured = (0..cycle.len())
+        .map(|j| {
+            let (p, c) = (cycle[j] as usize, cycle[(j + 1) % cycle.len()] as usize);
+            let code = book.entry(g.move_to(p, c, book.len())).mv;
+            let m = Xiangqi::decode(&pos, code).expect("the walk played it");
+            let colour = xiangqi::colour(&pos, m);
+            pos = pos.play(&m);
+            (m, colour)
+        })
+        .collect();
+    match Loop::of_coloured(first, coloured).ruling() {
+        Ruling::Draw => DRAW,
+        Ruling::Loses {
+            side: Side::White, ..
+        } => 0,
+        Ruling::Loses { .. } => WIN,
+    }
 }
 
 /// Backs up values through the book at `path`, following moves played in at least
@@ -297,7 +360,14 @@ pub fn backup(
         kinds.push(Kind::Terminal(s));
         moves.push([]);
     }
-    let solved = solve_with(&kinds, &moves, |_| DRAW);
+    let solved = match book.info().game {
+        Game::Chess => solve_with(&kinds, &moves, ByMover(|_| DRAW)),
+        Game::Xiangqi => solve_with(
+            &kinds,
+            &moves,
+            ByLoop(|cycle: &[u32]| judged(&book, &g, cycle)),
+        ),
+    };
     drop((kinds, moves));
     progress.advance(1);
     summary.cyclic_components = solved.cyclic_components as u64;

@@ -9,7 +9,16 @@
 //! repetition loss       # value for max when a move reaches a node already on the path:
 //!                       # win | draw | loss, or mover-loses | mover-wins
 //! ```
+//!
+//! Under `repetition asian` a repetition is judged as the Asian rules of Chinese chess judge
+//! the loop it closes ([`crate::xiangqi::Ruling::of`]), and an edge may name its colour:
+//! `edge A B check`, `edge A B chase P Q` (it chases the pieces named P and Q), or `edge A B`
+//! (idle). A side loses a loop whose moves of its all check, or all chase one same piece
+//! while the other side's do not; a side checking at every move loses against one chasing;
+//! every other loop draws.
 
+use crate::side::{BySide, Side};
+use crate::xiangqi::{Rule, Ruling};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -71,14 +80,19 @@ pub enum Repetition {
     MoverLoses,
     /// The player who made the repeating move wins.
     MoverWins,
+    /// The loop is judged by the Asian rules from its moves' colours.
+    Asian,
 }
 
 impl Repetition {
-    /// The value of a repeating move made at a node of kind `mover` (Max or Min).
+    /// The value of a repeating move made at a node of kind `mover` (Max or Min), for the
+    /// rules that look at the mover alone (the Asian rules look at the loop: see
+    /// [`Graph::repetition_value`]; here they give a draw).
     pub fn value(self, mover: Kind) -> Value {
         let max_moved = mover == Kind::Max;
         match self {
             Repetition::Fixed(v) => v,
+            Repetition::Asian => Value::Draw,
             Repetition::MoverLoses if max_moved => Value::Loss,
             Repetition::MoverLoses => Value::Win,
             Repetition::MoverWins if max_moved => Value::Win,
@@ -86,7 +100,7 @@ impl Repetition {
         }
     }
 
-    /// All five rules (for tests and benchmarks).
+    /// The five rules that look at the mover alone (for tests and benchmarks).
     pub const ALL: [Repetition; 5] = [
         Repetition::Fixed(Value::Win),
         Repetition::Fixed(Value::Draw),
@@ -94,6 +108,18 @@ impl Repetition {
         Repetition::MoverLoses,
         Repetition::MoverWins,
     ];
+}
+
+/// What a move does under the Asian rules of Chinese chess.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Colour {
+    /// Neither checks nor chases.
+    #[default]
+    Idle,
+    /// Gives check.
+    Check,
+    /// Chases the pieces numbered here (numbered by first mention in the file).
+    Chase(Vec<u32>),
 }
 
 /// A game graph: nodes numbered 0.., with names, kinds and moves.
@@ -105,6 +131,8 @@ pub struct Graph {
     pub kinds: Vec<Kind>,
     /// Moves of each node (target numbers), in file order.
     pub edges: Vec<Vec<usize>>,
+    /// The colour of each move, as `edges` (all idle unless the rule is `Asian`).
+    pub colours: Vec<Vec<Colour>>,
     /// The repetition rule.
     pub repetition: Repetition,
 }
@@ -125,7 +153,7 @@ pub enum GraphError {
     RepetitionTwice { line: usize },
     /// A repetition rule the format does not know.
     #[error(
-        "line {line}: repetition rule {rule:?} is not win, draw, loss, mover-loses or mover-wins"
+        "line {line}: repetition rule {rule:?} is not win, draw, loss, mover-loses, mover-wins or asian"
     )]
     UnknownRepetition { line: usize, rule: String },
     /// A line that is none of `node`, `edge` and `repetition`.
@@ -145,17 +173,72 @@ pub enum GraphError {
     /// The file has no `repetition` line.
     #[error("no `repetition` rule given")]
     NoRepetition,
+    /// An edge's colour is none of check, chase (with the pieces chased) and idle.
+    #[error("line {line}: edge colour {text:?} is not check, idle or chase followed by the pieces chased")]
+    UnknownColour { line: usize, text: String },
+    /// An edge has a colour where the rule does not look at colours.
+    #[error("line {line}: edge colours count only under `repetition asian`")]
+    ColourWithoutAsian { line: usize },
+    /// Two edges join the same two nodes where a loop is known by its nodes.
+    #[error("line {line}: a second edge from {from} to {to} (under `repetition asian` a loop is known by its nodes)")]
+    EdgeTwice {
+        line: usize,
+        from: String,
+        to: String,
+    },
 }
 
 impl Graph {
-    /// A graph built in code; every non-terminal node must have a move.
+    /// A graph built in code; every non-terminal node must have a move. Its moves are idle.
     pub fn new(kinds: Vec<Kind>, edges: Vec<Vec<usize>>, repetition: Repetition) -> Graph {
         let names = (0..kinds.len()).map(|i| format!("n{i}")).collect();
+        let colours = edges.iter().map(|e| vec![Colour::Idle; e.len()]).collect();
         Graph {
             names,
             kinds,
             edges,
+            colours,
             repetition,
+        }
+    }
+
+    /// The value for max of the move from the last node of `cycle` back to its first, which
+    /// closes the loop of `cycle`'s nodes (in order) under the graph's rule.
+    pub fn repetition_value(&self, cycle: &[usize]) -> Value {
+        let mover = self.kinds[*cycle.last().expect("a loop has a node")];
+        if self.repetition != Repetition::Asian {
+            return self.repetition.value(mover);
+        }
+        let side = |v: usize| match self.kinds[v] {
+            Kind::Max => Side::White,
+            _ => Side::Black,
+        };
+        let colour = |i: usize| {
+            let (v, w) = (cycle[i], cycle[(i + 1) % cycle.len()]);
+            let at = self.edges[v].iter().position(|&t| t == w);
+            &self.colours[v][at.expect("the loop's moves are edges")]
+        };
+        let broken = BySide::new_with(|s| {
+            let mut own = (0..cycle.len()).filter(|&i| side(cycle[i]) == s).peekable();
+            own.peek()?;
+            let all_check = own.clone().all(|i| *colour(i) == Colour::Check);
+            let mut hunted: Option<Vec<u32>> = None;
+            let chases = own.all(|i| match colour(i) {
+                Colour::Chase(p) => {
+                    let h = hunted.get_or_insert_with(|| p.clone());
+                    h.retain(|x| p.contains(x));
+                    true
+                }
+                _ => false,
+            });
+            Rule::broken(all_check, chases && hunted.is_some_and(|h| !h.is_empty()))
+        });
+        match Ruling::of(broken) {
+            Ruling::Draw => Value::Draw,
+            Ruling::Loses {
+                side: Side::White, ..
+            } => Value::Loss,
+            Ruling::Loses { .. } => Value::Win,
         }
     }
 
@@ -179,7 +262,8 @@ impl Graph {
         let mut names: Vec<String> = Vec::new();
         let mut kinds = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
-        let mut edge_lines: Vec<(usize, String, String)> = Vec::new();
+        let mut edge_lines: Vec<(usize, String, String, Colour)> = Vec::new();
+        let mut pieces: HashMap<String, u32> = HashMap::new();
         let mut repetition = None;
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
@@ -210,7 +294,31 @@ impl Graph {
                     names.push(name.to_string());
                     kinds.push(kind);
                 }
-                ["edge", from, to] => edge_lines.push((line, from.to_string(), to.to_string())),
+                ["edge", from, to, colour @ ..] => {
+                    let colour = match colour {
+                        [] | ["idle"] => Colour::Idle,
+                        ["check"] => Colour::Check,
+                        ["chase", chased @ ..] if !chased.is_empty() => {
+                            let mut ids: Vec<u32> = chased
+                                .iter()
+                                .map(|p| {
+                                    let next = pieces.len() as u32;
+                                    *pieces.entry(p.to_string()).or_insert(next)
+                                })
+                                .collect();
+                            ids.sort_unstable();
+                            ids.dedup();
+                            Colour::Chase(ids)
+                        }
+                        _ => {
+                            return Err(GraphError::UnknownColour {
+                                line,
+                                text: colour.join(" "),
+                            })
+                        }
+                    };
+                    edge_lines.push((line, from.to_string(), to.to_string(), colour))
+                }
                 ["repetition", rule] => {
                     if repetition.is_some() {
                         return Err(GraphError::RepetitionTwice { line });
@@ -218,6 +326,7 @@ impl Graph {
                     repetition = Some(match *rule {
                         "mover-loses" => Repetition::MoverLoses,
                         "mover-wins" => Repetition::MoverWins,
+                        "asian" => Repetition::Asian,
                         v => Repetition::Fixed(Value::parse(v).ok_or_else(|| {
                             GraphError::UnknownRepetition {
                                 line,
@@ -234,8 +343,11 @@ impl Graph {
                 }
             }
         }
+        let repetition = repetition.ok_or(GraphError::NoRepetition)?;
+        let asian = repetition == Repetition::Asian;
         let mut edges = vec![Vec::new(); names.len()];
-        for (line, from, to) in edge_lines {
+        let mut colours = vec![Vec::new(); names.len()];
+        for (line, from, to, colour) in edge_lines {
             let find = |n: &str| {
                 index
                     .get(n)
@@ -249,7 +361,14 @@ impl Graph {
             if let Kind::Terminal(_) = kinds[f] {
                 return Err(GraphError::TerminalMoves { line, name: from });
             }
+            if !asian && colour != Colour::Idle {
+                return Err(GraphError::ColourWithoutAsian { line });
+            }
+            if asian && edges[f].contains(&t) {
+                return Err(GraphError::EdgeTwice { line, from, to });
+            }
             edges[f].push(t);
+            colours[f].push(colour);
         }
         for (i, k) in kinds.iter().enumerate() {
             if !matches!(k, Kind::Terminal(_)) && edges[i].is_empty() {
@@ -258,11 +377,11 @@ impl Graph {
                 });
             }
         }
-        let repetition = repetition.ok_or(GraphError::NoRepetition)?;
         Ok(Graph {
             names,
             kinds,
             edges,
+            colours,
             repetition,
         })
     }

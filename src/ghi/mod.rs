@@ -5,5 +5,5 @@
 mod graph;
 mod solve;
 
-pub use graph::{Graph, GraphError, Kind, Repetition, Value};
-pub use solve::{solve, solve_with, Moves, Solution, Solved};
+pub use graph::{Colour, Graph, GraphError, Kind, Repetition, Value};
+pub use solve::{solve, solve_with, ByLoop, ByMover, Moves, Repetitions, Solution, Solved};

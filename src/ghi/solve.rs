@@ -17,9 +17,12 @@
 //! whose cycles are short and sparse, such as opening books, stay cheap.
 //!
 //! The solver works for any totally ordered value ([`solve_with`]): win/draw/loss for graph
-//! files ([`solve`]), a score for opening books.
+//! files ([`solve`]), a score for opening books. A repetition is valued by who made the
+//! repeating move ([`ByMover`]) or by the whole loop it closes ([`ByLoop`], as the Asian rules
+//! of Chinese chess judge one); then a history is a path in its order, not a set, and values
+//! are cached under the ordered path.
 
-use super::graph::{Graph, Kind, Value};
+use super::graph::{Graph, Kind, Repetition, Value};
 use std::collections::HashMap;
 
 /// Values from an empty history and path-dependence marks, by node number.
@@ -106,6 +109,40 @@ pub struct Solved<V> {
     pub largest_component: usize,
 }
 
+/// How a repetition is valued: the value for max of a move, made at a node of kind `mover`,
+/// that reaches a node already on the path.
+pub trait Repetitions<V> {
+    /// True when the value depends on the loop (its nodes in order), not only on the mover:
+    /// the search then keeps each history in its order.
+    const BY_LOOP: bool;
+
+    /// The repetition's value for max: `cycle` holds the loop's nodes, from the node reached
+    /// again to the node the move is made at.
+    fn value(&self, mover: Kind<V>, cycle: &[u32]) -> V;
+}
+
+/// Repetitions valued by who made the repeating move alone.
+pub struct ByMover<F>(pub F);
+
+impl<V, F: Fn(Kind<V>) -> V> Repetitions<V> for ByMover<F> {
+    const BY_LOOP: bool = false;
+
+    fn value(&self, mover: Kind<V>, _: &[u32]) -> V {
+        (self.0)(mover)
+    }
+}
+
+/// Repetitions valued by the loop they close (the nodes of `cycle`, in order).
+pub struct ByLoop<F>(pub F);
+
+impl<V, F: Fn(&[u32]) -> V> Repetitions<V> for ByLoop<F> {
+    const BY_LOOP: bool = true;
+
+    fn value(&self, _: Kind<V>, cycle: &[u32]) -> V {
+        (self.0)(cycle)
+    }
+}
+
 fn best<V: Ord>(kind: Kind<V>, a: V, b: V) -> V {
     if matches!(kind, Kind::Max) {
         a.max(b)
@@ -178,8 +215,47 @@ fn components(moves: &Moves) -> Components {
     out
 }
 
-/// The search inside one cyclic component. A history is a bit set over the component's
-/// members (local numbers).
+/// A history inside a component: its members as a bit set over local numbers, and in the
+/// order they were played (global numbers).
+struct History {
+    bits: Vec<u64>,
+    order: Vec<u32>,
+}
+
+impl History {
+    fn empty(words: usize) -> History {
+        History {
+            bits: vec![0; words],
+            order: Vec::new(),
+        }
+    }
+
+    fn has(&self, i: usize) -> bool {
+        self.bits[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    fn set(&mut self, i: usize, bit: bool) {
+        if bit {
+            self.bits[i / 64] |= 1 << (i % 64);
+        } else {
+            self.bits[i / 64] &= !(1 << (i % 64));
+        }
+    }
+
+    /// The key a value found at `v` under this history is cached with: the set of members,
+    /// or the members in order where repetitions are valued by their loops.
+    fn key(&self, v: usize, ordered: bool) -> Vec<u64> {
+        let mut key: Vec<u64> = if ordered {
+            self.order.iter().map(|&u| u64::from(u)).collect()
+        } else {
+            self.bits.clone()
+        };
+        key.push(v as u64);
+        key
+    }
+}
+
+/// The search inside one cyclic component.
 struct Component<'g, V, R> {
     kinds: &'g [Kind<V>],
     moves: &'g Moves,
@@ -188,50 +264,43 @@ struct Component<'g, V, R> {
     local: HashMap<u32, usize>,
     /// Values of nodes outside (already solved).
     solved: &'g [Option<V>],
-    /// Values by (history words, then the node) — what each value depends on.
+    /// Values by (history, then the node) — what each value depends on.
     memo: HashMap<Vec<u64>, V>,
 }
 
-fn on(path: &[u64], i: usize) -> bool {
-    path[i / 64] >> (i % 64) & 1 == 1
-}
-
-fn set(path: &mut [u64], i: usize, bit: bool) {
-    if bit {
-        path[i / 64] |= 1 << (i % 64);
-    } else {
-        path[i / 64] &= !(1 << (i % 64));
-    }
-}
-
-impl<V: Copy + Ord, R: Fn(Kind<V>) -> V> Component<'_, V, R> {
-    /// Value of member `v` (global) with `path` (component members, local bits) as history.
-    fn value(&mut self, v: usize, path: &mut Vec<u64>) -> V {
+impl<V: Copy + Ord, R: Repetitions<V>> Component<'_, V, R> {
+    /// Value of member `v` (global) with `path` (component members) as history.
+    fn value(&mut self, v: usize, path: &mut History) -> V {
         let kind = self.kinds[v];
         if let Kind::Terminal(t) = kind {
             return t;
         }
-        path.push(v as u64);
-        let cached = self.memo.get(path.as_slice()).copied();
-        path.pop();
-        if let Some(x) = cached {
+        let key = path.key(v, R::BY_LOOP);
+        if let Some(&x) = self.memo.get(&key) {
             return x;
         }
         let lv = self.local[&(v as u32)];
-        set(path, lv, true);
+        path.set(lv, true);
+        path.order.push(v as u32);
         let mut acc: Option<V> = None;
         for &w in self.moves.of(v) {
             let x = match self.local.get(&w) {
-                Some(&lw) if on(path, lw) => (self.repetition)(kind),
+                Some(&lw) if path.has(lw) => {
+                    let from = path
+                        .order
+                        .iter()
+                        .rposition(|&u| u == w)
+                        .expect("on the path");
+                    self.repetition.value(kind, &path.order[from..])
+                }
                 Some(_) => self.value(w as usize, path),
                 None => self.solved[w as usize].expect("components are solved sinks first"),
             };
             acc = Some(acc.map_or(x, |a| best(kind, a, x)));
         }
-        set(path, lv, false);
+        path.order.pop();
+        path.set(lv, false);
         let x = acc.expect("non-terminal nodes have moves");
-        let mut key = path.clone();
-        key.push(v as u64);
         self.memo.insert(key, x);
         x
     }
@@ -239,36 +308,37 @@ impl<V: Copy + Ord, R: Fn(Kind<V>) -> V> Component<'_, V, R> {
     /// True if some simple path of members ending at `v` (v excluded), as history, gives
     /// `v` another value than `free`. `preds` are the members' predecessors in the component.
     fn path_dependent(&mut self, v: usize, preds: &HashMap<u32, Vec<u32>>, free: V) -> bool {
-        // Walk simple paths backwards from v: each prefix set is a history to try.
-        let words = self.local.len().div_ceil(64);
-        let lv = self.local[&(v as u32)];
-        let mut path = vec![0u64; words];
-        set(&mut path, lv, true); // v itself is never in its own history
-        self.back(v, v, preds, &mut path, free)
+        // Walk simple paths backwards from v: each one walked is a history to try.
+        let mut walked = History::empty(self.local.len().div_ceil(64));
+        self.back(v, v, preds, &mut walked, free)
     }
 
+    /// `walked` holds the path walked back from `target` (its order: nearest first).
     fn back(
         &mut self,
         target: usize,
         at: usize,
         preds: &HashMap<u32, Vec<u32>>,
-        path: &mut Vec<u64>,
+        walked: &mut History,
         free: V,
     ) -> bool {
-        let lt = self.local[&(target as u32)];
         for &p in preds.get(&(at as u32)).map_or(&[][..], |v| &v[..]) {
             let lp = self.local[&p];
-            if on(path, lp) {
+            if p as usize == target || walked.has(lp) {
                 continue;
             }
-            set(path, lp, true);
-            set(path, lt, false);
-            let differs = self.value(target, path) != free;
-            set(path, lt, true);
-            if differs || self.back(target, p as usize, preds, path, free) {
+            walked.set(lp, true);
+            walked.order.push(p);
+            let mut history = History {
+                bits: walked.bits.clone(),
+                order: walked.order.iter().rev().copied().collect(),
+            };
+            let differs = self.value(target, &mut history) != free;
+            if differs || self.back(target, p as usize, preds, walked, free) {
                 return true;
             }
-            set(path, lp, false);
+            walked.order.pop();
+            walked.set(lp, false);
         }
         false
     }
@@ -276,15 +346,14 @@ impl<V: Copy + Ord, R: Fn(Kind<V>) -> V> Component<'_, V, R> {
 
 /// Solves every node of a game graph whose values are any totally ordered type: `kinds`
 /// says who moves at each node (or its value), `moves` where each node's moves lead, and
-/// `repetition` the value of a move (made at a node of the given kind, Max or Min) that
-/// reaches a node already on the path.
+/// `repetition` the value of a move that reaches a node already on the path.
 ///
 /// # Panics
 /// If `kinds` and `moves` differ in length, or a Max or Min node has no move.
 pub fn solve_with<V: Copy + Ord>(
     kinds: &[Kind<V>],
     moves: &Moves,
-    repetition: impl Fn(Kind<V>) -> V,
+    repetition: impl Repetitions<V>,
 ) -> Solved<V> {
     let n = kinds.len();
     assert_eq!(n, moves.len(), "one kind per node");
@@ -331,7 +400,7 @@ pub fn solve_with<V: Copy + Ord>(
             };
             let values: Vec<V> = comp
                 .iter()
-                .map(|&v| c.value(v as usize, &mut vec![0u64; words]))
+                .map(|&v| c.value(v as usize, &mut History::empty(words)))
                 .collect();
             let marks = comp
                 .iter()
@@ -362,7 +431,17 @@ pub fn solve(g: &Graph) -> Solution {
     for e in &g.edges {
         moves.push(e.iter().copied());
     }
-    let s = solve_with(&g.kinds, &moves, |mover| g.repetition.value(mover));
+    let s = match g.repetition {
+        Repetition::Asian => solve_with(
+            &g.kinds,
+            &moves,
+            ByLoop(|cycle: &[u32]| {
+                let cycle: Vec<usize> = cycle.iter().map(|&v| v as usize).collect();
+                g.repetition_value(&cycle)
+            }),
+        ),
+        rule => solve_with(&g.kinds, &moves, ByMover(|mover| rule.value(mover))),
+    };
     Solution {
         values: s.values,
         path_dependent: s.path_dependent,

@@ -96,6 +96,12 @@ impl Loop {
         })
     }
 
+    /// The loop of `moves`, each with its colour where it is played, the side to move at
+    /// their first position `first`: for callers that played and coloured them already.
+    pub fn of_coloured(first: Side, moves: Vec<(Move, Colour)>) -> Loop {
+        Loop { moves, first }
+    }
+
     /// The colours of the moves, in order.
     pub fn colours(&self) -> impl Iterator<Item = Colour> + '_ {
         self.moves.iter().map(|&(_, c)| c)
@@ -105,11 +111,9 @@ impl Loop {
     pub fn broken_by(&self, side: Side) -> Option<Rule> {
         let first = usize::from(self.first != side);
         let mut colours = self.moves.iter().skip(first).step_by(2).map(|&(_, c)| c);
-        if colours.clone().all(|c| c == Colour::Check) {
-            return Some(Rule::PerpetualCheck);
-        }
+        let all_check = colours.clone().all(|c| c == Colour::Check);
         let chases = colours.all(|c| matches!(c, Colour::Chase(_)));
-        (chases && !self.hunted(side).is_empty()).then_some(Rule::PerpetualChase)
+        Rule::broken(all_check, chases && !self.hunted(side).is_empty())
     }
 
     /// The pieces of the other side that every move of `side` round the loop chases,
@@ -140,7 +144,27 @@ impl Loop {
 
     /// The ruling: who must change, by which rule.
     pub fn ruling(&self) -> Ruling {
-        let broken = BySide::new_with(|side| self.broken_by(side));
+        Ruling::of(BySide::new_with(|side| self.broken_by(side)))
+    }
+}
+
+impl Rule {
+    /// The rule a side breaks whose moves round a loop (one or more) all check
+    /// (`all_check`), or all chase with one piece hunted throughout (`hunt_one`).
+    pub fn broken(all_check: bool, hunt_one: bool) -> Option<Rule> {
+        if all_check {
+            Some(Rule::PerpetualCheck)
+        } else {
+            hunt_one.then_some(Rule::PerpetualChase)
+        }
+    }
+}
+
+impl Ruling {
+    /// The ruling on a loop where each side broke the rule given, if any: one side breaking
+    /// a rule loses; when both do, a side checking at every move loses against a side that
+    /// chases, and the loop draws otherwise.
+    pub fn of(broken: BySide<Option<Rule>>) -> Ruling {
         let loses = |side: Side, rule: Rule| Ruling::Loses { side, rule };
         match (broken[Side::White], broken[Side::Black]) {
             (Some(rule), None) => loses(Side::White, rule),

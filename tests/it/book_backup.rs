@@ -20,7 +20,7 @@ const DRAW: u16 = 500;
 
 /// Score of an entry for its side to move, per-mille rounded to nearest, as the book's
 /// documentation defines it.
-fn score(e: &Entry) -> u16 {
+pub(crate) fn score(e: &Entry) -> u16 {
     if e.games == 0 {
         return DRAW;
     }

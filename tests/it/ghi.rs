@@ -3,7 +3,7 @@
 //! carries the full history, and the `graph solve` command.
 
 use crate::common::run;
-use retrobook::ghi::{solve, Graph, Kind, Repetition, Value};
+use retrobook::ghi::{solve, Colour, Graph, Kind, Repetition, Value};
 use std::collections::HashMap;
 
 const LECTURE: &str = "\
@@ -43,8 +43,8 @@ fn brute(g: &Graph, v: usize, path: &mut Vec<usize>) -> Value {
         .clone()
         .into_iter()
         .map(|w| {
-            if path.contains(&w) {
-                g.repetition.value(kind)
+            if let Some(at) = path.iter().position(|&u| u == w) {
+                repeated(g, &path[at..])
             } else {
                 brute(g, w, path)
             }
@@ -55,6 +55,50 @@ fn brute(g: &Graph, v: usize, path: &mut Vec<usize>) -> Value {
         *values.iter().max().unwrap()
     } else {
         *values.iter().min().unwrap()
+    }
+}
+
+/// The value for max of the move from the last node of `cycle` back to its first, written
+/// from the rules' text apart from the library: under the Asian rules a side whose moves
+/// round the loop all check, or all chase one same piece, breaks the rule; one side breaking
+/// it loses, a checker loses against a chaser, anything else draws.
+fn repeated(g: &Graph, cycle: &[usize]) -> Value {
+    let mover = g.kinds[*cycle.last().unwrap()];
+    if g.repetition != Repetition::Asian {
+        return g.repetition.value(mover);
+    }
+    // 0: none, 1: perpetual check, 2: perpetual chase.
+    let broken = |side: Kind| {
+        let colours: Vec<&Colour> = (0..cycle.len())
+            .filter(|&i| g.kinds[cycle[i]] == side)
+            .map(|i| {
+                let w = cycle[(i + 1) % cycle.len()];
+                let e = g.edges[cycle[i]].iter().position(|&t| t == w).unwrap();
+                &g.colours[cycle[i]][e]
+            })
+            .collect();
+        if colours.is_empty() {
+            return 0;
+        }
+        if colours.iter().all(|c| **c == Colour::Check) {
+            return 1;
+        }
+        let common = (0..8u32).any(|p| {
+            colours
+                .iter()
+                .all(|c| matches!(c, Colour::Chase(ps) if ps.contains(&p)))
+        });
+        if common {
+            2
+        } else {
+            0
+        }
+    };
+    match (broken(Kind::Max), broken(Kind::Min)) {
+        (0, 0) => Value::Draw,
+        (_, 0) | (1, 2) => Value::Loss,
+        (0, _) | (2, 1) => Value::Win,
+        _ => Value::Draw,
     }
 }
 
@@ -105,8 +149,8 @@ fn naive(g: &Graph, v: usize, path: &mut Vec<usize>, cache: &mut HashMap<usize, 
             path.push(v);
             let mut acc: Option<Value> = None;
             for w in g.edges[v].clone() {
-                let x = if path.contains(&w) {
-                    g.repetition.value(kind)
+                let x = if let Some(at) = path.iter().position(|&u| u == w) {
+                    repeated(g, &path[at..])
                 } else {
                     naive(g, w, path, cache)
                 };
@@ -211,6 +255,111 @@ fn random_cyclic_graphs_match_a_brute_force_with_full_history() {
     );
 }
 
+/// A small random graph under the Asian rules: the moves of `random_graph`, each to its own
+/// node, coloured check, idle, or chasing one or two of three pieces.
+fn random_asian_graph(seed: &mut u64) -> Graph {
+    let g = random_graph(seed, Repetition::Asian);
+    let mut next = |m: u64| {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed % m
+    };
+    let mut text = String::from("repetition asian\n");
+    for (v, k) in g.kinds.iter().enumerate() {
+        let kind = match k {
+            Kind::Max => "max",
+            Kind::Min => "min",
+            Kind::Terminal(t) => t.as_str(),
+        };
+        text += &format!("node n{v} {kind}\n");
+    }
+    for (v, targets) in g.edges.iter().enumerate() {
+        let mut seen = Vec::new();
+        for &w in targets {
+            if seen.contains(&w) {
+                continue;
+            }
+            seen.push(w);
+            let colour = match next(6) {
+                0 | 1 => "check".to_string(),
+                2 => String::new(),
+                3 => format!("chase p{}", next(3)),
+                _ => format!("chase p{} p{}", next(3), next(3)),
+            };
+            text += &format!("edge n{v} n{w} {colour}\n");
+        }
+    }
+    Graph::parse(&text).unwrap()
+}
+
+#[test]
+fn asian_rules_graphs_match_a_brute_force_with_full_history() {
+    let mut seed = 0xa51a_2026_0c0f_fee5u64;
+    let (mut dependent_seen, mut decided) = (0, 0);
+    for i in 0..3000 {
+        let g = random_asian_graph(&mut seed);
+        let s = solve(&g);
+        let mut plain = g.clone();
+        plain.repetition = Repetition::Fixed(Value::Draw);
+        let drawn = solve(&plain);
+        for v in 0..g.len() {
+            let brute_value = brute(&g, v, &mut Vec::new());
+            assert_eq!(s.values[v], brute_value, "graph {i}: {g:?} node {v}");
+            let dep = brute_dependent(&g, v);
+            assert_eq!(s.path_dependent[v], dep, "graph {i}: {g:?} node {v}");
+            dependent_seen += usize::from(dep);
+            decided += usize::from(brute_value != drawn.values[v]);
+        }
+    }
+    // The rule decides values a draw-for-every-repetition solve does not, both ways.
+    assert!(decided > 300, "{decided} values decided by the rule");
+    assert!(
+        dependent_seen > 300,
+        "{dependent_seen} path-dependent nodes met"
+    );
+}
+
+#[test]
+fn a_perpetual_checker_must_change_in_a_graph_file() {
+    // Max at A can shuttle A-B-A, or leave for a loss at D; min at B can go back to A or
+    // lose at W. Shuttling while checking each time is max's perpetual check, and loses
+    // under the Asian rules (min's idle answer does not save max); a quiet shuttle draws,
+    // and so does every shuttle when each repetition draws.
+    let text = |colour: &str, rule: &str| {
+        format!(
+            "repetition {rule}\nnode A max\nnode B min\nnode D loss\nnode W win\n\
+             edge A B {colour}\nedge A D\nedge B A\nedge B W\n"
+        )
+    };
+    let value_of_a = |colour: &str| {
+        let g = Graph::parse(&text(colour, "asian")).unwrap();
+        let (a, b) = (g.node("A").unwrap(), g.node("B").unwrap());
+        (solve(&g).values[a], g.repetition_value(&[a, b]))
+    };
+    assert_eq!(value_of_a("check"), (Value::Loss, Value::Loss));
+    assert_eq!(
+        value_of_a("chase x"),
+        (Value::Loss, Value::Loss),
+        "one piece chased"
+    );
+    assert_eq!(value_of_a("idle"), (Value::Draw, Value::Draw));
+    let plain = solve(&Graph::parse(&text("", "draw")).unwrap());
+    assert_eq!(plain.values[0], Value::Draw);
+    // The checker loses against a chaser; two chasers draw.
+    let both = |c1: &str, c2: &str| {
+        let g = Graph::parse(&format!(
+            "repetition asian\nnode A max\nnode B min\nedge A B {c1}\nedge B A {c2}\n"
+        ))
+        .unwrap();
+        g.repetition_value(&[0, 1])
+    };
+    assert_eq!(both("check", "chase q"), Value::Loss);
+    assert_eq!(both("chase q", "check"), Value::Win);
+    assert_eq!(both("chase q", "chase r"), Value::Draw);
+    assert_eq!(both("check", "check"), Value::Draw);
+}
+
 #[test]
 fn graph_solve_prints_values_and_marks() {
     let dir = tempfile::tempdir().unwrap();
@@ -262,6 +411,18 @@ fn malformed_graph_files_name_the_line() {
             "node B has no move",
         ),
         ("node A win\n", "no `repetition` rule"),
+        (
+            "node A max\nnode B win\nedge A B check\nrepetition draw\n",
+            "line 3: edge colours count only under `repetition asian`",
+        ),
+        (
+            "node A max\nnode B win\nedge A B chase\nrepetition asian\n",
+            "line 3: edge colour \"chase\"",
+        ),
+        (
+            "node A max\nnode B win\nedge A B\nedge A B check\nrepetition asian\n",
+            "line 4: a second edge from A to B",
+        ),
     ] {
         let file = dir.path().join("bad.graph");
         std::fs::write(&file, text).unwrap();

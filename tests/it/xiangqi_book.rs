@@ -7,8 +7,9 @@
 
 use crate::common::{data, run, run_ok};
 use retrobook::book::rules::{BookRules, Xiangqi};
-use retrobook::book::Book;
-use retrobook::xiangqi::{position_key, Position};
+use retrobook::book::{Book, Entry};
+use retrobook::referee::judge_archive;
+use retrobook::xiangqi::{position_key, Loop, Move, Position, Ruling};
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
@@ -443,4 +444,223 @@ fn xiangqi_fens_are_read_strictly() {
         run_ok(&["perft", "--game", "xiangqi", &format!("{start} w"), "1"]).trim(),
         "44"
     );
+}
+
+/// A xiangqi book as a back-up made here sees it: positions reached from the start by the
+/// book's moves (codes `from | to << 7`, as the format says), each with its own entry and its
+/// moves (code, target node or a leaf's score for the mover).
+struct XiangqiGraph {
+    node: HashMap<u64, usize>,
+    positions: Vec<Position>,
+    own: Vec<Entry>,
+    moves: Vec<Vec<(u16, Result<usize, u16>)>>,
+    preds: Vec<Vec<usize>>,
+}
+
+fn xiangqi_graph(book: &Book) -> XiangqiGraph {
+    let mut own: HashMap<u64, Entry> = HashMap::new();
+    let mut move_entries: HashMap<u64, Vec<Entry>> = HashMap::new();
+    for e in book.iter() {
+        match e.mv {
+            0 => drop(own.insert(e.key, e)),
+            _ => move_entries.entry(e.key).or_default().push(e),
+        }
+    }
+    let start = Position::start();
+    let mut g = XiangqiGraph {
+        node: HashMap::from([(position_key(&start), 0)]),
+        positions: vec![start.clone()],
+        own: vec![own[&position_key(&start)]],
+        moves: vec![Vec::new()],
+        preds: Vec::new(),
+    };
+    let mut stack = vec![start];
+    while let Some(pos) = stack.pop() {
+        let v = g.node[&position_key(&pos)];
+        for e in move_entries.get(&position_key(&pos)).into_iter().flatten() {
+            let code = |m: &Move| (m.from.index() | m.to.index() << 7) as u16;
+            let m = pos.legal_moves().into_iter().find(|m| code(m) == e.mv);
+            let next = pos.play(&m.expect("a book move is legal"));
+            let k = position_key(&next);
+            let target = match own.get(&k) {
+                None => Err(crate::book_backup::score(e)),
+                Some(o) => Ok(*g.node.entry(k).or_insert_with(|| {
+                    g.positions.push(next.clone());
+                    g.own.push(*o);
+                    g.moves.push(Vec::new());
+                    stack.push(next.clone());
+                    g.own.len() - 1
+                })),
+            };
+            g.moves[v].push((e.mv, target));
+        }
+    }
+    g.preds = vec![Vec::new(); g.own.len()];
+    for (v, ms) in g.moves.iter().enumerate() {
+        for &(_, t) in ms {
+            if let Ok(w) = t {
+                g.preds[w].push(v);
+            }
+        }
+    }
+    g
+}
+
+/// The value of `v` for its side to move with `path` as history, by negamax; a move back to
+/// a position of the path scores as the loop judge rules the loop it closes (`asian`), or
+/// a draw.
+fn xiangqi_negamax(g: &XiangqiGraph, v: usize, path: &mut Vec<usize>, asian: bool) -> u16 {
+    if g.moves[v].is_empty() {
+        return crate::book_backup::score(&g.own[v]);
+    }
+    path.push(v);
+    let repeated = |path: &[usize], at: usize| {
+        if !asian {
+            return 500;
+        }
+        let cycle = &path[at..];
+        let moves: Vec<Move> = (0..cycle.len())
+            .map(|i| {
+                let (from, to) = (cycle[i], cycle[(i + 1) % cycle.len()]);
+                let next = position_key(&g.positions[to]);
+                let pos = &g.positions[from];
+                let m = pos.legal_moves().into_iter();
+                m.into_iter()
+                    .find(|m| position_key(&pos.play(m)) == next)
+                    .unwrap()
+            })
+            .collect();
+        let ruling = Loop::new(&g.positions[cycle[0]], &moves).unwrap().ruling();
+        match ruling {
+            Ruling::Draw => 500,
+            Ruling::Loses { side, .. } if side == g.positions[v].turn() => 0,
+            Ruling::Loses { .. } => 1000,
+        }
+    };
+    let best = g.moves[v]
+        .iter()
+        .map(|&(_, t)| match t {
+            Err(s) => s,
+            Ok(w) => match path.iter().position(|&u| u == w) {
+                Some(at) => repeated(path, at),
+                None => 1000 - xiangqi_negamax(g, w, path, asian),
+            },
+        })
+        .max()
+        .unwrap();
+    path.pop();
+    best
+}
+
+/// Whether some simple path of the graph ending at `v` (v excluded), as history, changes
+/// `v`'s value under the Asian rules.
+fn xiangqi_dependent(g: &XiangqiGraph, v: usize, free: u16) -> bool {
+    fn grow(g: &XiangqiGraph, v: usize, rev: &mut Vec<usize>, free: u16) -> bool {
+        let at = *rev.last().unwrap_or(&v);
+        for &p in &g.preds[at] {
+            if p == v || rev.contains(&p) {
+                continue;
+            }
+            rev.push(p);
+            let mut history: Vec<usize> = rev.iter().rev().copied().collect();
+            if xiangqi_negamax(g, v, &mut history, true) != free || grow(g, v, rev, free) {
+                return true;
+            }
+            rev.pop();
+        }
+        false
+    }
+    grow(g, v, &mut Vec::new(), free)
+}
+
+/// Master games whose repetitions the rules decide, whole in a book: `book backup` judges
+/// each repetition by the Asian rules as a back-up made here does (negamax over every path,
+/// each loop judged by `Loop`), path marks included, and values that a draw for every
+/// repetition would give otherwise do change.
+#[test]
+fn xiangqi_book_backups_judge_repetitions_by_the_asian_rules() {
+    let text = archive_text();
+    let lines: Vec<&str> = text.lines().collect();
+    // The first games whose first repetition is ruled against a side (check and chase),
+    // and games whose repetitions all draw.
+    let (mut ruled, mut drawn) = (Vec::new(), Vec::new());
+    let mut rules_met = Vec::new();
+    judge_archive(&archive(), |g| {
+        let against = g.repetitions.iter().find_map(|r| match r.ruling {
+            Ruling::Loses { rule, .. } => Some(rule),
+            Ruling::Draw => None,
+        });
+        match against {
+            Some(rule)
+                if ruled.len() < 10 && rules_met.iter().filter(|&&r| r == rule).count() < 5 =>
+            {
+                rules_met.push(rule);
+                ruled.push(g.line as usize);
+            }
+            None if drawn.len() < 4 => drawn.push(g.line as usize),
+            _ => {}
+        }
+    })
+    .unwrap();
+    assert_eq!(ruled.len(), 10);
+    let mut pgn = String::new();
+    for &line in ruled.iter().chain(&drawn) {
+        let first = (line.saturating_sub(2)..)
+            .find(|&i| lines[i].starts_with("[Game "))
+            .unwrap();
+        let end = (first + 1..lines.len())
+            .find(|&i| lines[i].starts_with("[Game "))
+            .unwrap_or(lines.len());
+        pgn += &lines[first..end].join("\n");
+        pgn += "\n\n";
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (archive, book_path) = (dir.path().join("loops.pgn"), dir.path().join("loops.rbb"));
+    std::fs::write(&archive, pgn).unwrap();
+    let s = |p: &std::path::PathBuf| p.to_str().unwrap().to_string();
+    run_ok(&[
+        "book",
+        "build",
+        "--game",
+        "xiangqi",
+        &s(&archive),
+        "--out",
+        &s(&book_path),
+        "--max-ply",
+        "600",
+    ]);
+    run_ok(&["book", "backup", "--book", &s(&book_path)]);
+    let book = Book::open(&book_path).unwrap();
+    let g = xiangqi_graph(&book);
+    let values: Vec<u16> = (0..g.own.len())
+        .map(|v| xiangqi_negamax(&g, v, &mut Vec::new(), true))
+        .collect();
+    let marks: Vec<bool> = (0..g.own.len())
+        .map(|v| xiangqi_dependent(&g, v, values[v]))
+        .collect();
+    let mut checked = 0;
+    for e in book.iter() {
+        let expected = match g.node.get(&e.key) {
+            None => None,
+            Some(&v) if e.mv == 0 => Some((values[v], marks[v])),
+            Some(&v) => g.moves[v]
+                .iter()
+                .find(|(code, _)| *code == e.mv)
+                .map(|&(_, t)| match t {
+                    Ok(w) => (1000 - values[w], marks[w]),
+                    Err(s) => (s, false),
+                }),
+        };
+        let got = e.backup.map(|b| (b.value_permille, b.path_dependent));
+        assert_eq!(got, expected, "entry {:016x} move {:#x}", e.key, e.mv);
+        checked += 1;
+    }
+    let changed = (0..g.own.len())
+        .filter(|&v| values[v] != xiangqi_negamax(&g, v, &mut Vec::new(), false))
+        .count();
+    let dependent = marks.iter().filter(|&&m| m).count();
+    assert!(checked > 1000, "{checked} entries");
+    assert!(changed > 0, "no value changed by the rule");
+    assert!(dependent > 0, "no path-dependent position");
+    eprintln!("{checked} entries, {changed} values changed by the rule, {dependent} marked");
 }
