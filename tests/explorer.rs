@@ -441,6 +441,12 @@ fn check_book(page: &Shown, fen: &str, book: &Path) {
 
 /// `check_book`, the page's rows sorted by `by` (a key of the CLI's moves), most first.
 fn check_book_sorted(page: &Shown, fen: &str, book: &Path, by: &str) {
+    check_book_named(page, fen, book, by, "san");
+}
+
+/// `check_book_sorted`, each move named by the CLI's `name` (`san`, or `wxf_ascii` in a
+/// Chinese chess book).
+fn check_book_named(page: &Shown, fen: &str, book: &Path, by: &str, name: &str) {
     let cli: Value = serde_json::from_str(&run_ok(&[
         "book",
         "probe",
@@ -463,7 +469,7 @@ fn check_book_sorted(page: &Shown, fen: &str, book: &Path, by: &str) {
     for (row, m) in page.book.iter().zip(&moves) {
         let count = |k: &str| m[k].as_u64().unwrap();
         assert_eq!(row.uci, m["uci"].as_str().unwrap(), "{fen}");
-        assert_eq!(row.cells[0], m["san"].as_str().unwrap(), "{fen}");
+        assert_eq!(row.cells[0], m[name].as_str().unwrap(), "{fen}");
         let shown_games = row.cells[1].split_whitespace().next().unwrap();
         assert_eq!(shown_games, thousands(count("games")), "{fen} {}", row.uci);
         assert_eq!(
@@ -815,4 +821,218 @@ fn explorer_page_plays_book_and_table_lines_as_the_command_line_values_them() {
         bad,
         "the FEN refused stays in the field"
     );
+}
+
+const XIANGQI_INITIAL: &str =
+    "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+
+/// The FEN after the UCCI move `uci` from `fen`, by the library's Chinese chess rules, and
+/// the move's WXF notation in Latin letters.
+fn xiangqi_played(fen: &str, uci: &str) -> (String, String) {
+    let pos = retrobook::xiangqi::Position::from_fen(fen).unwrap();
+    let m = uci.parse().unwrap();
+    assert!(pos.legal_moves().contains(&m), "{fen} {uci}");
+    let wxf = pos.wxf(&m, retrobook::xiangqi::Script::Ascii);
+    (pos.play(&m).to_fen(), wxf)
+}
+
+/// The Chinese chess tables' verdict and rows the page shows for `fen` equal `probe --game
+/// xiangqi FEN --json`: the category, the distance to mate (signed for the side to move),
+/// the sentence, and every move best first with its WXF name, its result and distance for
+/// the side playing it, and what decides it (mate, no move left, or the rule).
+fn check_xiangqi_tables(page: &Shown, fen: &str, tables: &Path) {
+    let cli: Value = serde_json::from_str(&run_ok(&[
+        "probe",
+        "--game",
+        "xiangqi",
+        fen,
+        "--tables",
+        tables.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    let side = if fen.split(' ').nth(1) == Some("w") {
+        "Red"
+    } else {
+        "Black"
+    };
+    let verdict = page.verdict.as_ref().expect("a tables verdict");
+    let category = cli["category"].as_str().unwrap();
+    assert_eq!(verdict.category, category, "{fen}");
+    assert_eq!(verdict.text, category_name(category), "{fen}");
+    assert_eq!(
+        verdict.dtz, "",
+        "{fen}: no DTZ in Chinese chess, none shown"
+    );
+    let (dtm, mate) = match (category, cli["dtm_plies"].as_i64(), cli["rule"].as_str()) {
+        (_, None, Some(rule)) => (
+            "\u{2014}".to_string(),
+            format!(
+                "{side} {} by the {rule} rule (the value depends on the path)",
+                if category == "win" { "wins" } else { "loses" }
+            ),
+        ),
+        ("win", Some(p), None) => (signed(p), format!("{side} mates in {}", (p + 1) / 2)),
+        ("loss", Some(0), None) if cli["stalemate"] == true => {
+            ("0".into(), format!("{side} has no move and loses"))
+        }
+        ("loss", Some(0), None) => ("0".into(), format!("{side} is checkmated")),
+        ("loss", Some(p), None) => (signed(-p), format!("{side} is mated in {}", (p + 1) / 2)),
+        ("draw", None, None) => ("\u{2014}".into(), "Drawn with best play".into()),
+        other => panic!("{fen}: {other:?}"),
+    };
+    assert_eq!(
+        (verdict.dtm.as_str(), verdict.mate.as_str()),
+        (dtm.as_str(), mate.as_str()),
+        "{fen}"
+    );
+    let moves = cli["moves"].as_array().unwrap();
+    let ucis: Vec<&str> = moves.iter().map(|m| m["uci"].as_str().unwrap()).collect();
+    let shown: Vec<&str> = page.tables.iter().map(|r| r.uci.as_str()).collect();
+    assert_eq!(shown, ucis, "{fen}: the moves, best first");
+    for (row, m) in page.tables.iter().zip(moves) {
+        let after = m["category"].as_str().unwrap();
+        let mover = match after {
+            "win" => "loss",
+            "loss" => "win",
+            other => other,
+        };
+        assert_eq!(row.cells[0], m["wxf_ascii"].as_str().unwrap(), "{fen}");
+        assert_eq!(row.cells[1], category_name(mover), "{fen} {}", row.uci);
+        let (dtm, mate) = match (after, m["dtm_plies"].as_i64(), m["rule"].as_str()) {
+            (_, None, Some(rule)) => (
+                "\u{2014}".to_string(),
+                format!(
+                    "{} by the {rule} rule",
+                    if mover == "win" { "wins" } else { "loses" }
+                ),
+            ),
+            ("loss", Some(0), None) if m["stalemate"] == true => (signed(1), "no move left".into()),
+            ("loss", Some(0), None) => (signed(1), "checkmate".into()),
+            ("loss", Some(p), None) => (signed(p + 1), format!("mate in {}", (p + 2) / 2)),
+            ("win", Some(p), None) => (signed(-p - 1), format!("mated in {}", (p + 2) / 2)),
+            ("draw", None, None) => ("\u{2014}".into(), String::new()),
+            other => panic!("{fen} {}: {other:?}", row.uci),
+        };
+        assert_eq!(
+            (row.cells[2].as_str(), row.cells[4].as_str()),
+            (dtm.as_str(), mate.as_str()),
+            "{fen} {}",
+            row.uci
+        );
+    }
+}
+
+/// The page's Chinese chess board: chosen beside New game, the book of Chinese chess games
+/// played by clicking its rows and the board's points, the line written as PGN with WXF
+/// moves; then a position of the tables, loaded by its FEN, and a line of the tables played
+/// to mate, each position's verdict and rows as the command line's.
+#[test]
+fn explorer_page_plays_a_chinese_chess_line_by_clicks() {
+    let dir = tempfile::tempdir().unwrap();
+    let driver = Driver::start(&dir.path().join("browser"));
+    let (tables, book) = (dir.path().join("tables"), dir.path().join("books/book.rbb"));
+    let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("books/xiangqi-masters-2000.pgn.zst");
+    let out = book.to_str().unwrap();
+    run_ok(&[
+        "book",
+        "build",
+        "--game",
+        "xiangqi",
+        archive.to_str().unwrap(),
+        "--out",
+        out,
+    ]);
+    run_ok(&[
+        "gen",
+        "--game",
+        "xiangqi",
+        "KRvKN",
+        "--tables",
+        tables.to_str().unwrap(),
+    ]);
+    let (_server, url) = serve(dir.path());
+    let session = driver.session();
+    session.goto(&format!("{url}/"));
+    session.wait_shown(INITIAL);
+    assert_eq!(
+        session.text("#status"),
+        "Serving no chess tables, 4 tables of Chinese chess of up to 4 and the book books/book.rbb."
+    );
+    assert_eq!(
+        session.shown().book_note,
+        "The book is a Chinese chess book: this position is chess."
+    );
+
+    // Chinese chess chosen: its start, the book's rows as the CLI's, two book moves played
+    // by their rows, one by the board's points (the horse from b0 to c2).
+    session.click("#game option[value='xiangqi']");
+    session.wait_shown(XIANGQI_INITIAL);
+    let shown = session.shown();
+    assert_eq!(shown.turn, "Red to move");
+    let mut fen = XIANGQI_INITIAL.to_string();
+    let mut names = Vec::new();
+    for _ in 0..2 {
+        let shown = session.shown();
+        check_book_named(&shown, &fen, &book, "games", "wxf_ascii");
+        let uci = shown.book[0].uci.clone();
+        let (next, wxf) = xiangqi_played(&fen, &uci);
+        play(&session, "book-moves", &uci, &next);
+        names.push(wxf);
+        fen = next;
+    }
+    check_book_named(&session.shown(), &fen, &book, "games", "wxf_ascii");
+    session.click("[data-square='b0']");
+    session.click("[data-square='c2']");
+    let (next, wxf) = xiangqi_played(&fen, "b0c2");
+    session.wait_shown(&next);
+    names.push(wxf);
+    let shown = session.shown();
+    assert_eq!(shown.fen, next);
+    assert_eq!(
+        shown.pgn,
+        format!(
+            "[Game \"Chinese Chess\"]\n\n1. {} {} 2. {} *",
+            names[0], names[1], names[2]
+        )
+    );
+    assert_eq!(shown.turn, "Black to move");
+    assert!(shown.verdict.is_none() && shown.tables.is_empty());
+    assert!(
+        shown.tb_note.contains("up to 4 pieces"),
+        "{:?}",
+        shown.tb_note
+    );
+
+    // A position the perpetual-check rule decides, loaded by its FEN.
+    let ruled = "9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1";
+    session.type_into("#fen", ruled);
+    session.press(ENTER);
+    session.wait_shown(ruled);
+    let shown = session.shown();
+    check_xiangqi_tables(&shown, ruled, &tables);
+    assert_eq!(shown.turn, "Red to move, in check");
+
+    // A mate in three: the best row clicked at each position, down to the mate.
+    let mut fen = "3k5/9/4n4/9/9/9/9/9/9/4K3R w - - 0 1".to_string();
+    session.type_into("#fen", &fen);
+    session.press(ENTER);
+    session.wait_shown(&fen);
+    for _ in 0..5 {
+        let shown = session.shown();
+        check_xiangqi_tables(&shown, &fen, &tables);
+        let uci = shown.tables[0].uci.clone();
+        let (next, _) = xiangqi_played(&fen, &uci);
+        play(&session, "tb-moves", &uci, &next);
+        fen = next;
+    }
+    // The line ends with Black to move and without a move: lost, in check or not.
+    let shown = session.shown();
+    check_xiangqi_tables(&shown, &fen, &tables);
+    assert!(shown.tables.is_empty());
+    let end = retrobook::xiangqi::Position::from_fen(&fen).unwrap();
+    assert!(end.legal_moves().is_empty());
+    let checked = end.in_check(end.turn());
+    let turn = if checked { "Checkmate" } else { "No move left" };
+    assert_eq!(shown.turn, format!("{turn}: Red wins"));
 }

@@ -96,6 +96,13 @@ impl Signature {
         out
     }
 
+    /// The number of pieces, kings included.
+    pub fn pieces(&self) -> u32 {
+        (self.counts.as_array().into_iter().flatten())
+            .map(|&n| u32::from(n))
+            .sum()
+    }
+
     /// Whether the table is kept under this signature rather than the flipped one: the
     /// side with more (compared piece by piece in written order) first.
     pub fn is_canonical(&self) -> bool {

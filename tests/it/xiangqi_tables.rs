@@ -369,6 +369,59 @@ fn the_server_answers_xiangqi_positions_as_probe_does() {
     );
     let wrong = get(&with_query(&format!("{url}/standard"), "fen", &fens[0])).unwrap();
     assert_eq!(wrong.status, 400, "{}", wrong.body);
+    // What the explorer page reads: the tables open, and a position's moves in WXF with
+    // the FEN each leads to (`/position?game=xiangqi`); the mainline in WXF too.
+    let health = json(&get(&format!("{url}/health")).unwrap().body);
+    assert_eq!(
+        (
+            health["xiangqi_tables"].as_u64(),
+            health["xiangqi_max_pieces"].as_u64()
+        ),
+        (Some(4), Some(4))
+    );
+    assert_eq!(health["tables"], 0);
+    for (fen, cli) in fens.iter().zip(&probed).take(40) {
+        let pos = Position::from_fen(fen).unwrap();
+        let url = with_query(&format!("{url}/position?game=xiangqi"), "fen", fen);
+        let answer = json(&get(&url).unwrap().body);
+        assert_eq!(answer["fen"], pos.to_fen());
+        assert_eq!(answer["check"], pos.in_check(pos.turn()));
+        assert_eq!(answer["pieces"], 4);
+        let legal = pos.legal_moves();
+        let moves = answer["moves"].as_array().unwrap();
+        assert_eq!(moves.len(), legal.len(), "{fen}");
+        for (m, x) in legal.iter().zip(moves) {
+            assert_eq!(x["uci"], m.to_string(), "{fen}");
+            assert_eq!(
+                x["san"],
+                pos.wxf(m, retrobook::xiangqi::Script::Ascii),
+                "{fen}"
+            );
+            assert_eq!(x["fen"], pos.play(m).to_fen(), "{fen}");
+        }
+        let mut at = pos.clone();
+        let line = cli["mainline"].as_array().unwrap();
+        for (uci, wxf) in line.iter().zip(cli["mainline_wxf"].as_array().unwrap()) {
+            let m = uci.as_str().unwrap().parse().unwrap();
+            assert_eq!(*wxf, at.wxf(&m, retrobook::xiangqi::Script::Ascii), "{fen}");
+            at = at.play(&m);
+        }
+        assert_eq!(line.len(), cli["mainline_wxf"].as_array().unwrap().len());
+    }
+    for (query, needle) in [
+        (
+            "game=xiangqi&fen=8/8/8/8/8/3k4/8/K1R5%20w%20-%20-%200%201",
+            "ask /standard",
+        ),
+        (
+            "game=shogi&fen=9/9/4k4/9/9/9/9/9/1n7/R2K5%20w",
+            "not chess or xiangqi",
+        ),
+    ] {
+        let answer = get(&format!("{url}/position?{query}")).unwrap();
+        assert_eq!(answer.status, 400, "{query}");
+        assert!(answer.body.contains(needle), "{query}: {}", answer.body);
+    }
     child.kill().unwrap();
     child.wait().unwrap();
     let _ = std::fs::remove_dir_all(&dir);

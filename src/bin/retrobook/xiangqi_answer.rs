@@ -73,7 +73,8 @@ impl XiangqiAnswer {
     }
 
     /// The answer in JSON, for `fen` (as asked) of `pos`: the value's fields, `moves` (each
-    /// with `uci`, its UCCI/ICCS coordinates, `wxf` and `wxf_ascii`) and `mainline`.
+    /// with `uci`, its UCCI/ICCS coordinates, `wxf` and `wxf_ascii`), `mainline` and the
+    /// same moves in WXF notation (`mainline_wxf`).
     pub fn json(&self, fen: &str, pos: &Position) -> Value {
         let mut o = json!({"fen": fen});
         merge(&mut o, self.value.json());
@@ -89,6 +90,14 @@ impl XiangqiAnswer {
             })
             .collect();
         o["mainline"] = self.mainline.iter().map(|m| m.to_string()).collect();
+        let mut at = pos.clone();
+        o["mainline_wxf"] = (self.mainline.iter())
+            .map(|m| {
+                let name = at.wxf(m, Script::Ascii);
+                at = at.play(m);
+                name
+            })
+            .collect();
         o
     }
 }

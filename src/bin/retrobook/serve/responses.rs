@@ -17,6 +17,10 @@ pub struct HealthResponse {
     pub tables: usize,
     /// The most pieces of a table open.
     pub max_pieces: u32,
+    /// Chinese chess tables open (0 without any in the tables folder).
+    pub xiangqi_tables: usize,
+    /// The most pieces of a Chinese chess table open, kings included.
+    pub xiangqi_max_pieces: u32,
     /// The book served, if any.
     pub book: Option<String>,
     /// Its game, if it opens.
@@ -37,7 +41,9 @@ pub struct PositionResponse {
 /// A legal move of `/position`.
 #[derive(Serialize)]
 pub struct PositionMove {
+    /// UCI (chess) or UCCI, that is ICCS in lower case (Chinese chess).
     pub uci: String,
+    /// SAN (chess) or WXF notation in Latin letters (Chinese chess).
     pub san: String,
     /// The position it leads to.
     pub fen: String,

@@ -21,6 +21,8 @@ use retrobook::book::rules::{Chess, Xiangqi};
 use retrobook::book::Book;
 use retrobook::chess::{MoveList, Position};
 use retrobook::probe::{ProbeError, Tablebase};
+use retrobook::side::Side;
+use retrobook::xiangqi::Script;
 use retrobook::Game;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -180,18 +182,34 @@ async fn health(State(s): State<Arc<Shared>>) -> Json<HealthResponse> {
         Ok(tb) => (tb.materials().count(), tb.max_pieces()),
         Err(_) => (0, 0),
     };
+    let xiangqi = s.xiangqi().ok();
     Json(HealthResponse {
         status: "ok",
         tables,
         max_pieces,
+        xiangqi_tables: xiangqi.map_or(0, |tb| tb.keys().count()),
+        xiangqi_max_pieces: (xiangqi.into_iter().flat_map(|tb| tb.keys()))
+            .map(|sig| sig.pieces())
+            .max()
+            .unwrap_or(0),
         book: s.book_path().map(|p| p.display().to_string()),
         book_game: s.book().ok().map(|b| b.info().game.name()),
     })
 }
 
 /// `/position`: the position read back as FEN, and its legal moves with the FEN each
-/// leads to (what the explorer page needs to play moves and write the line's PGN).
+/// leads to (what the explorer page needs to play moves and write the line's PGN); with
+/// `game=xiangqi`, a Chinese chess position, its moves named in WXF notation.
 async fn position(Query(params): Params) -> Result<Json<PositionResponse>, ApiError> {
+    match params.get("game").map(String::as_str) {
+        None | Some("chess") => {}
+        Some("xiangqi") => return xiangqi_position(param(&params, "fen")?).map(Json),
+        Some(other) => {
+            return Err(ApiError::bad(format!(
+                "game {other:?} is not chess or xiangqi"
+            )))
+        }
+    }
     let pos = chess_position(&params)?;
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
@@ -209,6 +227,39 @@ async fn position(Query(params): Params) -> Result<Json<PositionResponse>, ApiEr
         pieces: pos.occupied().count(),
         moves,
     }))
+}
+
+/// A Chinese chess FEN read as `/position?game=xiangqi` answers it; a chess FEN is a 400
+/// that says so.
+fn xiangqi_position(fen: &str) -> Result<PositionResponse, ApiError> {
+    let pos = xiangqi_fen(fen)?;
+    let moves = (pos.legal_moves().iter())
+        .map(|m| PositionMove {
+            uci: m.to_string(),
+            san: pos.wxf(m, Script::Ascii),
+            fen: pos.play(m).to_fen(),
+        })
+        .collect();
+    Ok(PositionResponse {
+        fen: pos.to_fen(),
+        turn: if pos.turn() == Side::White { "w" } else { "b" }.to_string(),
+        check: pos.in_check(pos.turn()),
+        pieces: pos.occupied_squares().count() as u32,
+        moves,
+    })
+}
+
+/// A Chinese chess position from its FEN, or a 400 that names a chess FEN as such.
+fn xiangqi_fen(fen: &str) -> Result<retrobook::xiangqi::Position, ApiError> {
+    retrobook::xiangqi::Position::from_fen(fen).map_err(|e| {
+        let chess = Position::from_fen_lenient(fen).is_ok();
+        let hint = if chess {
+            " (a chess FEN: ask /standard)"
+        } else {
+            ""
+        };
+        ApiError::bad(format!("{fen:?} is not a Chinese chess FEN: {e}{hint}"))
+    })
 }
 
 async fn standard(
@@ -380,15 +431,7 @@ async fn xiangqi(
     Query(params): Params,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let fen = param(&params, "fen")?.to_string();
-    let pos = retrobook::xiangqi::Position::from_fen(&fen).map_err(|e| {
-        let chess = Position::from_fen_lenient(&fen).is_ok();
-        let hint = if chess {
-            " (a chess FEN: ask /standard)"
-        } else {
-            ""
-        };
-        ApiError::bad(format!("{fen:?} is not a Chinese chess FEN: {e}{hint}"))
-    })?;
+    let pos = xiangqi_fen(&fen)?;
     blocking(move || {
         let tb = s.xiangqi().map_err(ApiError::not_found)?;
         Ok(Json(XiangqiAnswer::probe(tb, &pos)?.json(&fen, &pos)))

@@ -1,13 +1,38 @@
 "use strict";
 // The retrobook explorer: a board, what the opening book and the endgame tables say of its
 // position and of each move, and the line played (back and forth, as FEN and PGN). All of it
-// comes from the server's JSON API (health, position, book, standard, standard/mainline);
-// answers are kept by URL, so moving through a line asks the server nothing twice.
+// comes from the server's JSON API (health, position, book, standard, standard/mainline,
+// xiangqi); answers are kept by URL, so moving through a line asks the server nothing twice.
+// Chess and Chinese chess share the page: the game is the FEN's (ten ranks: Chinese chess).
 
-const INITIAL_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-const FILES = "abcdefgh";
-const SIDE = { w: "White", b: "Black" };
-const PIECE = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
+/** What the page needs of each game: its start, its board, its names. */
+const GAMES = {
+  chess: {
+    initial: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    files: "abcdefgh",
+    ranks: 8,
+    firstRank: 1,
+    position: "position",
+    sides: { w: "White", b: "Black" },
+    pieces: { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" },
+    name: "chess",
+  },
+  xiangqi: {
+    initial: "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+    files: "abcdefghi",
+    ranks: 10,
+    firstRank: 0,
+    position: "position?game=xiangqi",
+    sides: { w: "Red", b: "Black" },
+    pieces: {
+      k: "king", a: "advisor", b: "elephant", n: "horse", r: "chariot", c: "cannon", p: "soldier",
+    },
+    name: "Chinese chess",
+  },
+};
+/** The letter on a Chinese chess piece: WXF's, as the moves are written (E the elephant, H
+ * the horse), drawn by the page with no font of Chinese characters needed. */
+const XIANGQI_LETTER = { k: "K", a: "A", b: "E", n: "H", r: "R", c: "C", p: "P" };
 /** A table category, as shown. */
 const CATEGORY = {
   win: "Win",
@@ -42,14 +67,32 @@ function el(tag, props = {}, ...children) {
   return e;
 }
 
-/** A piece's picture (one of the page's own drawings): `code` is "wK", "bN", ... */
-function pieceSvg(code) {
+/** A piece's picture (one of the page's own drawings): `code` is "wK", "bN", ...; a Chinese
+ * chess piece is a disc with its character. */
+function pieceSvg(code, game = "chess") {
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("class", `piece ${code[0]}`);
   svg.setAttribute("viewBox", "0 0 45 45");
   svg.setAttribute("aria-hidden", "true");
   svg.dataset.piece = code;
+  if (game === "xiangqi") {
+    svg.setAttribute("class", `piece xq ${code[0]}`);
+    const disc = document.createElementNS(ns, "circle");
+    const ring = document.createElementNS(ns, "circle");
+    for (const [c, r] of [[disc, 20.5], [ring, 17]]) {
+      c.setAttribute("cx", "22.5");
+      c.setAttribute("cy", "22.5");
+      c.setAttribute("r", r);
+    }
+    ring.setAttribute("class", "ring");
+    const text = document.createElementNS(ns, "text");
+    text.setAttribute("x", "22.5");
+    text.setAttribute("y", "23.5");
+    text.textContent = XIANGQI_LETTER[code[1].toLowerCase()];
+    svg.append(disc, ring, text);
+    return svg;
+  }
+  svg.setAttribute("class", `piece ${code[0]}`);
   const use = document.createElementNS(ns, "use");
   use.setAttribute("href", `#piece-${code[1].toLowerCase()}`);
   svg.append(use);
@@ -118,7 +161,7 @@ const state = {
   /** The server's /health, once known. */
   health: null,
   /** The line: its start, then one node per move ({fen, san, uci}). */
-  line: [{ fen: INITIAL_FEN, san: null, uci: null }],
+  line: [{ fen: GAMES.chess.initial, san: null, uci: null }],
   /** The node shown. */
   at: 0,
   flipped: false,
@@ -143,19 +186,28 @@ const SORTS = {
 
 const current = () => state.line[state.at];
 const sideToMove = (fen) => fen.split(/\s+/)[1] || "w";
-const bookServed = () => Boolean(state.health && state.health.book_game === "chess");
+/** The game of a FEN: Chinese chess has ten ranks. */
+const gameOf = (fen) => (fen.trim().split(/\s+/)[0].split("/").length === 10 ? "xiangqi" : "chess");
+/** The game of the position shown, and what the page knows of it. */
+const gameName = () => gameOf(current().fen);
+const game = () => GAMES[gameName()];
+const bookServed = () => Boolean(state.health && state.health.book_game === gameName());
+/** A move's name as the page writes it: SAN, or WXF notation in Latin letters. */
+const moveName = (m) => m.san ?? m.wxf_ascii;
 
-/** The pieces of a FEN by square ("e4" -> "wP"). */
+/** The pieces of a FEN by square ("e4" -> "wP"), on the board of its game. */
 function placement(fen) {
+  const g = GAMES[gameOf(fen)];
   const pieces = new Map();
   const rows = fen.trim().split(/\s+/)[0].split("/");
   rows.forEach((row, i) => {
     let file = 0;
     for (const c of row) {
-      if (c >= "1" && c <= "8") {
+      if (c >= "1" && c <= "9") {
         file += Number(c);
       } else {
-        if (file < 8) pieces.set(FILES[file] + (8 - i), (c < "a" ? "w" : "b") + c.toUpperCase());
+        const square = g.files[file] + (g.firstRank + g.ranks - 1 - i);
+        if (file < g.files.length) pieces.set(square, (c < "a" ? "w" : "b") + c.toUpperCase());
         file += 1;
       }
     }
@@ -180,19 +232,25 @@ async function show() {
   $("fen-error").textContent = "";
   const health = state.health;
   const pieces = placement(fen).size;
-  const inTables = Boolean(health && health.tables > 0 && pieces <= health.max_pieces);
+  const xiangqi = gameName() === "xiangqi";
+  const [count, most] = xiangqi
+    ? [health && health.xiangqi_tables, health && health.xiangqi_max_pieces]
+    : [health && health.tables, health && health.max_pieces];
+  const inTables = Boolean(count > 0 && pieces <= most);
+  $("game").value = gameName();
   const [position, book, table, mainline] = await Promise.all([
-    ask("position", fen),
+    ask(game().position, fen),
     bookServed() ? ask("book", fen) : null,
-    inTables ? ask("standard", fen) : null,
-    inTables ? ask("standard/mainline?line=dtm", fen) : null,
+    inTables ? ask(xiangqi ? "xiangqi" : "standard", fen) : null,
+    inTables && !xiangqi ? ask("standard/mainline?line=dtm", fen) : null,
   ]);
   if (number !== state.shown) return;
   state.position = position.ok ? position.body : null;
   drawTurn(position, table);
   drawBoard();
   drawBook(book);
-  drawTables(table, mainline, pieces);
+  if (xiangqi) drawXiangqiTables(table, pieces);
+  else drawTables(table, mainline, pieces);
   history.replaceState(null, "", `#${fen.replaceAll(" ", "_")}`);
   app.dataset.fen = fen;
   app.dataset.state = "ready";
@@ -202,6 +260,9 @@ async function show() {
 function drawBoard() {
   const board = $("board");
   const { fen, uci } = current();
+  const g = game();
+  const [cols, rows] = [g.files.length, g.ranks];
+  const xiangqi = gameName() === "xiangqi";
   const pieces = placement(fen);
   const turn = sideToMove(fen);
   const check = state.position && state.position.check;
@@ -212,24 +273,27 @@ function drawBoard() {
     }
   }
   const squares = [];
-  for (let row = 0; row < 8; row++) {
-    for (let col = 0; col < 8; col++) {
-      const file = state.flipped ? 7 - col : col;
-      const rank = state.flipped ? row + 1 : 8 - row;
-      const name = FILES[file] + rank;
+  for (let row = 0; row < rows; row++) {
+    for (let col = 0; col < cols; col++) {
+      const file = state.flipped ? cols - 1 - col : col;
+      const rank = g.firstRank + (state.flipped ? row : rows - 1 - row);
+      const name = g.files[file] + rank;
       const piece = pieces.get(name);
-      const classes = ["sq", (file + rank) % 2 ? "dark" : "light"];
+      const classes = ["sq", xiangqi ? "pt" : (file + rank) % 2 ? "dark" : "light"];
       if (uci && (uci.slice(0, 2) === name || uci.slice(2, 4) === name)) classes.push("last");
       if (check && piece === `${turn}K`) classes.push("check");
       if (state.selected === name) classes.push("selected");
       if (targets.has(name)) classes.push(piece ? "target capture" : "target");
       const square = el("div", { class: classes.join(" "), "data-square": name });
       if (col === 0) square.append(el("span", { class: "coord rank", text: String(rank) }));
-      if (row === 7) square.append(el("span", { class: "coord file", text: FILES[file] }));
-      if (piece) square.append(pieceSvg(piece));
+      if (row === rows - 1) square.append(el("span", { class: "coord file", text: g.files[file] }));
+      if (piece) square.append(pieceSvg(piece, gameName()));
       squares.push(square);
     }
   }
+  board.closest(".board-wrap").classList.toggle("xiangqi", xiangqi);
+  board.style.gridTemplate = `repeat(${rows}, 1fr) / repeat(${cols}, 1fr)`;
+  board.setAttribute("aria-label", `${xiangqi ? "Chinese chess" : "Chess"} board`);
   board.replaceChildren(...squares);
   board.dataset.fen = fen;
   board.setAttribute("aria-label", describe(pieces, turn));
@@ -238,23 +302,27 @@ function drawBoard() {
 
 /** The position in words, for screen readers. */
 function describe(pieces, turn) {
+  const g = game();
   const of = (side) =>
     [...pieces]
       .filter(([, p]) => p[0] === side)
-      .map(([square, p]) => `${PIECE[p[1].toLowerCase()]} ${square}`)
+      .map(([square, p]) => `${g.pieces[p[1].toLowerCase()]} ${square}`)
       .join(", ") || "nothing";
-  return `Board, ${SIDE[turn]} to move. White: ${of("w")}. Black: ${of("b")}.`;
+  return `Board, ${g.sides[turn]} to move. ${g.sides.w}: ${of("w")}. Black: ${of("b")}.`;
 }
 
 /** An arrow on the board for the move `uci` (none for null). */
 function drawArrow(uci) {
   const svg = $("arrows");
+  const g = game();
+  const [cols, rows] = [g.files.length, g.ranks];
+  svg.setAttribute("viewBox", `0 0 ${cols} ${rows}`);
   svg.querySelectorAll("line").forEach((l) => l.remove());
   if (!uci) return;
   const centre = (square) => {
-    const file = FILES.indexOf(square[0]);
-    const rank = Number(square[1]);
-    return state.flipped ? [7.5 - file, rank - 0.5] : [file + 0.5, 8.5 - rank];
+    const file = g.files.indexOf(square[0]);
+    const up = Number(square[1]) - g.firstRank; // ranks from the first player's side
+    return state.flipped ? [cols - 0.5 - file, up + 0.5] : [file + 0.5, rows - 0.5 - up];
   };
   const [x1, y1] = centre(uci.slice(0, 2));
   const [x2, y2] = centre(uci.slice(2, 4));
@@ -276,9 +344,13 @@ function drawTurn(position, table) {
     return;
   }
   const p = position.body;
-  const other = SIDE[p.turn === "w" ? "b" : "w"];
-  let text = `${SIDE[p.turn]} to move${p.check ? ", in check" : ""}`;
-  if (p.moves.length === 0) {
+  const sides = game().sides;
+  const other = sides[p.turn === "w" ? "b" : "w"];
+  let text = `${sides[p.turn]} to move${p.check ? ", in check" : ""}`;
+  if (p.moves.length === 0 && gameName() === "xiangqi") {
+    // A side without a move has lost in Chinese chess, in check or not.
+    text = p.check ? `Checkmate: ${other} wins` : `No move left: ${other} wins`;
+  } else if (p.moves.length === 0) {
     text = p.check ? `Checkmate: ${other} wins` : "Stalemate: a draw";
   } else if (table && table.ok && table.body.insufficient_material) {
     text += " (insufficient material: a draw)";
@@ -289,7 +361,10 @@ function drawTurn(position, table) {
 /** The PGN tags of the line: its start's, when that is not the initial position. */
 function pgnTags() {
   const start = state.line[0].fen;
-  return start === INITIAL_FEN ? "" : `[SetUp "1"]\n[FEN "${start}"]\n\n`;
+  const g = GAMES[gameOf(start)];
+  const variant = g === GAMES.xiangqi ? '[Game "Chinese Chess"]\n' : "";
+  const setup = start === g.initial ? "" : `[SetUp "1"]\n[FEN "${start}"]\n`;
+  return variant || setup ? `${variant}${setup}\n` : "";
 }
 
 /** Calls `emit` with each word of the movetext of the moves `sans` played from `fen`: move
@@ -358,9 +433,9 @@ function drawBook(answer) {
   note.className = "note";
   note.textContent = "";
   if (!answer) {
-    const game = state.health && state.health.book_game;
-    note.textContent = game
-      ? `The book is a ${game} book: this page explores chess.`
+    const served = state.health && state.health.book_game;
+    note.textContent = served
+      ? `The book is a ${GAMES[served].name} book: this position is ${game().name}.`
       : "No book is loaded (the server's --book names one).";
     return;
   }
@@ -370,7 +445,7 @@ function drawBook(answer) {
     return;
   }
   const book = answer.body;
-  const side = SIDE[sideToMove(current().fen)];
+  const side = game().sides[sideToMove(current().fen)];
   $("book-games").textContent = `${count(book.games)} games`;
   if (book.moves.length === 0) {
     note.textContent = book.games
@@ -416,7 +491,7 @@ function drawBook(answer) {
     return el(
       "tr",
       { "data-uci": m.uci, title: value },
-      el("th", { scope: "row" }, el("button", { type: "button", class: "san", text: m.san })),
+      el("th", { scope: "row" }, el("button", { type: "button", class: "san", text: moveName(m) })),
       el(
         "td",
         { class: "num games" },
@@ -489,7 +564,8 @@ function drawTables(answer, mainline, pieces) {
     return;
   }
   const tb = answer.body;
-  const side = SIDE[sideToMove(current().fen)];
+  const side = GAMES.chess.sides[sideToMove(current().fen)];
+  $("dtz").parentElement.hidden = false;
   const verdict = $("verdict");
   verdict.textContent = CATEGORY[tb.category] || tb.category;
   verdict.className = `badge ${tb.category}`;
@@ -538,12 +614,90 @@ function drawTables(answer, mainline, pieces) {
   table.hidden = false;
 }
 
-/** The line of best moves to mate, each move a button playing the line up to it. */
+/** The Chinese chess tables' verdict on the position shown (`/xiangqi`), and on each of its
+ * moves: win, draw or loss with the distance to mate, or a value the Asian rules decide. */
+function drawXiangqiTables(answer, pieces) {
+  const health = state.health;
+  const note = $("tb-note");
+  const table = $("tb-moves");
+  table.hidden = true;
+  $("tb-position").hidden = true;
+  note.className = "note";
+  note.textContent = "";
+  $("tb-pieces").textContent = `${pieces} pieces`;
+  if (!health || !health.xiangqi_tables) {
+    note.textContent = "No Chinese chess tables are loaded (the server's --tables folder has none).";
+    return;
+  }
+  if (!answer) {
+    note.textContent = `The Chinese chess tables hold positions of up to ${health.xiangqi_max_pieces} pieces.`;
+    return;
+  }
+  if (!answer.ok) {
+    note.textContent = answer.body.error;
+    note.className = "note error";
+    return;
+  }
+  const tb = answer.body;
+  const side = GAMES.xiangqi.sides[sideToMove(current().fen)];
+  const signedDtm = (v) =>
+    v.dtm_plies == null ? null : v.category === "loss" ? -v.dtm_plies : v.dtm_plies;
+  const dtm = signedDtm(tb);
+  const verdict = $("verdict");
+  verdict.textContent = CATEGORY[tb.category] || tb.category;
+  verdict.className = `badge ${tb.category}`;
+  verdict.dataset.category = tb.category;
+  $("dtm").textContent = dtm == null ? DASH : signed(dtm);
+  $("dtm").dataset.dtm = dtm ?? "";
+  $("dtm-unit").textContent = dtm == null ? "" : Math.abs(dtm) === 1 ? "ply" : "plies";
+  $("dtz").textContent = "";
+  $("dtz").parentElement.hidden = true; // no distance to zeroing in Chinese chess
+  const moves = Math.ceil(Math.abs(dtm) / 2);
+  let words = `${side} ${dtm > 0 ? "mates" : "is mated"} in ${moves}`;
+  if (dtm == null) words = "Drawn with best play";
+  if (tb.rule) {
+    const result = tb.category === "win" ? "wins" : "loses";
+    words = `${side} ${result} by the ${tb.rule} rule (the value depends on the path)`;
+  }
+  if (tb.checkmate) words = `${side} is checkmated`;
+  else if (tb.stalemate) words = `${side} has no move and loses`;
+  $("mate").textContent = words;
+  drawMainline(tb.mainline.map((uci, i) => ({ uci, san: tb.mainline_wxf[i] })));
+  $("tb-position").hidden = false;
+  if (tb.moves.length === 0) return;
+  $("tb-caption").textContent = `Values for ${side}, playing each move. Choose a move to play it.`;
+  const rows = tb.moves.map((m) => {
+    // As in chess: the values are those after the move, for the other side.
+    const category = OTHER_SIDE[m.category] || m.category;
+    const after = signedDtm(m);
+    const dtm = after == null ? null : after <= 0 ? 1 - after : -1 - after;
+    let mate = mateIn(dtm);
+    if (m.checkmate) mate = "checkmate";
+    else if (m.stalemate) mate = "no move left";
+    else if (m.rule) mate = `${m.category === "loss" ? "wins" : "loses"} by the ${m.rule} rule`;
+    const badge = el("span", { class: `badge ${category}`, text: CATEGORY[category] || category });
+    return el(
+      "tr",
+      { "data-uci": m.uci, "data-category": m.category, "data-dtm": m.dtm_plies ?? "", title: m.wxf },
+      el("th", { scope: "row" }, el("button", { type: "button", class: "san", text: m.wxf_ascii })),
+      el("td", { class: "result" }, badge),
+      el("td", { class: "num dtm", text: dtm == null ? DASH : signed(dtm) }),
+      el("td", { class: "num dtz", text: DASH }),
+      el("td", { class: "mate", text: mate }),
+    );
+  });
+  table.tBodies[0].replaceChildren(...rows);
+  table.dataset.fen = current().fen;
+  table.hidden = false;
+}
+
+/** The line of best moves to mate (`steps`: {uci, san}), each move a button playing the
+ * line up to it. */
 function drawMainline(answer) {
+  const steps = Array.isArray(answer) ? answer : answer && answer.ok && answer.body.mainline;
   const box = $("tb-line");
   box.replaceChildren();
-  if (!answer || !answer.ok || answer.body.mainline.length === 0) return;
-  const steps = answer.body.mainline;
+  if (!steps || steps.length === 0) return;
   const items = [el("span", { class: "label", text: "Best line " })];
   movetext(current().fen, steps.map((s) => s.san), (text, i) => {
     if (i == null) items.push(`${text}\u00a0`);
@@ -581,7 +735,7 @@ const play = (uci) => playLine([uci]);
 /** Plays `uci` into the line (keeping the line ahead when it is the move there); false when
  * it is not a legal move. */
 async function step(uci) {
-  const position = await ask("position", current().fen);
+  const position = await ask(game().position, current().fen);
   const move = position.ok && position.body.moves.find((m) => m.uci === uci);
   if (!move) return false;
   const next = state.line[state.at + 1];
@@ -613,7 +767,7 @@ function refuse(fen, error) {
 async function load(text) {
   const fen = text.trim().replaceAll("_", " ");
   if (!fen) return null;
-  const position = await ask("position", fen);
+  const position = await ask(GAMES[gameOf(fen)].position, fen);
   if (!position.ok) {
     refuse(fen, position.body.error);
     return position.body.error;
@@ -653,7 +807,7 @@ function choosePromotion(moves, square) {
   box.replaceChildren(
     ...moves.map((m) => {
       const role = m.uci[4];
-      const b = el("button", { type: "button", "aria-label": PIECE[role], "data-uci": m.uci });
+      const b = el("button", { type: "button", "aria-label": GAMES.chess.pieces[role], "data-uci": m.uci });
       b.append(pieceSvg(color + role.toUpperCase()));
       return b;
     }),
@@ -755,9 +909,13 @@ function drawStatus(health) {
     status.className = "error";
     return;
   }
-  const tables = health.tables
-    ? `${health.tables} tables of up to ${health.max_pieces} pieces`
-    : "no tables";
+  const tablesOf = (n) => `${n} ${n === 1 ? "table" : "tables"}`;
+  let tables = health.tables
+    ? `${tablesOf(health.tables)} of up to ${health.max_pieces} pieces`
+    : "no chess tables";
+  if (health.xiangqi_tables) {
+    tables += `, ${tablesOf(health.xiangqi_tables)} of Chinese chess of up to ${health.xiangqi_max_pieces}`;
+  }
   const book = health.book ? `the book ${health.book}` : "no book";
   status.textContent = `Serving ${tables} and ${book}.`;
 }
@@ -768,7 +926,8 @@ async function start() {
   $("forward").onclick = () => go(state.at + 1);
   $("last").onclick = () => go(state.line.length - 1);
   $("flip").onclick = flip;
-  $("reset").onclick = () => load(INITIAL_FEN);
+  $("reset").onclick = () => load(game().initial);
+  $("game").onchange = (e) => load(GAMES[e.target.value].initial);
   $("fen-form").onsubmit = (e) => {
     e.preventDefault();
     load($("fen").value);
