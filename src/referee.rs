@@ -11,7 +11,7 @@ use crate::book::rules::{replay_from, BookRules, Xiangqi};
 use crate::book::{open_archive, Tally};
 use crate::game::Game;
 use crate::side::Side;
-use crate::xiangqi::{Loop, Move, Position, Role, Rule, Ruling, Square, Squares};
+use crate::xiangqi::{Colour, Loop, Move, Position, Role, Rule, Ruling, Square, Squares};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -31,6 +31,20 @@ pub struct Repetition {
     /// Where the ruling is a perpetual chase: the pieces the side that must change chases
     /// at every move, by their squares at the loop's first position.
     pub hunted: Vec<(Square, Role)>,
+    /// Each move's colour where it is played: check, idle, or the pieces it chases (their
+    /// squares then, with their kinds), what the ruling rests on.
+    pub colours: Vec<Coloured>,
+}
+
+/// A move's colour as the referee reports it: the chased pieces named by square and kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Coloured {
+    /// Neither checks nor chases.
+    Idle,
+    /// Gives check.
+    Check,
+    /// Chases these pieces (squares in the position before the move).
+    Chase(Vec<(Square, Role)>),
 }
 
 impl Repetition {
@@ -69,12 +83,21 @@ pub fn repetitions(start: &Position, moves: &[Move]) -> Vec<Repetition> {
                     Ruling::Loses {
                         side,
                         rule: Rule::PerpetualChase,
-                    } => judged.hunted(side).iter(),
-                    _ => Squares::EMPTY.iter(),
+                    } => judged.hunted(side),
+                    _ => Squares::EMPTY,
                 };
-                let at = &positions[i];
-                let hunted = hunted
-                    .filter_map(|sq| at.at(sq).map(|p| (sq, p.role)))
+                let named = |at: &Position, squares: Squares| {
+                    (squares.iter())
+                        .filter_map(|sq| at.at(sq).map(|p| (sq, p.role)))
+                        .collect()
+                };
+                let hunted = named(&positions[i], hunted);
+                let colours = (judged.colours().zip(&positions[i..ply]))
+                    .map(|(c, at)| match c {
+                        Colour::Idle => Coloured::Idle,
+                        Colour::Check => Coloured::Check,
+                        Colour::Chase(chased) => Coloured::Chase(named(at, chased)),
+                    })
                     .collect();
                 out.push(Repetition {
                     start_ply: i,
@@ -83,6 +106,7 @@ pub fn repetitions(start: &Position, moves: &[Move]) -> Vec<Repetition> {
                     last_ply: ply,
                     ruling,
                     hunted,
+                    colours,
                 });
             }
             (None, _) => {}
@@ -213,6 +237,11 @@ mod tests {
         let (chase, check) = (&found[0], &found[1]);
         assert_eq!(seen(chase), (0, 4, 7, red(Rule::PerpetualChase)));
         assert_eq!(chase.hunted, vec![("b7".parse().unwrap(), Role::Cannon)]);
+        let cannon_on = |sq: &str| Coloured::Chase(vec![(sq.parse().unwrap(), Role::Cannon)]);
+        let idle = Coloured::Idle;
+        let each = [cannon_on("b7"), idle.clone(), cannon_on("b6"), idle];
+        assert_eq!(chase.colours, each);
+        assert_eq!(check.colours[..2], [Coloured::Idle, Coloured::Check]);
         assert_eq!(chase.move_number(), 1);
         assert_eq!(seen(check), (9, 4, 14, red(Rule::PerpetualCheck)));
         assert!(check.hunted.is_empty());

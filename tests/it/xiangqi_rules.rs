@@ -245,6 +245,13 @@ fn the_referee_names_who_must_change_by_which_rule_from_which_move() {
         chase["hunted"],
         serde_json::json!([{"square": "b7", "piece": "cannon"}])
     );
+    // What the ruling rests on, move by move: the rook chases the cannon where it stands.
+    let cannon_on = |sq: &str| serde_json::json!({"colour": "chase", "chased": [{"square": sq, "piece": "cannon"}]});
+    let idle = serde_json::json!({"colour": "idle"});
+    assert_eq!(
+        chase["colours"],
+        serde_json::json!([cannon_on("b7"), idle, cannon_on("b6"), idle])
+    );
     assert_eq!(
         (chase["start_ply"].as_u64(), chase["last_ply"].as_u64()),
         (Some(0), Some(7))

@@ -2,9 +2,9 @@
 //! as lines of text or one JSON object, with counts at the end.
 
 use crate::output::{runtime, write_failed, Failure};
-use retrobook::referee::{judge_archive, JudgedGame, Repetition};
+use retrobook::referee::{judge_archive, Coloured, JudgedGame, Repetition};
 use retrobook::side::Side;
-use retrobook::xiangqi::{side_name, Ruling};
+use retrobook::xiangqi::{side_name, Role, Ruling, Square};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -77,10 +77,20 @@ fn json_loop(g: &JudgedGame, r: &Repetition) -> Value {
         "moves": r.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
         "must_change": side.map(side_name),
         "rule": rule,
-        "hunted": r.hunted.iter()
-            .map(|(sq, role)| json!({"square": sq.to_string(), "piece": role.name()}))
-            .collect::<Vec<_>>(),
+        "hunted": pieces(&r.hunted),
+        "colours": r.colours.iter().map(|c| match c {
+            Coloured::Idle => json!({"colour": "idle"}),
+            Coloured::Check => json!({"colour": "check"}),
+            Coloured::Chase(chased) => json!({"colour": "chase", "chased": pieces(chased)}),
+        }).collect::<Vec<_>>(),
     })
+}
+
+/// Pieces in JSON: `[{"square", "piece"}]`.
+fn pieces(list: &[(Square, Role)]) -> Vec<Value> {
+    (list.iter())
+        .map(|(sq, role)| json!({"square": sq.to_string(), "piece": role.name()}))
+        .collect()
 }
 
 /// Rules every repetition of the archive at `path` and prints the report.
