@@ -242,16 +242,17 @@ impl History {
         }
     }
 
-    /// The key a value found at `v` under this history is cached with: the set of members,
-    /// or the members in order where repetitions are valued by their loops.
-    fn key(&self, v: usize, ordered: bool) -> Vec<u64> {
-        let mut key: Vec<u64> = if ordered {
-            self.order.iter().map(|&u| u64::from(u)).collect()
+    /// Writes into `key` the key a value found at `v` under this history is cached with:
+    /// the set of members, or the members in order where repetitions are valued by their
+    /// loops.
+    fn key(&self, v: usize, ordered: bool, key: &mut Vec<u64>) {
+        key.clear();
+        if ordered {
+            key.extend(self.order.iter().map(|&u| u64::from(u)));
         } else {
-            self.bits.clone()
-        };
+            key.extend_from_slice(&self.bits);
+        }
         key.push(v as u64);
-        key
     }
 }
 
@@ -266,6 +267,8 @@ struct Component<'g, V, R> {
     solved: &'g [Option<V>],
     /// Values by (history, then the node) — what each value depends on.
     memo: HashMap<Vec<u64>, V>,
+    /// A key being looked up (no allocation for a value found).
+    probe: Vec<u64>,
 }
 
 impl<V: Copy + Ord, R: Repetitions<V>> Component<'_, V, R> {
@@ -275,8 +278,8 @@ impl<V: Copy + Ord, R: Repetitions<V>> Component<'_, V, R> {
         if let Kind::Terminal(t) = kind {
             return t;
         }
-        let key = path.key(v, R::BY_LOOP);
-        if let Some(&x) = self.memo.get(&key) {
+        path.key(v, R::BY_LOOP, &mut self.probe);
+        if let Some(&x) = self.memo.get(self.probe.as_slice()) {
             return x;
         }
         let lv = self.local[&(v as u32)];
@@ -301,6 +304,8 @@ impl<V: Copy + Ord, R: Repetitions<V>> Component<'_, V, R> {
         path.order.pop();
         path.set(lv, false);
         let x = acc.expect("non-terminal nodes have moves");
+        let mut key = Vec::new();
+        path.key(v, R::BY_LOOP, &mut key);
         self.memo.insert(key, x);
         x
     }
@@ -397,6 +402,7 @@ pub fn solve_with<V: Copy + Ord>(
                 local,
                 solved: &solved,
                 memo: HashMap::new(),
+                probe: Vec::new(),
             };
             let values: Vec<V> = comp
                 .iter()

@@ -117,10 +117,25 @@ fn in_line(a: Square, b: Square, c: Square) -> bool {
 }
 
 /// The pairs (attacker's square, target's square) where `us` could take a piece of the
-/// other side with gain on `pos`, as if it were `us` to move.
+/// other side with gain on `pos`, as if it were `us` to move. A side in check threatens
+/// what it could take but for the check: the check stops the capture for now, but the
+/// threat stands, and a move that answers the check does not make it.
 pub(crate) fn threats(pos: &Position, us: Side) -> Vec<(Square, Square)> {
     let ours = pos.with_turn(us);
-    ours.legal_moves()
+    let captures = match ours.in_check(us) {
+        false => ours.legal_moves(),
+        true => {
+            let before = checkers(&ours, us);
+            let mut moves = ours.pseudo_moves_from(ours.pieces(us));
+            moves.retain(|m| {
+                let after = ours.play(m);
+                // Legal, or in check after it only from pieces that checked before it.
+                !after.in_check(us) || checkers(&after, us).iter().all(|c| before.contains(c))
+            });
+            moves
+        }
+    };
+    captures
         .into_iter()
         .filter(|m| {
             let (Some(attacker), Some(target)) = (ours.at(m.from), ours.at(m.to)) else {
@@ -132,6 +147,32 @@ pub(crate) fn threats(pos: &Position, us: Side) -> Vec<(Square, Square)> {
         })
         .map(|m| (m.from, m.to))
         .collect()
+}
+
+/// The squares of the pieces that check `us`'s king on `pos`, the other king included where
+/// the two face each other.
+fn checkers(pos: &Position, us: Side) -> Vec<Square> {
+    let Some(king) = pos.king(us) else {
+        return Vec::new();
+    };
+    let theirs = pos.with_turn(!us);
+    let mut found: Vec<Square> = (theirs.pseudo_moves_from(theirs.pieces(!us)).iter())
+        .filter(|m| m.to == king)
+        .map(|m| m.from)
+        .collect();
+    // The kings facing on an open file count as check.
+    if let Some(other) = pos.king(!us) {
+        let between = |a: i8, b: i8| a.min(b) + 1..a.max(b);
+        let open = other.file() == king.file()
+            && between(king.rank(), other.rank()).all(|r| {
+                pos.at(Square::new(king.file(), r).expect("on the board"))
+                    .is_none()
+            });
+        if open && !found.contains(&other) {
+            found.push(other);
+        }
+    }
+    found
 }
 
 /// Whether a piece of `role` chases by its attacks: the king and the soldiers do not.
@@ -268,6 +309,23 @@ mod tests {
             colour_of("4k4/9/1c7/7R1/9/9/9/9/9/3K5 w", "h6h7"),
             chase(&["b7"])
         );
+    }
+
+    #[test]
+    fn a_threat_that_stood_through_a_check_is_not_made_by_answering_it() {
+        // A master game's loop: the black cannon on h8 threatens the soldier on a8 over
+        // the advisor on e8; the red rook checks from d3 and the black cannon on a5 blocks
+        // on d5. Taking a8 was not legal while Black was in check, but the threat stood:
+        // the block does not chase. The block that uncovers a threat does (d5a5, which
+        // stands between the rook on a3 and the soldier it protected).
+        let start =
+            Position::from_fen("2bk1a3/P3a2c1/4b4/2p1C4/3c4r/2P3P2/R8/4B2C1/4A4/3A1KB2 b").unwrap();
+        assert_eq!(colour(&start, "d5a5".parse().unwrap()), chase(&["a8"]));
+        let checked = ["d5a5", "a3d3"]
+            .iter()
+            .fold(start, |pos, m| pos.play(&m.parse().unwrap()));
+        assert!(checked.in_check(Side::Black));
+        assert_eq!(colour(&checked, "a5d5".parse().unwrap()), Colour::Idle);
     }
 
     #[test]
