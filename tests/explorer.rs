@@ -528,22 +528,9 @@ fn clock_words(cli: &Value, fen: &str) -> String {
 /// order (each move valued for the side playing it: the position after it, seen from the
 /// other side; its DTZ, the move counted, as the library's root ranking gives it).
 fn check_tables(page: &Shown, fen: &str, tables: &Path) {
-    let cli: Value = serde_json::from_str(&run_ok(&[
-        "probe",
-        fen,
-        "--tables",
-        tables.to_str().unwrap(),
-        "--json",
-    ]))
-    .unwrap();
-    let side = if fen.split(' ').nth(1) == Some("w") {
-        "White"
-    } else {
-        "Black"
-    };
-    let verdict = page.verdict.as_ref().expect("a tables verdict");
-    let category = cli["category"].as_str().unwrap();
-    assert_eq!(verdict.category, category, "{fen}");
+    let (cli, verdict, category) = probed(page, fen, tables, &[]);
+    let category = category.as_str();
+    let side = side_to_move(fen, "White");
     let dtz = match cli["dtz"].as_i64().unwrap() {
         0 => "\u{2014}".to_string(),
         d => signed(d),
@@ -615,6 +602,32 @@ fn check_tables(page: &Shown, fen: &str, tables: &Path) {
         if let Some(mate) = mate {
             assert_eq!(row.cells[4], mate, "{fen} {}", row.uci);
         }
+    }
+}
+
+/// `probe FEN --json` (with `game`'s arguments) on `tables`, the page's verdict, and the
+/// category, which the two must share.
+fn probed<'a>(
+    page: &'a Shown,
+    fen: &str,
+    tables: &Path,
+    game: &[&str],
+) -> (Value, &'a Verdict, String) {
+    let mut args = vec!["probe"];
+    args.extend(game);
+    args.extend([fen, "--tables", tables.to_str().unwrap(), "--json"]);
+    let cli: Value = serde_json::from_str(&run_ok(&args)).unwrap();
+    let verdict = page.verdict.as_ref().expect("a tables verdict");
+    let category = cli["category"].as_str().unwrap().to_string();
+    assert_eq!(verdict.category, category, "{fen}");
+    (cli, verdict, category)
+}
+
+/// The side to move of `fen`: `first` (White, or Red) or Black.
+fn side_to_move(fen: &str, first: &'static str) -> &'static str {
+    match fen.split(' ').nth(1) {
+        Some("w") => first,
+        _ => "Black",
     }
 }
 
@@ -841,24 +854,9 @@ fn xiangqi_played(fen: &str, uci: &str) -> (String, String) {
 /// the sentence, and every move best first with its WXF name, its result and distance for
 /// the side playing it, and what decides it (mate, no move left, or the rule).
 fn check_xiangqi_tables(page: &Shown, fen: &str, tables: &Path) {
-    let cli: Value = serde_json::from_str(&run_ok(&[
-        "probe",
-        "--game",
-        "xiangqi",
-        fen,
-        "--tables",
-        tables.to_str().unwrap(),
-        "--json",
-    ]))
-    .unwrap();
-    let side = if fen.split(' ').nth(1) == Some("w") {
-        "Red"
-    } else {
-        "Black"
-    };
-    let verdict = page.verdict.as_ref().expect("a tables verdict");
-    let category = cli["category"].as_str().unwrap();
-    assert_eq!(verdict.category, category, "{fen}");
+    let (cli, verdict, category) = probed(page, fen, tables, &["--game", "xiangqi"]);
+    let category = category.as_str();
+    let side = side_to_move(fen, "Red");
     assert_eq!(verdict.text, category_name(category), "{fen}");
     assert_eq!(
         verdict.dtz, "",

@@ -148,8 +148,8 @@ struct BookGraph {
     white: Vec<bool>,
     /// Reached from the start position.
     reached: Vec<bool>,
-    /// For every reached position but the start, the entry of the move it was first reached
-    /// by: the walk's tree, along which a position is set up again.
+    /// In a xiangqi book, for every reached position but the start, the entry of the move it
+    /// was first reached by: the walk's tree, along which a position is set up again.
     parent: Vec<u32>,
     /// For every entry: the node its move leads to, or `NO_EDGE`.
     child: Vec<u32>,
@@ -190,7 +190,15 @@ fn walk<R: BookRules>(
         first,
         white: vec![false; positions],
         reached: vec![false; positions],
-        parent: vec![NO_EDGE; positions],
+        // Only a xiangqi book's loops are set up again (chess books spare the memory).
+        parent: vec![
+            NO_EDGE;
+            if R::GAME == Game::Xiangqi {
+                positions
+            } else {
+                0
+            }
+        ],
         child: vec![NO_EDGE; n],
         leaves: 0,
         start: None,
@@ -222,7 +230,9 @@ fn walk<R: BookRules>(
                 Some(c) => {
                     if !g.reached[c as usize] {
                         g.reached[c as usize] = true;
-                        g.parent[c as usize] = i as u32;
+                        if let Some(parent) = g.parent.get_mut(c as usize) {
+                            *parent = i as u32;
+                        }
                         g.white[c as usize] = R::first_to_move(&next);
                         stack.push((next, c));
                     }

@@ -219,3 +219,36 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
 }
+
+/// Whether some simple path ending at node `v` (`v` excluded), walked back through `preds`
+/// (each node's predecessors), taken as history (in the order played) gives `value` another
+/// answer at `v` than `free`: a value's path dependence, by trying every such path.
+pub fn some_path_changes<T: PartialEq>(
+    v: usize,
+    preds: &dyn Fn(usize) -> Vec<usize>,
+    value: &mut dyn FnMut(&mut Vec<usize>) -> T,
+    free: &T,
+) -> bool {
+    fn grow<T: PartialEq>(
+        v: usize,
+        preds: &dyn Fn(usize) -> Vec<usize>,
+        value: &mut dyn FnMut(&mut Vec<usize>) -> T,
+        free: &T,
+        rev: &mut Vec<usize>,
+    ) -> bool {
+        let at = *rev.last().unwrap_or(&v);
+        for p in preds(at) {
+            if p == v || rev.contains(&p) {
+                continue;
+            }
+            rev.push(p);
+            let mut history: Vec<usize> = rev.iter().rev().copied().collect();
+            if value(&mut history) != *free || grow(v, preds, value, free, rev) {
+                return true;
+            }
+            rev.pop();
+        }
+        false
+    }
+    grow(v, preds, value, free, &mut Vec::new())
+}

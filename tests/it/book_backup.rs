@@ -150,22 +150,8 @@ fn negamax(g: &Graph, v: usize, path: &mut Vec<usize>) -> u16 {
 /// Whether some simple path of the graph ending at `v` (v excluded), as history, changes
 /// `v`'s value.
 fn brute_dependent(g: &Graph, v: usize, free: u16) -> bool {
-    fn grow(g: &Graph, v: usize, rev: &mut Vec<usize>, free: u16) -> bool {
-        let at = *rev.last().unwrap_or(&v);
-        for &p in &g.preds[at] {
-            if p == v || rev.contains(&p) {
-                continue;
-            }
-            rev.push(p);
-            let mut history: Vec<usize> = rev.iter().rev().copied().collect();
-            if negamax(g, v, &mut history) != free || grow(g, v, rev, free) {
-                return true;
-            }
-            rev.pop();
-        }
-        false
-    }
-    grow(g, v, &mut Vec::new(), free)
+    let preds = |at: usize| g.preds[at].clone();
+    crate::common::some_path_changes(v, &preds, &mut |history| negamax(g, v, history), &free)
 }
 
 /// Checks every entry of the backed-up `book` against the independent back-up; returns the

@@ -111,29 +111,8 @@ fn brute_dependent(g: &Graph, v: usize) -> bool {
             preds.entry(w).or_default().push(u);
         }
     }
-    // Depth-first over paths grown backwards from v.
-    fn grow(
-        g: &Graph,
-        v: usize,
-        preds: &HashMap<usize, Vec<usize>>,
-        rev: &mut Vec<usize>,
-        free: Value,
-    ) -> bool {
-        let at = *rev.last().unwrap_or(&v);
-        for &p in preds.get(&at).map_or(&[][..], |x| &x[..]) {
-            if p == v || rev.contains(&p) {
-                continue;
-            }
-            rev.push(p);
-            let mut history: Vec<usize> = rev.iter().rev().copied().collect();
-            if brute(g, v, &mut history) != free || grow(g, v, preds, rev, free) {
-                return true;
-            }
-            rev.pop();
-        }
-        false
-    }
-    grow(g, v, &preds, &mut Vec::new(), free)
+    let preds = |at: usize| preds.get(&at).cloned().unwrap_or_default();
+    crate::common::some_path_changes(v, &preds, &mut |history| brute(g, v, history), &free)
 }
 
 /// The naive search: caches every value by node alone, whatever the path it was found

@@ -555,22 +555,9 @@ fn xiangqi_negamax(g: &XiangqiGraph, v: usize, path: &mut Vec<usize>, asian: boo
 /// Whether some simple path of the graph ending at `v` (v excluded), as history, changes
 /// `v`'s value under the Asian rules.
 fn xiangqi_dependent(g: &XiangqiGraph, v: usize, free: u16) -> bool {
-    fn grow(g: &XiangqiGraph, v: usize, rev: &mut Vec<usize>, free: u16) -> bool {
-        let at = *rev.last().unwrap_or(&v);
-        for &p in &g.preds[at] {
-            if p == v || rev.contains(&p) {
-                continue;
-            }
-            rev.push(p);
-            let mut history: Vec<usize> = rev.iter().rev().copied().collect();
-            if xiangqi_negamax(g, v, &mut history, true) != free || grow(g, v, rev, free) {
-                return true;
-            }
-            rev.pop();
-        }
-        false
-    }
-    grow(g, v, &mut Vec::new(), free)
+    let preds = |at: usize| g.preds[at].clone();
+    let mut value = |history: &mut Vec<usize>| xiangqi_negamax(g, v, history, true);
+    crate::common::some_path_changes(v, &preds, &mut value, &free)
 }
 
 /// Master games whose repetitions the rules decide, whole in a book: `book backup` judges

@@ -539,37 +539,55 @@ function moveDtz(m) {
   return sign * (Math.abs(m.dtz) + 1);
 }
 
-/** The tables' verdict on the position shown, and on each of its moves. */
-function drawTables(answer, mainline, pieces) {
-  const health = state.health;
+/** Empties the tables' panel for the position shown and says why nothing is there: no
+ * tables of the game (`served.tables` 0: `served.none`), too many pieces (`served.most`), or
+ * the server's error. Returns the answer's body when there is one to show. */
+function tablesAnswer(answer, pieces, served) {
   const note = $("tb-note");
-  const table = $("tb-moves");
-  const position = $("tb-position");
-  table.hidden = true;
-  position.hidden = true;
+  $("tb-moves").hidden = true;
+  $("tb-position").hidden = true;
   note.className = "note";
   note.textContent = "";
   $("tb-pieces").textContent = `${pieces} pieces`;
-  if (!health || health.tables === 0) {
-    note.textContent = "No tables are loaded (the server's --tables names a folder of them).";
-    return;
+  if (!served.tables) {
+    note.textContent = served.none;
+    return null;
   }
   if (!answer) {
-    note.textContent = `The tables hold positions of up to ${health.max_pieces} pieces.`;
-    return;
+    note.textContent = served.most;
+    return null;
   }
   if (!answer.ok) {
     note.textContent = answer.body.error;
     note.className = "note error";
-    return;
+    return null;
   }
-  const tb = answer.body;
+  return answer.body;
+}
+
+/** The position's category as the badge shows it. */
+function drawVerdict(category) {
+  const verdict = $("verdict");
+  verdict.textContent = CATEGORY[category] || category;
+  verdict.className = `badge ${category}`;
+  verdict.dataset.category = category;
+}
+
+/** The tables' verdict on the position shown, and on each of its moves. */
+function drawTables(answer, mainline, pieces) {
+  const health = state.health;
+  const served = {
+    tables: health && health.tables,
+    none: "No tables are loaded (the server's --tables names a folder of them).",
+    most: `The tables hold positions of up to ${health && health.max_pieces} pieces.`,
+  };
+  const tb = tablesAnswer(answer, pieces, served);
+  if (!tb) return;
+  const table = $("tb-moves");
+  const position = $("tb-position");
   const side = GAMES.chess.sides[sideToMove(current().fen)];
   $("dtz").parentElement.hidden = false;
-  const verdict = $("verdict");
-  verdict.textContent = CATEGORY[tb.category] || tb.category;
-  verdict.className = `badge ${tb.category}`;
-  verdict.dataset.category = tb.category;
+  drawVerdict(tb.category);
   $("dtm").textContent = tb.dtm == null ? DASH : signed(tb.dtm);
   $("dtm").dataset.dtm = tb.dtm == null ? "" : tb.dtm;
   $("dtm-unit").textContent = tb.dtm == null ? "" : Math.abs(tb.dtm) === 1 ? "ply" : "plies";
@@ -618,35 +636,19 @@ function drawTables(answer, mainline, pieces) {
  * moves: win, draw or loss with the distance to mate, or a value the Asian rules decide. */
 function drawXiangqiTables(answer, pieces) {
   const health = state.health;
-  const note = $("tb-note");
+  const served = {
+    tables: health && health.xiangqi_tables,
+    none: "No Chinese chess tables are loaded (the server's --tables folder has none).",
+    most: `The Chinese chess tables hold positions of up to ${health && health.xiangqi_max_pieces} pieces.`,
+  };
+  const tb = tablesAnswer(answer, pieces, served);
+  if (!tb) return;
   const table = $("tb-moves");
-  table.hidden = true;
-  $("tb-position").hidden = true;
-  note.className = "note";
-  note.textContent = "";
-  $("tb-pieces").textContent = `${pieces} pieces`;
-  if (!health || !health.xiangqi_tables) {
-    note.textContent = "No Chinese chess tables are loaded (the server's --tables folder has none).";
-    return;
-  }
-  if (!answer) {
-    note.textContent = `The Chinese chess tables hold positions of up to ${health.xiangqi_max_pieces} pieces.`;
-    return;
-  }
-  if (!answer.ok) {
-    note.textContent = answer.body.error;
-    note.className = "note error";
-    return;
-  }
-  const tb = answer.body;
   const side = GAMES.xiangqi.sides[sideToMove(current().fen)];
   const signedDtm = (v) =>
     v.dtm_plies == null ? null : v.category === "loss" ? -v.dtm_plies : v.dtm_plies;
   const dtm = signedDtm(tb);
-  const verdict = $("verdict");
-  verdict.textContent = CATEGORY[tb.category] || tb.category;
-  verdict.className = `badge ${tb.category}`;
-  verdict.dataset.category = tb.category;
+  drawVerdict(tb.category);
   $("dtm").textContent = dtm == null ? DASH : signed(dtm);
   $("dtm").dataset.dtm = dtm ?? "";
   $("dtm-unit").textContent = dtm == null ? "" : Math.abs(dtm) === 1 ? "ply" : "plies";
