@@ -12,7 +12,8 @@ const MAX_NODES: usize = 8;
 const MAX_EDGES: usize = 16;
 
 /// The value for max of the game at `v`, with `path` the nodes played before it: a move
-/// to a node on the path (or to `v`) ends the game by the repetition rule.
+/// to a node on the path (or to `v`) ends the game by the repetition rule, on the loop it
+/// closes.
 fn value(g: &Graph, v: usize, path: &mut Vec<usize>) -> Value {
     let kind = g.kinds[v];
     if let Kind::Terminal(x) = kind {
@@ -21,8 +22,8 @@ fn value(g: &Graph, v: usize, path: &mut Vec<usize>) -> Value {
     path.push(v);
     let mut vals = Vec::with_capacity(g.edges[v].len());
     for &t in &g.edges[v] {
-        vals.push(if path.contains(&t) {
-            g.repetition.value(kind)
+        vals.push(if let Some(at) = path.iter().position(|&u| u == t) {
+            g.repetition_value(&path[at..])
         } else {
             value(g, t, path)
         });
