@@ -188,6 +188,16 @@ impl Dtm {
         }
     }
 
+    /// Plies to mate signed from the side to move's view (positive: it mates; negative: it
+    /// is mated; 0: it is mated now), or None for a draw: the Lichess API's `dtm`.
+    pub fn signed_plies(self) -> Option<i64> {
+        match self {
+            Dtm::Win(p) => Some(i64::from(p)),
+            Dtm::Loss(p) => Some(-i64::from(p)),
+            Dtm::Draw => None,
+        }
+    }
+
     /// Mate in n moves as people count it: (plies + 1) / 2.
     pub fn moves(self) -> Option<u32> {
         self.plies().map(|p| p.div_ceil(2))

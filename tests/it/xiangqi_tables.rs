@@ -110,8 +110,8 @@ fn xiangqi_tables_from_the_command_line() {
     };
     let p = probe("9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1");
     assert_eq!(
-        (&p["wdl"], &p["by_rule"], &p["dtm_plies"]),
-        (&"win".into(), &true.into(), &Value::Null)
+        (&p["wdl"], &p["by_rule"], &p["dtm_plies"], &p["dtm"]),
+        (&"win".into(), &true.into(), &Value::Null, &Value::Null)
     );
     assert_eq!(p["moves"][0]["uci"], "d0d1");
     assert_eq!(p["moves"][0]["by_rule"], true);
@@ -139,12 +139,19 @@ fn xiangqi_tables_from_the_command_line() {
         let left = 25 - ply as u64;
         assert_eq!(here["dtm_plies"], left, "{}", pos.to_fen());
         assert_eq!(here["wdl"], if left % 2 == 1 { "win" } else { "loss" });
+        // Signed as /standard signs it: the side that mates counts up, the other down.
+        let signed = if left % 2 == 1 {
+            left as i64
+        } else {
+            -(left as i64)
+        };
+        assert_eq!(here["dtm"], signed, "{}", pos.to_fen());
         pos = pos.play(&m.parse().unwrap());
     }
     let mated = probe(&pos.to_fen());
     assert_eq!(
-        (&mated["dtm_plies"], &mated["moves"]),
-        (&0.into(), &Value::Array(vec![]))
+        (&mated["dtm_plies"], &mated["dtm"], &mated["moves"]),
+        (&0.into(), &0.into(), &Value::Array(vec![]))
     );
 
     // Every move's value, in JSON and in words, is the value of the position it leads to,
@@ -175,7 +182,14 @@ fn xiangqi_tables_from_the_command_line() {
             let uci = m["uci"].as_str().unwrap();
             let next = pos.play(&uci.parse().unwrap()).to_fen();
             let there = probe(&next);
-            for key in ["wdl", "dtm_plies", "by_rule", "checkmate", "stalemate"] {
+            for key in [
+                "wdl",
+                "dtm_plies",
+                "dtm",
+                "by_rule",
+                "checkmate",
+                "stalemate",
+            ] {
                 assert_eq!(m[key], there[key], "{fen} {uci} -> {next}: {key}");
             }
             let words = line

@@ -21,7 +21,7 @@ impl XiangqiValue {
     }
 
     /// The value in JSON: `wdl` (and `category`, its name in the Lichess API's shape),
-    /// `dtm_plies`, the rule that decides it (`rule`, null for a forced mate or a draw) and
+    /// `dtm_plies` and `dtm` (signed as `/standard` signs it), the rule that decides it (`rule`, null for a forced mate or a draw) and
     /// whether it depends on the path (`path_dependent`; `by_rule`, its older name).
     fn json(&self) -> Value {
         let v = self.verdict;
@@ -30,6 +30,7 @@ impl XiangqiValue {
             "wdl": v.wdl().as_str(),
             "category": v.wdl().as_str(),
             "dtm_plies": v.plain().plies(),
+            "dtm": v.plain().signed_plies(),
             "rule": rule,
             "path_dependent": v.by_rule(),
             "by_rule": v.by_rule(),

@@ -13,17 +13,8 @@ use super::responses::{
 };
 use retrobook::chess::{Move, MoveList, Position};
 use retrobook::probe::{PositionReport, ProbeError, Tablebase};
-use retrobook::{Dtm, Dtz, Wdl};
+use retrobook::{Dtz, Wdl};
 use std::cmp::Reverse;
-
-/// A distance as the API gives it: signed plies, null for a draw.
-fn signed(d: Dtm) -> Option<i64> {
-    match d {
-        Dtm::Win(p) => Some(i64::from(p)),
-        Dtm::Loss(p) => Some(-i64::from(p)),
-        Dtm::Draw => None,
-    }
-}
 
 /// `r`, or None where the tables do not cover the position (castling rights, more pieces
 /// than any table, a table not built), which Lichess answers as `unknown`.
@@ -62,7 +53,7 @@ fn facts(
         Some(r) => Facts {
             dtz: Some(r.dtz.0),
             precise_dtz: Some(r.dtz.0),
-            dtm: signed(r.dtm),
+            dtm: r.dtm.signed_plies(),
             ..facts(
                 r.checkmate,
                 r.stalemate,
@@ -158,7 +149,7 @@ pub fn mainline_to_mate(tb: &Tablebase, pos: &Position) -> Result<MainlineRespon
         Wdl::Loss => !pos.turn(),
         Wdl::Draw => {
             return Ok(MainlineResponse {
-                dtm: signed(dtm),
+                dtm: dtm.signed_plies(),
                 dtz: dtz.0,
                 precise_dtz: dtz.0,
                 winner: None,
@@ -184,7 +175,7 @@ pub fn mainline_to_mate(tb: &Tablebase, pos: &Position) -> Result<MainlineRespon
         at = after;
     }
     Ok(MainlineResponse {
-        dtm: signed(dtm),
+        dtm: dtm.signed_plies(),
         dtz: dtz.0,
         precise_dtz: dtz.0,
         winner: Some(winner.fen_char().to_string()),
@@ -215,7 +206,7 @@ pub fn mainline(tb: &Tablebase, pos: &Position) -> Result<MainlineResponse, Prob
         }
     }
     Ok(MainlineResponse {
-        dtm: signed(report.dtm),
+        dtm: report.dtm.signed_plies(),
         dtz: report.dtz.0,
         precise_dtz: report.dtz.0,
         winner: at
@@ -236,7 +227,7 @@ fn step(
     Ok(MainlineStep {
         uci: m.to_string(),
         san: at.san(m),
-        dtm: signed(tb.probe_dtm(after)?),
+        dtm: tb.probe_dtm(after)?.signed_plies(),
         dtz,
         precise_dtz: dtz,
     })

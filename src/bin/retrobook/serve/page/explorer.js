@@ -645,9 +645,7 @@ function drawXiangqiTables(answer, pieces) {
   if (!tb) return;
   const table = $("tb-moves");
   const side = GAMES.xiangqi.sides[sideToMove(current().fen)];
-  const signedDtm = (v) =>
-    v.dtm_plies == null ? null : v.category === "loss" ? -v.dtm_plies : v.dtm_plies;
-  const dtm = signedDtm(tb);
+  const dtm = tb.dtm;
   drawVerdict(tb.category);
   $("dtm").textContent = dtm == null ? DASH : signed(dtm);
   $("dtm").dataset.dtm = dtm ?? "";
@@ -671,8 +669,7 @@ function drawXiangqiTables(answer, pieces) {
   const rows = tb.moves.map((m) => {
     // As in chess: the values are those after the move, for the other side.
     const category = OTHER_SIDE[m.category] || m.category;
-    const after = signedDtm(m);
-    const dtm = after == null ? null : after <= 0 ? 1 - after : -1 - after;
+    const dtm = m.dtm == null ? null : m.dtm <= 0 ? 1 - m.dtm : -1 - m.dtm;
     let mate = mateIn(dtm);
     if (m.checkmate) mate = "checkmate";
     else if (m.stalemate) mate = "no move left";
