@@ -295,7 +295,7 @@ impl Session<'_> {
              return { book: rows('book-moves'), tables: rows('tb-moves'), verdict,
                 bookGames: text('book-games'), bookNote: text('book-note'),
                 bookCaption: text('book-caption'),
-                tbNote: text('tb-note'), turn: text('turn'),
+                tbNote: text('tb-note'), turn: text('turn'), bestLine: text('tb-line'),
                 fen: document.getElementById('fen').value, pgn: text('pgn') };",
         );
         serde_json::from_value(v).expect("the page's state")
@@ -313,6 +313,7 @@ struct Shown {
     book_caption: String,
     tb_note: String,
     turn: String,
+    best_line: String,
     fen: String,
     pgn: String,
 }
@@ -919,6 +920,37 @@ fn check_xiangqi_tables(page: &Shown, fen: &str, tables: &Path) {
             row.uci
         );
     }
+    // The best line: the command line's best move at each position, one after the other,
+    // as many as its mainline holds (to mate for a win; none for a draw or the rule).
+    let plies = cli["mainline"].as_array().unwrap().len();
+    let (mut at, mut names) = (fen.to_string(), Vec::new());
+    for _ in 0..plies {
+        let here = xiangqi_probe(&at, tables);
+        let best = &here["moves"][0];
+        names.push(best["wxf_ascii"].as_str().unwrap().to_string());
+        at = xiangqi_played(&at, best["uci"].as_str().unwrap()).0;
+    }
+    assert_eq!(cli["mainline_wxf"], serde_json::json!(names), "{fen}");
+    let shown = page.best_line.replace('\u{a0}', " ");
+    let expected = match plies {
+        0 => String::new(),
+        _ => {
+            let pgn = pgn(fen, &names);
+            let movetext = pgn.rsplit('\n').next().unwrap().trim_end_matches(" *");
+            format!("Best line {movetext}")
+        }
+    };
+    let shown: Vec<&str> = shown.split_whitespace().collect();
+    assert_eq!(shown.join(" "), expected, "{fen}");
+}
+
+/// `probe --game xiangqi FEN --json` on `tables`.
+fn xiangqi_probe(fen: &str, tables: &Path) -> Value {
+    let tables = tables.to_str().unwrap();
+    let args = [
+        "probe", "--game", "xiangqi", fen, "--tables", tables, "--json",
+    ];
+    serde_json::from_str(&run_ok(&args)).unwrap()
 }
 
 /// The page's Chinese chess board: chosen beside New game, the book of Chinese chess games
