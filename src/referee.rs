@@ -11,7 +11,9 @@ use crate::book::rules::{replay_from, BookRules, Xiangqi};
 use crate::book::{open_archive, Tally};
 use crate::game::Game;
 use crate::side::Side;
-use crate::xiangqi::{Colour, Loop, Move, Position, Role, Rule, Ruling, Square, Squares};
+use crate::xiangqi::{
+    Colour, Loop, LoopError, Move, Position, Role, Rule, Ruling, Square, Squares,
+};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -57,6 +59,48 @@ impl Repetition {
     }
 }
 
+/// The ruling on the loop of `moves` played from `start`, with what it rests on (each
+/// move's colour, the pieces hunted), as a repetition that begins the game (plies from 0);
+/// a loop the judge cannot rule on (a move not legal, moves that do not come back) is an
+/// error that says so.
+pub fn judge_loop(start: &Position, moves: &[Move]) -> Result<Repetition, LoopError> {
+    let judged = Loop::new(start, moves)?;
+    let ruling = judged.ruling();
+    let hunted = match ruling {
+        Ruling::Loses {
+            side,
+            rule: Rule::PerpetualChase,
+        } => judged.hunted(side),
+        _ => Squares::EMPTY,
+    };
+    let named = |at: &Position, squares: Squares| {
+        (squares.iter())
+            .filter_map(|sq| at.at(sq).map(|p| (sq, p.role)))
+            .collect()
+    };
+    let mut at = start.clone();
+    let colours = (judged.colours().zip(moves))
+        .map(|(c, m)| {
+            let coloured = match c {
+                Colour::Idle => Coloured::Idle,
+                Colour::Check => Coloured::Check,
+                Colour::Chase(chased) => Coloured::Chase(named(&at, chased)),
+            };
+            at = at.play(m);
+            coloured
+        })
+        .collect();
+    Ok(Repetition {
+        start_ply: 0,
+        start: start.clone(),
+        moves: moves.to_vec(),
+        last_ply: moves.len(),
+        ruling,
+        hunted: named(start, hunted),
+        colours,
+    })
+}
+
 /// The repetitions of the game of `moves` from `start` (legal moves, in order).
 pub fn repetitions(start: &Position, moves: &[Move]) -> Vec<Repetition> {
     let mut positions = vec![start.clone()];
@@ -77,37 +121,9 @@ pub fn repetitions(start: &Position, moves: &[Move]) -> Vec<Repetition> {
         match (earlier, in_run) {
             (Some(_), true) => out.last_mut().expect("a run").last_ply = ply,
             (Some(i), false) => {
-                let judged = Loop::new(&positions[i], &moves[i..ply]).expect("a game's loop");
-                let ruling = judged.ruling();
-                let hunted = match ruling {
-                    Ruling::Loses {
-                        side,
-                        rule: Rule::PerpetualChase,
-                    } => judged.hunted(side),
-                    _ => Squares::EMPTY,
-                };
-                let named = |at: &Position, squares: Squares| {
-                    (squares.iter())
-                        .filter_map(|sq| at.at(sq).map(|p| (sq, p.role)))
-                        .collect()
-                };
-                let hunted = named(&positions[i], hunted);
-                let colours = (judged.colours().zip(&positions[i..ply]))
-                    .map(|(c, at)| match c {
-                        Colour::Idle => Coloured::Idle,
-                        Colour::Check => Coloured::Check,
-                        Colour::Chase(chased) => Coloured::Chase(named(at, chased)),
-                    })
-                    .collect();
-                out.push(Repetition {
-                    start_ply: i,
-                    start: positions[i].clone(),
-                    moves: moves[i..ply].to_vec(),
-                    last_ply: ply,
-                    ruling,
-                    hunted,
-                    colours,
-                });
+                let mut found = judge_loop(&positions[i], &moves[i..ply]).expect("a game's loop");
+                (found.start_ply, found.last_ply) = (i, ply);
+                out.push(found);
             }
             (None, _) => {}
         }

@@ -5,7 +5,7 @@
 //! in four of the moves drawn among those that add to the captures their side threatens. Where the
 //! two differ, the difference must be one the rule text explains (`docs/xiangqi-rules.md`).
 
-use crate::common::Rng;
+use crate::common::{run, Rng};
 use crate::xiangqi_book::{archive_text, tag};
 use retrobook::side::Side;
 use retrobook::xiangqi::{Loop, Move, Position, Role, Ruling};
@@ -269,4 +269,77 @@ fn the_referee_names_who_must_change_by_which_rule_from_which_move() {
     let out = run(&["judge", "--game", "xiangqi", missing.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("none.pgn"));
+}
+
+/// One loop given by its position and moves: the ruling and each move's colour, in text
+/// and JSON, the same as the referee gives the loop in a game; a loop the judge cannot rule
+/// on is said to be so, never guessed.
+#[test]
+fn the_judge_rules_one_loop_given_on_the_command_line() {
+    // R18: a rook may not chase an unprotected cannon; the cannon's moves are idle.
+    let fen = "4k4/9/1c7/7R1/9/9/9/9/9/3K5 w";
+    let moves = "h6h7 b7b6 h7h6 b6b7";
+    let judge = |fen: &str, moves: &str, json: bool| {
+        let mut args = vec!["judge", "--game", "xiangqi", "--fen", fen, "--moves", moves];
+        if json {
+            args.push("--json");
+        }
+        run(&args)
+    };
+    let text = judge(fen, moves, false);
+    assert!(text.status.success());
+    let text = String::from_utf8(text.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "4k4/9/1c7/7R1/9/9/9/9/9/3K5 w - - 0 1: a loop of 4 plies: red must change \
+             (perpetual-chase of the cannon on b7)",
+            "  h6h7  red    chase: cannon on b7",
+            "  b7b6  black  idle",
+            "  h7h6  red    chase: cannon on b6",
+            "  b6b7  black  idle",
+        ]
+    );
+    let json: serde_json::Value = serde_json::from_slice(&judge(fen, moves, true).stdout).unwrap();
+    assert_eq!(
+        (&json["must_change"], &json["rule"], &json["plies"]),
+        (&"red".into(), &"perpetual-chase".into(), &4.into())
+    );
+    assert_eq!(
+        json["hunted"],
+        serde_json::json!([{"square": "b7", "piece": "cannon"}])
+    );
+    // Protected by the rook on b9, the same loop draws (R17).
+    let protected = judge("1r2k4/9/1c7/7R1/9/9/9/9/9/3K5 w", moves, true);
+    let json: serde_json::Value = serde_json::from_slice(&protected.stdout).unwrap();
+    assert_eq!(
+        (&json["must_change"], &json["rule"]),
+        (&serde_json::Value::Null, &serde_json::Value::Null)
+    );
+    // Loops the judge cannot rule on, and input that is no loop at all.
+    for (fen, moves, needle) in [
+        (fen, "h6h7 b7b6 h7h6", "the 3 moves do not come back"),
+        (
+            fen,
+            "h6h7 b7b6 h7a0 b6b7",
+            "move 3 of the loop, h7a0, is not legal there",
+        ),
+        (fen, "h6h7 zz", "\"zz\" is not a UCCI move"),
+        (
+            "8/8/8/8/8/3k4/8/K1R5 w - - 0 1",
+            "a1a2",
+            "not a Chinese chess FEN",
+        ),
+    ] {
+        let out = judge(fen, moves, false);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{moves}: {err}");
+        assert!(err.contains(needle), "{moves}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+    let chess = run(&["judge", "--fen", fen, "--moves", moves]);
+    assert_eq!(chess.status.code(), Some(2));
+    let neither = run(&["judge", "--game", "xiangqi"]);
+    assert_eq!(neither.status.code(), Some(2));
 }

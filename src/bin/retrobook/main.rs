@@ -115,10 +115,18 @@ fn main() -> ExitCode {
             signatures, tables, ..
         } => cli::xiangqi::cmd_verify(&signatures, &tables),
         Command::Judge {
-            archive,
+            archive: Some(archive),
             game: GameArg::Xiangqi,
             json,
+            ..
         } => cli::judge::cmd_judge(&archive, json),
+        Command::Judge {
+            fen: Some(fen),
+            moves: Some(moves),
+            game: GameArg::Xiangqi,
+            json,
+            ..
+        } => cli::judge::cmd_judge_loop(&fen, &moves, json),
         Command::Judge { .. } => Err(output::usage(
             "judge rules repetitions by the Asian rules of Chinese chess: give --game xiangqi",
         )),

@@ -92,10 +92,19 @@ pub enum Command {
         game: GameArg,
     },
     /// Rule every repetition in the games of a Chinese chess archive by the Asian rules:
-    /// who must change, by which rule (perpetual check or chase), from which move.
+    /// who must change, by which rule (perpetual check or chase), from which move; or one
+    /// loop given by its position and moves.
     Judge {
-        /// PGN archive (plain or .zst, UTF-8 or Big5; `-` for stdin).
-        archive: PathBuf,
+        /// PGN archive (plain or .zst, UTF-8 or Big5; `-` for stdin); or --fen and --moves.
+        #[arg(required_unless_present = "fen", conflicts_with = "fen")]
+        archive: Option<PathBuf>,
+        /// Rule one loop instead: the position it starts from (a Chinese chess FEN).
+        #[arg(long, requires = "moves")]
+        fen: Option<String>,
+        /// With --fen: the loop's moves in UCCI, space-separated, which must bring the
+        /// position back.
+        #[arg(long, requires = "fen")]
+        moves: Option<String>,
         /// The game whose rules apply: only Chinese chess rules repetitions so.
         #[arg(long, value_enum, default_value = "chess")]
         game: GameArg,

@@ -1,10 +1,11 @@
 //! `retrobook judge`: the referee's report on every repetition of a Chinese chess archive,
 //! as lines of text or one JSON object, with counts at the end.
 
+use crate::cli::said::merge;
 use crate::output::{runtime, write_failed, Failure};
-use retrobook::referee::{judge_archive, Coloured, JudgedGame, Repetition};
+use retrobook::referee::{judge_archive, judge_loop, Coloured, JudgedGame, Repetition};
 use retrobook::side::Side;
-use retrobook::xiangqi::{side_name, Role, Ruling, Square};
+use retrobook::xiangqi::{side_name, Move, Position, Role, Ruling, Square};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -36,19 +37,7 @@ fn text_line(g: &JudgedGame, r: &Repetition) -> String {
         g.black.as_deref().unwrap_or("?"),
         g.result.as_deref().unwrap_or("*")
     );
-    let ruling = match verdict(r) {
-        (Some(side), Some(rule)) => {
-            let hunted: Vec<String> = (r.hunted.iter())
-                .map(|(sq, role)| format!("{} on {sq}", role.name()))
-                .collect();
-            let of = match hunted.is_empty() {
-                true => String::new(),
-                false => format!(" of the {}", hunted.join(", ")),
-            };
-            format!("{} must change ({rule}{of})", side_name(side))
-        }
-        _ => "draw".to_string(),
-    };
+    let ruling = ruling_words(r);
     format!(
         "game {} (line {}, {names}): from move {}, a loop of {} plies (plies {}-{}, repeated to ply {}): {ruling}",
         g.game,
@@ -62,14 +51,22 @@ fn text_line(g: &JudgedGame, r: &Repetition) -> String {
 }
 
 fn json_loop(g: &JudgedGame, r: &Repetition) -> Value {
-    let (side, rule) = verdict(r);
-    json!({
+    let mut o = json!({
         "game": g.game,
         "line": g.line,
         "red": g.red,
         "black": g.black,
         "result": g.result,
         "move": r.move_number(),
+    });
+    merge(&mut o, json_ruling(r));
+    o
+}
+
+/// A loop's ruling and what it rests on, in JSON.
+fn json_ruling(r: &Repetition) -> Value {
+    let (side, rule) = verdict(r);
+    json!({
         "start_ply": r.start_ply,
         "fen": r.start.to_fen(),
         "plies": r.moves.len(),
@@ -91,6 +88,62 @@ fn pieces(list: &[(Square, Role)]) -> Vec<Value> {
     (list.iter())
         .map(|(sq, role)| json!({"square": sq.to_string(), "piece": role.name()}))
         .collect()
+}
+
+/// The ruling in words: "draw", or who must change by which rule (and the pieces hunted).
+fn ruling_words(r: &Repetition) -> String {
+    match verdict(r) {
+        (Some(side), Some(rule)) => {
+            let hunted: Vec<String> = (r.hunted.iter())
+                .map(|(sq, role)| format!("{} on {sq}", role.name()))
+                .collect();
+            let of = match hunted.is_empty() {
+                true => String::new(),
+                false => format!(" of the {}", hunted.join(", ")),
+            };
+            format!("{} must change ({rule}{of})", side_name(side))
+        }
+        _ => "draw".to_string(),
+    }
+}
+
+/// `judge --game xiangqi --fen FEN --moves MOVES`: the ruling on one loop, each move with
+/// its colour; a loop the judge cannot rule on is said to be so (exit status 1).
+pub fn cmd_judge_loop(fen: &str, moves: &str, json: bool) -> Result<(), Failure> {
+    let start = Position::from_fen(fen)
+        .map_err(|e| runtime(format!("{fen:?} is not a Chinese chess FEN: {e}")))?;
+    let moves: Vec<Move> = (moves.split_whitespace())
+        .map(|m| m.parse().map_err(|e| runtime(format!("{m:?}: {e}"))))
+        .collect::<Result<_, _>>()?;
+    let r = judge_loop(&start, &moves).map_err(|e| runtime(format!("{fen}: {e}")))?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        return writeln!(out, "{}", json_ruling(&r)).map_err(write_failed);
+    }
+    let plies = r.moves.len();
+    writeln!(
+        out,
+        "{}: a loop of {plies} plies: {}",
+        r.start.to_fen(),
+        ruling_words(&r)
+    )
+    .map_err(write_failed)?;
+    let mut mover = r.start.turn();
+    for (m, c) in r.moves.iter().zip(&r.colours) {
+        let colour = match c {
+            Coloured::Idle => "idle".to_string(),
+            Coloured::Check => "check".to_string(),
+            Coloured::Chase(chased) => {
+                let named: Vec<String> = (chased.iter())
+                    .map(|(sq, role)| format!("{} on {sq}", role.name()))
+                    .collect();
+                format!("chase: {}", named.join(", "))
+            }
+        };
+        writeln!(out, "  {m}  {:<5}  {colour}", side_name(mover)).map_err(write_failed)?;
+        mover = !mover;
+    }
+    Ok(())
 }
 
 /// Rules every repetition of the archive at `path` and prints the report.
