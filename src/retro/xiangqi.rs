@@ -446,6 +446,8 @@ impl XiangqiTables {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ghi::{solve_with, ByLoop, Kind, Moves, Value};
+    use crate::xiangqi::{Loop, Ruling};
 
     /// A sub-table that cannot be read fails the solve with its first error; with every
     /// sub-table at hand the same solve succeeds.
@@ -728,5 +730,122 @@ mod tests {
         assert_eq!(needs[1], (drawn, graph_bytes(size, drawn, 0, 0)));
         assert!(needs[2].1 > needs[1].1 + 4 * drawn, "{needs:?}");
         assert!(by_rule(&t.index, &plain, &sub, Some(allowed - 1)).is_err());
+    }
+
+    /// A value for the side to move `mover` as the repetition solver reads it: for Red.
+    fn for_red(mover: Side, w: Wdl) -> Value {
+        match (mover, w) {
+            (_, Wdl::Draw) => Value::Draw,
+            (Side::White, Wdl::Win) | (Side::Black, Wdl::Loss) => Value::Win,
+            _ => Value::Loss,
+        }
+    }
+
+    /// A table's drawn positions (with every repetition a draw) as a game graph for the
+    /// repetition solver: a node per position, its quiet moves among them, and one
+    /// terminal for its best move out; Red maximises. Each node's position comes along.
+    fn drawn_graph(
+        tables: &XiangqiTables,
+        sig: &str,
+    ) -> (Vec<Kind<Value>>, Moves, Vec<Position>, Vec<Wdl>) {
+        let t = tables.table(&sig.parse().unwrap()).unwrap();
+        let mut number = HashMap::new();
+        let mut nodes = Vec::new();
+        let mut values = Vec::new();
+        for side in Side::ALL {
+            for idx in 0..t.index.size() {
+                let value = t.verdict(side, idx);
+                if t.solution.is_illegal(side, idx) || value.plain() != Dtm::Draw {
+                    continue;
+                }
+                let pos = t.index.decode(idx, side).unwrap();
+                number.insert(pos.clone(), nodes.len());
+                nodes.push(pos);
+                values.push(value.wdl());
+            }
+        }
+        let (mut kinds, mut moves) = (Vec::new(), Moves::new());
+        let mut exits = Vec::new();
+        for pos in &nodes {
+            let mut inside = Vec::new();
+            let mut best: Option<Value> = None;
+            for m in pos.legal_moves() {
+                let next = pos.play(&m);
+                match number.get(&next) {
+                    Some(&w) if pos.at(m.to).is_none() => inside.push(w),
+                    _ => {
+                        let v = for_red(pos.turn(), tables.probe(&next).unwrap().back().wdl());
+                        // The mover's best: Red's most, Black's least.
+                        best = Some(match (best, pos.turn()) {
+                            (None, _) => v,
+                            (Some(b), Side::White) => b.max(v),
+                            (Some(b), Side::Black) => b.min(v),
+                        });
+                    }
+                }
+            }
+            let exit = best.map(|b| {
+                exits.push(b);
+                nodes.len() + exits.len() - 1
+            });
+            kinds.push(match pos.turn() {
+                Side::White => Kind::Max,
+                Side::Black => Kind::Min,
+            });
+            moves.push(inside.into_iter().chain(exit));
+        }
+        for v in exits {
+            kinds.push(Kind::Terminal(v));
+            moves.push([]);
+        }
+        (kinds, moves, nodes, values)
+    }
+
+    /// The tables' values under the perpetual-check rule against the exact search of the
+    /// game that the first repetition ends (`ghi::solve_with`, every ordered history inside
+    /// each strongly connected component), each loop ruled by the Asian rules' judge, check
+    /// and chase: equal on every drawn position of KRvKN (no loop of it holds a chase; the
+    /// 1,597 positions the check rule decides included) and of KNvKA (whose loops hold
+    /// chases that decide nothing). The search's path marks are printed beside the tables'
+    /// (docs/xiangqi-rules.md says what they show).
+    #[test]
+    fn rule_values_equal_the_exact_search_with_the_asian_judge() {
+        let mut tables = XiangqiTables::default();
+        for sig in ["KRvKN", "KNvKA"] {
+            tables.solve(sig.parse().unwrap());
+            let (kinds, moves, nodes, values) = drawn_graph(&tables, sig);
+            let judge = |cycle: &[u32]| {
+                let line: Vec<Move> = (0..cycle.len())
+                    .map(|i| {
+                        let (from, to) = (&nodes[cycle[i] as usize], cycle[(i + 1) % cycle.len()]);
+                        let m = from.legal_moves().into_iter();
+                        m.into_iter()
+                            .find(|m| from.play(m) == nodes[to as usize])
+                            .unwrap()
+                    })
+                    .collect();
+                match Loop::new(&nodes[cycle[0] as usize], &line)
+                    .unwrap()
+                    .ruling()
+                {
+                    Ruling::Draw => Value::Draw,
+                    Ruling::Loses {
+                        side: Side::White, ..
+                    } => Value::Loss,
+                    Ruling::Loses { .. } => Value::Win,
+                }
+            };
+            let exact = solve_with(&kinds, &moves, ByLoop(judge));
+            let mut differ = 0;
+            let mut marks = [[0usize; 2]; 2];
+            for (v, pos) in nodes.iter().enumerate() {
+                let red = for_red(pos.turn(), values[v]);
+                differ += usize::from(exact.values[v] != red);
+                let marked = values[v] != Wdl::Draw;
+                marks[usize::from(marked)][usize::from(exact.path_dependent[v])] += 1;
+            }
+            eprintln!("{sig}: marked by the tables / by the search: {marks:?}");
+            assert_eq!(differ, 0, "{sig}: {} drawn positions", nodes.len());
+        }
     }
 }
