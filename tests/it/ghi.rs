@@ -325,6 +325,19 @@ fn a_perpetual_checker_must_change_in_a_graph_file() {
     assert_eq!(value_of_a("idle"), (Value::Draw, Value::Draw));
     let plain = solve(&Graph::parse(&text("", "draw")).unwrap());
     assert_eq!(plain.values[0], Value::Draw);
+    // The command line says the same.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shuttle.graph");
+    std::fs::write(&file, text("check", "asian")).unwrap();
+    let out = run(&["graph", "solve", file.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"]["A"]["value"], "loss");
+    assert_eq!(v["nodes"]["B"]["value"], "loss");
     // The checker loses against a chaser; two chasers draw.
     let both = |c1: &str, c2: &str| {
         let g = Graph::parse(&format!(
