@@ -18,7 +18,7 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -632,6 +632,27 @@ fn side_to_move(fen: &str, first: &'static str) -> &'static str {
     }
 }
 
+/// In `dir`, the book `books/book.rbb` of `game` built from the sample archive `archive` (in
+/// `books/` of the project) and the table `table` with its sub-tables in `tables/`, where
+/// `serve` finds them; their paths.
+fn book_and_tables(dir: &Path, game: &str, archive: &str, table: &str) -> (PathBuf, PathBuf) {
+    let (tables, book) = (dir.join("tables"), dir.join("books/book.rbb"));
+    let archive = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("books")
+        .join(archive);
+    let (archive, out) = (archive.to_str().unwrap(), book.to_str().unwrap());
+    run_ok(&["book", "build", "--game", game, archive, "--out", out]);
+    run_ok(&[
+        "gen",
+        "--game",
+        game,
+        table,
+        "--tables",
+        tables.to_str().unwrap(),
+    ]);
+    (tables, book)
+}
+
 /// Clicks the row of `uci` in the move table `table` and waits for the position it leads to.
 fn play(session: &Session, table: &str, uci: &str, fen_after: &str) {
     session.click(&format!("#{table} tr[data-uci='{uci}']"));
@@ -642,12 +663,8 @@ fn play(session: &Session, table: &str, uci: &str, fen_after: &str) {
 fn explorer_page_plays_book_and_table_lines_as_the_command_line_values_them() {
     let dir = tempfile::tempdir().unwrap();
     let driver = Driver::start(&dir.path().join("browser"));
-    let (tables, book) = (dir.path().join("tables"), dir.path().join("books/book.rbb"));
-    let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("books/masters-3000.pgn.zst");
-    let out = book.to_str().unwrap();
-    run_ok(&["book", "build", archive.to_str().unwrap(), "--out", out]);
     // KPvK, and by its promotions KQvK, KRvK, KBvK and KNvK.
-    run_ok(&["gen", "KPvK", "--tables", tables.to_str().unwrap()]);
+    let (tables, book) = book_and_tables(dir.path(), "chess", "masters-3000.pgn.zst", "KPvK");
     let (_server, url) = serve(dir.path());
     let session = driver.session();
     session.goto(&format!("{url}/"));
@@ -961,26 +978,8 @@ fn xiangqi_probe(fen: &str, tables: &Path) -> Value {
 fn explorer_page_plays_a_chinese_chess_line_by_clicks() {
     let dir = tempfile::tempdir().unwrap();
     let driver = Driver::start(&dir.path().join("browser"));
-    let (tables, book) = (dir.path().join("tables"), dir.path().join("books/book.rbb"));
-    let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("books/xiangqi-masters-2000.pgn.zst");
-    let out = book.to_str().unwrap();
-    run_ok(&[
-        "book",
-        "build",
-        "--game",
-        "xiangqi",
-        archive.to_str().unwrap(),
-        "--out",
-        out,
-    ]);
-    run_ok(&[
-        "gen",
-        "--game",
-        "xiangqi",
-        "KRvKN",
-        "--tables",
-        tables.to_str().unwrap(),
-    ]);
+    let sample = "xiangqi-masters-2000.pgn.zst";
+    let (tables, book) = book_and_tables(dir.path(), "xiangqi", sample, "KRvKN");
     let (_server, url) = serve(dir.path());
     let session = driver.session();
     session.goto(&format!("{url}/"));

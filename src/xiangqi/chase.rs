@@ -127,10 +127,13 @@ pub(crate) fn threats(pos: &Position, us: Side) -> Vec<(Square, Square)> {
         true => {
             let before = checkers(&ours, us);
             let mut moves = ours.pseudo_moves_from(ours.pieces(us));
+            // Captures that are legal, or in check after them only from pieces that checked
+            // before them (only captures are threats: the others are not played out).
             moves.retain(|m| {
-                let after = ours.play(m);
-                // Legal, or in check after it only from pieces that checked before it.
-                !after.in_check(us) || checkers(&after, us).iter().all(|c| before.contains(c))
+                ours.at(m.to).is_some() && {
+                    let after = ours.play(m);
+                    !after.in_check(us) || checkers(&after, us).iter().all(|c| before.contains(c))
+                }
             });
             moves
         }

@@ -49,7 +49,7 @@ fn polyglot_code(m: &Move) -> u16 {
 
 /// Where a book move leads.
 #[derive(Copy, Clone, Debug, PartialEq)]
-enum Target {
+pub(crate) enum Target {
     /// A position with its own entry.
     Node(usize),
     /// A position without: scored by the move entry, for the mover.
@@ -57,19 +57,37 @@ enum Target {
 }
 
 /// The book graph as this test sees it.
-struct Graph {
+pub(crate) struct Graph {
     /// Node of each position reached from the start.
-    node: HashMap<u64, usize>,
+    pub node: HashMap<u64, usize>,
     /// Own entry of each node.
-    own: Vec<Entry>,
+    pub own: Vec<Entry>,
     /// Moves of each node: (move code, target).
-    moves: Vec<Vec<(u16, Target)>>,
+    pub moves: Vec<Vec<(u16, Target)>>,
     /// Predecessors of each node.
-    preds: Vec<Vec<usize>>,
+    pub preds: Vec<Vec<usize>>,
 }
 
 /// The graph through moves of at least `min_games` games.
 fn graph(book: &Book, min_games: u32) -> Graph {
+    let play = |pos: &Chess, code: u16| {
+        let legal = pos.legal_moves();
+        let m = legal.iter().find(|m| polyglot_code(m) == code)?;
+        Some(pos.clone().play(*m).unwrap())
+    };
+    walk(book, min_games, Chess::default(), key, play).0
+}
+
+/// The book graph through moves of at least `min_games` games, walked from `start` by a
+/// game's rules: `key` a position's key, `play` the position after the move of a book code
+/// (None where no legal move has it). With it, the position of each node.
+pub(crate) fn walk<P: Clone>(
+    book: &Book,
+    min_games: u32,
+    start: P,
+    key: impl Fn(&P) -> u64,
+    play: impl Fn(&P, u16) -> Option<P>,
+) -> (Graph, Vec<P>) {
     let mut own: HashMap<u64, Entry> = HashMap::new();
     let mut move_entries: HashMap<u64, Vec<Entry>> = HashMap::new();
     for e in book.iter() {
@@ -85,31 +103,31 @@ fn graph(book: &Book, min_games: u32) -> Graph {
         moves: Vec::new(),
         preds: Vec::new(),
     };
-    let start = Chess::default();
-    if !own.contains_key(&key(&start)) {
-        return g;
-    }
-    let mut stack = vec![start.clone()];
+    let mut positions = Vec::new();
+    let Some(&first) = own.get(&key(&start)) else {
+        return (g, positions);
+    };
     g.node.insert(key(&start), 0);
-    g.own.push(own[&key(&start)]);
+    g.own.push(first);
     g.moves.push(Vec::new());
+    positions.push(start.clone());
+    let mut stack = vec![start];
     while let Some(pos) = stack.pop() {
         let v = g.node[&key(&pos)];
-        let legal = pos.legal_moves();
         for e in move_entries.get(&key(&pos)).into_iter().flatten() {
             if e.games < min_games {
                 continue;
             }
-            let Some(m) = legal.iter().find(|m| polyglot_code(m) == e.mv) else {
+            let Some(next) = play(&pos, e.mv) else {
                 continue;
             };
-            let next = pos.clone().play(*m).unwrap();
             let k = key(&next);
             let target = match own.get(&k) {
                 None => Target::Leaf(score(e)),
                 Some(o) => Target::Node(*g.node.entry(k).or_insert_with(|| {
                     g.own.push(*o);
                     g.moves.push(Vec::new());
+                    positions.push(next.clone());
                     stack.push(next.clone());
                     g.own.len() - 1
                 })),
@@ -125,7 +143,7 @@ fn graph(book: &Book, min_games: u32) -> Graph {
             }
         }
     }
-    g
+    (g, positions)
 }
 
 /// The value of `v` for its side to move with `path` as history: plain negamax.

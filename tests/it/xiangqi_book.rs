@@ -5,9 +5,10 @@
 //! Every entry of the book, and only those, must carry the recounted games, wins, draws,
 //! losses and repetitions.
 
+use crate::book_backup::{Graph, Target};
 use crate::common::{data, run, run_ok};
 use retrobook::book::rules::{BookRules, Xiangqi};
-use retrobook::book::{Book, Entry};
+use retrobook::book::Book;
 use retrobook::referee::judge_archive;
 use retrobook::xiangqi::{position_key, Loop, Move, Position, Ruling};
 use std::collections::HashMap;
@@ -446,72 +447,28 @@ fn xiangqi_fens_are_read_strictly() {
     );
 }
 
-/// A xiangqi book as a back-up made here sees it: positions reached from the start by the
-/// book's moves (codes `from | to << 7`, as the format says), each with its own entry and its
-/// moves (code, target node or a leaf's score for the mover).
-struct XiangqiGraph {
-    node: HashMap<u64, usize>,
-    positions: Vec<Position>,
-    own: Vec<Entry>,
-    moves: Vec<Vec<(u16, Result<usize, u16>)>>,
-    preds: Vec<Vec<usize>>,
-}
+/// The book graph and the position of each node.
+type XiangqiGraph = (Graph, Vec<Position>);
 
+/// A xiangqi book as a back-up made here sees it: positions reached from the start by the
+/// book's moves (codes `from | to << 7`, as the format says, each a legal move), with the
+/// position of each node.
 fn xiangqi_graph(book: &Book) -> XiangqiGraph {
-    let mut own: HashMap<u64, Entry> = HashMap::new();
-    let mut move_entries: HashMap<u64, Vec<Entry>> = HashMap::new();
-    for e in book.iter() {
-        match e.mv {
-            0 => drop(own.insert(e.key, e)),
-            _ => move_entries.entry(e.key).or_default().push(e),
-        }
-    }
-    let start = Position::start();
-    let mut g = XiangqiGraph {
-        node: HashMap::from([(position_key(&start), 0)]),
-        positions: vec![start.clone()],
-        own: vec![own[&position_key(&start)]],
-        moves: vec![Vec::new()],
-        preds: Vec::new(),
+    let play = |pos: &Position, code: u16| {
+        let code_of = |m: &Move| (m.from.index() | m.to.index() << 7) as u16;
+        let m = pos.legal_moves().into_iter().find(|m| code_of(m) == code);
+        Some(pos.play(&m.expect("a book move is legal")))
     };
-    let mut stack = vec![start];
-    while let Some(pos) = stack.pop() {
-        let v = g.node[&position_key(&pos)];
-        for e in move_entries.get(&position_key(&pos)).into_iter().flatten() {
-            let code = |m: &Move| (m.from.index() | m.to.index() << 7) as u16;
-            let m = pos.legal_moves().into_iter().find(|m| code(m) == e.mv);
-            let next = pos.play(&m.expect("a book move is legal"));
-            let k = position_key(&next);
-            let target = match own.get(&k) {
-                None => Err(crate::book_backup::score(e)),
-                Some(o) => Ok(*g.node.entry(k).or_insert_with(|| {
-                    g.positions.push(next.clone());
-                    g.own.push(*o);
-                    g.moves.push(Vec::new());
-                    stack.push(next.clone());
-                    g.own.len() - 1
-                })),
-            };
-            g.moves[v].push((e.mv, target));
-        }
-    }
-    g.preds = vec![Vec::new(); g.own.len()];
-    for (v, ms) in g.moves.iter().enumerate() {
-        for &(_, t) in ms {
-            if let Ok(w) = t {
-                g.preds[w].push(v);
-            }
-        }
-    }
-    g
+    crate::book_backup::walk(book, 1, Position::start(), position_key, play)
 }
 
 /// The value of `v` for its side to move with `path` as history, by negamax; a move back to
 /// a position of the path scores as the loop judge rules the loop it closes (`asian`), or
 /// a draw.
 fn xiangqi_negamax(g: &XiangqiGraph, v: usize, path: &mut Vec<usize>, asian: bool) -> u16 {
-    if g.moves[v].is_empty() {
-        return crate::book_backup::score(&g.own[v]);
+    let (graph, positions) = g;
+    if graph.moves[v].is_empty() {
+        return crate::book_backup::score(&graph.own[v]);
     }
     path.push(v);
     let repeated = |path: &[usize], at: usize| {
@@ -522,26 +479,26 @@ fn xiangqi_negamax(g: &XiangqiGraph, v: usize, path: &mut Vec<usize>, asian: boo
         let moves: Vec<Move> = (0..cycle.len())
             .map(|i| {
                 let (from, to) = (cycle[i], cycle[(i + 1) % cycle.len()]);
-                let next = position_key(&g.positions[to]);
-                let pos = &g.positions[from];
+                let next = position_key(&positions[to]);
+                let pos = &positions[from];
                 let m = pos.legal_moves().into_iter();
                 m.into_iter()
                     .find(|m| position_key(&pos.play(m)) == next)
                     .unwrap()
             })
             .collect();
-        let ruling = Loop::new(&g.positions[cycle[0]], &moves).unwrap().ruling();
+        let ruling = Loop::new(&positions[cycle[0]], &moves).unwrap().ruling();
         match ruling {
             Ruling::Draw => 500,
-            Ruling::Loses { side, .. } if side == g.positions[v].turn() => 0,
+            Ruling::Loses { side, .. } if side == positions[v].turn() => 0,
             Ruling::Loses { .. } => 1000,
         }
     };
-    let best = g.moves[v]
+    let best = graph.moves[v]
         .iter()
         .map(|&(_, t)| match t {
-            Err(s) => s,
-            Ok(w) => match path.iter().position(|&u| u == w) {
+            Target::Leaf(s) => s,
+            Target::Node(w) => match path.iter().position(|&u| u == w) {
                 Some(at) => repeated(path, at),
                 None => 1000 - xiangqi_negamax(g, w, path, asian),
             },
@@ -555,7 +512,7 @@ fn xiangqi_negamax(g: &XiangqiGraph, v: usize, path: &mut Vec<usize>, asian: boo
 /// Whether some simple path of the graph ending at `v` (v excluded), as history, changes
 /// `v`'s value under the Asian rules.
 fn xiangqi_dependent(g: &XiangqiGraph, v: usize, free: u16) -> bool {
-    let preds = |at: usize| g.preds[at].clone();
+    let preds = |at: usize| g.0.preds[at].clone();
     let mut value = |history: &mut Vec<usize>| xiangqi_negamax(g, v, history, true);
     crate::common::some_path_changes(v, &preds, &mut value, &free)
 }
@@ -619,30 +576,31 @@ fn xiangqi_book_backups_judge_repetitions_by_the_asian_rules() {
     run_ok(&["book", "backup", "--book", &s(&book_path)]);
     let book = Book::open(&book_path).unwrap();
     let g = xiangqi_graph(&book);
-    let values: Vec<u16> = (0..g.own.len())
+    let values: Vec<u16> = (0..g.0.own.len())
         .map(|v| xiangqi_negamax(&g, v, &mut Vec::new(), true))
         .collect();
-    let marks: Vec<bool> = (0..g.own.len())
+    let marks: Vec<bool> = (0..g.0.own.len())
         .map(|v| xiangqi_dependent(&g, v, values[v]))
         .collect();
     let mut checked = 0;
     for e in book.iter() {
-        let expected = match g.node.get(&e.key) {
-            None => None,
-            Some(&v) if e.mv == 0 => Some((values[v], marks[v])),
-            Some(&v) => g.moves[v]
-                .iter()
-                .find(|(code, _)| *code == e.mv)
-                .map(|&(_, t)| match t {
-                    Ok(w) => (1000 - values[w], marks[w]),
-                    Err(s) => (s, false),
-                }),
-        };
+        let expected =
+            match g.0.node.get(&e.key) {
+                None => None,
+                Some(&v) if e.mv == 0 => Some((values[v], marks[v])),
+                Some(&v) => g.0.moves[v]
+                    .iter()
+                    .find(|(code, _)| *code == e.mv)
+                    .map(|&(_, t)| match t {
+                        Target::Node(w) => (1000 - values[w], marks[w]),
+                        Target::Leaf(s) => (s, false),
+                    }),
+            };
         let got = e.backup.map(|b| (b.value_permille, b.path_dependent));
         assert_eq!(got, expected, "entry {:016x} move {:#x}", e.key, e.mv);
         checked += 1;
     }
-    let changed = (0..g.own.len())
+    let changed = (0..g.0.own.len())
         .filter(|&v| values[v] != xiangqi_negamax(&g, v, &mut Vec::new(), false))
         .count();
     let dependent = marks.iter().filter(|&&m| m).count();

@@ -429,7 +429,7 @@ fn the_server_answers_xiangqi_positions_as_probe_does() {
         ),
         (
             "game=shogi&fen=9/9/4k4/9/9/9/9/9/1n7/R2K5%20w",
-            "not chess or xiangqi",
+            "(known: chess, xiangqi)",
         ),
     ] {
         let answer = get(&format!("{url}/position?{query}")).unwrap();

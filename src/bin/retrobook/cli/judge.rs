@@ -83,6 +83,14 @@ fn json_ruling(r: &Repetition) -> Value {
     })
 }
 
+/// Pieces in words: "cannon on b7, horse on c5".
+fn pieces_named(list: &[(Square, Role)]) -> String {
+    let named: Vec<String> = (list.iter())
+        .map(|(sq, role)| format!("{} on {sq}", role.name()))
+        .collect();
+    named.join(", ")
+}
+
 /// Pieces in JSON: `[{"square", "piece"}]`.
 fn pieces(list: &[(Square, Role)]) -> Vec<Value> {
     (list.iter())
@@ -94,12 +102,9 @@ fn pieces(list: &[(Square, Role)]) -> Vec<Value> {
 fn ruling_words(r: &Repetition) -> String {
     match verdict(r) {
         (Some(side), Some(rule)) => {
-            let hunted: Vec<String> = (r.hunted.iter())
-                .map(|(sq, role)| format!("{} on {sq}", role.name()))
-                .collect();
-            let of = match hunted.is_empty() {
+            let of = match r.hunted.is_empty() {
                 true => String::new(),
-                false => format!(" of the {}", hunted.join(", ")),
+                false => format!(" of the {}", pieces_named(&r.hunted)),
             };
             format!("{} must change ({rule}{of})", side_name(side))
         }
@@ -133,12 +138,7 @@ pub fn cmd_judge_loop(fen: &str, moves: &str, json: bool) -> Result<(), Failure>
         let colour = match c {
             Coloured::Idle => "idle".to_string(),
             Coloured::Check => "check".to_string(),
-            Coloured::Chase(chased) => {
-                let named: Vec<String> = (chased.iter())
-                    .map(|(sq, role)| format!("{} on {sq}", role.name()))
-                    .collect();
-                format!("chase: {}", named.join(", "))
-            }
+            Coloured::Chase(chased) => format!("chase: {}", pieces_named(chased)),
         };
         writeln!(out, "  {m}  {:<5}  {colour}", side_name(mover)).map_err(write_failed)?;
         mover = !mover;

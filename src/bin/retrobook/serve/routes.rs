@@ -21,7 +21,6 @@ use retrobook::book::rules::{Chess, Xiangqi};
 use retrobook::book::Book;
 use retrobook::chess::{MoveList, Position};
 use retrobook::probe::{ProbeError, Tablebase};
-use retrobook::side::Side;
 use retrobook::xiangqi::Script;
 use retrobook::Game;
 use serde::Serialize;
@@ -201,14 +200,10 @@ async fn health(State(s): State<Arc<Shared>>) -> Json<HealthResponse> {
 /// leads to (what the explorer page needs to play moves and write the line's PGN); with
 /// `game=xiangqi`, a Chinese chess position, its moves named in WXF notation.
 async fn position(Query(params): Params) -> Result<Json<PositionResponse>, ApiError> {
-    match params.get("game").map(String::as_str) {
-        None | Some("chess") => {}
-        Some("xiangqi") => return xiangqi_position(param(&params, "fen")?).map(Json),
-        Some(other) => {
-            return Err(ApiError::bad(format!(
-                "game {other:?} is not chess or xiangqi"
-            )))
-        }
+    let game = params.get("game").map(|g| g.parse::<Game>());
+    match game.transpose().map_err(|e| ApiError::bad(e.to_string()))? {
+        None | Some(Game::Chess) => {}
+        Some(Game::Xiangqi) => return xiangqi_position(param(&params, "fen")?).map(Json),
     }
     let pos = chess_position(&params)?;
     let mut list = MoveList::new();
@@ -242,7 +237,7 @@ fn xiangqi_position(fen: &str) -> Result<PositionResponse, ApiError> {
         .collect();
     Ok(PositionResponse {
         fen: pos.to_fen(),
-        turn: if pos.turn() == Side::White { "w" } else { "b" }.to_string(),
+        turn: pos.turn().fen_char().to_string(),
         check: pos.in_check(pos.turn()),
         pieces: pos.occupied_squares().count() as u32,
         moves,

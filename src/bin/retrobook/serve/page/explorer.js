@@ -573,6 +573,47 @@ function drawVerdict(category) {
   verdict.dataset.category = category;
 }
 
+/** Shows the position's signed distance to mate (`dtm`, null for a draw) and returns the
+ * sentence it makes for `side`, the side to move. */
+function drawDtm(dtm, side) {
+  $("dtm").textContent = dtm == null ? DASH : signed(dtm);
+  $("dtm").dataset.dtm = dtm ?? "";
+  $("dtm-unit").textContent = dtm == null ? "" : Math.abs(dtm) === 1 ? "ply" : "plies";
+  if (dtm == null) return "Drawn with best play";
+  return `${side} ${dtm > 0 ? "mates" : "is mated"} in ${Math.ceil(Math.abs(dtm) / 2)}`;
+}
+
+/** A move's distance to mate for the side playing it: its data are those of the position it
+ * leads to, for the other side, so the sign turns round and mate is one ply further. */
+const moverDtm = (m) => (m.dtm == null ? null : m.dtm <= 0 ? 1 - m.dtm : -1 - m.dtm);
+
+/** The tables' rows for `moves` of the position shown (`side` to move): each with its
+ * result and distance to mate for the side playing it, and what `cells(m)` gives of the rest
+ * (its name, its DTZ cell, the mate column, more attributes). */
+function drawMoveRows(moves, side, cells) {
+  if (moves.length === 0) return;
+  const table = $("tb-moves");
+  $("tb-caption").textContent = `Values for ${side}, playing each move. Choose a move to play it.`;
+  const rows = moves.map((m) => {
+    const category = OTHER_SIDE[m.category] || m.category;
+    const dtm = moverDtm(m);
+    const { name, dtz, mate, data } = cells(m);
+    const badge = el("span", { class: `badge ${category}`, text: CATEGORY[category] || category });
+    return el(
+      "tr",
+      { "data-uci": m.uci, "data-category": m.category, "data-dtm": m.dtm ?? "", ...data },
+      el("th", { scope: "row" }, el("button", { type: "button", class: "san", text: name })),
+      el("td", { class: "result" }, badge),
+      el("td", { class: "num dtm", text: dtm == null ? DASH : signed(dtm) }),
+      el("td", { class: "num dtz", text: dtz }),
+      el("td", { class: "mate", text: mate }),
+    );
+  });
+  table.tBodies[0].replaceChildren(...rows);
+  table.dataset.fen = current().fen;
+  table.hidden = false;
+}
+
 /** The tables' verdict on the position shown, and on each of its moves. */
 function drawTables(answer, mainline, pieces) {
   const health = state.health;
@@ -583,17 +624,10 @@ function drawTables(answer, mainline, pieces) {
   };
   const tb = tablesAnswer(answer, pieces, served);
   if (!tb) return;
-  const table = $("tb-moves");
-  const position = $("tb-position");
   const side = GAMES.chess.sides[sideToMove(current().fen)];
   $("dtz").parentElement.hidden = false;
   drawVerdict(tb.category);
-  $("dtm").textContent = tb.dtm == null ? DASH : signed(tb.dtm);
-  $("dtm").dataset.dtm = tb.dtm == null ? "" : tb.dtm;
-  $("dtm-unit").textContent = tb.dtm == null ? "" : Math.abs(tb.dtm) === 1 ? "ply" : "plies";
-  const moves = Math.ceil(Math.abs(tb.dtm) / 2);
-  let words = `${side} ${tb.dtm > 0 ? "mates" : "is mated"} in ${moves}`;
-  if (tb.dtm == null) words = "Drawn with best play";
+  let words = drawDtm(tb.dtm, side);
   if (tb.checkmate) words = `${side} is checkmated`;
   else if (tb.stalemate) words = "Stalemate";
   else if (tb.insufficient_material) words = "Insufficient material";
@@ -603,33 +637,15 @@ function drawTables(answer, mainline, pieces) {
   words += clockWords(tb, clockOf(current().fen));
   $("mate").textContent = words;
   drawMainline(mainline);
-  position.hidden = false;
-  if (tb.moves.length === 0) return;
-  $("tb-caption").textContent = `Values for ${side}, playing each move. Choose a move to play it.`;
-  const rows = tb.moves.map((m) => {
-    // A move's values are those of the position it leads to, for the other side: for the
-    // side playing it, the category turns round and mate is one ply further.
-    const category = OTHER_SIDE[m.category] || m.category;
-    const dtm = m.dtm == null ? null : m.dtm <= 0 ? 1 - m.dtm : -1 - m.dtm;
+  $("tb-position").hidden = false;
+  drawMoveRows(tb.moves, side, (m) => {
     const dtz = moveDtz(m);
-    let mate = mateIn(dtm);
+    let mate = mateIn(moverDtm(m));
     if (m.checkmate) mate = "checkmate";
     else if (m.stalemate) mate = "stalemate";
     else if (m.insufficient_material) mate = "insufficient material";
-    const badge = el("span", { class: `badge ${category}`, text: CATEGORY[category] || category });
-    return el(
-      "tr",
-      { "data-uci": m.uci, "data-category": m.category, "data-dtm": m.dtm ?? "", "data-dtz": m.dtz },
-      el("th", { scope: "row" }, el("button", { type: "button", class: "san", text: m.san })),
-      el("td", { class: "result" }, badge),
-      el("td", { class: "num dtm", text: dtm == null ? DASH : signed(dtm) }),
-      el("td", { class: "num dtz", text: dtz === 0 ? DASH : signed(dtz) }),
-      el("td", { class: "mate", text: mate }),
-    );
+    return { name: m.san, dtz: dtz === 0 ? DASH : signed(dtz), mate, data: { "data-dtz": m.dtz } };
   });
-  table.tBodies[0].replaceChildren(...rows);
-  table.dataset.fen = current().fen;
-  table.hidden = false;
 }
 
 /** The Chinese chess tables' verdict on the position shown (`/xiangqi`), and on each of its
@@ -643,18 +659,11 @@ function drawXiangqiTables(answer, pieces) {
   };
   const tb = tablesAnswer(answer, pieces, served);
   if (!tb) return;
-  const table = $("tb-moves");
   const side = GAMES.xiangqi.sides[sideToMove(current().fen)];
-  const dtm = tb.dtm;
   drawVerdict(tb.category);
-  $("dtm").textContent = dtm == null ? DASH : signed(dtm);
-  $("dtm").dataset.dtm = dtm ?? "";
-  $("dtm-unit").textContent = dtm == null ? "" : Math.abs(dtm) === 1 ? "ply" : "plies";
   $("dtz").textContent = "";
   $("dtz").parentElement.hidden = true; // no distance to zeroing in Chinese chess
-  const moves = Math.ceil(Math.abs(dtm) / 2);
-  let words = `${side} ${dtm > 0 ? "mates" : "is mated"} in ${moves}`;
-  if (dtm == null) words = "Drawn with best play";
+  let words = drawDtm(tb.dtm, side);
   if (tb.rule) {
     const result = tb.category === "win" ? "wins" : "loses";
     words = `${side} ${result} by the ${tb.rule} rule (the value depends on the path)`;
@@ -664,30 +673,13 @@ function drawXiangqiTables(answer, pieces) {
   $("mate").textContent = words;
   drawMainline(tb.mainline.map((uci, i) => ({ uci, san: tb.mainline_wxf[i] })));
   $("tb-position").hidden = false;
-  if (tb.moves.length === 0) return;
-  $("tb-caption").textContent = `Values for ${side}, playing each move. Choose a move to play it.`;
-  const rows = tb.moves.map((m) => {
-    // As in chess: the values are those after the move, for the other side.
-    const category = OTHER_SIDE[m.category] || m.category;
-    const dtm = m.dtm == null ? null : m.dtm <= 0 ? 1 - m.dtm : -1 - m.dtm;
-    let mate = mateIn(dtm);
+  drawMoveRows(tb.moves, side, (m) => {
+    let mate = mateIn(moverDtm(m));
     if (m.checkmate) mate = "checkmate";
     else if (m.stalemate) mate = "no move left";
     else if (m.rule) mate = `${m.category === "loss" ? "wins" : "loses"} by the ${m.rule} rule`;
-    const badge = el("span", { class: `badge ${category}`, text: CATEGORY[category] || category });
-    return el(
-      "tr",
-      { "data-uci": m.uci, "data-category": m.category, "data-dtm": m.dtm_plies ?? "", title: m.wxf },
-      el("th", { scope: "row" }, el("button", { type: "button", class: "san", text: m.wxf_ascii })),
-      el("td", { class: "result" }, badge),
-      el("td", { class: "num dtm", text: dtm == null ? DASH : signed(dtm) }),
-      el("td", { class: "num dtz", text: DASH }),
-      el("td", { class: "mate", text: mate }),
-    );
+    return { name: m.wxf_ascii, dtz: DASH, mate, data: { title: m.wxf } };
   });
-  table.tBodies[0].replaceChildren(...rows);
-  table.dataset.fen = current().fen;
-  table.hidden = false;
 }
 
 /** The line of best moves to mate (`steps`: {uci, san}), each move a button playing the
