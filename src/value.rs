@@ -8,8 +8,8 @@ use std::fmt;
 /// rule): a win or loss beyond them is cursed or blessed (`Wdl5`).
 pub const RULE_PLIES: u32 = 100;
 
-/// Win, draw or loss, from the side to move's view.
-#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
+/// Win, draw or loss, from the side to move's view, ordered as the side to move prefers.
+#[derive(Copy, Clone, Eq, PartialEq, PartialOrd, Ord, Hash, Debug)]
 pub enum Wdl {
     /// The side to move loses with best play.
     Loss,
@@ -26,6 +26,15 @@ impl Wdl {
             Wdl::Win => "win",
             Wdl::Draw => "draw",
             Wdl::Loss => "loss",
+        }
+    }
+
+    /// The value for the side that moved into a position of value `self`.
+    pub fn back(self) -> Wdl {
+        match self {
+            Wdl::Win => Wdl::Loss,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Loss => Wdl::Win,
         }
     }
 }

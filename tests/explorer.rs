@@ -884,7 +884,7 @@ fn check_xiangqi_tables(page: &Shown, fen: &str, tables: &Path) {
         (_, None, Some(rule)) => (
             "\u{2014}".to_string(),
             format!(
-                "{side} {} by the {rule} rule (the value depends on the path)",
+                "{side} {} by the {rule} rule",
                 if category == "win" { "wins" } else { "loses" }
             ),
         ),
@@ -897,6 +897,13 @@ fn check_xiangqi_tables(page: &Shown, fen: &str, tables: &Path) {
         ("draw", None, None) => ("\u{2014}".into(), "Drawn with best play".into()),
         other => panic!("{fen}: {other:?}"),
     };
+    let mut mate = mate;
+    if cli["path_dependent"] == true {
+        mate += " (the value depends on the path)";
+    }
+    if cli["chases_judged"] == false {
+        mate += " (chases not judged here: the check rule's value)";
+    }
     assert_eq!(
         (verdict.dtm.as_str(), verdict.mate.as_str()),
         (dtm.as_str(), mate.as_str()),

@@ -6,4 +6,5 @@ mod graph;
 mod solve;
 
 pub use graph::{Colour, Graph, GraphError, Kind, Repetition, Value};
+pub(crate) use solve::{components_of, solve_within};
 pub use solve::{solve, solve_with, ByLoop, ByMover, Moves, Repetitions, Solution, Solved};

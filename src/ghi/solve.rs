@@ -153,13 +153,25 @@ fn best<V: Ord>(kind: Kind<V>, a: V, b: V) -> V {
 
 /// Strongly connected components, sinks first, without recursion, so that graphs of
 /// millions of nodes are fine. Component `i` is `nodes[starts[i]..starts[i + 1]]`.
-struct Components {
+pub(crate) struct Components {
     nodes: Vec<u32>,
     starts: Vec<u32>,
 }
 
+impl Components {
+    /// The components, sinks first, each a slice of its nodes.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &[u32]> {
+        (self.starts.windows(2)).map(|c| &self.nodes[c[0] as usize..c[1] as usize])
+    }
+}
+
 fn components(moves: &Moves) -> Components {
-    let n = moves.len();
+    components_of(moves.len(), |v, e| moves.of(v).get(e).copied())
+}
+
+/// The components of a graph of `n` nodes whose move `e` of node `v` leads to `edge(v, e)`
+/// (None past its last move).
+pub(crate) fn components_of(n: usize, edge: impl Fn(usize, usize) -> Option<u32>) -> Components {
     const NONE: u32 = u32::MAX;
     let (mut index, mut low) = (vec![NONE; n], vec![0u32; n]);
     let mut on_stack = vec![false; n];
@@ -185,7 +197,7 @@ fn components(moves: &Moves) -> Components {
                 stack.push(v as u32);
                 on_stack[v] = true;
             }
-            if let Some(&w) = moves.of(v).get(*e as usize) {
+            if let Some(w) = edge(v, *e as usize) {
                 *e += 1;
                 let w = w as usize;
                 if index[w] == NONE {
@@ -267,20 +279,26 @@ struct Component<'g, V, R> {
     solved: &'g [Option<V>],
     /// Values by (history, then the node) — what each value depends on.
     memo: HashMap<Vec<u64>, V>,
+    /// The most values `memo` may hold: beyond, the search gives up.
+    budget: usize,
     /// A key being looked up (no allocation for a value found).
     probe: Vec<u64>,
 }
 
 impl<V: Copy + Ord, R: Repetitions<V>> Component<'_, V, R> {
-    /// Value of member `v` (global) with `path` (component members) as history.
-    fn value(&mut self, v: usize, path: &mut History) -> V {
+    /// Value of member `v` (global) with `path` (component members) as history; None once
+    /// the search is over its budget.
+    fn value(&mut self, v: usize, path: &mut History) -> Option<V> {
         let kind = self.kinds[v];
         if let Kind::Terminal(t) = kind {
-            return t;
+            return Some(t);
         }
         path.key(v, R::BY_LOOP, &mut self.probe);
         if let Some(&x) = self.memo.get(self.probe.as_slice()) {
-            return x;
+            return Some(x);
+        }
+        if self.memo.len() >= self.budget {
+            return None;
         }
         let lv = self.local[&(v as u32)];
         path.set(lv, true);
@@ -296,7 +314,14 @@ impl<V: Copy + Ord, R: Repetitions<V>> Component<'_, V, R> {
                         .expect("on the path");
                     self.repetition.value(kind, &path.order[from..])
                 }
-                Some(_) => self.value(w as usize, path),
+                Some(_) => match self.value(w as usize, path) {
+                    Some(x) => x,
+                    None => {
+                        path.order.pop();
+                        path.set(lv, false);
+                        return None;
+                    }
+                },
                 None => self.solved[w as usize].expect("components are solved sinks first"),
             };
             acc = Some(acc.map_or(x, |a| best(kind, a, x)));
@@ -307,12 +332,18 @@ impl<V: Copy + Ord, R: Repetitions<V>> Component<'_, V, R> {
         let mut key = Vec::new();
         path.key(v, R::BY_LOOP, &mut key);
         self.memo.insert(key, x);
-        x
+        Some(x)
     }
 
     /// True if some simple path of members ending at `v` (v excluded), as history, gives
     /// `v` another value than `free`. `preds` are the members' predecessors in the component.
-    fn path_dependent(&mut self, v: usize, preds: &HashMap<u32, Vec<u32>>, free: V) -> bool {
+    /// None once the search is over its budget.
+    fn path_dependent(
+        &mut self,
+        v: usize,
+        preds: &HashMap<u32, Vec<u32>>,
+        free: V,
+    ) -> Option<bool> {
         // Walk simple paths backwards from v: each one walked is a history to try.
         let mut walked = History::empty(self.local.len().div_ceil(64));
         self.back(v, v, preds, &mut walked, free)
@@ -326,7 +357,7 @@ impl<V: Copy + Ord, R: Repetitions<V>> Component<'_, V, R> {
         preds: &HashMap<u32, Vec<u32>>,
         walked: &mut History,
         free: V,
-    ) -> bool {
+    ) -> Option<bool> {
         for &p in preds.get(&(at as u32)).map_or(&[][..], |v| &v[..]) {
             let lp = self.local[&p];
             if p as usize == target || walked.has(lp) {
@@ -338,14 +369,15 @@ impl<V: Copy + Ord, R: Repetitions<V>> Component<'_, V, R> {
                 bits: walked.bits.clone(),
                 order: walked.order.iter().rev().copied().collect(),
             };
-            let differs = self.value(target, &mut history) != free;
-            if differs || self.back(target, p as usize, preds, walked, free) {
-                return true;
+            if self.value(target, &mut history)? != free
+                || self.back(target, p as usize, preds, walked, free)?
+            {
+                return Some(true);
             }
             walked.order.pop();
             walked.set(lp, false);
         }
-        false
+        Some(false)
     }
 }
 
@@ -360,14 +392,24 @@ pub fn solve_with<V: Copy + Ord>(
     moves: &Moves,
     repetition: impl Repetitions<V>,
 ) -> Solved<V> {
+    solve_within(kinds, moves, repetition, usize::MAX).expect("no budget")
+}
+
+/// `solve_with`, or None where the search of a component would keep more than `budget`
+/// values (histories and nodes) at once: a bound on its time and memory for graphs whose
+/// cycles may be too many to search.
+pub(crate) fn solve_within<V: Copy + Ord>(
+    kinds: &[Kind<V>],
+    moves: &Moves,
+    repetition: impl Repetitions<V>,
+    budget: usize,
+) -> Option<Solved<V>> {
     let n = kinds.len();
     assert_eq!(n, moves.len(), "one kind per node");
     let mut solved: Vec<Option<V>> = vec![None; n];
     let mut dependent = vec![false; n];
     let (mut cyclic_components, mut largest_component) = (0, 0);
-    let comps = components(moves);
-    for c in comps.starts.windows(2) {
-        let comp = &comps.nodes[c[0] as usize..c[1] as usize];
+    for comp in components(moves).iter() {
         let v0 = comp[0] as usize;
         let cyclic = comp.len() > 1 || moves.of(v0).contains(&comp[0]);
         if !cyclic {
@@ -394,33 +436,28 @@ pub fn solve_with<V: Copy + Ord>(
             }
         }
         let words = comp.len().div_ceil(64);
-        let (values, marks): (Vec<V>, Vec<bool>) = {
-            let mut c = Component {
-                kinds,
-                moves,
-                repetition: &repetition,
-                local,
-                solved: &solved,
-                memo: HashMap::new(),
-                probe: Vec::new(),
-            };
-            let values: Vec<V> = comp
-                .iter()
-                .map(|&v| c.value(v as usize, &mut History::empty(words)))
-                .collect();
-            let marks = comp
-                .iter()
-                .zip(&values)
-                .map(|(&v, &free)| c.path_dependent(v as usize, &preds, free))
-                .collect();
-            (values, marks)
+        let mut c = Component {
+            kinds,
+            moves,
+            repetition: &repetition,
+            local,
+            solved: &solved,
+            memo: HashMap::new(),
+            budget,
+            probe: Vec::new(),
         };
+        let values: Vec<V> = (comp.iter())
+            .map(|&v| c.value(v as usize, &mut History::empty(words)))
+            .collect::<Option<_>>()?;
+        let marks: Vec<bool> = (comp.iter().zip(&values))
+            .map(|(&v, &free)| c.path_dependent(v as usize, &preds, free))
+            .collect::<Option<_>>()?;
         for ((&v, x), m) in comp.iter().zip(values).zip(marks) {
             solved[v as usize] = Some(x);
             dependent[v as usize] = m;
         }
     }
-    Solved {
+    Some(Solved {
         values: solved
             .into_iter()
             .map(|v| v.expect("every node solved"))
@@ -428,7 +465,7 @@ pub fn solve_with<V: Copy + Ord>(
         path_dependent: dependent,
         cyclic_components,
         largest_component,
-    }
+    })
 }
 
 /// Solves every node of `g`.

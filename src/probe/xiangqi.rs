@@ -131,11 +131,21 @@ impl Tablebase<Xiangqi> {
         if let Some(e) = failed.into_inner().expect("not poisoned") {
             return Err(e.into());
         }
-        if let Some(side) = Side::ALL
-            .into_iter()
-            .find(|&s| solved[s] != file.by_rule()[s])
-        {
-            let (ours, stored) = (&solved[side], &file.by_rule()[side]);
+        // Every position the file marks, as the rule list and the streams' codes mark it.
+        let stored = BySide::new_with(|side| {
+            (0..n)
+                .into_par_iter()
+                .filter(|&idx| plain(side, idx).is_some())
+                .filter_map(
+                    |idx| match file.verdict_of(side, idx, codes[side][idx as usize]) {
+                        Verdict::Ruled(r) => Some((idx, r)),
+                        Verdict::Plain(_) => None,
+                    },
+                )
+                .collect::<Vec<_>>()
+        });
+        if let Some(side) = Side::ALL.into_iter().find(|&s| solved[s] != stored[s]) {
+            let (ours, stored) = (&solved[side], &stored[side]);
             let first = (0..)
                 .find(|&i| ours.get(i) != stored.get(i))
                 .expect("the lists differ");
@@ -169,8 +179,11 @@ impl Tablebase<Xiangqi> {
         if pos.in_check(!turn) {
             return Ok(SideCounts::default());
         }
+        // The values with every repetition a draw: the best of the moves' (the rules'
+        // verdicts are checked by solving them again, as a position's value under them
+        // need not be the best of its moves' values with no history).
         let stored = file.verdict_of(turn, idx, codes[turn][idx as usize]);
-        let mut best = Verdict::Plain(Dtm::Loss(0));
+        let mut best = Dtm::Loss(0);
         for (i, m) in pos.legal_moves().iter().enumerate() {
             let next = pos.play(m);
             let value = match pos.at(m.to) {
@@ -183,17 +196,18 @@ impl Tablebase<Xiangqi> {
                     file.verdict_of(!turn, j, codes[!turn][j as usize])
                 }
             }
+            .plain()
             .back();
             if i == 0 || value.preference() > best.preference() {
                 best = value;
             }
         }
-        if stored != best {
+        if stored.plain() != best {
             return Err(XiangqiVerifyError::Wrong {
                 path: file.path().to_path_buf(),
                 fen: pos.to_fen(),
                 stored,
-                moves: best,
+                moves: Verdict::Plain(best),
             });
         }
         Ok(SideCounts::of(stored))

@@ -6,6 +6,7 @@ mod chess;
 pub(crate) mod dtz;
 pub(crate) mod fifty;
 mod first_error;
+mod loops;
 pub(crate) mod perpetual;
 mod solver;
 mod xiangqi;
@@ -13,6 +14,7 @@ mod xiangqi;
 #[cfg(test)]
 pub(crate) use chess::AllDrawn;
 pub use chess::{ChessGame, SubTables};
+pub use loops::Ruled;
 pub(crate) use solver::bit;
 #[cfg(test)]
 pub(crate) use solver::bitmap;

@@ -13,8 +13,8 @@
 //! of P if one of its moves, and at a position of O if all of its moves, either leave the
 //! graph to a position P has won or land, by colour 1, 2 or 3, in X, Y or Z.
 //!
-//! Not modelled here: perpetual chase and the Asian rules' other cases; the graph's owner
-//! decides what a check is and which positions are in the graph.
+//! Not modelled here: perpetual chase, which breaks the parity condition (`loops` judges it);
+//! the graph's owner decides what a check is and which positions are in the graph.
 
 use crate::value::Wdl;
 
@@ -82,7 +82,19 @@ impl RuleGraph {
         self.targets.len()
     }
 
-    fn moves_of(&self, v: usize) -> impl Iterator<Item = (usize, bool)> + '_ {
+    /// The target of move `e` of position `v`, None past its last.
+    pub(crate) fn target(&self, v: usize, e: usize) -> Option<usize> {
+        let at = self.starts[v] + e;
+        (at < self.starts[v + 1]).then(|| (self.targets[at] & !CHECK) as usize)
+    }
+
+    /// The best move out of the graph of position `v`.
+    pub(crate) fn exit(&self, v: usize) -> Exit {
+        self.exit[v]
+    }
+
+    /// The moves of position `v` inside: target, and whether the move gives check.
+    pub(crate) fn moves_of(&self, v: usize) -> impl Iterator<Item = (usize, bool)> + '_ {
         self.targets[self.starts[v]..self.starts[v + 1]]
             .iter()
             .map(|&t| ((t & !CHECK) as usize, t & CHECK != 0))

@@ -96,6 +96,15 @@ fn xiangqi_tables_from_the_command_line() {
     ]));
     assert_eq!(info["red"]["win_by_rule"], 312);
     assert_eq!(info["black"]["loss_by_rule"], 1285);
+    let marks = |c: &Value| {
+        (
+            c["by_chase"].clone(),
+            c["path_dependent"].clone(),
+            c["unjudged"].clone(),
+        )
+    };
+    assert_eq!(marks(&info["red"]), (0.into(), 6.into(), 0.into()));
+    assert_eq!(marks(&info["black"]), (0.into(), 3.into(), 0.into()));
     assert_eq!(info["max_dtm"]["plies"], 25);
     // A file names its own game.
     let file = dir.join("KRvKN.rbx");
@@ -113,8 +122,43 @@ fn xiangqi_tables_from_the_command_line() {
         (&p["wdl"], &p["by_rule"], &p["dtm_plies"], &p["dtm"]),
         (&"win".into(), &true.into(), &Value::Null, &Value::Null)
     );
+    assert_eq!(
+        (&p["rule"], &p["path_dependent"], &p["chases_judged"]),
+        (&"perpetual-check".into(), &false.into(), &true.into())
+    );
     assert_eq!(p["moves"][0]["uci"], "d0d1");
     assert_eq!(p["moves"][0]["by_rule"], true);
+    // A draw that an earlier position, repeated, turns: the search with full history
+    // (`retro::xiangqi`'s tests) marks it so.
+    let p = probe("9/9/4k4/9/9/9/2n6/9/3K5/3R5 w - - 0 1");
+    assert_eq!(
+        (
+            &p["wdl"],
+            &p["rule"],
+            &p["path_dependent"],
+            &p["chases_judged"]
+        ),
+        (&"draw".into(), &Value::Null, &true.into(), &true.into())
+    );
+    // A horse against two advisors: one component of nearly every draw, with chases in
+    // it, too many cycles to search; its values are the check rule's, and said so.
+    run_ok(&["gen", "--game", "xiangqi", "KNvKAA", "--tables", d]);
+    let fen = "9/4a4/3k1a3/9/9/9/9/9/3N5/3K5 w - - 0 1";
+    let p = probe(fen);
+    assert_eq!(
+        (
+            &p["wdl"],
+            &p["rule"],
+            &p["path_dependent"],
+            &p["chases_judged"]
+        ),
+        (&"draw".into(), &Value::Null, &false.into(), &false.into())
+    );
+    let words = run_ok(&["probe", "--game", "xiangqi", "--tables", d, fen]);
+    assert!(
+        words.contains("to move: draw (chases not judged)"),
+        "{words}"
+    );
     // The same with the colours the other way round, through the flip.
     let flipped = probe("r2k5/1N7/9/9/9/9/9/4K4/9/9 b - - 0 1");
     assert_eq!(
@@ -204,7 +248,7 @@ fn xiangqi_tables_from_the_command_line() {
     assert!(text(mate).contains("e1d1   checkmated"), "{}", text(mate));
 
     let verified = run_ok(&["verify", "--game", "xiangqi", "--tables", d]);
-    assert!(verified.contains("verified 4 tables"), "{verified}");
+    assert!(verified.contains("verified 8 tables"), "{verified}");
     // A table whose header is damaged fails `verify` of the whole folder, named.
     let mut krvk = std::fs::read(dir.join("KRvK.rbx")).unwrap();
     let good = krvk.clone();

@@ -21,19 +21,21 @@ impl XiangqiValue {
     }
 
     /// The value in JSON: `wdl` (and `category`, its name in the Lichess API's shape),
-    /// `dtm_plies` and `dtm` (signed as `/standard` signs it), the rule that decides it (`rule`, null for a forced mate or a draw) and
-    /// whether it depends on the path (`path_dependent`; `by_rule`, its older name).
+    /// `dtm_plies` and `dtm` (signed as `/standard` signs it), the rule that decides it
+    /// (`rule`, null for a forced mate or a draw; `by_rule`, whether there is one), whether
+    /// it depends on the path (`path_dependent`) and whether the chase rule was applied to
+    /// it (`chases_judged`).
     fn json(&self) -> Value {
         let v = self.verdict;
-        let rule = v.by_rule().then_some(Rule::PerpetualCheck.name());
         let mut o = json!({
             "wdl": v.wdl().as_str(),
             "category": v.wdl().as_str(),
             "dtm_plies": v.plain().plies(),
             "dtm": v.plain().signed_plies(),
-            "rule": rule,
-            "path_dependent": v.by_rule(),
+            "rule": v.rule().map(Rule::name),
+            "path_dependent": v.path_dependent(),
             "by_rule": v.by_rule(),
+            "chases_judged": v.chases_judged(),
         });
         merge(&mut o, Ending::json(self.end));
         o
@@ -43,8 +45,19 @@ impl XiangqiValue {
     pub fn text(&self) -> String {
         match self.verdict {
             Verdict::Plain(d) => words(d, self.end, "a loss"),
-            Verdict::WinByRule => "win by the perpetual-check rule (path-dependent)".into(),
-            Verdict::LossByRule => "loss by the perpetual-check rule (path-dependent)".into(),
+            Verdict::Ruled(r) => {
+                let mut s = match (r.wdl, r.rule) {
+                    (w, Some(rule)) => format!("{} by the {} rule", w.as_str(), rule.name()),
+                    (w, None) => w.as_str().to_string(),
+                };
+                if r.path_dependent {
+                    s += " (path-dependent)";
+                }
+                if !r.chases_judged {
+                    s += " (chases not judged)";
+                }
+                s
+            }
         }
     }
 }

@@ -6,7 +6,8 @@ use crate::retro::{Solved, Verdict};
 use crate::side::Side;
 use crate::table::error::FileFault;
 use crate::table::format::{HEADER_LEN, MAGIC, VERSION};
-use crate::value::Dtm;
+use crate::value::{Dtm, Wdl};
+use crate::xiangqi::Rule;
 use crate::xiangqi::{Signature, XiangqiIndex};
 use rayon::prelude::*;
 
@@ -21,10 +22,16 @@ pub struct SideCounts {
     pub draw: u64,
     /// Forced mates against the side to move.
     pub loss: u64,
-    /// Won by the perpetual-check rule alone (counted in none of the above).
+    /// Won by the repetition rules alone (counted in none of the above).
     pub win_by_rule: u64,
-    /// Lost by the rule alone.
+    /// Lost by the rules alone.
     pub loss_by_rule: u64,
+    /// Of those won or lost by the rules, the ones the chase rule decides.
+    pub by_chase: u64,
+    /// Positions whose value an earlier position, repeated, can change.
+    pub path_dependent: u64,
+    /// Positions the chase rule was not applied to (`retro::Ruled::chases_judged`).
+    pub unjudged: u64,
 }
 
 /// Everything the header says.
@@ -43,6 +50,7 @@ pub struct XiangqiHeader {
 }
 
 const SIDES_AT: [usize; 2] = [56, 104];
+const RULES_AT: [usize; 2] = [216, 240];
 const EXTENTS_AT: usize = 168;
 pub(super) const CRC_AT: usize = HEADER_LEN - 4;
 
@@ -104,6 +112,14 @@ impl XiangqiHeader {
                 c.loss_by_rule,
             ];
             for (i, v) in counts.into_iter().enumerate() {
+                field::put::<u64>(&mut b, at + 8 * i, v);
+            }
+        }
+        for (c, at) in self.sides.iter().zip(RULES_AT) {
+            for (i, v) in [c.by_chase, c.path_dependent, c.unjudged]
+                .into_iter()
+                .enumerate()
+            {
                 field::put::<u64>(&mut b, at + 8 * i, v);
             }
         }
@@ -169,9 +185,13 @@ impl XiangqiHeader {
                 "the header's signature {signature} and size {size} do not fit"
             )));
         }
-        let sides = SIDES_AT.map(|at| {
-            let v = |i: usize| field::get::<u64>(b, at + 8 * i);
+        let sides = [0, 1].map(|s| {
+            let v = |i: usize| field::get::<u64>(b, SIDES_AT[s] + 8 * i);
+            let r = |i: usize| field::get::<u64>(b, RULES_AT[s] + 8 * i);
             SideCounts {
+                by_chase: r(0),
+                path_dependent: r(1),
+                unjudged: r(2),
                 positions: v(0),
                 win: v(1),
                 draw: v(2),
@@ -213,8 +233,16 @@ impl SideCounts {
             Verdict::Plain(Dtm::Win(_)) => c.win = 1,
             Verdict::Plain(Dtm::Loss(_)) => c.loss = 1,
             Verdict::Plain(Dtm::Draw) => c.draw = 1,
-            Verdict::WinByRule => c.win_by_rule = 1,
-            Verdict::LossByRule => c.loss_by_rule = 1,
+            Verdict::Ruled(r) => {
+                match r.wdl {
+                    Wdl::Win => c.win_by_rule = 1,
+                    Wdl::Draw => c.draw = 1,
+                    Wdl::Loss => c.loss_by_rule = 1,
+                }
+                c.by_chase = u64::from(r.rule == Some(Rule::PerpetualChase));
+                c.path_dependent = u64::from(r.path_dependent);
+                c.unjudged = u64::from(!r.chases_judged);
+            }
         }
         c
     }
@@ -228,6 +256,9 @@ impl SideCounts {
             loss: self.loss + b.loss,
             win_by_rule: self.win_by_rule + b.win_by_rule,
             loss_by_rule: self.loss_by_rule + b.loss_by_rule,
+            by_chase: self.by_chase + b.by_chase,
+            path_dependent: self.path_dependent + b.path_dependent,
+            unjudged: self.unjudged + b.unjudged,
         }
     }
 }

@@ -22,17 +22,23 @@
 //!    168    16  Red-to-move stream: offset, length (u64 each)
 //!    184    16  Black-to-move stream: offset, length
 //!    200    16  rule list: offset, length
-//!    216   292  reserved, zero
+//!    216    24  Red to move: won or lost by the chase rule, path-dependent, not judged
+//!               for chases (u64 each; `SideCounts`)
+//!    240    24  Black to move: the same
+//!    264   244  reserved, zero
 //!    508     4  CRC-32 of bytes 0..508
 //!    512        the streams and the list, each starting at a multiple of 64
 //! ```
 //!
-//! Value encoding 3: each side's stream (cut into segments, `codec::segments`) holds a code
-//! per index, the value with every repetition a draw: 0 draw, an odd c a win in c plies,
-//! an even c a loss in c - 2 plies. Illegal indices hold whatever compresses best. The rule
-//! list names the drawn indices that the perpetual-check rule wins or loses: for each side,
-//! a count (u64) and its entries in increasing order (u64: index x 2, + 1 for a win), then
-//! a CRC-32 of the list's bytes.
+//! Value encoding 4: each side's stream (cut into segments, `codec::segments`) holds a code
+//! per index, the value with every repetition a draw: 0 draw, 1 a draw whose value under
+//! the chase rule was not judged (`retro::Ruled::chases_judged`), c >= 2 a forced mate in
+//! c - 2 plies (an odd number of plies a win, an even one a loss). Illegal indices hold
+//! whatever compresses best. The rule list names the plain draws that the Asian rules win
+//! or lose, or that a repetition can change: for each side, a count (u64) and its entries
+//! in increasing order (u64: index x 16 + flags: bits 0-1 the value, 0 draw, 1 win, 2
+//! loss; bit 2 set where the chase rule decides it, clear where the check rule does; bit 3
+//! set where it depends on the path), then a CRC-32 of the list's bytes.
 
 mod header;
 mod reader;
@@ -42,8 +48,9 @@ pub use header::{SideCounts, XiangqiHeader};
 pub use reader::XiangqiFile;
 pub use writer::{write, Written};
 
-use crate::value::Dtm;
-use crate::xiangqi::Signature;
+use crate::retro::Ruled;
+use crate::value::{Dtm, Wdl};
+use crate::xiangqi::{Rule, Signature};
 use std::path::{Path, PathBuf};
 
 /// The game field of xiangqi tables.
@@ -51,29 +58,73 @@ pub const GAME: &str = "xiangqi";
 /// Index scheme number of `XiangqiIndex`.
 pub const INDEX_SCHEME: u32 = 2;
 /// Value encoding number described above.
-pub const VALUE_ENCODING: u32 = 3;
+pub const VALUE_ENCODING: u32 = 4;
 /// File name extension of xiangqi tables: apart from chess's, since signatures such as
 /// KRvKN name tables of both games.
 pub const EXTENSION: &str = "rbx";
 /// log2 of the values per segment of a stream.
 const SEGMENT_LOG: u32 = 24;
 
-/// The code of a value (encoding 3).
+/// The code of a draw the chase rule did not judge.
+const UNJUDGED: u16 = 1;
+
+/// The code of a value with every repetition a draw (encoding 4).
 pub(super) fn code(d: Dtm) -> u16 {
     match d {
         Dtm::Draw => 0,
-        Dtm::Win(p) => p as u16,
-        Dtm::Loss(p) => p as u16 + 2,
+        Dtm::Win(p) | Dtm::Loss(p) => p as u16 + 2,
     }
 }
 
-/// The value of a code (encoding 3).
+/// The value of a code (encoding 4).
 pub(super) fn value_of(c: u16) -> Dtm {
     match c {
-        0 => Dtm::Draw,
-        c if c % 2 == 1 => Dtm::Win(u32::from(c)),
+        0 | UNJUDGED => Dtm::Draw,
+        c if c % 2 == 1 => Dtm::Win(u32::from(c) - 2),
         c => Dtm::Loss(u32::from(c) - 2),
     }
+}
+
+/// A rule list entry: index `idx`, listed as `r` says.
+fn entry(idx: u64, r: &Ruled) -> u64 {
+    let value = match r.wdl {
+        Wdl::Draw => 0,
+        Wdl::Win => 1,
+        Wdl::Loss => 2,
+    };
+    let chase = u64::from(r.rule == Some(Rule::PerpetualChase)) << 2;
+    idx << 4 | value | chase | u64::from(r.path_dependent) << 3
+}
+
+/// The index and listing of a rule list entry (judged for chases: the stream says where
+/// not), or None for flags no entry holds.
+fn from_entry(e: u64) -> Option<(u64, Ruled)> {
+    let wdl = [Wdl::Draw, Wdl::Win, Wdl::Loss]
+        .get((e & 3) as usize)
+        .copied()?;
+    let rule = match (wdl, e >> 2 & 1) {
+        (Wdl::Draw, 0) => None,
+        (Wdl::Draw, _) => return None,
+        (_, 0) => Some(Rule::PerpetualCheck),
+        _ => Some(Rule::PerpetualChase),
+    };
+    let path_dependent = e >> 3 & 1 == 1;
+    if wdl == Wdl::Draw && !path_dependent {
+        return None;
+    }
+    let r = Ruled {
+        wdl,
+        rule,
+        path_dependent,
+        chases_judged: true,
+    };
+    Some((e >> 4, r))
+}
+
+/// Whether the rule list holds `r`: a draw the rules neither change nor mark is known by
+/// its stream's code alone.
+pub(crate) fn listed(r: &Ruled) -> bool {
+    r.wdl != Wdl::Draw || r.path_dependent
 }
 
 /// The file of `signature`'s table in `dir`.

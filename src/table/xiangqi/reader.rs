@@ -1,16 +1,16 @@
 //! Reading a xiangqi table file: its header checked, its streams and rule list mapped.
 
-use super::value_of;
 use super::XiangqiHeader;
+use super::{from_entry, value_of, UNJUDGED};
 use crate::field;
 use crate::regular_file::open_regular;
-use crate::retro::Verdict;
+use crate::retro::{Ruled, Verdict};
 use crate::side::{BySide, Side};
 use crate::table::codec::{Segments, StreamError};
 use crate::table::error::{FileFault, TableError};
 use crate::table::format::HEADER_LEN;
 use crate::value::Wdl;
-use crate::xiangqi::XiangqiIndex;
+use crate::xiangqi::{Rule, XiangqiIndex};
 use memmap2::Mmap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
@@ -23,7 +23,7 @@ pub struct XiangqiFile {
     header: XiangqiHeader,
     index: XiangqiIndex,
     streams: BySide<Segments>,
-    by_rule: BySide<Vec<(u64, Wdl)>>,
+    by_rule: BySide<Vec<(u64, Ruled)>>,
 }
 
 impl XiangqiFile {
@@ -69,8 +69,13 @@ impl XiangqiFile {
         let by_rule = rule_list(&map[at..at + len], header.size)
             .map_err(|f| refused(f.within("rule list")))?;
         for ((_, list), c) in by_rule.iter().zip(&header.sides) {
-            let wins = list.iter().filter(|e| e.1 == Wdl::Win).count() as u64;
-            if (wins, list.len() as u64 - wins) != (c.win_by_rule, c.loss_by_rule) {
+            let count = |wdl| list.iter().filter(|e| e.1.wdl == wdl).count() as u64;
+            let chase = (list.iter())
+                .filter(|e| e.1.rule == Some(Rule::PerpetualChase))
+                .count() as u64;
+            let path = list.iter().filter(|e| e.1.path_dependent).count() as u64;
+            let counted = (c.win_by_rule, c.loss_by_rule, c.by_chase, c.path_dependent);
+            if (count(Wdl::Win), count(Wdl::Loss), chase, path) != counted {
                 return Err(refused(FileFault::corrupt(
                     "the rule list and the header's counts differ",
                 )));
@@ -96,8 +101,9 @@ impl XiangqiFile {
         &self.index
     }
 
-    /// By side to move, the indices the rule makes won or lost, in order.
-    pub fn by_rule(&self) -> &BySide<Vec<(u64, Wdl)>> {
+    /// By side to move, the plain draws the rules change or mark, in order (as judged for
+    /// chases: the streams say where not).
+    pub fn by_rule(&self) -> &BySide<Vec<(u64, Ruled)>> {
         &self.by_rule
     }
 
@@ -117,7 +123,22 @@ impl XiangqiFile {
 
     /// The value of index `idx` with `side` to move whose stream holds `code`.
     pub fn verdict_of(&self, side: Side, idx: u64, code: u16) -> Verdict {
-        Verdict::of(value_of(code), &self.by_rule[side], idx)
+        let v = Verdict::of(value_of(code), &self.by_rule[side], idx);
+        if code != UNJUDGED {
+            return v;
+        }
+        match v {
+            Verdict::Ruled(r) => Verdict::Ruled(Ruled {
+                chases_judged: false,
+                ..r
+            }),
+            Verdict::Plain(_) => Verdict::Ruled(Ruled {
+                wdl: Wdl::Draw,
+                rule: None,
+                path_dependent: false,
+                chases_judged: false,
+            }),
+        }
     }
 
     /// Every code of `side`'s stream, decoded in parallel (two bytes an index): for
@@ -146,8 +167,8 @@ impl XiangqiFile {
 /// The streams' names in messages, by side to move.
 const STREAM_NAMES: [&str; 2] = ["Red-to-move", "Black-to-move"];
 
-/// The rule list's entries, checked: checksum, order, indices in range.
-fn rule_list(b: &[u8], size: u64) -> Result<BySide<Vec<(u64, Wdl)>>, FileFault> {
+/// The rule list's entries, checked: checksum, order, indices in range, flags.
+fn rule_list(b: &[u8], size: u64) -> Result<BySide<Vec<(u64, Ruled)>>, FileFault> {
     let short = || FileFault::truncated("the rule list is cut short");
     let body = b.len().checked_sub(4).ok_or_else(short)?;
     if field::get::<u32>(b, body) != crc32fast::hash(&b[..body]) {
@@ -162,19 +183,19 @@ fn rule_list(b: &[u8], size: u64) -> Result<BySide<Vec<(u64, Wdl)>>, FileFault> 
         at += 8;
         Ok(u64::from_le_bytes(v.try_into().expect("eight bytes")))
     };
-    let mut lists: BySide<Vec<(u64, Wdl)>> = BySide::default();
+    let mut lists: BySide<Vec<(u64, Ruled)>> = BySide::default();
     for (_, list) in lists.iter_mut() {
         let count = read()?;
         if count > size {
             return Err(FileFault::corrupt("the rule list is longer than the table"));
         }
         for _ in 0..count {
-            let e = read()?;
-            let (idx, w) = (e / 2, if e % 2 == 1 { Wdl::Win } else { Wdl::Loss });
+            let (idx, r) = from_entry(read()?)
+                .ok_or_else(|| FileFault::corrupt("a rule list entry has unknown flags"))?;
             if idx >= size || list.last().is_some_and(|&(last, _)| last >= idx) {
                 return Err(FileFault::corrupt("the rule list is out of order or range"));
             }
-            list.push((idx, w));
+            list.push((idx, r));
         }
     }
     Ok(lists)

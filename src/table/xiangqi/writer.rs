@@ -1,14 +1,13 @@
 //! Writing a solved xiangqi table: each side's codes compressed, the rule list, the header.
 
 use super::XiangqiHeader;
-use super::{code, table_path, SEGMENT_LOG};
+use super::{code, entry, listed, table_path, SEGMENT_LOG, UNJUDGED};
 use crate::atomic_file::AtomicFile;
 use crate::retro::Solved;
 use crate::side::Side;
 use crate::table::codec::{encode_by_frequency, join, StreamOptions};
 use crate::table::error::TableError;
 use crate::table::format::HEADER_LEN;
-use crate::value::Wdl;
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -38,7 +37,10 @@ pub fn write(dir: &Path, solved: &Solved) -> Result<Written, TableError> {
                     .map(|i| {
                         // An illegal index continues the run before it.
                         if !solved.solution.is_illegal(side, i) {
-                            last = code(solved.solution.value(side, i).0);
+                            last = match solved.verdict(side, i) {
+                                v if !v.chases_judged() => UNJUDGED,
+                                v => code(v.plain()),
+                            };
                         }
                         last
                     })
@@ -50,9 +52,10 @@ pub fn write(dir: &Path, solved: &Solved) -> Result<Written, TableError> {
     });
     let mut list = Vec::new();
     for (_, entries) in solved.by_rule.iter() {
-        list.extend_from_slice(&(entries.len() as u64).to_le_bytes());
-        for &(i, w) in entries {
-            list.extend_from_slice(&(i * 2 + u64::from(w == Wdl::Win)).to_le_bytes());
+        let entries = entries.iter().filter(|(_, r)| listed(r));
+        list.extend_from_slice(&(entries.clone().count() as u64).to_le_bytes());
+        for (i, r) in entries {
+            list.extend_from_slice(&entry(*i, r).to_le_bytes());
         }
     }
     let crc = crc32fast::hash(&list);

@@ -260,9 +260,12 @@ pub fn cmd_info(arg: &str, dir: &Path, json: bool) -> Result<(), Failure> {
             loss,
             win_by_rule,
             loss_by_rule,
+            by_chase,
+            path_dependent,
+            unjudged,
         } = *c;
         say(format!(
-            "  {name}: {positions} positions, {win} win, {draw} draw, {loss} loss; by the perpetual-check rule {win_by_rule} win, {loss_by_rule} loss"
+            "  {name}: {positions} positions, {win} win, {draw} draw, {loss} loss; by the repetition rules {win_by_rule} win, {loss_by_rule} loss ({by_chase} by perpetual chase); {path_dependent} path-dependent; {unjudged} not judged for chases"
         ))?;
     }
     say(format!(

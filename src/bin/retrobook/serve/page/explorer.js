@@ -666,8 +666,10 @@ function drawXiangqiTables(answer, pieces) {
   let words = drawDtm(tb.dtm, side);
   if (tb.rule) {
     const result = tb.category === "win" ? "wins" : "loses";
-    words = `${side} ${result} by the ${tb.rule} rule (the value depends on the path)`;
+    words = `${side} ${result} by the ${tb.rule} rule`;
   }
+  if (tb.path_dependent) words += " (the value depends on the path)";
+  if (!tb.chases_judged) words += " (chases not judged here: the check rule's value)";
   if (tb.checkmate) words = `${side} is checkmated`;
   else if (tb.stalemate) words = `${side} has no move and loses`;
   $("mate").textContent = words;
