@@ -13,9 +13,10 @@
 
 use super::perpetual::{Exit, RuleGraph};
 use crate::ghi::{components_of, solve_within, ByLoop, Kind, Moves, Value};
+use crate::keyed::KeyedMap;
 use crate::side::Side;
 use crate::value::Wdl;
-use crate::xiangqi::{colour, Colour, Loop, Position, Rule, Ruling, XiangqiIndex};
+use crate::xiangqi::{colour, Colour, Loop, Move, Position, Rule, Ruling, XiangqiIndex};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -161,6 +162,9 @@ impl Drawn<'_> {
             .enumerate()
             .map(|(i, p)| (p.clone(), i))
             .collect();
+        // Each move inside with its colour, by its position and target: a loop is ruled
+        // from them, not played out again.
+        let mut coloured: KeyedMap<u64, (Move, Colour)> = KeyedMap::default();
         let mut lists: Vec<(Vec<usize>, Option<Wdl>)> = Vec::new();
         let mut unjudged = false;
         while lists.len() < nodes.len() {
@@ -178,6 +182,7 @@ impl Drawn<'_> {
                     nodes.push(next);
                     nodes.len() - 1
                 });
+                coloured.insert(edge(lists.len(), n), (m, colour(&pos, m)));
                 inside.push(n);
             }
             lists.push((inside, best));
@@ -206,17 +211,12 @@ impl Drawn<'_> {
         let judge = |cycle: &[u32]| {
             let line: Vec<_> = (0..cycle.len())
                 .map(|k| {
-                    let (from, to) = (
-                        &nodes[cycle[k] as usize],
-                        &nodes[cycle[(k + 1) % cycle.len()] as usize],
-                    );
-                    (from.legal_moves().into_iter())
-                        .find(|m| from.at(m.to).is_none() && from.play(m) == *to)
-                        .expect("a move of the component")
+                    let (from, to) = (cycle[k] as usize, cycle[(k + 1) % cycle.len()] as usize);
+                    coloured[&edge(from, to)]
                 })
                 .collect();
-            let start = &nodes[cycle[0] as usize];
-            match Loop::new(start, &line).expect("a loop").ruling() {
+            let first = nodes[cycle[0] as usize].turn();
+            match Loop::of_coloured(first, line).ruling() {
                 Ruling::Draw => Value::Draw,
                 Ruling::Loses {
                     side: Side::White, ..
@@ -265,6 +265,11 @@ impl Drawn<'_> {
             })
             .collect()
     }
+}
+
+/// A move from local node `from` to `to` as one key.
+fn edge(from: usize, to: usize) -> u64 {
+    (from as u64) << 32 | to as u64
 }
 
 /// Whether a node is one of `comp`'s.
