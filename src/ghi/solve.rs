@@ -490,3 +490,35 @@ pub fn solve(g: &Graph) -> Solution {
         path_dependent: s.path_dependent,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A search over its budget gives up (None) instead of running on; within it, the same
+    /// solution as without a budget. The graph: eight nodes, each with a move to every
+    /// other and to a terminal, so that its histories are many.
+    #[test]
+    fn a_search_over_its_budget_gives_up() {
+        let n = 8;
+        let mut kinds: Vec<Kind> = (0..n)
+            .map(|v| if v % 2 == 0 { Kind::Max } else { Kind::Min })
+            .collect();
+        kinds.push(Kind::Terminal(Value::Draw));
+        let mut moves = Moves::new();
+        for v in 0..n {
+            moves.push((0..=n).filter(|&w| w != v));
+        }
+        moves.push([]);
+        // The side that repeats loses.
+        let loser = || {
+            ByMover(|mover| match mover {
+                Kind::Max => Value::Loss,
+                _ => Value::Win,
+            })
+        };
+        let whole = solve_with(&kinds, &moves, loser());
+        assert_eq!(solve_within(&kinds, &moves, loser(), 1 << 20), Some(whole));
+        assert_eq!(solve_within(&kinds, &moves, loser(), 100), None);
+    }
+}

@@ -236,9 +236,10 @@ impl Drawn<'_> {
         )
     }
 
-    /// A component left to the check rule: its values, the check rule's marks (a value
-    /// the rule decides depends on the path), judged where no move inside chases and every
-    /// move out reaches what the check rule valued alike.
+    /// A component left to the check rule: its values and no path marks, judged where no
+    /// move inside it checks or chases (then every loop of it draws) and every move out
+    /// reaches what the check rule valued alike; elsewhere the check rule's values and
+    /// marks (a value the rule decides depends on the path), not judged.
     fn kept(&self, comp: &[u32], checks: &[Wdl], found: &[Option<Found>]) -> Vec<Found> {
         let member = members(comp);
         let outside_differs = comp.iter().any(|&v| {
@@ -249,19 +250,25 @@ impl Drawn<'_> {
                     f.unjudged || f.wdl != checks[t]
                 })
         });
-        let chases = outside_differs
-            || comp.par_iter().any(|&v| {
+        let checks_inside = || {
+            (comp.iter())
+                .any(|&v| (self.graph.moves_of(v as usize)).any(|(t, check)| check && member(t)))
+        };
+        let chases_inside = || {
+            comp.par_iter().any(|&v| {
                 let pos = self.position(v as usize);
                 (pos.legal_moves().into_iter())
                     .filter(|m| pos.at(m.to).is_none())
                     .filter(|m| self.node_of(&pos.play(m)).is_some_and(&member))
                     .any(|m| matches!(colour(&pos, m), Colour::Chase(_)))
-            });
+            })
+        };
+        let unjudged = outside_differs || checks_inside() || chases_inside();
         (comp.iter())
             .map(|&v| Found {
                 wdl: checks[v as usize],
-                path_dependent: checks[v as usize] != Wdl::Draw,
-                unjudged: chases,
+                path_dependent: unjudged && checks[v as usize] != Wdl::Draw,
+                unjudged,
             })
             .collect()
     }
