@@ -122,10 +122,10 @@ typedef struct RbXiangqiValue {
   // `RB_WIN`, `RB_DRAW` or `RB_LOSS`.
   int32_t wdl;
   // Plies to a forced mate (odd: the side to move mates; even: it is mated), or
-  // `RB_NO_MATE` for a draw and for a value by the perpetual-check rule.
+  // `RB_NO_MATE` for a draw and for a value by a repetition rule.
   int32_t dtm;
-  // 1 where the value rests on the perpetual-check rule's verdict on a repetition (it
-  // depends on the path: the game's earlier positions), else 0.
+  // 1 where the value rests on a repetition rule's verdict (perpetual check or
+  // perpetual chase; no distance is given for it), else 0.
   uint8_t by_rule;
 } RbXiangqiValue;
 

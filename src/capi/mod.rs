@@ -777,10 +777,10 @@ pub struct RbXiangqiValue {
     /// `RB_WIN`, `RB_DRAW` or `RB_LOSS`.
     pub wdl: i32,
     /// Plies to a forced mate (odd: the side to move mates; even: it is mated), or
-    /// `RB_NO_MATE` for a draw and for a value by the perpetual-check rule.
+    /// `RB_NO_MATE` for a draw and for a value by a repetition rule.
     pub dtm: i32,
-    /// 1 where the value rests on the perpetual-check rule's verdict on a repetition (it
-    /// depends on the path: the game's earlier positions), else 0.
+    /// 1 where the value rests on a repetition rule's verdict (perpetual check or
+    /// perpetual chase; no distance is given for it), else 0.
     pub by_rule: u8,
 }
 

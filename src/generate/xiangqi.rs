@@ -119,8 +119,12 @@ pub struct XiangqiReport {
     pub peak_memory: u64,
     /// The longest mate, in plies.
     pub longest_plies: u32,
-    /// Positions the perpetual-check rule makes won or lost, both sides to move.
+    /// Positions the repetition rules make won or lost, both sides to move.
     pub by_rule: u64,
+    /// Of those, the ones the chase rule decides.
+    pub by_chase: u64,
+    /// Positions the chase rule was not applied to (`retro::Ruled::chases_judged`).
+    pub unjudged: u64,
 }
 
 /// Why a xiangqi table could not be built (the run stops; tables finished are kept).
@@ -235,6 +239,8 @@ fn build(
         peak_memory: peak_memory(),
         longest_plies: h.longest.0,
         by_rule: h.sides.iter().map(|c| c.win_by_rule + c.loss_by_rule).sum(),
+        by_chase: h.sides.iter().map(|c| c.by_chase).sum(),
+        unjudged: h.sides.iter().map(|c| c.unjudged).sum(),
     }))
 }
 

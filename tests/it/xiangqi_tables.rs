@@ -72,7 +72,10 @@ fn xiangqi_tables_from_the_command_line() {
         .collect::<Vec<_>>();
     let header: Vec<&str> = lines[1].split_whitespace().collect();
     assert_eq!(header[..chess_header.len()], chess_header[..], "{said}");
-    assert!(lines[1].ends_with("by the rule"), "{said}");
+    assert!(
+        lines[1].ends_with("by the rule  by chase  not judged"),
+        "{said}"
+    );
     let column = |line: &str, heading: &str| {
         let at = lines[1].find(heading).unwrap() + heading.len();
         line[..at].rsplit(' ').next().unwrap().to_string()
@@ -81,6 +84,8 @@ fn xiangqi_tables_from_the_command_line() {
     assert_eq!(column(row, "indices"), "729000", "{said}");
     assert_eq!(column(row, "longest mate (plies)"), "25", "{said}");
     assert_eq!(column(row, "by the rule"), "1597", "{said}");
+    assert_eq!(column(row, "by chase"), "0", "{said}");
+    assert_eq!(column(row, "not judged"), "0", "{said}");
     assert!(
         lines[6].starts_with("built 4 tables (0 already present) in "),
         "{said}"
@@ -142,7 +147,17 @@ fn xiangqi_tables_from_the_command_line() {
     );
     // A horse against two advisors: one component of nearly every draw, with chases in
     // it, too many cycles to search; its values are the check rule's, and said so.
-    run_ok(&["gen", "--game", "xiangqi", "KNvKAA", "--tables", d]);
+    let built = run_ok(&[
+        "gen", "--game", "xiangqi", "KNvKAA", "--tables", d, "--json",
+    ]);
+    let knvkaa = (built.lines().map(json))
+        .find(|t| t["signature"] == "KNvKAA")
+        .unwrap();
+    assert_eq!(
+        (&knvkaa["by_rule"], &knvkaa["by_chase"], &knvkaa["unjudged"]),
+        (&0.into(), &0.into(), &40212.into()),
+        "{built}"
+    );
     let fen = "9/4a4/3k1a3/9/9/9/9/9/3N5/3K5 w - - 0 1";
     let p = probe(fen);
     assert_eq!(

@@ -85,7 +85,10 @@ pub fn cmd_gen(
             threads_count,
             largest,
         ))?;
-        say(report_header(NAME_WIDTH, "  by the rule"))?;
+        say(report_header(
+            NAME_WIDTH,
+            "  by the rule  by chase  not judged",
+        ))?;
     }
     let bars = Bars::new(!json, all);
     let start = Instant::now();
@@ -138,6 +141,8 @@ pub fn cmd_gen(
                 "bytes": report.bytes,
                 "longest_mate_plies": report.longest_plies,
                 "by_rule": report.by_rule,
+                "by_chase": report.by_chase,
+                "unjudged": report.unjudged,
             })
             .to_string()
         } else {
@@ -150,7 +155,8 @@ pub fn cmd_gen(
                 report.bytes,
                 report.longest_plies,
             );
-            format!("{row}  {:>11}", report.by_rule)
+            let rules = (report.by_rule, report.by_chase, report.unjudged);
+            format!("{row}  {:>11}  {:>8}  {:>10}", rules.0, rules.1, rules.2)
         };
         bars.multi.suspend(|| say(line))?;
         built += 1;
