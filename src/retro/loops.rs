@@ -40,7 +40,7 @@ pub struct Ruled {
 const BUDGET: usize = 1 << 20;
 
 /// Components of more positions are not searched.
-const LARGEST: usize = 1 << 12;
+pub(super) const LARGEST: usize = 1 << 12;
 
 /// The graph of a table's plain draws, as the check rule's solve holds it, with what the
 /// search needs besides.
@@ -53,6 +53,8 @@ pub(super) struct Drawn<'a> {
     pub(super) graph: &'a RuleGraph,
     /// Nodes with a capture into a position whose value the chase rule did not settle.
     pub(super) exit_unjudged: &'a [bool],
+    /// Components of more positions are not searched (`LARGEST`).
+    pub(super) search_up_to: usize,
 }
 
 /// A node's value and marks as found.
@@ -91,7 +93,7 @@ impl Drawn<'_> {
                 found[v0] = Some(self.acyclic(v0, &found));
                 continue;
             }
-            let searched = (comp.len() <= LARGEST)
+            let searched = (comp.len() <= self.search_up_to)
                 .then(|| self.search(comp, &found))
                 .flatten();
             let f = searched.unwrap_or_else(|| self.kept(comp, checks, &found));
@@ -236,10 +238,15 @@ impl Drawn<'_> {
         )
     }
 
-    /// A component left to the check rule: its values and no path marks, judged where no
-    /// move inside it checks or chases (then every loop of it draws) and every move out
-    /// reaches what the check rule valued alike; elsewhere the check rule's values and
-    /// marks (a value the rule decides depends on the path), not judged.
+    /// A component not searched. Its positions the check rule wins or loses keep that
+    /// value: the winner's strategy holds the other side to loops of its checks, which
+    /// the chase rule rules the same way (a checker loses, also against a chaser). Its
+    /// check rule's draws are draws where each side can play on without checking or
+    /// chasing (`idle_safe`): round any loop it then breaks no rule. Path marks are not
+    /// searched: where a move inside checks or chases, every position is marked (a
+    /// history may change it); elsewhere no loop is ruled and none is. The whole component
+    /// is not judged where a move out reaches a value the chase rule changed or did not
+    /// judge; a draw neither side's idle play secures is not judged either.
     fn kept(&self, comp: &[u32], checks: &[Wdl], found: &[Option<Found>]) -> Vec<Found> {
         let member = members(comp);
         let outside_differs = comp.iter().any(|&v| {
@@ -250,27 +257,93 @@ impl Drawn<'_> {
                     f.unjudged || f.wdl != checks[t]
                 })
         });
-        let checks_inside = || {
-            (comp.iter())
-                .any(|&v| (self.graph.moves_of(v as usize)).any(|(t, check)| check && member(t)))
-        };
-        let chases_inside = || {
-            comp.par_iter().any(|&v| {
+        // Each member's moves (in the graph's order) that neither check nor chase, a bit
+        // each: a position has fewer than 128 quiet moves.
+        let idle: Vec<u128> = comp
+            .par_iter()
+            .map(|&v| {
                 let pos = self.position(v as usize);
-                (pos.legal_moves().into_iter())
+                let quiet = (pos.legal_moves().into_iter())
                     .filter(|m| pos.at(m.to).is_none())
-                    .filter(|m| self.node_of(&pos.play(m)).is_some_and(&member))
-                    .any(|m| matches!(colour(&pos, m), Colour::Chase(_)))
+                    .filter(|m| self.node_of(&pos.play(m)).is_some());
+                (quiet.enumerate()).fold(0u128, |bits, (e, m)| {
+                    bits | u128::from(colour(&pos, m) == Colour::Idle) << e
+                })
             })
-        };
-        let unjudged = outside_differs || checks_inside() || chases_inside();
-        (comp.iter())
-            .map(|&v| Found {
-                wdl: checks[v as usize],
-                path_dependent: unjudged && checks[v as usize] != Wdl::Draw,
-                unjudged,
+            .collect();
+        let ruled = (comp.iter().zip(&idle)).any(|(&v, &idle)| {
+            (self.graph.moves_of(v as usize).enumerate())
+                .any(|(e, (t, _))| member(t) && idle >> e & 1 == 0)
+        });
+        let safe = [Side::White, Side::Black].map(|side| self.idle_safe(comp, &idle, side, found));
+        (comp.iter().enumerate())
+            .map(|(k, &v)| {
+                let wdl = checks[v as usize];
+                let secured = wdl != Wdl::Draw || (safe[0][k] && safe[1][k]);
+                Found {
+                    wdl,
+                    path_dependent: ruled,
+                    unjudged: outside_differs || !secured,
+                }
             })
             .collect()
+    }
+
+    /// Which members of `comp` let `side` secure at least a draw by moves that neither
+    /// check nor chase (`idle`, by member, a bit per move in the graph's order): the largest set where `side`, to move, has a
+    /// move out worth a draw or more, or an idle move into the set, and the other side,
+    /// to move, has no move out worth more than a draw to it and every move inside into
+    /// the set.
+    fn idle_safe(
+        &self,
+        comp: &[u32],
+        idle: &[u128],
+        side: Side,
+        found: &[Option<Found>],
+    ) -> Vec<bool> {
+        let member = members(comp);
+        // Each member's place in `comp` (the other nodes' entries unread).
+        let mut place = vec![u32::MAX; self.graph.len()];
+        for (k, &v) in comp.iter().enumerate() {
+            place[v as usize] = k as u32;
+        }
+        let inside = |t: usize| member(t).then(|| place[t] as usize);
+        // The best a member's moves out give its side to move.
+        let out: Vec<Option<Wdl>> = (comp.iter())
+            .map(|&v| self.outside(v as usize, found, &member).0)
+            .collect();
+        let mut safe = vec![true; comp.len()];
+        loop {
+            let mut changed = false;
+            for (k, &v) in comp.iter().enumerate() {
+                if !safe[k] {
+                    continue;
+                }
+                let v = v as usize;
+                let mut moves = self.graph.moves_of(v).enumerate();
+                let holds = if self.position_side(v) == side {
+                    out[k] >= Some(Wdl::Draw)
+                        || moves.any(|(e, (t, _))| {
+                            idle[k] >> e & 1 == 1 && inside(t).is_some_and(|l| safe[l])
+                        })
+                } else {
+                    out[k] <= Some(Wdl::Draw)
+                        && moves.all(|(_, (t, _))| inside(t).is_none_or(|l| safe[l]))
+                };
+                if !holds {
+                    safe[k] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return safe;
+            }
+        }
+    }
+
+    /// The side to move at node `v`.
+    fn position_side(&self, v: usize) -> Side {
+        Side::from_index((self.positions[v] & 1) as usize)
     }
 }
 
