@@ -6,10 +6,10 @@
 //! of the graph of plain draws, so the components are taken sinks first: a small one is
 //! searched exactly with every ordered history inside it (`ghi`), on the positions
 //! themselves (the index counts a position and its mirror image once, and a mirror image is
-//! no repetition), which gives its values and its path marks; a component whose search
-//! would outgrow `BUDGET` keeps the perpetual-check rule's values (a parity game,
-//! `perpetual`), exact there only where no move inside it chases and nothing it leads to
-//! was changed by the chase rule, and said to be so (`Ruled::chases_judged`) elsewhere.
+//! no repetition), which gives its values and its path marks. A component too large for
+//! the search keeps the perpetual-check rule's wins and losses (a parity game,
+//! `perpetual`), and its draws where each side can play on without checking or chasing;
+//! the rest of it is said to be not judged (`Ruled::chases_judged`).
 
 use super::perpetual::{Exit, RuleGraph};
 use crate::ghi::{components_of, solve_within, ByLoop, Kind, Moves, Value};
