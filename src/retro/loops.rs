@@ -289,11 +289,12 @@ impl Drawn<'_> {
             .collect()
     }
 
-    /// Which members of `comp` let `side` secure at least a draw by moves that neither
-    /// check nor chase (`idle`, by member, a bit per move in the graph's order): the largest set where `side`, to move, has a
-    /// move out worth a draw or more, or an idle move into the set, and the other side,
-    /// to move, has no move out worth more than a draw to it and every move inside into
-    /// the set.
+    /// Which members of `comp` let `side` secure at least a draw by playing, again and
+    /// again, a move that neither checks nor chases (`idle`, by member, a bit per move in
+    /// the graph's order): then each loop holds one, and `side` breaks no rule round it. A
+    /// Büchi game, νZ.μY: the positions from which `side` forces, within the component, a
+    /// move out worth a draw or more to it, or an idle move of its own into Z, the other
+    /// side having no move out worth more than a draw to it.
     fn idle_safe(
         &self,
         comp: &[u32],
@@ -312,32 +313,41 @@ impl Drawn<'_> {
         let out: Vec<Option<Wdl>> = (comp.iter())
             .map(|&v| self.outside(v as usize, found, &member).0)
             .collect();
-        let mut safe = vec![true; comp.len()];
+        let mut z = vec![true; comp.len()];
         loop {
-            let mut changed = false;
-            for (k, &v) in comp.iter().enumerate() {
-                if !safe[k] {
-                    continue;
+            // μY: where `side` forces an idle move into Z, or a good move out, in finitely
+            // many moves.
+            let mut y = vec![false; comp.len()];
+            loop {
+                let mut grew = false;
+                for (k, &v) in comp.iter().enumerate() {
+                    if y[k] {
+                        continue;
+                    }
+                    let v = v as usize;
+                    let mut moves = self.graph.moves_of(v).enumerate();
+                    let joins = if self.position_side(v) == side {
+                        out[k] >= Some(Wdl::Draw)
+                            || moves.any(|(e, (t, _))| {
+                                inside(t).is_some_and(|l| y[l] || (idle[k] >> e & 1 == 1 && z[l]))
+                            })
+                    } else {
+                        out[k] <= Some(Wdl::Draw)
+                            && moves.all(|(_, (t, _))| inside(t).is_none_or(|l| y[l]))
+                    };
+                    if joins {
+                        y[k] = true;
+                        grew = true;
+                    }
                 }
-                let v = v as usize;
-                let mut moves = self.graph.moves_of(v).enumerate();
-                let holds = if self.position_side(v) == side {
-                    out[k] >= Some(Wdl::Draw)
-                        || moves.any(|(e, (t, _))| {
-                            idle[k] >> e & 1 == 1 && inside(t).is_some_and(|l| safe[l])
-                        })
-                } else {
-                    out[k] <= Some(Wdl::Draw)
-                        && moves.all(|(_, (t, _))| inside(t).is_none_or(|l| safe[l]))
-                };
-                if !holds {
-                    safe[k] = false;
-                    changed = true;
+                if !grew {
+                    break;
                 }
             }
-            if !changed {
-                return safe;
+            if y == z {
+                return z;
             }
+            z = y;
         }
     }
 

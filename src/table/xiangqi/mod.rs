@@ -149,6 +149,67 @@ mod tests {
         dir
     }
 
+    /// Every kind of verdict the rules give, written and read back as it was: a draw not
+    /// judged for chases (in the stream alone, or listed where also path-dependent), a win
+    /// and a loss by the chase rule, a path-dependent draw, and a win by the check rule
+    /// not judged for chases; the header counts each kind.
+    #[test]
+    fn every_kind_of_verdict_reads_back() {
+        let sig: Signature = "KRvKN".parse().unwrap();
+        let mut tables = XiangqiTables::default();
+        tables.solve(sig);
+        let solved = tables.table(&sig).unwrap();
+        let ruled = |wdl, rule, path_dependent, chases_judged| Ruled {
+            wdl,
+            rule,
+            path_dependent,
+            chases_judged,
+        };
+        let kinds = [
+            ruled(Wdl::Draw, None, false, false),
+            ruled(Wdl::Draw, None, true, false),
+            ruled(Wdl::Win, Some(Rule::PerpetualChase), true, true),
+            ruled(Wdl::Loss, Some(Rule::PerpetualChase), false, true),
+            ruled(Wdl::Draw, None, true, true),
+            ruled(Wdl::Win, Some(Rule::PerpetualCheck), true, false),
+        ];
+        // Red's plain draws, not yet listed, given each kind in turn.
+        let listed: Vec<u64> = solved.by_rule[Side::White].iter().map(|e| e.0).collect();
+        let draws = (0..solved.index.size()).filter(|&i| {
+            !solved.solution.is_illegal(Side::White, i)
+                && solved.solution.value(Side::White, i).0 == Dtm::Draw
+                && !listed.contains(&i)
+        });
+        let mut by_rule = solved.by_rule.clone();
+        let chosen: Vec<(u64, Ruled)> = draws.zip(kinds).collect();
+        by_rule[Side::White].extend(chosen.iter().copied());
+        by_rule[Side::White].sort_by_key(|e| e.0);
+        let marked = crate::retro::Solved {
+            index: solved.index.clone(),
+            solution: solved.solution.clone(),
+            by_rule,
+        };
+        let dir = temp_dir("kinds");
+        let Written { path, header, .. } = write(&dir, &marked).unwrap();
+        let file = XiangqiFile::open(&path).unwrap();
+        for &(i, r) in &chosen {
+            assert_eq!(
+                file.verdict(Side::White, i).unwrap(),
+                Verdict::Ruled(r),
+                "{i}"
+            );
+        }
+        let red = header.sides[0];
+        let before = XiangqiFile::open(&write(&temp_dir("plain"), solved).unwrap().path)
+            .unwrap()
+            .header()
+            .sides[0];
+        assert_eq!(red.unjudged - before.unjudged, 3);
+        assert_eq!(red.by_chase - before.by_chase, 2);
+        assert_eq!(red.path_dependent - before.path_dependent, 4);
+        assert_eq!(file.header().sides[0], red);
+    }
+
     /// KRvKN written and read back: every legal index's value (1,597 by the rule among
     /// them), the header's counts and longest mate; then each part damaged in turn is
     /// refused at open or fails its probes, never giving another value.
