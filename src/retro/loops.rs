@@ -8,8 +8,9 @@
 //! themselves (the index counts a position and its mirror image once, and a mirror image is
 //! no repetition), which gives its values and its path marks. A component too large for
 //! the search keeps the perpetual-check rule's wins and losses (a parity game,
-//! `perpetual`), and its draws where each side can play on without checking or chasing;
-//! the rest of it is said to be not judged (`Ruled::chases_judged`).
+//! `perpetual`), and its draws where each side can play, again and again, a move that
+//! neither checks nor chases; the rest of it is said to be not judged
+//! (`Ruled::chases_judged`).
 
 use super::perpetual::{Exit, RuleGraph};
 use crate::ghi::{components_of, solve_within, ByLoop, Kind, Moves, Value};
@@ -241,8 +242,8 @@ impl Drawn<'_> {
     /// A component not searched. Its positions the check rule wins or loses keep that
     /// value: the winner's strategy holds the other side to loops of its checks, which
     /// the chase rule rules the same way (a checker loses, also against a chaser). Its
-    /// check rule's draws are draws where each side can play on without checking or
-    /// chasing (`idle_safe`): round any loop it then breaks no rule. Path marks are not
+    /// check rule's draws are draws where each side can play, again and again, a move that
+    /// neither checks nor chases (`idle_safe`): round any loop it then breaks no rule. Path marks are not
     /// searched: where a move inside checks or chases, every position is marked (a
     /// history may change it); elsewhere no loop is ruled and none is. The whole component
     /// is not judged where a move out reaches a value the chase rule changed or did not
