@@ -304,12 +304,8 @@ impl Drawn<'_> {
         found: &[Option<Found>],
     ) -> Vec<bool> {
         let member = members(comp);
-        // Each member's place in `comp` (the other nodes' entries unread).
-        let mut place = vec![u32::MAX; self.graph.len()];
-        for (k, &v) in comp.iter().enumerate() {
-            place[v as usize] = k as u32;
-        }
-        let inside = |t: usize| member(t).then(|| place[t] as usize);
+        let place = places(comp, self.graph.len());
+        let inside = |t: usize| member(t).then(|| place(t));
         // The best a member's moves out give its side to move.
         let out: Vec<Option<Wdl>> = (comp.iter())
             .map(|&v| self.outside(v as usize, found, &member).0)
@@ -361,6 +357,28 @@ impl Drawn<'_> {
 /// A move from local node `from` to `to` as one key.
 fn edge(from: usize, to: usize) -> u64 {
     (from as u64) << 32 | to as u64
+}
+
+/// Each member's place in `comp`, by node (of `n`): read from an array over every node
+/// where the component holds a good part of them, from a map where it is small.
+fn places(comp: &[u32], n: usize) -> impl Fn(usize) -> usize {
+    let (mut dense, mut sparse) = (Vec::new(), KeyedMap::default());
+    if comp.len() >= n / 64 {
+        dense = vec![0u32; n];
+        for (k, &v) in comp.iter().enumerate() {
+            dense[v as usize] = k as u32;
+        }
+    } else {
+        sparse.extend(
+            comp.iter()
+                .enumerate()
+                .map(|(k, &v)| (u64::from(v), k as u32)),
+        );
+    }
+    move |v| match dense.get(v) {
+        Some(&k) => k as usize,
+        None => sparse[&(v as u64)] as usize,
+    }
 }
 
 /// Whether a node is one of `comp`'s.
