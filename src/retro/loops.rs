@@ -7,10 +7,10 @@
 //! searched exactly with every ordered history inside it (`ghi`), on the positions
 //! themselves (the index counts a position and its mirror image once, and a mirror image is
 //! no repetition), which gives its values and its path marks. A component too large for
-//! the search keeps the perpetual-check rule's wins and losses (a parity game,
-//! `perpetual`), and its draws where each side can play, again and again, a move that
-//! neither checks nor chases; the rest of it is said to be not judged
-//! (`Ruled::chases_judged`).
+//! the search (more than `LARGEST` positions, or `BUDGET` values held per position) keeps
+//! the perpetual-check rule's wins and losses (a parity game, `perpetual`), and its draws
+//! where each side can play, again and again, a move that neither checks nor chases; the
+//! rest of it is said to be not judged (`Ruled::chases_judged`).
 
 use super::perpetual::{Exit, RuleGraph};
 use crate::ghi::{components_of, solve_within, ByLoop, Kind, Moves, Value};
@@ -37,8 +37,11 @@ pub struct Ruled {
     pub chases_judged: bool,
 }
 
-/// The most values (a node under a history) the search of one component may hold.
-const BUDGET: usize = 1 << 20;
+/// The most values (a node under a history) the search of one component may hold, per
+/// position of the component: a table with many components whose cycles are too many to
+/// search gives each up soon (KRABvKAABB took 1,094 s with a budget of 2^20 values for
+/// every component, 105 s with this one).
+const BUDGET: usize = 1 << 10;
 
 /// Components of more positions are not searched.
 pub(super) const LARGEST: usize = 1 << 12;
@@ -227,7 +230,7 @@ impl Drawn<'_> {
                 Ruling::Loses { .. } => Value::Win,
             }
         };
-        let solved = solve_within(&kinds, &graph, ByLoop(judge), BUDGET)?;
+        let solved = solve_within(&kinds, &graph, ByLoop(judge), BUDGET * comp.len())?;
         Some(
             (0..comp.len())
                 .map(|k| Found {
