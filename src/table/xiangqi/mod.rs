@@ -142,6 +142,14 @@ mod tests {
     use crate::table::format::HEADER_LEN;
     use crate::table::TableError;
 
+    /// KRvKN solved in memory, with its signature.
+    fn krvkn() -> (XiangqiTables, Signature) {
+        let sig: Signature = "KRvKN".parse().unwrap();
+        let mut tables = XiangqiTables::default();
+        tables.solve(sig);
+        (tables, sig)
+    }
+
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("rb-xq-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -155,9 +163,7 @@ mod tests {
     /// not judged for chases; the header counts each kind.
     #[test]
     fn every_kind_of_verdict_reads_back() {
-        let sig: Signature = "KRvKN".parse().unwrap();
-        let mut tables = XiangqiTables::default();
-        tables.solve(sig);
+        let (tables, sig) = krvkn();
         let solved = tables.table(&sig).unwrap();
         let ruled = |wdl, rule, path_dependent, chases_judged| Ruled {
             wdl,
@@ -215,9 +221,7 @@ mod tests {
     /// refused at open or fails its probes, never giving another value.
     #[test]
     fn tables_read_back_and_damage_is_refused() {
-        let sig: Signature = "KRvKN".parse().unwrap();
-        let mut tables = XiangqiTables::default();
-        tables.solve(sig);
+        let (tables, sig) = krvkn();
         let solved = tables.table(&sig).unwrap();
         let dir = temp_dir("roundtrip");
         let Written { path, bytes, .. } = write(&dir, solved).unwrap();
