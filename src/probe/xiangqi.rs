@@ -135,13 +135,15 @@ impl Tablebase<Xiangqi> {
         let stored = BySide::new_with(|side| {
             (0..n)
                 .into_par_iter()
-                .filter(|&idx| plain(side, idx).is_some())
                 .filter_map(
                     |idx| match file.verdict_of(side, idx, codes[side][idx as usize]) {
                         Verdict::Ruled(r) => Some((idx, r)),
                         Verdict::Plain(_) => None,
                     },
                 )
+                // An illegal index's code is whatever compressed best: read it only where
+                // it marks something.
+                .filter(|&(idx, _)| plain(side, idx).is_some())
                 .collect::<Vec<_>>()
         });
         if let Some(side) = Side::ALL.into_iter().find(|&s| solved[s] != stored[s]) {

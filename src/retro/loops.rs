@@ -12,7 +12,7 @@
 //! where each side can play, again and again, a move that neither checks nor chases; the
 //! rest of it is said to be not judged (`Ruled::chases_judged`).
 
-use super::perpetual::{Exit, RuleGraph};
+use super::perpetual::RuleGraph;
 use crate::ghi::{components_of, solve_within, ByLoop, Kind, Moves, Value};
 use crate::keyed::KeyedMap;
 use crate::side::Side;
@@ -131,12 +131,7 @@ impl Drawn<'_> {
         found: &[Option<Found>],
         inside: impl Fn(usize) -> bool,
     ) -> (Option<Wdl>, bool) {
-        let mut best = match self.graph.exit(v) {
-            Exit::None => None,
-            Exit::Loss => Some(Wdl::Loss),
-            Exit::Draw => Some(Wdl::Draw),
-            Exit::Win => Some(Wdl::Win),
-        };
+        let mut best = self.graph.exit(v).wdl();
         let mut unjudged = self.exit_unjudged[v];
         for (t, _) in self.graph.moves_of(v).filter(|&(t, _)| !inside(t)) {
             let f = found[t].expect("components are judged sinks first");
@@ -279,7 +274,15 @@ impl Drawn<'_> {
             (self.graph.moves_of(v as usize).enumerate())
                 .any(|(e, (t, _))| member(t) && idle >> e & 1 == 0)
         });
-        let safe = [Side::White, Side::Black].map(|side| self.idle_safe(comp, &idle, side, found));
+        // Each member's place in `comp`, where a move inside leads; the best its moves out
+        // give its side to move.
+        let place = places(comp, self.graph.len());
+        let inside = |t: usize| member(t).then(|| place(t));
+        let out: Vec<Option<Wdl>> = (comp.iter())
+            .map(|&v| self.outside(v as usize, found, &member).0)
+            .collect();
+        let safe =
+            [Side::White, Side::Black].map(|side| self.idle_safe(comp, &idle, &out, &inside, side));
         (comp.iter().enumerate())
             .map(|(k, &v)| {
                 let wdl = checks[v as usize];
@@ -298,21 +301,17 @@ impl Drawn<'_> {
     /// the graph's order): then each loop holds one, and `side` breaks no rule round it. A
     /// Büchi game, νZ.μY: the positions from which `side` forces, within the component, a
     /// move out worth a draw or more to it, or an idle move of its own into Z, the other
-    /// side having no move out worth more than a draw to it.
+    /// side having no move out worth more than a draw to it. `out` is each member's best
+    /// move out for its side to move, `inside` a move's member by its target (None
+    /// outside).
     fn idle_safe(
         &self,
         comp: &[u32],
         idle: &[u128],
+        out: &[Option<Wdl>],
+        inside: &impl Fn(usize) -> Option<usize>,
         side: Side,
-        found: &[Option<Found>],
     ) -> Vec<bool> {
-        let member = members(comp);
-        let place = places(comp, self.graph.len());
-        let inside = |t: usize| member(t).then(|| place(t));
-        // The best a member's moves out give its side to move.
-        let out: Vec<Option<Wdl>> = (comp.iter())
-            .map(|&v| self.outside(v as usize, found, &member).0)
-            .collect();
         let mut z = vec![true; comp.len()];
         loop {
             // μY: where `side` forces an idle move into Z, or a good move out, in finitely

@@ -31,6 +31,27 @@ pub(crate) enum Exit {
     Win,
 }
 
+impl Exit {
+    /// The best move out worth `w` to the side to move.
+    pub(crate) fn of(w: Wdl) -> Exit {
+        match w {
+            Wdl::Loss => Exit::Loss,
+            Wdl::Draw => Exit::Draw,
+            Wdl::Win => Exit::Win,
+        }
+    }
+
+    /// What the best move out is worth to the side to move, None without one.
+    pub(crate) fn wdl(self) -> Option<Wdl> {
+        match self {
+            Exit::None => None,
+            Exit::Loss => Some(Wdl::Loss),
+            Exit::Draw => Some(Wdl::Draw),
+            Exit::Win => Some(Wdl::Win),
+        }
+    }
+}
+
 /// A game graph whose moves are marked as checks: the positions of a table that neither
 /// side can win by mate, with their moves among themselves and their best moves out.
 #[derive(Default)]
@@ -257,22 +278,13 @@ mod tests {
         /// checked.
         /// Without `rule`, every repetition is a draw (the chess convention).
         fn search(&self, v: usize, path: &mut Vec<(usize, bool)>, rule: bool) -> Wdl {
-            let mut best = match self.exit[v] {
-                Exit::None => None,
-                Exit::Loss => Some(Wdl::Loss),
-                Exit::Draw => Some(Wdl::Draw),
-                Exit::Win => Some(Wdl::Win),
-            };
+            let mut best = self.exit[v].wdl();
             for &(t, check) in &self.moves[v] {
                 path.push((v, check));
                 let value = match path.iter().position(|&(u, _)| u == t) {
                     Some(start) if rule => self.verdict(&path[start..], v),
                     Some(_) => Wdl::Draw,
-                    None => match self.search(t, path, rule) {
-                        Wdl::Win => Wdl::Loss,
-                        Wdl::Draw => Wdl::Draw,
-                        Wdl::Loss => Wdl::Win,
-                    },
+                    None => self.search(t, path, rule).back(),
                 };
                 path.pop();
                 let rank = |w: Wdl| {

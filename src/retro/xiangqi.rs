@@ -66,9 +66,14 @@ impl Verdict {
     /// The value of index `idx` whose plain value is `plain`, the rules' verdicts of its
     /// side to move listed in `by_rule` (in order): the one reading of a table's two parts.
     pub fn of(plain: Dtm, by_rule: &[(u64, Ruled)], idx: u64) -> Verdict {
-        match by_rule.binary_search_by_key(&idx, |e| e.0) {
-            Ok(i) if plain == Dtm::Draw => Verdict::Ruled(by_rule[i].1),
-            _ => Verdict::Plain(plain),
+        // Only plain draws are listed: a mate needs no look-up.
+        let listed = match plain {
+            Dtm::Draw => by_rule.binary_search_by_key(&idx, |e| e.0).ok(),
+            _ => None,
+        };
+        match listed {
+            Some(i) => Verdict::Ruled(by_rule[i].1),
+            None => Verdict::Plain(plain),
         }
     }
 
@@ -323,11 +328,7 @@ fn by_rule_searching(
                     }
                 }
             };
-            exit = exit.max(match out {
-                Wdl::Loss => Exit::Loss,
-                Wdl::Draw => Exit::Draw,
-                Wdl::Win => Exit::Win,
-            });
+            exit = exit.max(Exit::of(out));
         }
         (exit, unjudged, ruled, inside)
     };

@@ -329,13 +329,7 @@ fn a_perpetual_checker_must_change_in_a_graph_file() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("shuttle.graph");
     std::fs::write(&file, text("check", "asian")).unwrap();
-    let out = run(&["graph", "solve", file.to_str().unwrap(), "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = solved_json(file.to_str().unwrap());
     assert_eq!(v["nodes"]["A"]["value"], "loss");
     assert_eq!(v["nodes"]["B"]["value"], "loss");
     // The checker loses against a chaser; two chasers draw.
@@ -352,19 +346,24 @@ fn a_perpetual_checker_must_change_in_a_graph_file() {
     assert_eq!(both("check", "check"), Value::Draw);
 }
 
+/// `graph solve FILE --json`, which must succeed, as JSON.
+fn solved_json(file: &str) -> serde_json::Value {
+    let out = run(&["graph", "solve", file, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn graph_solve_prints_values_and_marks() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("lecture.graph");
     std::fs::write(&file, LECTURE).unwrap();
     let f = file.to_str().unwrap();
-    let out = run(&["graph", "solve", f, "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = solved_json(f);
     assert_eq!(v["nodes"]["A"]["value"], "win");
     assert_eq!(v["nodes"]["A"]["path_dependent"], false);
     assert_eq!(v["nodes"]["H"]["path_dependent"], true);
