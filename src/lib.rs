@@ -141,6 +141,7 @@ pub mod book;
 pub mod capi;
 #[cfg(feature = "mpi")]
 pub mod cluster;
+pub mod engine;
 mod field;
 pub mod generate;
 pub mod ghi;

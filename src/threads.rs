@@ -3,6 +3,8 @@
 //! nothing process-wide, so that an engine or a server linking the crate chooses threads
 //! call by call. The lower-level parts (`retro::solve`, `table::write_table`) run in the
 //! pool they are called from.
+//!
+//! Also `lock`, for the mutexes threads share.
 
 use std::num::NonZeroUsize;
 
@@ -42,6 +44,12 @@ impl Threads {
             Err(_) => f(),
         }
     }
+}
+
+/// Locks a mutex whose holder cannot have left its data half-changed (its writers push,
+/// take or set whole values): a thread that panicked holding it leaves it usable.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

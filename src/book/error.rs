@@ -110,6 +110,18 @@ pub enum BookError {
         /// Why they were skipped, reason by reason.
         reasons: String,
     },
+    /// A book's engine values (or the journal of a run making them) that cannot be read
+    /// or added to.
+    #[error("{}: {what}", path.display())]
+    Evals {
+        /// The evals file or journal.
+        path: PathBuf,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// The engine failed beyond what `book analyse` goes on after (it cannot start at all).
+    #[error(transparent)]
+    Engine(crate::engine::EngineError),
     /// A merge was asked of no book.
     #[error("nothing to merge")]
     NothingToMerge,

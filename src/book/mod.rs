@@ -2,12 +2,15 @@
 //! parallel, memory-bounded builder, the memory-mapped book file, exact merging and Polyglot
 //! export and reading, and values backed up through the book graph.
 
+mod analyse;
 mod archive;
 mod backup;
 pub mod build;
 mod encoding;
 mod error;
+pub mod evals;
 pub(crate) mod format;
+mod graph;
 mod merge;
 pub mod pgn;
 mod pieces;
@@ -22,6 +25,7 @@ pub(crate) mod runs;
 pub mod split;
 mod writer;
 
+pub use analyse::{analyse, AnalyseOptions, AnalyseSummary};
 pub(crate) use archive::{open_archive, Tally};
 pub use backup::{backup, score_permille, BackupSummary};
 pub use build::{build, BuildOptions, BuildSummary, Share};

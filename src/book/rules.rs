@@ -42,6 +42,20 @@ pub trait BookRules: Sync + 'static {
     fn irreversible(pos: &Self::Position, m: &Self::Move) -> bool;
     /// Whether the first player (White, Red) is to move.
     fn first_to_move(pos: &Self::Position) -> bool;
+    /// The UCI options that set an engine to the game, before any other.
+    const ENGINE_OPTIONS: &'static [(&'static str, &'static str)];
+    /// The position as the game's UCI engines read it (`position fen`), its move counts
+    /// those of a game's start: a book's position is one whatever the counts of the games
+    /// that reached it (its key leaves them out), and engines score by the halfmove count.
+    fn fen(pos: &Self::Position) -> String;
+    /// The legal move an engine names in its notation, if it is one.
+    fn engine_move(pos: &Self::Position, text: &str) -> Option<Self::Move>;
+}
+
+/// `fen` with its halfmove and fullmove counts set to a game's start's, 0 and 1.
+fn counts_reset(fen: &str) -> String {
+    let fields: Vec<&str> = fen.split_ascii_whitespace().take(4).collect();
+    format!("{} 0 1", fields.join(" "))
 }
 
 /// Plays `raw`'s moves from `start` by the rules `R`, calling `each(position, move, next
@@ -102,6 +116,14 @@ impl BookRules for Chess {
     }
     fn first_to_move(pos: &chess::Position) -> bool {
         pos.turn() == Side::White
+    }
+    const ENGINE_OPTIONS: &'static [(&'static str, &'static str)] = &[];
+    fn fen(pos: &chess::Position) -> String {
+        counts_reset(&pos.to_string())
+    }
+    /// UCI: `e2e4`, `e7e8q`, castling as the king's two-square move.
+    fn engine_move(pos: &chess::Position, text: &str) -> Option<chess::Move> {
+        pos.parse_uci(text).ok()
     }
 }
 
@@ -176,6 +198,26 @@ impl BookRules for Xiangqi {
     }
     fn first_to_move(pos: &xiangqi::Position) -> bool {
         pos.turn() == Side::White
+    }
+    /// Fairy-Stockfish plays xiangqi when told so.
+    const ENGINE_OPTIONS: &'static [(&'static str, &'static str)] = &[("UCI_Variant", "xiangqi")];
+    fn fen(pos: &xiangqi::Position) -> String {
+        counts_reset(&pos.to_fen())
+    }
+    /// Fairy-Stockfish's coordinates: UCCI's files, ranks counted from 1 (`h3e3` is UCCI's
+    /// `h2e2`).
+    fn engine_move(pos: &xiangqi::Position, text: &str) -> Option<xiangqi::Move> {
+        let second = 1 + text.get(1..)?.find(|c: char| c.is_ascii_alphabetic())?;
+        let square = |s: &str| -> Option<String> {
+            let (file, rank) = s.split_at_checked(1)?;
+            let rank: u32 = rank.parse().ok()?;
+            (1..=10)
+                .contains(&rank)
+                .then(|| format!("{file}{}", rank - 1))
+        };
+        let ucci = format!("{}{}", square(&text[..second])?, square(&text[second..])?);
+        let m: xiangqi::Move = ucci.parse().ok()?;
+        pos.legal_moves().contains(&m).then_some(m)
     }
 }
 

@@ -15,6 +15,29 @@ pub fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The Python of `target/python`, where `scripts/install-python` puts the programs the
+/// tests hold retrobook against (`what` names them, for the failure).
+pub fn python(what: &str) -> PathBuf {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/python/bin/python");
+    assert!(python.exists(), "scripts/install-python installs {what}");
+    python
+}
+
+/// A program of Debian's games packages (`scripts/install-engines` installs them): in
+/// /usr/games, or on the `PATH`.
+pub fn game_program(name: &str) -> PathBuf {
+    let games = Path::new("/usr/games").join(name);
+    if games.exists() {
+        return games;
+    }
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join(name))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("scripts/install-engines installs {name}"))
+}
+
 /// Runs the retrobook binary with `args`.
 pub fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_retrobook"))

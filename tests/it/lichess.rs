@@ -212,8 +212,7 @@ for line in sys.stdin:
     except berserk.exceptions.ResponseError as e:
         print(json.dumps({"status": e.status_code}))
 "#;
-    let python = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/python/bin/python");
-    assert!(python.exists(), "scripts/install-python installs berserk");
+    let python = crate::common::python("berserk");
     let server = Server::start();
     let text = std::fs::read_to_string(data("lila-standard.jsonl")).unwrap();
     let records: Vec<Value> = text

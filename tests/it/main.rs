@@ -8,6 +8,7 @@
 mod common;
 
 mod book;
+mod book_analyse;
 mod book_backup;
 mod capi;
 mod cli;

@@ -112,8 +112,7 @@ for line in sys.stdin:
 "#;
 
 fn fairy(loops: &[(Position, Vec<Move>)]) -> Vec<String> {
-    let python = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/python/bin/python");
-    assert!(python.exists(), "scripts/install-python installs pyffish");
+    let python = crate::common::python("pyffish");
     let mut child = std::process::Command::new(python)
         .args(["-c", FAIRY])
         .stdin(Stdio::piped())

@@ -171,6 +171,33 @@ fn main() -> ExitCode {
         Command::Book(BookCommand::Export { format, book, out }) => {
             cli::book::cmd_export(&format, &book, &out)
         }
+        Command::Book(BookCommand::Analyse {
+            book,
+            engine,
+            engine_arg,
+            depth,
+            nodes,
+            min_games,
+            threads,
+            hash,
+            timeout,
+            json,
+        }) => cli::args::threads_arg(threads).and_then(|threads| {
+            let limit = match (depth, nodes) {
+                (_, Some(n)) => retrobook::engine::Limit::Nodes(n),
+                (d, None) => retrobook::engine::Limit::Depth(d.unwrap_or(12)),
+            };
+            let opts = retrobook::book::AnalyseOptions {
+                program: engine,
+                args: engine_arg,
+                limit,
+                min_games,
+                threads: threads.count(),
+                hash_mib: hash,
+                timeout: cli::args::seconds_arg("--timeout", timeout)?,
+            };
+            cli::book::cmd_analyse(&book, &opts, json)
+        }),
         Command::Book(BookCommand::Backup {
             book,
             min_games,

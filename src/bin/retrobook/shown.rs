@@ -1,9 +1,11 @@
 //! How each game's positions are read and its moves named, and a book's answer as JSON:
 //! one shape for the command line and the server.
 
+use retrobook::book::evals::Evals;
 use retrobook::book::rules::{BookRules, Chess, Xiangqi};
 use retrobook::book::{Backup, BookAnswer};
 use retrobook::chess::{Move, Position};
+use retrobook::engine::Score;
 use retrobook::xiangqi::{self, Script};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -64,7 +66,26 @@ pub struct BookResponse {
     pub threefold: u32,
     #[serde(flatten)]
     pub backup: BackupResponse,
+    /// The engine's value (`book analyse`), null where the position was not analysed.
+    pub eval: Option<EvalResponse>,
     pub moves: Vec<BookMoveResponse>,
+}
+
+/// An engine's value of a book position.
+#[derive(Serialize)]
+pub struct EvalResponse {
+    /// `{"cp": n}` or `{"mate": n}`, from the side to move's view (mate: moves, positive
+    /// where the side to move mates).
+    #[serde(serialize_with = "score_json")]
+    pub score: Score,
+    pub depth: u16,
+    /// The best move in UCI (UCCI) coordinates.
+    pub best: String,
+    /// The engine's line, as far as its moves are legal.
+    pub line: Vec<String>,
+    /// The engine and the limit of its search.
+    pub engine: String,
+    pub limit: String,
 }
 
 /// A back-up through the book graph, of a position or of the position a move leads to.
@@ -106,7 +127,12 @@ pub struct BookMoveResponse {
 }
 
 /// A book's answer for `pos` (given as `fen`), as `BookResponse`.
-pub fn book_json<R: Shown>(fen: &str, pos: &R::Position, a: &BookAnswer<R::Move>) -> BookResponse {
+pub fn book_json<R: Shown>(
+    fen: &str,
+    pos: &R::Position,
+    a: &BookAnswer<R::Move>,
+    evals: Option<&Evals>,
+) -> BookResponse {
     let moves = (a.moves.iter())
         .map(|m| BookMoveResponse {
             names: R::names(pos, &m.mv).into_iter().collect(),
@@ -126,8 +152,38 @@ pub fn book_json<R: Shown>(fen: &str, pos: &R::Position, a: &BookAnswer<R::Move>
         games: a.games,
         threefold: a.threefold,
         backup: a.backup.into(),
+        eval: evals.and_then(|evals| eval_json::<R>(pos, a.key, evals)),
         moves,
     }
+}
+
+/// A score as `{"cp": n}` or `{"mate": n}`.
+fn score_json<S: serde::Serializer>(score: &Score, s: S) -> Result<S::Ok, S::Error> {
+    let (kind, n) = match *score {
+        Score::Centipawns(cp) => ("cp", cp),
+        Score::Mate(n) => ("mate", n),
+    };
+    BTreeMap::from([(kind, n)]).serialize(s)
+}
+
+/// The engine's value of `pos` (key `key`) in `evals`, its moves named in coordinates.
+fn eval_json<R: BookRules>(pos: &R::Position, key: u64, evals: &Evals) -> Option<EvalResponse> {
+    let e = evals.get(key)?;
+    let mut at = pos.clone();
+    let mut line = Vec::new();
+    for &code in &e.line {
+        let Some(m) = R::decode(&at, code) else { break };
+        line.push(m.to_string());
+        at = R::play(&at, &m);
+    }
+    Some(EvalResponse {
+        score: e.score,
+        depth: e.depth,
+        best: R::decode(pos, e.best)?.to_string(),
+        line,
+        engine: evals.of().engine.clone(),
+        limit: evals.of().limit.to_string(),
+    })
 }
 
 impl std::fmt::Display for BookResponse {

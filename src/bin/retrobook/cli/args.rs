@@ -233,6 +233,39 @@ pub enum BookCommand {
         #[arg(long, value_name = "FILE", required = true)]
         out: PathBuf,
     },
+    /// Ask a UCI engine about the book's positions, most played first, and keep its score,
+    /// depth, best move and line beside the book (BOOK.evals); a killed run resumes.
+    Analyse {
+        #[arg(long, value_name = "FILE", default_value = crate::defaults::DEFAULT_BOOK)]
+        book: PathBuf,
+        /// The engine's program (Stockfish for chess, Fairy-Stockfish for xiangqi).
+        #[arg(long, value_name = "PATH")]
+        engine: PathBuf,
+        /// An argument for the engine's program (repeat for more).
+        #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+        engine_arg: Vec<String>,
+        /// Search each position to this depth (default: 12).
+        #[arg(long, value_name = "N", conflicts_with = "nodes")]
+        depth: Option<u32>,
+        /// Search each position this many nodes.
+        #[arg(long, value_name = "N")]
+        nodes: Option<u64>,
+        /// Leave out positions played in fewer games.
+        #[arg(long, value_name = "K", default_value_t = 1)]
+        min_games: u32,
+        /// Engine processes at once, one thread each (default: one per core).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// Each engine's hash table, in MiB.
+        #[arg(long, value_name = "MIB", default_value_t = 16)]
+        hash: u32,
+        /// The longest wait for one position's answer, in seconds.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        timeout: f64,
+        /// The summary as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Back values up through the book graph from the start position (negamax, repetitions
     /// scored as draws) and store them, with path-dependence marks, in the book.
     Backup {
@@ -253,6 +286,16 @@ pub fn threads_arg(threads: Option<usize>) -> Result<Threads, Failure> {
         None => Ok(Threads::PerCore),
         Some(0) => Err(usage("--threads must be at least 1")),
         Some(t) => Ok(Threads::new(t)),
+    }
+}
+
+/// A time limit of `seconds` given to `flag`: positive and finite, or a usage error.
+pub fn seconds_arg(flag: &str, seconds: f64) -> Result<std::time::Duration, Failure> {
+    match seconds.is_finite() && seconds > 0.0 && seconds < 1e9 {
+        true => Ok(std::time::Duration::from_secs_f64(seconds)),
+        false => Err(usage(format!(
+            "{flag} must be a positive number of seconds"
+        ))),
     }
 }
 

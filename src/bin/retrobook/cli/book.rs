@@ -4,9 +4,11 @@ use super::progress;
 use crate::output::{runtime, say, usage, Failure, Failures};
 use crate::shown::{book_json, Shown};
 use indicatif::ProgressBar;
+use retrobook::book::evals::{evals_path, Evals};
 use retrobook::book::rules::{Chess, Xiangqi};
 use retrobook::book::{
-    backup, build, Backup, BackupSummary, Book, BookError, BuildOptions, BuildSummary,
+    analyse, backup, build, AnalyseOptions, Backup, BackupSummary, Book, BookError, BuildOptions,
+    BuildSummary,
 };
 use retrobook::progress::Observer;
 use retrobook::Game;
@@ -180,6 +182,53 @@ fn build_across(
     }
 }
 
+/// `book analyse`.
+pub fn cmd_analyse(book: &Path, opts: &AnalyseOptions, json: bool) -> Result<(), Failure> {
+    let bar = progress::bar(
+        None,
+        !json,
+        "{msg:<7} [{bar:30}] {human_pos}/{human_len}  {elapsed} elapsed, ETA {eta}",
+    );
+    let progress = BookBar::new(bar);
+    let s = analyse(book, opts, &progress).map_err(runtime)?;
+    progress.bar.finish_and_clear();
+    let evals = evals_path(book);
+    if json {
+        return say(json!({
+            "evals": evals.display().to_string(),
+            "engine": s.engine,
+            "limit": opts.limit.to_string(),
+            "positions": s.positions,
+            "earlier": s.earlier,
+            "analysed": s.analysed,
+            "retried": s.retried,
+            "skipped": s.skipped,
+            "first_failure": s.first_failure,
+            "bytes": s.bytes,
+            "seconds": s.seconds,
+        }));
+    }
+    say(format!(
+        "{}: {} positions with at least {} games, {} analysed by {} at {}, {} from before, \
+         {} skipped ({} asked again); {} bytes; {:.1} s",
+        evals.display(),
+        s.positions,
+        opts.min_games,
+        s.analysed,
+        s.engine,
+        opts.limit,
+        s.earlier,
+        s.skipped,
+        s.retried,
+        s.bytes,
+        s.seconds
+    ))?;
+    if let Some(f) = &s.first_failure {
+        say(format!("  first failure: {f}"))?;
+    }
+    Ok(())
+}
+
 /// A back-up in words, for the text output.
 fn backup_text(b: Option<Backup>) -> String {
     b.map_or("value -".into(), |b| {
@@ -200,6 +249,7 @@ pub fn cmd_probe(
     json: bool,
 ) -> Result<(), Failure> {
     let book = Book::open(book).map_err(runtime)?;
+    let evals = Evals::beside(book.path()).map_err(runtime)?;
     let found = book.info().game;
     let game = game.unwrap_or(found);
     if game != found {
@@ -210,13 +260,18 @@ pub fn cmd_probe(
         }));
     }
     match game {
-        Game::Chess => probe_all::<Chess>(fens, &book, json),
-        Game::Xiangqi => probe_all::<Xiangqi>(fens, &book, json),
+        Game::Chess => probe_all::<Chess>(fens, &book, evals.as_ref(), json),
+        Game::Xiangqi => probe_all::<Xiangqi>(fens, &book, evals.as_ref(), json),
     }
 }
 
 /// `book probe` by the rules `R`.
-fn probe_all<R: Shown>(fens: &[String], book: &Book, json: bool) -> Result<(), Failure> {
+fn probe_all<R: Shown>(
+    fens: &[String],
+    book: &Book,
+    evals: Option<&Evals>,
+    json: bool,
+) -> Result<(), Failure> {
     let mut failures = Failures::default();
     for fen in fens {
         let Some(pos) = failures.read(fen, R::read(fen).map_err(|e| other_game::<R>(fen, e, book)))
@@ -224,8 +279,9 @@ fn probe_all<R: Shown>(fens: &[String], book: &Book, json: bool) -> Result<(), F
             continue;
         };
         let a = book.probe_by::<R>(&pos);
+        let shown = book_json::<R>(fen, &pos, &a, evals);
         if json {
-            say(book_json::<R>(fen, &pos, &a))?;
+            say(shown)?;
             continue;
         }
         say(format!(
@@ -235,6 +291,17 @@ fn probe_all<R: Shown>(fens: &[String], book: &Book, json: bool) -> Result<(), F
             a.threefold,
             backup_text(a.backup)
         ))?;
+        if let Some(e) = &shown.eval {
+            say(format!(
+                "  engine {} at depth {}, best {}, line {}  ({}, {})",
+                e.score,
+                e.depth,
+                e.best,
+                e.line.join(" "),
+                e.engine,
+                e.limit
+            ))?;
+        }
         for m in &a.moves {
             let e = &m.entry;
             say(format!(

@@ -13,6 +13,7 @@ pub use connections::Limits;
 
 use crate::defaults::{DEFAULT_BOOK, DEFAULT_TABLES};
 use crate::output::{runtime, usage, Failure};
+use retrobook::book::evals::Evals;
 use retrobook::book::Book;
 use retrobook::probe::{Tablebase, Xiangqi};
 use std::io::Write;
@@ -26,6 +27,8 @@ pub struct Shared {
     xiangqi: Option<Tablebase<Xiangqi>>,
     missing_xiangqi: String,
     book: Option<Book>,
+    /// The book's engine values, if it has them (`book analyse`).
+    evals: Option<Evals>,
     /// Why the tables or the book are absent, for the errors that ask for them.
     missing_tables: String,
     missing_book: String,
@@ -105,6 +108,10 @@ fn open_shared(tables: Option<PathBuf>, book: Option<PathBuf>) -> Result<Shared,
         Some(path) => (Some(Book::open(&path).map_err(runtime)?), String::new()),
         None => lenient("book", Book::open(DEFAULT_BOOK)),
     };
+    let evals = match &book {
+        Some(b) => Evals::beside(b.path()).map_err(runtime)?,
+        None => None,
+    };
     let tables = tables.filter(|tb| tb.materials().next().is_some());
     let missing_tables = if tables.is_none() && missing_tables.is_empty() {
         format!("no tables in {DEFAULT_TABLES}/")
@@ -117,6 +124,7 @@ fn open_shared(tables: Option<PathBuf>, book: Option<PathBuf>) -> Result<Shared,
         xiangqi,
         missing_xiangqi,
         book,
+        evals,
         missing_tables,
         missing_book,
         batch_work: tokio::sync::Semaphore::new(cores),
@@ -197,6 +205,11 @@ impl Shared {
     /// The book, or why there is none.
     fn book(&self) -> Result<&Book, &str> {
         self.book.as_ref().ok_or(&self.missing_book)
+    }
+
+    /// The book's engine values, if it has them.
+    fn evals(&self) -> Option<&Evals> {
+        self.evals.as_ref()
     }
 
     /// The book's path, if one is open.

@@ -17,6 +17,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use retrobook::book::evals::Evals;
 use retrobook::book::rules::{Chess, Xiangqi};
 use retrobook::book::Book;
 use retrobook::chess::{MoveList, Position};
@@ -443,14 +444,19 @@ async fn book(
     blocking(move || {
         let book = s.book().map_err(ApiError::not_found)?;
         match book.info().game {
-            Game::Chess => book_answer::<Chess>(book, &fen),
-            Game::Xiangqi => book_answer::<Xiangqi>(book, &fen),
+            Game::Chess => book_answer::<Chess>(book, s.evals(), &fen),
+            Game::Xiangqi => book_answer::<Xiangqi>(book, s.evals(), &fen),
         }
     })
     .await
 }
 
-fn book_answer<R: Shown>(book: &Book, fen: &str) -> Result<Json<BookResponse>, ApiError> {
+fn book_answer<R: Shown>(
+    book: &Book,
+    evals: Option<&Evals>,
+    fen: &str,
+) -> Result<Json<BookResponse>, ApiError> {
     let pos = R::read(fen).map_err(|e| ApiError::bad(format!("{fen:?}: {e}")))?;
-    Ok(Json(book_json::<R>(fen, &pos, &book.probe_by::<R>(&pos))))
+    let answer = book.probe_by::<R>(&pos);
+    Ok(Json(book_json::<R>(fen, &pos, &answer, evals)))
 }

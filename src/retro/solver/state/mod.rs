@@ -36,6 +36,7 @@ use crate::peers::Peers;
 use crate::progress::Observer;
 use crate::retro::bits::AtomicBits;
 use crate::side::{BySide, Side};
+use crate::threads::lock;
 use crate::value::{Dtm, LongDistances, Wdl};
 use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;
@@ -191,11 +192,6 @@ fn raise(a: &AtomicU32, v: u32) {
     if a.load(Relaxed) < v {
         a.fetch_max(v, Relaxed);
     }
-}
-
-/// Locks a mutex whose holder cannot have left its data half-changed (pushes and takes).
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl<'g, G: RetroGame> State<'g, G> {
