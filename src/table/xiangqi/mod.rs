@@ -10,7 +10,7 @@
 //!     16     8  game, zero-padded ASCII ("xiangqi")
 //!     24    16  signature, zero-padded ASCII (e.g. "KRvKAABB", Red the stronger side)
 //!     40     4  index scheme (2: `xiangqi::XiangqiIndex`)
-//!     44     4  value encoding (3, below)
+//!     44     4  value encoding (5, below)
 //!     48     8  indices per side to move (N)
 //!     56    48  Red to move: positions, win, draw, loss, win by rule, loss by rule (u64;
 //!               legal indices, a position and its mirror image once; win and loss
@@ -30,15 +30,18 @@
 //!    512        the streams and the list, each starting at a multiple of 64
 //! ```
 //!
-//! Value encoding 4: each side's stream (cut into segments, `codec::segments`) holds a code
-//! per index, the value with every repetition a draw: 0 draw, 1 a draw whose value under
-//! the chase rule was not judged (`retro::Ruled::chases_judged`), c >= 2 a forced mate in
-//! c - 2 plies (an odd number of plies a win, an even one a loss). Illegal indices hold
-//! whatever compresses best. The rule list names the plain draws that the Asian rules win
-//! or lose, or that a repetition can change: for each side, a count (u64) and its entries
-//! in increasing order (u64: index x 16 + flags: bits 0-1 the value, 0 draw, 1 win, 2
-//! loss; bit 2 set where the chase rule decides it, clear where the check rule does; bit 3
-//! set where it depends on the path), then a CRC-32 of the list's bytes.
+//! Value encoding 5: each side's stream (cut into segments, `codec::segments`) holds a code
+//! per index, the value with every repetition a draw and the marks of a draw: 0 a draw, 1
+//! a draw whose value under the chase rule was not judged (`retro::Ruled::chases_judged`),
+//! 2 a draw that a repetition of an earlier position can change (path-dependent), 3 both;
+//! c >= 4 a forced mate in c - 4 plies (an odd number of plies a win, an even one a loss).
+//! Illegal indices hold whatever compresses best. The rule list names the plain draws that
+//! the Asian rules win or lose: for each side, a count (u64) and its entries in increasing
+//! order (u64: index x 16 + flags: bits 0-1 the value, 1 win, 2 loss; bit 2 set where the
+//! chase rule decides it, clear where the check rule does; bit 3 set where it depends on
+//! the path), then a CRC-32 of the list's bytes; their codes in the stream are 0, or 1
+//! where the chase rule was not judged. (Encoding 4 listed path-dependent draws too, eight
+//! bytes each: a table whose draws are nearly all marked grew eightfold.)
 
 mod header;
 mod reader;
@@ -48,7 +51,7 @@ pub use header::{SideCounts, XiangqiHeader};
 pub use reader::XiangqiFile;
 pub use writer::{write, Written};
 
-use crate::retro::Ruled;
+use crate::retro::{Ruled, Verdict};
 use crate::value::{Dtm, Wdl};
 use crate::xiangqi::{Rule, Signature};
 use std::path::{Path, PathBuf};
@@ -58,30 +61,60 @@ pub const GAME: &str = "xiangqi";
 /// Index scheme number of `XiangqiIndex`.
 pub const INDEX_SCHEME: u32 = 2;
 /// Value encoding number described above.
-pub const VALUE_ENCODING: u32 = 4;
+pub const VALUE_ENCODING: u32 = 5;
 /// File name extension of xiangqi tables: apart from chess's, since signatures such as
 /// KRvKN name tables of both games.
 pub const EXTENSION: &str = "rbx";
 /// log2 of the values per segment of a stream.
 const SEGMENT_LOG: u32 = 24;
 
-/// The code of a draw the chase rule did not judge.
+/// A draw's code's bit set where the chase rule did not judge it.
 const UNJUDGED: u16 = 1;
+/// A draw's code's bit set where it depends on the path.
+const PATH: u16 = 2;
+/// The code of a mate in 0 plies (encoding 5).
+const MATE_0: u16 = 4;
 
-/// The code of a value with every repetition a draw (encoding 4).
-pub(super) fn code(d: Dtm) -> u16 {
-    match d {
-        Dtm::Draw => 0,
-        Dtm::Win(p) | Dtm::Loss(p) => p as u16 + 2,
+/// The code of `v` (encoding 5): a rule's win or loss is coded as a draw, and listed.
+pub(super) fn code(v: Verdict) -> u16 {
+    match v {
+        Verdict::Plain(Dtm::Draw) => 0,
+        Verdict::Plain(Dtm::Win(p) | Dtm::Loss(p)) => p as u16 + MATE_0,
+        Verdict::Ruled(r) => {
+            let path = r.wdl == Wdl::Draw && r.path_dependent;
+            u16::from(!r.chases_judged) * UNJUDGED | u16::from(path) * PATH
+        }
     }
 }
 
-/// The value of a code (encoding 4).
-pub(super) fn value_of(c: u16) -> Dtm {
+/// The value with every repetition a draw of a code (encoding 5).
+fn value_of(c: u16) -> Dtm {
     match c {
-        0 | UNJUDGED => Dtm::Draw,
-        c if c % 2 == 1 => Dtm::Win(u32::from(c) - 2),
-        c => Dtm::Loss(u32::from(c) - 2),
+        0..MATE_0 => Dtm::Draw,
+        c if c % 2 == 1 => Dtm::Win(u32::from(c - MATE_0)),
+        c => Dtm::Loss(u32::from(c - MATE_0)),
+    }
+}
+
+/// The value of index `idx` whose stream holds `c`, the rules' wins and losses of its side
+/// to move listed in `by_rule` (encoding 5).
+pub(super) fn verdict_of(c: u16, by_rule: &[(u64, Ruled)], idx: u64) -> Verdict {
+    let v = Verdict::of(value_of(c), by_rule, idx);
+    if c == 0 || c >= MATE_0 {
+        return v;
+    }
+    let (judged, path) = (c & UNJUDGED == 0, c & PATH != 0);
+    match v {
+        Verdict::Ruled(r) => Verdict::Ruled(Ruled {
+            chases_judged: judged,
+            ..r
+        }),
+        Verdict::Plain(_) => Verdict::Ruled(Ruled {
+            wdl: Wdl::Draw,
+            rule: None,
+            path_dependent: path,
+            chases_judged: judged,
+        }),
     }
 }
 
@@ -99,19 +132,12 @@ fn entry(idx: u64, r: &Ruled) -> u64 {
 /// The index and listing of a rule list entry (judged for chases: the stream says where
 /// not), or None for flags no entry holds.
 fn from_entry(e: u64) -> Option<(u64, Ruled)> {
-    let wdl = [Wdl::Draw, Wdl::Win, Wdl::Loss]
-        .get((e & 3) as usize)
-        .copied()?;
-    let rule = match (wdl, e >> 2 & 1) {
-        (Wdl::Draw, 0) => None,
-        (Wdl::Draw, _) => return None,
-        (_, 0) => Some(Rule::PerpetualCheck),
+    let wdl = [Wdl::Win, Wdl::Loss].get((e & 3) as usize - 1).copied()?;
+    let rule = match e >> 2 & 1 {
+        0 => Some(Rule::PerpetualCheck),
         _ => Some(Rule::PerpetualChase),
     };
     let path_dependent = e >> 3 & 1 == 1;
-    if wdl == Wdl::Draw && !path_dependent {
-        return None;
-    }
     let r = Ruled {
         wdl,
         rule,
@@ -121,10 +147,9 @@ fn from_entry(e: u64) -> Option<(u64, Ruled)> {
     Some((e >> 4, r))
 }
 
-/// Whether the rule list holds `r`: a draw the rules neither change nor mark is known by
-/// its stream's code alone.
+/// Whether the rule list holds `r`: a draw is known by its stream's code alone.
 pub(crate) fn listed(r: &Ruled) -> bool {
-    r.wdl != Wdl::Draw || r.path_dependent
+    r.wdl != Wdl::Draw
 }
 
 /// The file of `signature`'s table in `dir`.
@@ -136,7 +161,6 @@ pub fn table_path(dir: &Path, signature: &Signature) -> PathBuf {
 mod tests {
     use super::header::CRC_AT;
     use super::*;
-    use crate::retro::Verdict;
     use crate::retro::XiangqiTables;
     use crate::side::Side;
     use crate::table::format::HEADER_LEN;

@@ -1,7 +1,7 @@
 //! Reading a xiangqi table file: its header checked, its streams and rule list mapped.
 
 use super::XiangqiHeader;
-use super::{from_entry, value_of, UNJUDGED};
+use super::{from_entry, verdict_of};
 use crate::field;
 use crate::regular_file::open_regular;
 use crate::retro::{Ruled, Verdict};
@@ -73,9 +73,10 @@ impl XiangqiFile {
             let chase = (list.iter())
                 .filter(|e| e.1.rule == Some(Rule::PerpetualChase))
                 .count() as u64;
+            // Path-dependent draws are marked in the streams, the listed values here.
             let path = list.iter().filter(|e| e.1.path_dependent).count() as u64;
-            let counted = (c.win_by_rule, c.loss_by_rule, c.by_chase, c.path_dependent);
-            if (count(Wdl::Win), count(Wdl::Loss), chase, path) != counted {
+            let counted = (c.win_by_rule, c.loss_by_rule, c.by_chase);
+            if (count(Wdl::Win), count(Wdl::Loss), chase) != counted || path > c.path_dependent {
                 return Err(refused(FileFault::corrupt(
                     "the rule list and the header's counts differ",
                 )));
@@ -101,7 +102,7 @@ impl XiangqiFile {
         &self.index
     }
 
-    /// By side to move, the plain draws the rules change or mark, in order (as judged for
+    /// By side to move, the plain draws the rules win or lose, in order (as judged for
     /// chases: the streams say where not).
     pub fn by_rule(&self) -> &BySide<Vec<(u64, Ruled)>> {
         &self.by_rule
@@ -123,22 +124,7 @@ impl XiangqiFile {
 
     /// The value of index `idx` with `side` to move whose stream holds `code`.
     pub fn verdict_of(&self, side: Side, idx: u64, code: u16) -> Verdict {
-        let v = Verdict::of(value_of(code), &self.by_rule[side], idx);
-        if code != UNJUDGED {
-            return v;
-        }
-        match v {
-            Verdict::Ruled(r) => Verdict::Ruled(Ruled {
-                chases_judged: false,
-                ..r
-            }),
-            Verdict::Plain(_) => Verdict::Ruled(Ruled {
-                wdl: Wdl::Draw,
-                rule: None,
-                path_dependent: false,
-                chases_judged: false,
-            }),
-        }
+        verdict_of(code, &self.by_rule[side], idx)
     }
 
     /// Every code of `side`'s stream, decoded in parallel (two bytes an index): for

@@ -1,7 +1,7 @@
 //! Writing a solved xiangqi table: each side's codes compressed, the rule list, the header.
 
 use super::XiangqiHeader;
-use super::{code, entry, listed, table_path, SEGMENT_LOG, UNJUDGED};
+use super::{code, entry, listed, table_path, SEGMENT_LOG};
 use crate::atomic_file::AtomicFile;
 use crate::retro::Solved;
 use crate::side::Side;
@@ -37,10 +37,7 @@ pub fn write(dir: &Path, solved: &Solved) -> Result<Written, TableError> {
                     .map(|i| {
                         // An illegal index continues the run before it.
                         if !solved.solution.is_illegal(side, i) {
-                            last = match solved.verdict(side, i) {
-                                v if !v.chases_judged() => UNJUDGED,
-                                v => code(v.plain()),
-                            };
+                            last = code(solved.verdict(side, i));
                         }
                         last
                     })
