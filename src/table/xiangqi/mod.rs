@@ -82,7 +82,7 @@ pub(super) fn code(v: Verdict) -> u16 {
         Verdict::Plain(Dtm::Win(p) | Dtm::Loss(p)) => p as u16 + MATE_0,
         Verdict::Ruled(r) => {
             let path = r.wdl == Wdl::Draw && r.path_dependent;
-            u16::from(!r.chases_judged) * UNJUDGED | u16::from(path) * PATH
+            (u16::from(!r.chases_judged) * UNJUDGED) | (u16::from(path) * PATH)
         }
     }
 }
