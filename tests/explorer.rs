@@ -294,6 +294,7 @@ impl Session<'_> {
                 text: text('verdict'), dtm: text('dtm'), dtz: text('dtz'), mate: text('mate') };
              return { book: rows('book-moves'), tables: rows('tb-moves'), verdict,
                 bookGames: text('book-games'), bookNote: text('book-note'),
+                bookEval: text('book-eval'),
                 bookCaption: text('book-caption'),
                 tbNote: text('tb-note'), turn: text('turn'), bestLine: text('tb-line'),
                 fen: document.getElementById('fen').value, pgn: text('pgn') };",
@@ -310,6 +311,7 @@ struct Shown {
     verdict: Option<Verdict>,
     book_games: String,
     book_note: String,
+    book_eval: String,
     book_caption: String,
     tb_note: String,
     turn: String,
@@ -463,6 +465,7 @@ fn check_book_named(page: &Shown, fen: &str, book: &Path, by: &str, name: &str) 
         format!("{} games", thousands(games)),
         "{fen}"
     );
+    assert_eq!(page.book_eval, eval_words(&cli["eval"], fen), "{fen}");
     let mut moves = cli["moves"].as_array().unwrap().clone();
     // A stable sort: ties keep the CLI's order.
     moves.sort_by(|a, b| b[by].as_f64().unwrap().total_cmp(&a[by].as_f64().unwrap()));
@@ -500,6 +503,43 @@ fn check_book_named(page: &Shown, fen: &str, book: &Path, by: &str, name: &str) 
             "{fen}: no note for an empty book answer"
         );
     }
+}
+
+/// What the page says of a book position's engine value (`book probe --json`'s `eval` of
+/// `fen`): nothing where there is none.
+fn eval_words(eval: &Value, fen: &str) -> String {
+    if eval.is_null() {
+        return String::new();
+    }
+    let side = side_to_move(fen, "White");
+    let score = match (eval["score"]["cp"].as_i64(), eval["score"]["mate"].as_i64()) {
+        (Some(cp), _) => {
+            let sign = match cp.signum() {
+                1 => "+",
+                -1 => "\u{2212}",
+                _ => "",
+            };
+            format!("{sign}{}.{:02} for {side}", cp.abs() / 100, cp.abs() % 100)
+        }
+        (_, Some(n)) => {
+            let whose = if n > 0 { "for" } else { "against" };
+            format!("mate in {} {whose} {side}", n.abs())
+        }
+        _ => panic!("a score is cp or mate: {eval}"),
+    };
+    let line: Vec<&str> = eval["line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    format!(
+        "{} at {}: {score}; best {}, line {}.",
+        eval["engine"].as_str().unwrap(),
+        eval["limit"].as_str().unwrap(),
+        eval["best"].as_str().unwrap(),
+        line.join(" ")
+    )
 }
 
 /// What the page's sentence says after the mate in moves of a won or lost position
@@ -665,6 +705,24 @@ fn explorer_page_plays_book_and_table_lines_as_the_command_line_values_them() {
     let driver = Driver::start(&dir.path().join("browser"));
     // KPvK, and by its promotions KQvK, KRvK, KBvK and KNvK.
     let (tables, book) = book_and_tables(dir.path(), "chess", "masters-3000.pgn.zst", "KPvK");
+    // Stockfish's values of the positions played in at least 300 games (the first plies of
+    // the line below among them; `scripts/install-engines` installs it).
+    let stockfish = ["/usr/games/stockfish", "stockfish"]
+        .into_iter()
+        .find(|p| Path::new(p).exists() || on_path(p))
+        .expect("scripts/install-engines installs stockfish");
+    run_ok(&[
+        "book",
+        "analyse",
+        "--book",
+        book.to_str().unwrap(),
+        "--engine",
+        stockfish,
+        "--depth",
+        "8",
+        "--min-games",
+        "300",
+    ]);
     let (_server, url) = serve(dir.path());
     let session = driver.session();
     session.goto(&format!("{url}/"));
@@ -679,6 +737,11 @@ fn explorer_page_plays_book_and_table_lines_as_the_command_line_values_them() {
     let after = played(INITIAL, &line);
     let shown = session.shown();
     check_book(&shown, INITIAL, &book);
+    assert!(
+        shown.book_eval.starts_with("Stockfish"),
+        "{:?}",
+        shown.book_eval
+    );
     assert_eq!((shown.fen.as_str(), shown.pgn.as_str()), (INITIAL, "*"));
     assert!(shown.tables.is_empty() && shown.verdict.is_none());
     assert!(

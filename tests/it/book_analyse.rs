@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const DEPTH: &str = "10";
@@ -53,12 +53,25 @@ fn positions_with(book: &Book, min_games: u32) -> Vec<String> {
     out
 }
 
-fn analyse(book: &Path, more: &[&str]) -> Value {
-    let stockfish = game_program("stockfish");
-    let mut args = vec!["book", "analyse", "--book", book.to_str().unwrap()];
-    args.extend(["--engine", stockfish.to_str().unwrap(), "--json"]);
+/// `book analyse` of `book` by the program `engine`, with the arguments `more`.
+fn run_analyse(book: &Path, engine: &Path, more: &[&str]) -> Output {
+    let (book, engine) = (book.to_str().unwrap(), engine.to_str().unwrap());
+    let mut args = vec!["book", "analyse", "--book", book, "--engine", engine];
     args.extend(more);
-    serde_json::from_str(&run_ok(&args)).unwrap()
+    run(&args)
+}
+
+/// `book analyse --json` of `book` by `engine`, with `more`: its summary, once it succeeded.
+fn analysed_by(book: &Path, engine: &Path, more: &[&str]) -> Value {
+    let out = run_analyse(book, engine, &[more, &["--json"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `analysed_by` Stockfish.
+fn analyse(book: &Path, more: &[&str]) -> Value {
+    analysed_by(book, &game_program("stockfish"), more)
 }
 
 /// Stockfish alone on each FEN, through python-chess: one thread, 16 MiB of hash, depth
@@ -77,10 +90,12 @@ for line in sys.stdin:
         print(text, played.move.uci(), flush=True)
 "#;
 
-fn alone(fens: &[String]) -> Vec<String> {
-    let stockfish = game_program("stockfish");
+/// The engine `engine` alone on each of `fens` at depth `depth`, by the Python program
+/// `script` (`ALONE`, `FAIRY_ALONE`): a line each.
+fn alone(script: &str, engine: &str, depth: &str, fens: &[String]) -> Vec<String> {
+    let program = game_program(engine);
     let mut child = Command::new(python("python-chess"))
-        .args(["-c", ALONE, stockfish.to_str().unwrap(), DEPTH])
+        .args(["-c", script, program.to_str().unwrap(), depth])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -92,11 +107,11 @@ fn alone(fens: &[String]) -> Vec<String> {
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
+    let lines: Vec<String> = (String::from_utf8(out.stdout).unwrap().lines())
         .map(str::to_string)
-        .collect()
+        .collect();
+    assert_eq!(lines.len(), fens.len());
+    lines
 }
 
 #[test]
@@ -125,8 +140,8 @@ fn each_position_has_the_score_and_move_stockfish_gives_alone() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let sample: Vec<usize> = (0..fens.len()).step_by(fens.len() / 12).collect();
-    let alone = alone(&sample.iter().map(|&i| fens[i].clone()).collect::<Vec<_>>());
-    assert_eq!(alone.len(), sample.len());
+    let sampled: Vec<String> = sample.iter().map(|&i| fens[i].clone()).collect();
+    let alone = alone(ALONE, "stockfish", DEPTH, &sampled);
     for (p, eval) in probed.iter().map(|p| (p, &p["eval"])) {
         assert_eq!(eval["depth"], 10, "{p}");
         assert_eq!(eval["line"][0], eval["best"], "{p}");
@@ -180,18 +195,7 @@ fn a_killed_run_resumes_to_the_file_of_a_whole_run() {
     );
     assert!(!journal.exists());
     // Another depth over the same evals file is refused, naming it and the depths.
-    let out = run(&[
-        "book",
-        "analyse",
-        "--book",
-        book.to_str().unwrap(),
-        "--engine",
-        stockfish.to_str().unwrap(),
-        "--depth",
-        "9",
-        "--min-games",
-        "60",
-    ]);
+    let out = run_analyse(&book, &stockfish, &["--depth", "9", "--min-games", "60"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
@@ -255,34 +259,26 @@ fn engines_that_crash_hang_or_babble_are_survived() {
         let threads = if mode == "flaky" { "1" } else { "2" };
         // Long enough for Python to start, but for the engine that hangs.
         let timeout = if mode == "hang" { "0.5" } else { "20" };
-        let out = run(&[
-            "book",
-            "analyse",
-            "--book",
-            book.to_str().unwrap(),
-            "--json",
-            "--engine",
-            python.to_str().unwrap(),
-            "--engine-arg",
-            fake.to_str().unwrap(),
-            "--engine-arg",
-            mode,
-            "--engine-arg",
-            count.to_str().unwrap(),
-            "--min-games",
-            "300",
-            "--timeout",
-            timeout,
-            "--threads",
-            threads,
-        ]);
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{mode}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let fake = fake.to_str().unwrap();
+        let count = count.to_str().unwrap();
+        let s = analysed_by(
+            &book,
+            &python,
+            &[
+                "--engine-arg",
+                fake,
+                "--engine-arg",
+                mode,
+                "--engine-arg",
+                count,
+                "--min-games",
+                "300",
+                "--timeout",
+                timeout,
+                "--threads",
+                threads,
+            ],
         );
-        let s: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(s["positions"], positions, "{mode}");
         assert_eq!(s["retried"], positions, "{mode}: {s}");
         let (analysed, skipped) = match mode {
@@ -312,18 +308,99 @@ fn engines_that_crash_hang_or_babble_are_survived() {
         ),
         ("/bin/cat", "gave no uciok within 0.5 s"),
     ] {
-        let out = run(&[
-            "book",
-            "analyse",
-            "--book",
-            book.to_str().unwrap(),
-            "--engine",
-            engine,
-            "--timeout",
-            "0.5",
-        ]);
+        let out = run_analyse(&book, Path::new(engine), &["--timeout", "0.5"]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(err.contains(said) && !err.contains("panicked"), "{err}");
+    }
+}
+
+/// Fairy-Stockfish alone on each xiangqi FEN, spoken to here line by line: set to xiangqi,
+/// one thread, 16 MiB of hash, depth `argv[2]`, a fresh process per position; per line
+/// the last exact score before `bestmove` and the best move in UCCI coordinates (its ranks
+/// counted from 0, where Fairy-Stockfish counts from 1).
+const FAIRY_ALONE: &str = r#"
+import re, subprocess, sys
+program, depth = sys.argv[1], sys.argv[2]
+for line in sys.stdin:
+    fen = line.strip()
+    p = subprocess.Popen([program], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    p.stdin.write("uci\nsetoption name UCI_Variant value xiangqi\nsetoption name Threads value 1\n"
+        f"setoption name Hash value 16\nisready\nposition fen {fen}\ngo depth {depth}\n")
+    p.stdin.flush()
+    score = None
+    for out in p.stdout:
+        words = out.split()
+        if words[:1] == ["info"] and "score" in words and "pv" in words \
+                and "lowerbound" not in words and "upperbound" not in words:
+            i = words.index("score")
+            score = f"{words[i + 1]} {words[i + 2]}"
+        if words[:1] == ["bestmove"]:
+            best = re.sub(r"\d+", lambda m: str(int(m.group()) - 1), words[1])
+            break
+    p.stdin.write("quit\n")
+    p.stdin.close()
+    p.wait()
+    print(score, best, flush=True)
+"#;
+
+#[test]
+fn a_xiangqi_book_has_the_values_fairy_stockfish_gives_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("x.rbb");
+    let archive = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/books/xiangqi-masters-2000.pgn.zst"
+    );
+    let book_arg = book.to_str().unwrap();
+    run_ok(&[
+        "book",
+        "build",
+        "--game",
+        "xiangqi",
+        archive,
+        "--out",
+        book_arg,
+        "--max-ply",
+        "8",
+    ]);
+    let fairy = game_program("fairy-stockfish");
+    let summary = analysed_by(&book, &fairy, &["--depth", "8", "--min-games", "150"]);
+    let analysed = summary["analysed"].as_u64().unwrap();
+    assert!(analysed >= 5, "{summary}");
+    assert_eq!(
+        (summary["skipped"].as_u64(), summary["positions"].as_u64()),
+        (Some(0), Some(analysed))
+    );
+    // The start and the positions after first moves played in at least 150 games.
+    let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+    let first: Value = serde_json::from_str(&run_ok(&[
+        "book", "probe", "--json", "--book", book_arg, start,
+    ]))
+    .unwrap();
+    let mut fens = vec![start.to_string()];
+    let played = first["moves"].as_array().unwrap().iter();
+    for m in played.filter(|m| m["games"].as_u64() >= Some(150)).take(3) {
+        let uci = m["uci"].as_str().unwrap();
+        let pos = retrobook::xiangqi::Position::from_fen(start).unwrap();
+        let next = pos.play(&pos.parse_move(uci).unwrap()).to_fen();
+        // Its move counts as at a game's start, as the book's values are.
+        let fields: Vec<&str> = next.split(' ').take(4).collect();
+        fens.push(format!("{} 0 1", fields.join(" ")));
+    }
+    let mut probe = vec!["book", "probe", "--json", "--book", book_arg];
+    probe.extend(fens.iter().map(String::as_str));
+    let probed: Vec<Value> = run_ok(&probe)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(fens.len() >= 3, "{fens:?}");
+    let alone = alone(FAIRY_ALONE, "fairy-stockfish", "8", &fens);
+    for ((fen, p), theirs) in fens.iter().zip(&probed).zip(&alone) {
+        let eval = &p["eval"];
+        assert!(!eval.is_null(), "{fen}: not analysed");
+        let (kind, n) = eval["score"].as_object().unwrap().iter().next().unwrap();
+        let ours = format!("{kind} {n} {}", eval["best"].as_str().unwrap());
+        assert_eq!(&ours, theirs, "{fen}");
     }
 }

@@ -423,6 +423,18 @@ function drawLine() {
   $("forward").disabled = $("last").disabled = state.at === state.line.length - 1;
 }
 
+/**
+ * An engine's value of a book position (`book analyse`), for `side` to move: its score in
+ * pawns or moves to mate, its best move and line in coordinates.
+ */
+function evalText(e, side) {
+  const sign = (n) => (n > 0 ? "+" : n < 0 ? "−" : "");
+  const shown = e.score.mate != null
+    ? `mate in ${Math.abs(e.score.mate)} ${e.score.mate > 0 ? "for" : "against"} ${side}`
+    : `${sign(e.score.cp)}${(Math.abs(e.score.cp) / 100).toFixed(2)} for ${side}`;
+  return `${e.engine} at ${e.limit}: ${shown}; best ${e.best}, line ${e.line.join(" ")}.`;
+}
+
 /** The book's moves for the position shown. */
 function drawBook(answer) {
   state.book = answer;
@@ -430,6 +442,7 @@ function drawBook(answer) {
   const table = $("book-moves");
   table.hidden = true;
   $("book-games").textContent = "";
+  $("book-eval").textContent = "";
   note.className = "note";
   note.textContent = "";
   if (!answer) {
@@ -456,6 +469,7 @@ function drawBook(answer) {
   if (book.value != null) {
     note.textContent = `Backed-up value: ${score(book.value, book.path_dependent)}`;
   }
+  if (book.eval) $("book-eval").textContent = evalText(book.eval, side);
   const by = state.bookSort;
   const caption =
     `${side} to move: results and score for ${side}. Sorted by ${SORTS[by]}: ` +
