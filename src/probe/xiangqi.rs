@@ -131,31 +131,18 @@ impl Tablebase<Xiangqi> {
         if let Some(e) = failed.into_inner().expect("not poisoned") {
             return Err(e.into());
         }
-        // Every position the file marks, as the rule list and the streams' codes mark it.
-        let stored = BySide::new_with(|side| {
-            (0..n)
-                .into_par_iter()
-                .filter_map(
-                    |idx| match file.verdict_of(side, idx, codes[side][idx as usize]) {
-                        Verdict::Ruled(r) => Some((idx, r)),
-                        Verdict::Plain(_) => None,
-                    },
-                )
-                // An illegal index's code is whatever compressed best: read it only where
-                // it marks something.
-                .filter(|&(idx, _)| plain(side, idx).is_some())
-                .collect::<Vec<_>>()
-        });
-        if let Some(side) = Side::ALL.into_iter().find(|&s| solved[s] != stored[s]) {
-            let (ours, stored) = (&solved[side], &stored[side]);
-            let first = (0..)
-                .find(|&i| ours.get(i) != stored.get(i))
-                .expect("the lists differ");
-            let idx = match (ours.get(first), stored.get(first)) {
-                (Some(a), Some(b)) => a.0.min(b.0),
-                (Some(a), None) | (None, Some(a)) => a.0,
-                (None, None) => unreachable!("the lists differ at {first}"),
-            };
+        // Every legal position's verdict as the rules solved again give it, against the
+        // file's (an illegal index's code is whatever compressed best: it is not read).
+        let differs = |side: Side| {
+            (0..n).into_par_iter().find_first(|&idx| {
+                let stored = file.verdict_of(side, idx, codes[side][idx as usize]);
+                solved[side].verdict(stored.plain(), idx) != stored && plain(side, idx).is_some()
+            })
+        };
+        if let Some((side, idx)) = Side::ALL
+            .into_iter()
+            .find_map(|side| differs(side).map(|idx| (side, idx)))
+        {
             let fen = index
                 .decode(idx, side)
                 .map_or_else(String::new, |p| p.to_fen());

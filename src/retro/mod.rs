@@ -21,5 +21,5 @@ pub(crate) use solver::bitmap;
 pub use solver::{solve, RetroGame, Solution, Successor};
 pub(crate) use solver::{LossSearch, PartByPart};
 pub(crate) use solver::{Packed, PackedShares, PackedSide};
-pub use xiangqi::{by_rule, GraphTooLarge, Solved, Verdict, XiangqiTables};
+pub use xiangqi::{by_rule, GraphTooLarge, Rulings, Solved, Verdict, XiangqiTables};
 pub(crate) use xiangqi::{solve_table, SolveError};

@@ -115,6 +115,79 @@ impl Verdict {
     }
 }
 
+/// One side to move's verdicts of the Asian rules on a table's plain draws: the draws the
+/// rules win or lose, listed by index (a table has few), and the marks of the others, two
+/// bits an index (path-dependent, not judged for chases), where a large drawn component
+/// may mark every draw. Marks take memory only once one is set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rulings {
+    /// The rules' wins and losses, by index.
+    decided: Vec<(u64, Ruled)>,
+    /// Bitmaps of the draws marked path-dependent and not judged for chases (empty until
+    /// a mark is set).
+    path: Vec<u64>,
+    unjudged: Vec<u64>,
+}
+
+impl Rulings {
+    /// The verdicts `decided` lists (in order), no draw marked: as a table file lists them,
+    /// its streams' codes marking its draws.
+    pub fn listed(decided: Vec<(u64, Ruled)>) -> Rulings {
+        Rulings {
+            decided,
+            ..Default::default()
+        }
+    }
+
+    /// Sets the verdict of index `idx` of a table of `size` indices, a plain draw, to `r`.
+    pub fn set(&mut self, size: u64, idx: u64, r: Ruled) {
+        if r.wdl != Wdl::Draw {
+            let at = self.decided.partition_point(|e| e.0 < idx);
+            match self.decided.get(at) {
+                Some(e) if e.0 == idx => self.decided[at].1 = r,
+                _ => self.decided.insert(at, (idx, r)),
+            }
+            return;
+        }
+        let words = size.div_ceil(64) as usize;
+        for (bits, set) in [
+            (&mut self.path, r.path_dependent),
+            (&mut self.unjudged, !r.chases_judged),
+        ] {
+            if set {
+                if bits.is_empty() {
+                    *bits = crate::zeroed::zeroed(words);
+                }
+                bits[(idx / 64) as usize] |= 1 << (idx % 64);
+            }
+        }
+    }
+
+    /// The rules' wins and losses, in order.
+    pub fn decided(&self) -> &[(u64, Ruled)] {
+        &self.decided
+    }
+
+    /// The value of index `idx` whose plain value is `plain`.
+    pub fn verdict(&self, plain: Dtm, idx: u64) -> Verdict {
+        let bit = |bits: &[u64]| {
+            bits.get((idx / 64) as usize)
+                .is_some_and(|w| w >> (idx % 64) & 1 == 1)
+        };
+        match Verdict::of(plain, &self.decided, idx) {
+            Verdict::Plain(Dtm::Draw) if bit(&self.path) || bit(&self.unjudged) => {
+                Verdict::Ruled(Ruled {
+                    wdl: Wdl::Draw,
+                    rule: None,
+                    path_dependent: bit(&self.path),
+                    chases_judged: !bit(&self.unjudged),
+                })
+            }
+            v => v,
+        }
+    }
+}
+
 /// The index after the quiet move `m` of `pos`, whose digits are `digits`: one digit
 /// changed, or for a king's move, which may change the view, the whole numbered again
 /// (played on `scratch`, a copy of `pos`).
@@ -234,8 +307,9 @@ const BATCH: usize = 1 << 20;
 /// million) 73 MB, and the solve 64 MB.
 fn graph_bytes(size: u64, drawn: u64, moves: u64, checks: u64) -> u64 {
     // The positions by number and the numbers by index; each position's side to move,
-    // best move out and first move; the moves.
-    let graph = 8 * size + 19 * drawn + 4 * moves;
+    // best move out and first move; the moves; the verdicts' marks, two bits an index
+    // and side (`Rulings`).
+    let graph = 8 * size + size / 2 + 19 * drawn + 4 * moves;
     // While it is built: one batch's moves as listed.
     let listed = drawn.min(BATCH as u64);
     let building = 48 * listed + 16 * (moves * listed / drawn.max(1));
@@ -245,8 +319,8 @@ fn graph_bytes(size: u64, drawn: u64, moves: u64, checks: u64) -> u64 {
     graph + building.max(solving)
 }
 
-/// The positions of a table whose value the Asian rules change from a plain draw, or
-/// which a repetition can change, by side to move, in order (`loops`): the graph of its
+/// The Asian rules' verdicts on a table's plain draws, by side to move (`Rulings`: those
+/// the rules win or lose, those a repetition can change, those not judged; `loops`): the graph of its
 /// plain draws, their moves among themselves marked as checks or not, and their best moves
 /// out (captures valued by `sub` under the rules, moves to plain mates lost). `plain` gives
 /// each index's value with every repetition a draw (None where it is no legal position):
@@ -258,7 +332,7 @@ pub fn by_rule(
     plain: &(dyn Fn(Side, u64) -> Option<Dtm> + Sync),
     sub: &(dyn Fn(&Position) -> Verdict + Sync),
     memory: Option<u64>,
-) -> Result<BySide<Vec<(u64, Ruled)>>, GraphTooLarge> {
+) -> Result<BySide<Rulings>, GraphTooLarge> {
     by_rule_searching(index, plain, sub, memory, LARGEST)
 }
 
@@ -269,7 +343,7 @@ fn by_rule_searching(
     sub: &(dyn Fn(&Position) -> Verdict + Sync),
     memory: Option<u64>,
     search_up_to: usize,
-) -> Result<BySide<Vec<(u64, Ruled)>>, GraphTooLarge> {
+) -> Result<BySide<Rulings>, GraphTooLarge> {
     const OUT: u32 = u32::MAX;
     let fits = |positions: u64, need: u64| match memory {
         Some(allowed) if need > allowed => Err(GraphTooLarge {
@@ -392,11 +466,11 @@ fn by_rule_searching(
         exit_unjudged: &exit_unjudged,
         search_up_to,
     };
-    let mut by_rule: BySide<Vec<(u64, Ruled)>> = BySide::default();
+    let mut by_rule: BySide<Rulings> = BySide::default();
     for (&p, ruled) in positions.iter().zip(drawn.judge(&check_values)) {
         let (side, idx) = unpacked(p);
         if let Some(r) = ruled {
-            by_rule[Side::from_index(side)].push((idx, r));
+            by_rule[Side::from_index(side)].set(index.size(), idx, r);
         }
     }
     Ok(by_rule)
@@ -451,14 +525,14 @@ pub struct Solved {
     pub index: XiangqiIndex,
     /// Its values with every repetition a draw.
     pub solution: Solution,
-    /// By side to move, the plain draws the Asian rules change or mark, in order.
-    pub by_rule: BySide<Vec<(u64, Ruled)>>,
+    /// By side to move, the Asian rules' verdicts on the plain draws.
+    pub by_rule: BySide<Rulings>,
 }
 
 impl Solved {
     /// The value of index `idx` with `side` to move (a legal position).
     pub fn verdict(&self, side: Side, idx: u64) -> Verdict {
-        Verdict::of(self.solution.value(side, idx).0, &self.by_rule[side], idx)
+        self.by_rule[side].verdict(self.solution.value(side, idx).0, idx)
     }
 }
 
@@ -831,7 +905,7 @@ mod tests {
                         continue;
                     }
                     let searched = t.verdict(side, idx);
-                    let v = Verdict::of(Dtm::Draw, &kept[side], idx);
+                    let v = kept[side].verdict(Dtm::Draw, idx);
                     all += 1;
                     if v.chases_judged() {
                         judged += 1;

@@ -147,11 +147,6 @@ fn from_entry(e: u64) -> Option<(u64, Ruled)> {
     Some((e >> 4, r))
 }
 
-/// Whether the rule list holds `r`: a draw is known by its stream's code alone.
-pub(crate) fn listed(r: &Ruled) -> bool {
-    r.wdl != Wdl::Draw
-}
-
 /// The file of `signature`'s table in `dir`.
 pub fn table_path(dir: &Path, signature: &Signature) -> PathBuf {
     dir.join(format!("{signature}.{EXTENSION}"))
@@ -204,16 +199,14 @@ mod tests {
             ruled(Wdl::Win, Some(Rule::PerpetualCheck), true, false),
         ];
         // Red's plain draws, not yet listed, given each kind in turn.
-        let listed: Vec<u64> = solved.by_rule[Side::White].iter().map(|e| e.0).collect();
-        let draws = (0..solved.index.size()).filter(|&i| {
-            !solved.solution.is_illegal(Side::White, i)
-                && solved.solution.value(Side::White, i).0 == Dtm::Draw
-                && !listed.contains(&i)
-        });
+        let draws = (0..solved.index.size())
+            .filter(|&i| solved.verdict(Side::White, i) == Verdict::Plain(Dtm::Draw))
+            .filter(|&i| !solved.solution.is_illegal(Side::White, i));
         let mut by_rule = solved.by_rule.clone();
         let chosen: Vec<(u64, Ruled)> = draws.zip(kinds).collect();
-        by_rule[Side::White].extend(chosen.iter().copied());
-        by_rule[Side::White].sort_by_key(|e| e.0);
+        for &(i, r) in &chosen {
+            by_rule[Side::White].set(solved.index.size(), i, r);
+        }
         let marked = crate::retro::Solved {
             index: solved.index.clone(),
             solution: solved.solution.clone(),

@@ -1,7 +1,7 @@
 //! Writing a solved xiangqi table: each side's codes compressed, the rule list, the header.
 
 use super::XiangqiHeader;
-use super::{code, entry, listed, table_path, SEGMENT_LOG};
+use super::{code, entry, table_path, SEGMENT_LOG};
 use crate::atomic_file::AtomicFile;
 use crate::retro::Solved;
 use crate::side::Side;
@@ -48,9 +48,9 @@ pub fn write(dir: &Path, solved: &Solved) -> Result<Written, TableError> {
         join(n, SEGMENT_LOG, segments)
     });
     let mut list = Vec::new();
-    for (_, entries) in solved.by_rule.iter() {
-        let entries = entries.iter().filter(|(_, r)| listed(r));
-        list.extend_from_slice(&(entries.clone().count() as u64).to_le_bytes());
+    for (_, rulings) in solved.by_rule.iter() {
+        let entries = rulings.decided();
+        list.extend_from_slice(&(entries.len() as u64).to_le_bytes());
         for (i, r) in entries {
             list.extend_from_slice(&entry(*i, r).to_le_bytes());
         }
