@@ -182,14 +182,19 @@ fn build_across(
     }
 }
 
-/// `book analyse`.
-pub fn cmd_analyse(book: &Path, opts: &AnalyseOptions, json: bool) -> Result<(), Failure> {
-    let bar = progress::bar(
+/// The progress of a book command in steps (positions, entries) with an ETA, on stderr
+/// unless JSON is asked for.
+fn steps_bar(json: bool) -> BookBar {
+    BookBar::new(progress::bar(
         None,
         !json,
         "{msg:<7} [{bar:30}] {human_pos}/{human_len}  {elapsed} elapsed, ETA {eta}",
-    );
-    let progress = BookBar::new(bar);
+    ))
+}
+
+/// `book analyse`.
+pub fn cmd_analyse(book: &Path, opts: &AnalyseOptions, json: bool) -> Result<(), Failure> {
+    let progress = steps_bar(json);
     let s = analyse(book, opts, &progress).map_err(runtime)?;
     progress.bar.finish_and_clear();
     let evals = evals_path(book);
@@ -378,12 +383,7 @@ fn backup_json_summary(s: &BackupSummary, book: &Path) -> serde_json::Value {
 
 /// `book backup`.
 pub fn cmd_backup(book: &Path, min_games: u32, json: bool) -> Result<(), Failure> {
-    let bar = progress::bar(
-        None,
-        !json,
-        "{msg:<6} [{bar:30}] {human_pos}/{human_len}  {elapsed} elapsed, ETA {eta}",
-    );
-    let progress = BookBar::new(bar);
+    let progress = steps_bar(json);
     let s = backup(book, min_games, &progress).map_err(runtime)?;
     progress.bar.finish_and_clear();
     if json {
