@@ -6,9 +6,10 @@
 //! Each position is searched to a fixed depth or node count by an engine started for it, on
 //! one thread with the hash given, so that the answer is the one the same engine gives
 //! alone on that position with those settings, whatever the order and the threads. (An
-//! engine kept from position to position answers otherwise: Stockfish's `ucinewgame` clears
-//! its hash table but not the table's age, which steers what it keeps; a start costs about
-//! 50 ms of CPU.) An engine that dies, hangs past
+//! engine kept from position to position need not answer so: Stockfish's `ucinewgame`
+//! clears its hash table but keeps the count of searches its entries are aged by, which
+//! steers what the table keeps; a start costs about 50 ms of CPU.) An engine that dies,
+//! hangs past
 //! the time limit or answers out of form (a best move that is not legal, a line without
 //! a score) is stopped and the position asked again of a new one; after a second failure
 //! the position is skipped and counted, and the run goes on. Each answer is in the journal
