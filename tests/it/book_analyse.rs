@@ -300,6 +300,13 @@ fn engines_that_crash_hang_or_babble_are_survived() {
         assert!(failure.contains(expected), "{mode}: {failure}");
         std::fs::remove_file(format!("{}.evals", book.display())).unwrap();
     }
+    // A search without a limit (an engine takes depth 0 so) is refused before it starts.
+    for zero in [["--depth", "0"], ["--nodes", "0"]] {
+        let out = run_analyse(&book, &game_program("stockfish"), &zero);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("must be at least 1"), "{err}");
+    }
     // An engine that cannot start, or never finishes its handshake, ends the run clearly.
     for (engine, said) in [
         (

@@ -183,7 +183,11 @@ fn main() -> ExitCode {
             timeout,
             json,
         }) => cli::args::threads_arg(threads).and_then(|threads| {
+            // An engine takes depth 0 for no limit at all: it would never answer.
             let limit = match (depth, nodes) {
+                (_, Some(0)) | (Some(0), _) => {
+                    return Err(output::usage("--depth and --nodes must be at least 1"))
+                }
                 (_, Some(n)) => retrobook::engine::Limit::Nodes(n),
                 (d, None) => retrobook::engine::Limit::Depth(d.unwrap_or(12)),
             };
