@@ -46,6 +46,13 @@ fn try_lock(file: &File) -> bool {
     }
 }
 
+/// Whether another process holds the advisory lock on `file`; otherwise this call takes it,
+/// for as long as the file stays open (a killed process's lock goes with it). Linux only;
+/// elsewhere, never.
+pub(crate) fn locked_elsewhere(file: &File) -> bool {
+    cfg!(target_os = "linux") && !try_lock(file)
+}
+
 /// Creates the file `new`, locks it and renames it to `tmp`: a temporary the sweep of
 /// another process never takes for a killed run's.
 fn create_locked(tmp: &Path, new: &Path) -> io::Result<File> {

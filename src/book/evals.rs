@@ -32,7 +32,7 @@
 //! ```
 
 use super::error::BookError;
-use crate::atomic_file::AtomicFile;
+use crate::atomic_file::{locked_elsewhere, AtomicFile};
 use crate::engine::{Limit, Score};
 use crate::field;
 use crate::game::Game;
@@ -286,6 +286,12 @@ impl Journal {
             .create(true)
             .open(&path)
             .map_err(fail)?;
+        if locked_elsewhere(&file) {
+            return Err(BookError::Evals {
+                path,
+                what: "another run is analysing this book (its journal is locked)".into(),
+            });
+        }
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(fail)?;
         if bytes.len() < HEADER {

@@ -180,6 +180,14 @@ fn a_killed_run_resumes_to_the_file_of_a_whole_run() {
         assert!(Instant::now() < until, "no journal grew");
         std::thread::sleep(Duration::from_millis(20));
     }
+    // A second run on the same book meanwhile is refused, the first's journal named.
+    let out = run_analyse(&book, &stockfish, &settings);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("b.rbb.evals.part: another run is analysing"),
+        "{err}"
+    );
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(!evals(&book).exists());
