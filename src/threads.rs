@@ -4,7 +4,7 @@
 //! call by call. The lower-level parts (`retro::solve`, `table::write_table`) run in the
 //! pool they are called from.
 //!
-//! Also `lock`, for the mutexes threads share.
+//! Also `lock` and `inner`, for the mutexes threads share.
 
 use std::num::NonZeroUsize;
 
@@ -50,6 +50,11 @@ impl Threads {
 /// take or set whole values): a thread that panicked holding it leaves it usable.
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The data of such a mutex, its threads done.
+pub(crate) fn inner<T>(m: std::sync::Mutex<T>) -> T {
+    m.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use super::rules::{BookRules, Chess, Xiangqi};
 use crate::engine::{Analysis, Engine, EngineError, EngineSpec, Limit};
 use crate::game::Game;
 use crate::progress::Observer;
-use crate::threads::lock;
+use crate::threads::{inner, lock};
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -120,17 +120,11 @@ where
 {
     let clock = Instant::now();
     let mut asked: Vec<(u32, Asked<R::Position>)> = Vec::new();
-    walk::<R>(book, 1, progress, &mut |_, pos| {
-        let key = R::key(pos);
-        let games = book.entries(key).first().map_or(0, |e| e.games);
+    walk::<R>(book, 1, progress, &mut |pos, key, own| {
+        let games = book.entry(own).games;
         if games >= opts.min_games {
-            asked.push((
-                games,
-                Asked {
-                    key,
-                    pos: pos.clone(),
-                },
-            ));
+            let pos = pos.clone();
+            asked.push((games, Asked { key, pos }));
         }
     })?;
     // Most played first; ties by key, so that every run asks in one order.
@@ -145,8 +139,8 @@ where
         engine,
         limit: opts.limit,
     };
-    let (journal, done) = Journal::open(book.path(), &of)?;
-    let known: HashSet<u64> = done.iter().map(|e| e.key).collect();
+    let journal = Journal::open(book.path(), &of)?;
+    let known: HashSet<u64> = journal.done().iter().map(|e| e.key).collect();
     let todo: Vec<&Asked<R::Position>> = asked
         .iter()
         .map(|(_, a)| a)
@@ -163,7 +157,7 @@ where
         spec: &spec,
         limit: opts.limit,
         next: AtomicUsize::new(0),
-        journal: Mutex::new((journal, done)),
+        journal: Mutex::new(journal),
         stop: AtomicBool::new(false),
         fatal: Mutex::new(None),
         retried: AtomicU64::new(0),
@@ -177,18 +171,14 @@ where
             s.spawn(move || run.work::<R>(todo, progress));
         }
     });
-    if let Some(e) = run.fatal.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    if let Some(e) = inner(run.fatal) {
         return Err(e);
     }
-    let (journal, records) = run.journal.into_inner().unwrap_or_else(|e| e.into_inner());
-    summary.bytes = journal.finish(book.path(), &of, records)?;
+    summary.bytes = inner(run.journal).finish()?;
     summary.analysed = run.analysed.into_inner();
     summary.retried = run.retried.into_inner();
     summary.skipped = run.skipped.into_inner();
-    summary.first_failure = run
-        .first_failure
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
+    summary.first_failure = inner(run.first_failure);
     summary.seconds = clock.elapsed().as_secs_f64();
     Ok(summary)
 }
@@ -215,7 +205,7 @@ struct Run<'a> {
     spec: &'a EngineSpec,
     limit: Limit,
     next: AtomicUsize,
-    journal: Mutex<(Journal, Vec<Eval>)>,
+    journal: Mutex<Journal>,
     /// Set when a thread met an error that ends the run.
     stop: AtomicBool,
     fatal: Mutex<Option<BookError>>,
@@ -234,7 +224,7 @@ impl Run<'_> {
             let mut found = None;
             for attempt in 0..2 {
                 let answer = match Engine::start(self.spec) {
-                    Ok(mut engine) => ask::<R>(&mut engine, &asked.pos, self.limit),
+                    Ok(mut engine) => ask::<R>(&mut engine, asked, self.limit),
                     Err(e @ EngineError::Start { .. }) => return self.end(BookError::Engine(e)),
                     Err(e) => Err(e),
                 };
@@ -253,14 +243,12 @@ impl Run<'_> {
                 }
             }
             match found {
-                Some(mut eval) => {
-                    eval.key = asked.key;
-                    let mut journal = lock(&self.journal);
-                    if let Err(e) = journal.0.push(&eval) {
-                        drop(journal);
+                Some(eval) => {
+                    // (The lock is let go before `end` takes another.)
+                    let pushed = lock(&self.journal).push(eval);
+                    if let Err(e) = pushed {
                         return self.end(e);
                     }
-                    journal.1.push(eval);
                     self.analysed.fetch_add(1, Relaxed);
                 }
                 None => {
@@ -278,13 +266,14 @@ impl Run<'_> {
     }
 }
 
-/// The engine's value of `pos`, its moves checked and coded as the book codes them (key 0:
-/// the caller's to set).
+/// The engine's value of the position `asked`, its moves checked and coded as the book codes
+/// them.
 fn ask<R: BookRules>(
     engine: &mut Engine,
-    pos: &R::Position,
+    asked: &Asked<R::Position>,
     limit: Limit,
 ) -> Result<Eval, EngineError> {
+    let pos = &asked.pos;
     let Analysis {
         score,
         depth,
@@ -306,7 +295,7 @@ fn ask<R: BookRules>(
         at = R::play(&at, &m);
     }
     Ok(Eval {
-        key: 0,
+        key: asked.key,
         score,
         depth: depth.min(u32::from(u16::MAX)) as u16,
         best: R::encode(&best),

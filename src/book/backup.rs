@@ -132,8 +132,8 @@ pub fn backup(
     let clock = Instant::now();
     let book = Book::open(path)?;
     let g = match book.info().game {
-        Game::Chess => walk::<Chess>(&book, min_games, progress, &mut |_, _| {})?,
-        Game::Xiangqi => walk::<Xiangqi>(&book, min_games, progress, &mut |_, _| {})?,
+        Game::Chess => walk::<Chess>(&book, min_games, progress, &mut |_, _, _| {})?,
+        Game::Xiangqi => walk::<Xiangqi>(&book, min_games, progress, &mut |_, _, _| {})?,
     };
     let positions = g.first.len();
     let nodes = positions + g.leaves as usize;

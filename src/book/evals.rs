@@ -84,21 +84,29 @@ impl Eval {
         b
     }
 
+    /// Whether the record in `b` is in form: a known score kind, a line that fits.
+    fn in_form(b: &[u8]) -> bool {
+        b[12] <= 1 && usize::from(b[13]) <= LINE
+    }
+
     /// The record in `b`, None where it is out of form.
     fn from_bytes(b: &[u8]) -> Option<Eval> {
+        if !Eval::in_form(b) {
+            return None;
+        }
         let n = field::get::<u32>(b, 8) as i32;
         let score = match b[12] {
             0 => Score::Centipawns(n),
-            1 => Score::Mate(n),
-            _ => return None,
+            _ => Score::Mate(n),
         };
-        let len = usize::from(b[13]);
-        (len <= LINE).then(|| Eval {
+        Some(Eval {
             key: field::get::<u64>(b, 0),
             score,
             depth: field::get::<u16>(b, 14),
             best: field::get::<u16>(b, 16),
-            line: (0..len).map(|i| field::get::<u16>(b, 20 + 2 * i)).collect(),
+            line: (0..usize::from(b[13]))
+                .map(|i| field::get::<u16>(b, 20 + 2 * i))
+                .collect(),
         })
     }
 }
@@ -201,38 +209,39 @@ fn journal_path(book: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// A book's engine values, read whole, sorted by key.
+/// A book's engine values: the file's records, checked when read, looked up by key
+/// (binary search), each decoded only when asked for.
 #[derive(Debug)]
 pub struct Evals {
     of: EvalsOf,
-    records: Vec<Eval>,
+    /// The records, `RECORD` bytes each, sorted by key.
+    body: Vec<u8>,
 }
 
 impl Evals {
     /// The values in `path` (an evals file); errors name the file.
     pub fn open(path: &Path) -> Result<Evals, BookError> {
-        let bytes = fs::read(path).map_err(|e| BookError::io(path, e))?;
+        let mut bytes = fs::read(path).map_err(|e| BookError::io(path, e))?;
         let bad = |what: &str| BookError::Evals {
             path: path.to_path_buf(),
             what: what.to_string(),
         };
         let (of, count, crc) = EvalsOf::read(&bytes).map_err(bad)?;
-        let body = &bytes[HEADER..];
+        let body = bytes.split_off(HEADER);
         if body.len() as u64 != count * RECORD as u64 {
             return Err(bad("length is not what its header says (truncated?)"));
         }
-        if crc32fast::hash(body) != crc {
+        if crc32fast::hash(&body) != crc {
             return Err(bad("records checksum mismatch (file corrupted)"));
         }
-        let records = body
-            .chunks_exact(RECORD)
-            .map(Eval::from_bytes)
-            .collect::<Option<Vec<Eval>>>()
-            .ok_or_else(|| bad("a record out of form"))?;
-        if !records.windows(2).all(|w| w[0].key < w[1].key) {
+        if !body.chunks_exact(RECORD).all(Eval::in_form) {
+            return Err(bad("a record out of form"));
+        }
+        let evals = Evals { of, body };
+        if !(1..evals.len()).all(|i| evals.key_at(i - 1) < evals.key_at(i)) {
             return Err(bad("records not sorted by key"));
         }
-        Ok(Evals { of, records })
+        Ok(evals)
     }
 
     /// The values of the book at `book`, if it has an evals file beside it.
@@ -249,34 +258,67 @@ impl Evals {
         &self.of
     }
 
+    /// How many positions have a value.
+    pub fn len(&self) -> usize {
+        self.body.len() / RECORD
+    }
+
+    /// True where no position has one.
+    pub fn is_empty(&self) -> bool {
+        self.body.is_empty()
+    }
+
+    fn record(&self, i: usize) -> &[u8] {
+        &self.body[i * RECORD..(i + 1) * RECORD]
+    }
+
+    fn key_at(&self, i: usize) -> u64 {
+        field::get::<u64>(self.record(i), 0)
+    }
+
     /// The value of the position with key `key`.
-    pub fn get(&self, key: u64) -> Option<&Eval> {
-        let i = self.records.binary_search_by_key(&key, |e| e.key).ok()?;
-        Some(&self.records[i])
+    pub fn get(&self, key: u64) -> Option<Eval> {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.key_at(mid).cmp(&key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Eval::from_bytes(self.record(mid)),
+            }
+        }
+        None
     }
 
     /// Every value, by key.
-    pub fn records(&self) -> &[Eval] {
-        &self.records
+    fn into_records(self) -> Vec<Eval> {
+        (self.body.chunks_exact(RECORD))
+            .map(|b| Eval::from_bytes(b).expect("checked when read"))
+            .collect()
     }
 }
 
-/// A run's journal: the records found so far, appended as they come.
+/// A run's journal: the records found so far, appended as they come, with those an earlier
+/// run left, for the evals file the run ends by writing.
 pub(super) struct Journal {
     path: PathBuf,
     file: File,
+    /// The book's evals file.
+    evals: PathBuf,
+    of: EvalsOf,
+    records: Vec<Eval>,
 }
 
 impl Journal {
-    /// Opens the journal of a run on the book at `book` with `of`: the records an earlier
-    /// run left there and in the book's evals file are returned, to be skipped (a record
-    /// torn by a kill is cut off). A journal or file of other settings is an error that
-    /// says which.
-    pub(super) fn open(book: &Path, of: &EvalsOf) -> Result<(Journal, Vec<Eval>), BookError> {
+    /// Opens the journal of a run on the book at `book` with `of`, holding the records an
+    /// earlier run left there and in the book's evals file (`done`: a record torn by a
+    /// kill is cut off). A journal or file of other settings is an error that says which.
+    pub(super) fn open(book: &Path, of: &EvalsOf) -> Result<Journal, BookError> {
         let mut done = Vec::new();
+        let evals = evals_path(book);
         if let Some(before) = Evals::beside(book)? {
-            check_same(&evals_path(book), &before.of, of)?;
-            done = before.records;
+            check_same(&evals, &before.of, of)?;
+            done = before.into_records();
         }
         let path = journal_path(book);
         let fail = |e| BookError::io(&path, e);
@@ -320,32 +362,46 @@ impl Journal {
                 file.set_len(whole as u64).map_err(fail)?;
             }
         }
-        Ok((Journal { path, file }, done))
+        Ok(Journal {
+            path,
+            file,
+            evals,
+            of: of.clone(),
+            records: done,
+        })
+    }
+
+    /// The records held: an earlier run's, and this one's so far.
+    pub(super) fn done(&self) -> &[Eval] {
+        &self.records
     }
 
     /// Appends `e`, on disk before it returns (a kill after it keeps it).
-    pub(super) fn push(&mut self, e: &Eval) -> Result<(), BookError> {
+    pub(super) fn push(&mut self, e: Eval) -> Result<(), BookError> {
         let record = e.to_bytes();
         let mut chunk = [0u8; JOURNALED];
         chunk[..RECORD].copy_from_slice(&record);
         chunk[RECORD..].copy_from_slice(&crc32fast::hash(&record).to_le_bytes());
         let fail = |e| BookError::io(&self.path, e);
         self.file.write_all(&chunk).map_err(fail)?;
-        self.file.sync_data().map_err(fail)
+        self.file.sync_data().map_err(fail)?;
+        self.records.push(e);
+        Ok(())
     }
 
-    /// Writes `records` (every value of the run and before it) sorted into the book's
-    /// evals file, whole or not at all, then removes the journal.
-    pub(super) fn finish(
-        self,
-        book: &Path,
-        of: &EvalsOf,
-        mut records: Vec<Eval>,
-    ) -> Result<u64, BookError> {
+    /// Writes the records held sorted into the book's evals file, whole or not at all,
+    /// then removes the journal; the file's length.
+    pub(super) fn finish(self) -> Result<u64, BookError> {
+        let Journal {
+            path: journal,
+            file,
+            evals: path,
+            of,
+            mut records,
+        } = self;
         records.sort_by_key(|e| e.key);
         records.dedup_by_key(|e| e.key);
         let body: Vec<u8> = records.iter().flat_map(|e| e.to_bytes()).collect();
-        let path = evals_path(book);
         let write = || -> io::Result<()> {
             let mut out = AtomicFile::create(&path)?;
             let header = of.header(records.len() as u64, crc32fast::hash(&body));
@@ -354,8 +410,8 @@ impl Journal {
             out.finish()
         };
         write().map_err(|e| BookError::write(&path, e))?;
-        drop(self.file);
-        fs::remove_file(&self.path).map_err(|e| BookError::io(&self.path, e))?;
+        drop(file);
+        fs::remove_file(&journal).map_err(|e| BookError::io(&journal, e))?;
         Ok((HEADER + body.len()) as u64)
     }
 }
@@ -409,15 +465,15 @@ mod tests {
             .chain([eval(500, Score::Mate(-3)), eval(501, Score::Mate(2))])
             .collect();
         // Uninterrupted.
-        let (mut j, done) = Journal::open(&book, &of()).unwrap();
-        assert!(done.is_empty());
-        all.iter().for_each(|e| j.push(e).unwrap());
-        j.finish(&book, &of(), all.clone()).unwrap();
+        let mut j = Journal::open(&book, &of()).unwrap();
+        assert!(j.done().is_empty());
+        all.iter().for_each(|e| j.push(e.clone()).unwrap());
+        j.finish().unwrap();
         let whole = fs::read(evals_path(&book)).unwrap();
         fs::remove_file(evals_path(&book)).unwrap();
         // Killed after 20 records and half of the 21st, then resumed.
-        let (mut j, _) = Journal::open(&book, &of()).unwrap();
-        all[..21].iter().for_each(|e| j.push(e).unwrap());
+        let mut j = Journal::open(&book, &of()).unwrap();
+        all[..21].iter().for_each(|e| j.push(e.clone()).unwrap());
         drop(j);
         let part = journal_path(&book);
         let len = fs::metadata(&part).unwrap().len();
@@ -427,19 +483,18 @@ mod tests {
             .unwrap()
             .set_len(len - 10)
             .unwrap();
-        let (mut j, mut done) = Journal::open(&book, &of()).unwrap();
-        assert_eq!(done, all[..20]);
+        let mut j = Journal::open(&book, &of()).unwrap();
+        assert_eq!(j.done(), &all[..20]);
         for e in &all[20..] {
-            j.push(e).unwrap();
-            done.push(e.clone());
+            j.push(e.clone()).unwrap();
         }
-        j.finish(&book, &of(), done).unwrap();
+        j.finish().unwrap();
         assert_eq!(fs::read(evals_path(&book)).unwrap(), whole);
         assert!(!part.exists());
         let evals = Evals::open(&evals_path(&book)).unwrap();
         assert_eq!(evals.of(), &of());
         for e in &all {
-            assert_eq!(evals.get(e.key), Some(e));
+            assert_eq!(evals.get(e.key).as_ref(), Some(e));
         }
         assert_eq!(evals.get(499), None);
     }
@@ -448,9 +503,9 @@ mod tests {
     fn values_of_other_settings_or_damaged_are_refused_by_name() {
         let dir = tempfile::tempdir().unwrap();
         let book = dir.path().join("b.rbb");
-        let (j, _) = Journal::open(&book, &of()).unwrap();
-        j.finish(&book, &of(), vec![eval(1, Score::Centipawns(3))])
-            .unwrap();
+        let mut j = Journal::open(&book, &of()).unwrap();
+        j.push(eval(1, Score::Centipawns(3))).unwrap();
+        j.finish().unwrap();
         let deeper = EvalsOf {
             limit: Limit::Depth(14),
             ..of()

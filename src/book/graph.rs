@@ -74,12 +74,12 @@ pub(super) struct BookGraph {
 
 /// Walks the book from the start position (depth first, in the book's move order), noting
 /// where every move with at least `min_games` games leads; `reach` is shown each position
-/// when it is first reached, with its number.
+/// when it is first reached, with its key and its own entry's number in the book.
 pub(super) fn walk<R: BookRules>(
     book: &Book,
     min_games: u32,
     progress: &dyn Observer,
-    reach: &mut impl FnMut(usize, &R::Position),
+    reach: &mut impl FnMut(&R::Position, u64, usize),
 ) -> Result<BookGraph, BookError> {
     let n = book.len();
     if n >= LEAF as usize {
@@ -121,11 +121,12 @@ pub(super) fn walk<R: BookRules>(
     progress.pass("walk", positions as u64);
     let start = R::start();
     let mut stack: Vec<(R::Position, u32)> = Vec::new();
-    if let Some(p) = index.find(R::key(&start)) {
+    let key = R::key(&start);
+    if let Some(p) = index.find(key) {
         g.start = Some(p as usize);
         g.reached[p as usize] = true;
         g.white[p as usize] = R::first_to_move(&start);
-        reach(p as usize, &start);
+        reach(&start, key, g.first[p as usize] as usize);
         stack.push((start, p));
     }
     let mut done = 0u64;
@@ -141,7 +142,8 @@ pub(super) fn walk<R: BookRules>(
                 continue;
             };
             let next = R::play(&pos, &m);
-            g.child[i] = match index.find(R::key(&next)) {
+            let key = R::key(&next);
+            g.child[i] = match index.find(key) {
                 None => LEAF,
                 Some(c) => {
                     if !g.reached[c as usize] {
@@ -150,7 +152,7 @@ pub(super) fn walk<R: BookRules>(
                             *parent = i as u32;
                         }
                         g.white[c as usize] = R::first_to_move(&next);
-                        reach(c as usize, &next);
+                        reach(&next, key, g.first[c as usize] as usize);
                         stack.push((next, c));
                     }
                     c

@@ -200,7 +200,7 @@ impl Drop for Engine {
             if let Ok(Some(_)) = self.child.try_wait() {
                 return;
             }
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(Duration::from_millis(1));
         }
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -77,6 +77,27 @@ impl Verdict {
         }
     }
 
+    /// The value of a plain draw whose marks (kept apart from the listed wins and losses)
+    /// say whether it depends on the path and whether the chase rule judged it; a mate
+    /// carries no marks.
+    pub fn marked(self, path_dependent: bool, chases_judged: bool) -> Verdict {
+        match self {
+            Verdict::Ruled(r) => Verdict::Ruled(Ruled {
+                chases_judged: r.chases_judged && chases_judged,
+                ..r
+            }),
+            Verdict::Plain(Dtm::Draw) if path_dependent || !chases_judged => {
+                Verdict::Ruled(Ruled {
+                    wdl: Wdl::Draw,
+                    rule: None,
+                    path_dependent,
+                    chases_judged,
+                })
+            }
+            v => v,
+        }
+    }
+
     /// The rule that decides a win or loss: None for a forced mate or a draw.
     pub fn rule(self) -> Option<Rule> {
         match self {
@@ -174,17 +195,7 @@ impl Rulings {
             bits.get((idx / 64) as usize)
                 .is_some_and(|w| w >> (idx % 64) & 1 == 1)
         };
-        match Verdict::of(plain, &self.decided, idx) {
-            Verdict::Plain(Dtm::Draw) if bit(&self.path) || bit(&self.unjudged) => {
-                Verdict::Ruled(Ruled {
-                    wdl: Wdl::Draw,
-                    rule: None,
-                    path_dependent: bit(&self.path),
-                    chases_judged: !bit(&self.unjudged),
-                })
-            }
-            v => v,
-        }
+        Verdict::of(plain, &self.decided, idx).marked(bit(&self.path), !bit(&self.unjudged))
     }
 }
 

@@ -32,6 +32,12 @@ fn small_book(dir: &Path) -> PathBuf {
     book
 }
 
+/// `fen` with the move counts of a game's start, as the book's values are of positions.
+fn counts_reset(fen: &str) -> String {
+    let fields: Vec<&str> = fen.split(' ').take(4).collect();
+    format!("{} 0 1", fields.join(" "))
+}
+
 /// The positions of `book` reached from the start by its moves with at least `min_games`
 /// games, found here by walking the book's answers; their move counts as at a game's start
 /// (what the book's engine values are of: its key leaves them out).
@@ -44,9 +50,7 @@ fn positions_with(book: &Book, min_games: u32) -> Vec<String> {
             continue;
         }
         if answer.games >= min_games {
-            let fen = pos.to_string();
-            let fields: Vec<&str> = fen.split(' ').take(4).collect();
-            out.push(format!("{} 0 1", fields.join(" ")));
+            out.push(counts_reset(&pos.to_string()));
         }
         stack.extend(answer.moves.iter().map(|m| pos.play(&m.mv)));
     }
@@ -399,9 +403,7 @@ fn a_xiangqi_book_has_the_values_fairy_stockfish_gives_alone() {
         let uci = m["uci"].as_str().unwrap();
         let pos = retrobook::xiangqi::Position::from_fen(start).unwrap();
         let next = pos.play(&pos.parse_move(uci).unwrap()).to_fen();
-        // Its move counts as at a game's start, as the book's values are.
-        let fields: Vec<&str> = next.split(' ').take(4).collect();
-        fens.push(format!("{} 0 1", fields.join(" ")));
+        fens.push(counts_reset(&next));
     }
     let mut probe = vec!["book", "probe", "--json", "--book", book_arg];
     probe.extend(fens.iter().map(String::as_str));

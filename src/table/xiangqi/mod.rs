@@ -100,21 +100,9 @@ fn value_of(c: u16) -> Dtm {
 /// to move listed in `by_rule` (encoding 5).
 pub(super) fn verdict_of(c: u16, by_rule: &[(u64, Ruled)], idx: u64) -> Verdict {
     let v = Verdict::of(value_of(c), by_rule, idx);
-    if c == 0 || c >= MATE_0 {
-        return v;
-    }
-    let (judged, path) = (c & UNJUDGED == 0, c & PATH != 0);
-    match v {
-        Verdict::Ruled(r) => Verdict::Ruled(Ruled {
-            chases_judged: judged,
-            ..r
-        }),
-        Verdict::Plain(_) => Verdict::Ruled(Ruled {
-            wdl: Wdl::Draw,
-            rule: None,
-            path_dependent: path,
-            chases_judged: judged,
-        }),
+    match c {
+        0..MATE_0 => v.marked(c & PATH != 0, c & UNJUDGED == 0),
+        _ => v,
     }
 }
 

@@ -289,12 +289,12 @@ pub fn threads_arg(threads: Option<usize>) -> Result<Threads, Failure> {
     }
 }
 
-/// A time limit of `seconds` given to `flag`: positive and finite, or a usage error.
+/// A time limit of `seconds` given to `flag`: above 0 and at most a day, or a usage error.
 pub fn seconds_arg(flag: &str, seconds: f64) -> Result<std::time::Duration, Failure> {
-    match seconds.is_finite() && seconds > 0.0 && seconds < 1e9 {
+    match seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 {
         true => Ok(std::time::Duration::from_secs_f64(seconds)),
         false => Err(usage(format!(
-            "{flag} must be a positive number of seconds"
+            "{flag} takes seconds above 0, at most a day"
         ))),
     }
 }

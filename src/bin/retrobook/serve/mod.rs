@@ -11,6 +11,7 @@ mod standard;
 
 pub use connections::Limits;
 
+use crate::cli::args::seconds_arg;
 use crate::defaults::{DEFAULT_BOOK, DEFAULT_TABLES};
 use crate::output::{runtime, usage, Failure};
 use retrobook::book::evals::Evals;
@@ -75,23 +76,14 @@ pub fn limits(
     read_timeout: f64,
     idle_timeout: f64,
 ) -> Result<Limits, Failure> {
-    let seconds = |name: &str, s: f64| {
-        if s.is_finite() && s > 0.0 && s <= 86_400.0 {
-            Ok(std::time::Duration::from_secs_f64(s))
-        } else {
-            Err(usage(format!(
-                "--{name} takes seconds above 0, at most a day"
-            )))
-        }
-    };
     Ok(Limits {
         max_connections: match max_connections {
             Some(0) => return Err(usage("--max-connections must be at least 1")),
             Some(n) => n,
             None => Limits::default_max_connections(),
         },
-        read_timeout: seconds("read-timeout", read_timeout)?,
-        idle_timeout: seconds("idle-timeout", idle_timeout)?,
+        read_timeout: seconds_arg("--read-timeout", read_timeout)?,
+        idle_timeout: seconds_arg("--idle-timeout", idle_timeout)?,
     })
 }
 

@@ -36,7 +36,7 @@ use crate::peers::Peers;
 use crate::progress::Observer;
 use crate::retro::bits::AtomicBits;
 use crate::side::{BySide, Side};
-use crate::threads::lock;
+use crate::threads::{inner, lock};
 use crate::value::{Dtm, LongDistances, Wdl};
 use crate::zeroed::{from_atomic, zeroed};
 use rayon::prelude::*;
@@ -351,11 +351,9 @@ impl<'g, G: RetroGame> State<'g, G> {
             values.map(from_atomic).into(),
             illegal.map(AtomicBits::into_words).into(),
         );
-        let long =
-            long.map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
+        let long = long.map(|l| LongDistances::new(inner(l)));
         solution.long = long.into();
-        let listed = exits_beyond
-            .map(|l| LongDistances::new(l.into_inner().unwrap_or_else(|e| e.into_inner())));
+        let listed = exits_beyond.map(|l| LongDistances::new(inner(l)));
         solution.mark_exits(
             exit_class.as_ref().unwrap_or(&class),
             decides,
